@@ -1,0 +1,1 @@
+"""skirmish.cli: the `skirmish` command line."""

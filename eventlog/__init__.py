@@ -1,0 +1,1 @@
+"""skirmish.eventlog: the immutable encounter log (events, commands, the SQLite store, errors)."""

@@ -1,0 +1,96 @@
+"""The GM's intents, as parsed: what a ruleset decides on, stored beside the events they produced.
+
+Commands are the same for every ruleset; a ruleset reads the fields it needs and refuses
+the ones it has no use for. Like events, tags are stored: never rename one, add fields
+only with defaults.
+"""
+
+from __future__ import annotations
+
+from typing import Union
+
+import msgspec
+
+
+class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Base of every command."""
+
+
+class AddCombatant(Command, frozen=True, tag="add"):
+    name: str
+    side: str = "neutral"
+    stats: dict[str, str] = {}
+
+
+class StartRound(Command, frozen=True, tag="round"):
+    # Physical dice typed in by the GM, by combatant name; the rest are rolled.
+    rolls: dict[str, tuple[int, ...]] = {}
+
+
+class Next(Command, frozen=True, tag="next"):
+    pass
+
+
+class Declare(Command, frozen=True, tag="declare"):
+    who: str
+    action: str
+    ap: int | None = None
+    percent: int | None = None
+    target: str | None = None
+    trigger: str | None = None
+    pace: str | None = None
+    penalty: int | None = None
+    amount: int | None = None
+
+
+class Resolve(Command, frozen=True, tag="resolve"):
+    who: str
+    outcome: str | None = None
+    hits: int | None = None
+    charge_speed: int | None = None
+
+
+class Cancel(Command, frozen=True, tag="cancel"):
+    who: str
+    orientation: str | None = None
+
+
+class Damage(Command, frozen=True, tag="damage"):
+    who: str
+    amount: int
+
+
+class ApplyEffect(Command, frozen=True, tag="effect"):
+    who: str
+    kind: str
+    per_round: int | None = None
+    rounds: int | None = None
+    start: int | None = None
+    end: bool = False
+
+
+class Upkeep(Command, frozen=True, tag="upkeep"):
+    pass
+
+
+class AddNote(Command, frozen=True, tag="note"):
+    event: int
+    text: str
+
+
+class MoveHead(Command, frozen=True, tag="move-head"):
+    """undo, redo, branch and switch: they move a branch's head and decide no events."""
+
+    verb: str
+    steps: int = 1
+    branch: str | None = None
+    at: int | None = None
+
+
+AnyCommand = Union[
+    AddCombatant, StartRound, Next, Declare, Resolve, Cancel, Damage, ApplyEffect,
+    Upkeep, AddNote, MoveHead,
+]
+
+command_encoder = msgspec.json.Encoder()
+command_decoder: msgspec.json.Decoder[AnyCommand] = msgspec.json.Decoder(AnyCommand)

@@ -1,0 +1,70 @@
+"""Every error skirmish shows to a user: one class per kind of mistake, one line each.
+
+The CLI turns any SkirmishError into a single ``Error: ...`` line on stderr and a
+non-zero exit. Nothing is appended when one is raised: commands decide fully before
+the store writes, and the store writes one transaction per command.
+"""
+
+from __future__ import annotations
+
+
+class SkirmishError(Exception):
+    """Base of every user-facing error. The message is shown as is, on one line."""
+
+    exit_code = 1
+
+
+class BadInput(SkirmishError):
+    """A command's arguments cannot be read (a malformed stat, dice faces, a number)."""
+
+    exit_code = 2
+
+
+class RuleViolation(SkirmishError):
+    """The command breaks a rule of the encounter's ruleset; the message cites the rule."""
+
+    def __init__(self, message: str, rule: str | None = None) -> None:
+        self.rule = rule
+        super().__init__(f"{message} ({rule})" if rule else message)
+
+
+class UnknownCombatant(SkirmishError):
+    """A command names a combatant the encounter does not have."""
+
+
+class UnknownEncounter(SkirmishError):
+    """No encounter by that name in this database, or none chosen yet."""
+
+
+class UnknownEvent(SkirmishError):
+    """An event id that is not part of the current encounter."""
+
+
+class UnknownBranch(SkirmishError):
+    """A branch name the current encounter does not have."""
+
+
+class UnknownRuleset(SkirmishError):
+    """No ruleset registered under that id."""
+
+
+class HeadMoved(SkirmishError):
+    """The branch moved while the command was being decided (another writer); retry."""
+
+    exit_code = 3
+
+
+class NothingToDo(SkirmishError):
+    """Undo with nothing left to undo, redo with nothing undone, and the like."""
+
+
+class TamperedLog(SkirmishError):
+    """The stored log does not match its hash chain: a row was edited, removed or moved."""
+
+    exit_code = 4
+
+
+class StoreError(SkirmishError):
+    """The database file cannot be used (not SQLite, another program's, newer schema)."""
+
+    exit_code = 5

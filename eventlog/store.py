@@ -1,0 +1,632 @@
+"""The SQLite store: an append-only tree of events per encounter, named branch heads, a hash chain.
+
+Three append-only tables hold the truth: ``commands`` (the GM's intent as parsed),
+``events`` (each a child of its parent event) and ``head_moves`` (every append, undo,
+redo, fork and switch, as a move of one branch's head). Triggers refuse UPDATE and
+DELETE on all three. A branch's head is the ``to_event`` of its latest head move; the
+UNIQUE (encounter, branch, seq) index means two writers can never both move one head
+from the same place, so a branch never forks silently.
+
+Every row carries a SHA-256 hash chained to what it follows (an event to its parent,
+a head move to the encounter's previous head move), so ``verify`` finds any edited,
+removed or re-ordered row.
+
+The schema is made by named, ordered migrations (sqlite-utils' Migrations). sqlite-utils
+is imported only when a database needs migrating: appends and reads at the table use
+the sqlite3 connection directly, to keep each command's process start short and to
+control the transaction (BEGIN IMMEDIATE, one per command) exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, NamedTuple
+
+from skirmish.eventlog.errors import (
+    HeadMoved,
+    NothingToDo,
+    StoreError,
+    UnknownBranch,
+    UnknownEncounter,
+    UnknownEvent,
+)
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+DEFAULT_DB = "skirmish.db"
+BUSY_TIMEOUT_MS = 10_000
+IMMUTABLE_TABLES = ("encounters", "commands", "events", "head_moves")
+
+
+class EncounterRow(NamedTuple):
+    id: int
+    name: str
+    ruleset: str
+    created_at: str
+
+
+class EventRow(NamedTuple):
+    id: int
+    parent_id: int | None
+    command_id: int
+    kind: str
+    version: int
+    body: str
+    recorded_at: str
+    hash: str
+
+
+class CommandRow(NamedTuple):
+    id: int
+    branch: str
+    text: str
+    body: str
+    recorded_at: str
+    hash: str
+
+
+class HeadMove(NamedTuple):
+    id: int
+    branch: str
+    seq: int
+    from_event: int | None
+    to_event: int
+    reason: str
+    command_id: int
+    recorded_at: str
+    hash: str
+
+
+class Head(NamedTuple):
+    """Where a branch points, and how many times it has moved (the expected-head token)."""
+
+    branch: str
+    event_id: int
+    seq: int
+
+
+class NewEvent(NamedTuple):
+    kind: str
+    version: int
+    body: bytes
+
+
+# --- schema -----------------------------------------------------------------------------
+
+
+def _migration_set() -> sqlite_utils.Migrations:
+    from sqlite_utils import Migrations
+
+    migrations = Migrations("skirmish")
+
+    @migrations(name="0001_event_tree")
+    def event_tree(db: sqlite_utils.Database) -> None:
+        db.execute("""
+            CREATE TABLE encounters (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL UNIQUE,
+                ruleset TEXT NOT NULL,
+                created_at TEXT NOT NULL
+            )""")
+        db.execute("""
+            CREATE TABLE commands (
+                id INTEGER PRIMARY KEY,
+                encounter_id INTEGER NOT NULL REFERENCES encounters(id),
+                branch TEXT NOT NULL,
+                text TEXT NOT NULL,
+                body TEXT NOT NULL,
+                recorded_at TEXT NOT NULL,
+                hash TEXT NOT NULL
+            )""")
+        db.execute("""
+            CREATE TABLE events (
+                id INTEGER PRIMARY KEY,
+                encounter_id INTEGER NOT NULL REFERENCES encounters(id),
+                parent_id INTEGER REFERENCES events(id),
+                command_id INTEGER NOT NULL REFERENCES commands(id),
+                kind TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                body TEXT NOT NULL,
+                recorded_at TEXT NOT NULL,
+                hash TEXT NOT NULL
+            )""")
+        db.execute("CREATE INDEX events_by_parent ON events(parent_id)")
+        db.execute("CREATE INDEX events_by_encounter ON events(encounter_id, id)")
+        db.execute("""
+            CREATE TABLE head_moves (
+                id INTEGER PRIMARY KEY,
+                encounter_id INTEGER NOT NULL REFERENCES encounters(id),
+                branch TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                from_event INTEGER REFERENCES events(id),
+                to_event INTEGER NOT NULL REFERENCES events(id),
+                reason TEXT NOT NULL,
+                command_id INTEGER NOT NULL REFERENCES commands(id),
+                recorded_at TEXT NOT NULL,
+                hash TEXT NOT NULL,
+                UNIQUE (encounter_id, branch, seq)
+            )""")
+        db.execute("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        for table in IMMUTABLE_TABLES:
+            for verb in ("UPDATE", "DELETE"):
+                db.execute(f"""
+                    CREATE TRIGGER {table}_refuse_{verb.lower()}
+                    BEFORE {verb} ON {table}
+                    BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END""")
+        # Readable views for sqlite-utils, Datasette and the sqlite3 shell.
+        db.execute("""
+            CREATE VIEW branches AS
+            SELECT e.name AS encounter, m.branch, m.to_event AS head, m.seq AS moves
+            FROM head_moves m JOIN encounters e ON e.id = m.encounter_id
+            WHERE m.seq = (SELECT max(seq) FROM head_moves
+                           WHERE encounter_id = m.encounter_id AND branch = m.branch)""")
+        db.execute("""
+            CREATE VIEW timeline AS
+            SELECT ev.id, e.name AS encounter, ev.parent_id AS parent, ev.kind,
+                   c.text AS command, ev.body, ev.recorded_at
+            FROM events ev JOIN encounters e ON e.id = ev.encounter_id
+            JOIN commands c ON c.id = ev.command_id""")
+
+    return migrations
+
+
+SCHEMA_VERSION = 1  # the number of migrations above; stored as PRAGMA user_version
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _sha(*parts: object) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(b"" if part is None else str(part).encode())
+        h.update(b"\x1f")
+    return h.hexdigest()
+
+
+def command_hash(encounter_id: int, c: CommandRow) -> str:
+    return _sha("command", c.id, encounter_id, c.branch, c.text, c.body, c.recorded_at)
+
+
+def event_hash(encounter_id: int, e: EventRow, parent_hash: str | None, cmd_hash: str) -> str:
+    return _sha(
+        "event", e.id, encounter_id, e.parent_id, parent_hash, cmd_hash, e.kind, e.version,
+        e.recorded_at, e.body,
+    )
+
+
+def move_hash(
+    encounter_id: int, m: HeadMove, previous_hash: str | None, cmd_hash: str, to_hash: str
+) -> str:
+    return _sha(
+        "move", m.id, encounter_id, m.branch, m.seq, m.from_event, m.to_event, m.reason,
+        m.recorded_at, previous_hash, cmd_hash, to_hash,
+    )
+
+
+# --- the store --------------------------------------------------------------------------
+
+
+class Store:
+    """One SQLite file holding any number of encounters."""
+
+    def __init__(self, path: str = DEFAULT_DB, *, create: bool = True) -> None:
+        self.file = path
+        if path != ":memory:" and not os.path.exists(path) and not create:
+            raise StoreError(
+                f"no skirmish database at {path}: start one with `skirmish new NAME --rules RULESET`"
+            )
+        try:
+            self.conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+            self._configure()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path} cannot be used as a skirmish database: {exc}") from exc
+
+    def _configure(self) -> None:
+        conn = self.conn
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.file} was written by a newer skirmish (schema {version}, this one "
+                f"knows {SCHEMA_VERSION}): upgrade skirmish to read it"
+            )
+        if version < SCHEMA_VERSION:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if tables - {"_sqlite_migrations", "encounters"} and "encounters" not in tables:
+                raise StoreError(f"{self.file} is a SQLite database of another program, not skirmish's")
+            self._migrate()
+        if self.file != ":memory:":
+            # WAL lets readers run beside the one writer; FULL syncs each commit, so a
+            # crash or power loss after a command returns cannot take that command back.
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+
+    def _migrate(self) -> None:
+        import sqlite_utils
+
+        db = sqlite_utils.Database(self.conn)
+        try:
+            _migration_set().apply(db)
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"{self.file} cannot be migrated: {exc}") from exc
+        self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # --- encounters ---------------------------------------------------------------------
+
+    def encounters(self) -> list[EncounterRow]:
+        rows = self.conn.execute("SELECT id, name, ruleset, created_at FROM encounters ORDER BY id")
+        return [EncounterRow(*r) for r in rows]
+
+    def encounter(self, name: str) -> EncounterRow:
+        row = self.conn.execute(
+            "SELECT id, name, ruleset, created_at FROM encounters WHERE name = ?", (name,)
+        ).fetchone()
+        if row is None:
+            known = ", ".join(e.name for e in self.encounters()) or "none yet"
+            raise UnknownEncounter(f"no encounter named {name!r} (encounters: {known})")
+        return EncounterRow(*row)
+
+    def current_encounter(self) -> EncounterRow:
+        row = self.conn.execute("SELECT value FROM settings WHERE key = 'encounter'").fetchone()
+        if row is not None:
+            return self.encounter(row[0])
+        all_ = self.encounters()
+        if len(all_) == 1:
+            return all_[0]
+        if not all_:
+            raise UnknownEncounter("no encounter yet: start one with `skirmish new NAME --rules RULESET`")
+        raise UnknownEncounter("several encounters here: pick one with `skirmish use NAME`")
+
+    def use(self, name: str) -> EncounterRow:
+        enc = self.encounter(name)
+        self.conn.execute(
+            "INSERT INTO settings(key, value) VALUES ('encounter', ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (name,),
+        )
+        return enc
+
+    def create_encounter(
+        self, name: str, ruleset: str, command_text: str, command_body: bytes, first: NewEvent
+    ) -> tuple[EncounterRow, int]:
+        """Create the encounter, its first event and branch ``main`` in one transaction."""
+        now = _now()
+        with self._transaction():
+            try:
+                cur = self.conn.execute(
+                    "INSERT INTO encounters(name, ruleset, created_at) VALUES (?, ?, ?)",
+                    (name, ruleset, now),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise StoreError(f"an encounter named {name!r} already exists: `skirmish use {name}`") from exc
+            enc_id = cur.lastrowid
+            assert enc_id is not None
+            cmd = self._insert_command(enc_id, "main", command_text, command_body, now)
+            (event_id,) = self._insert_events(enc_id, None, None, cmd, [first], now)
+            self._insert_move(enc_id, "main", 0, None, event_id, "start", cmd, now)
+            self.conn.execute(
+                "INSERT INTO settings(key, value) VALUES ('encounter', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (name,),
+            )
+        return EncounterRow(enc_id, name, ruleset, now), event_id
+
+    # --- branches and heads ---------------------------------------------------------------
+
+    def head(self, encounter_id: int, branch: str) -> Head:
+        row = self.conn.execute(
+            "SELECT to_event, seq FROM head_moves WHERE encounter_id = ? AND branch = ? "
+            "ORDER BY seq DESC LIMIT 1",
+            (encounter_id, branch),
+        ).fetchone()
+        if row is None:
+            known = ", ".join(self.branches(encounter_id))
+            raise UnknownBranch(f"no branch named {branch!r} (branches: {known})")
+        return Head(branch, row[0], row[1])
+
+    def branches(self, encounter_id: int) -> dict[str, Head]:
+        rows = self.conn.execute(
+            "SELECT m.branch, m.to_event, m.seq FROM head_moves m "
+            "WHERE m.encounter_id = ?1 AND m.seq = (SELECT max(seq) FROM head_moves "
+            "  WHERE encounter_id = ?1 AND branch = m.branch) "
+            "ORDER BY (SELECT min(id) FROM head_moves WHERE encounter_id = ?1 AND branch = m.branch)",
+            (encounter_id,),
+        )
+        return {r[0]: Head(r[0], r[1], r[2]) for r in rows}
+
+    def current_branch(self, encounter_id: int) -> str:
+        row = self.conn.execute(
+            "SELECT branch FROM head_moves WHERE encounter_id = ? AND reason IN ('start', 'switch') "
+            "ORDER BY id DESC LIMIT 1",
+            (encounter_id,),
+        ).fetchone()
+        assert row is not None, "every encounter starts with a 'start' head move"
+        return str(row[0])
+
+    def head_moves(self, encounter_id: int, branch: str | None = None) -> list[HeadMove]:
+        sql = (
+            "SELECT id, branch, seq, from_event, to_event, reason, command_id, recorded_at, hash "
+            "FROM head_moves WHERE encounter_id = ?"
+        )
+        args: tuple[object, ...] = (encounter_id,)
+        if branch is not None:
+            sql += " AND branch = ?"
+            args += (branch,)
+        return [HeadMove(*r) for r in self.conn.execute(sql + " ORDER BY id", args)]
+
+    def redo_stack(self, encounter_id: int, branch: str) -> list[int]:
+        """Events undone on this branch and not yet redone or overwritten by an append."""
+        stack: list[int] = []
+        for move in self.head_moves(encounter_id, branch):
+            if move.reason == "undo" and move.from_event is not None:
+                stack.append(move.from_event)
+            elif move.reason == "redo":
+                stack.pop()
+            elif move.reason != "switch":
+                stack.clear()
+        return stack
+
+    # --- events ---------------------------------------------------------------------------
+
+    def event(self, encounter_id: int, event_id: int) -> EventRow:
+        row = self.conn.execute(
+            "SELECT id, parent_id, command_id, kind, version, body, recorded_at, hash "
+            "FROM events WHERE id = ? AND encounter_id = ?",
+            (event_id, encounter_id),
+        ).fetchone()
+        if row is None:
+            raise UnknownEvent(f"no event {event_id} in this encounter (see `skirmish log --all`)")
+        return EventRow(*row)
+
+    def path(self, event_id: int) -> list[EventRow]:
+        """The events from the root to ``event_id``, in order (ids grow from parent to child)."""
+        rows = self.conn.execute(
+            """
+            WITH RECURSIVE up(id) AS (
+                SELECT ? UNION ALL
+                SELECT e.parent_id FROM events e JOIN up ON e.id = up.id WHERE e.parent_id IS NOT NULL
+            )
+            SELECT e.id, e.parent_id, e.command_id, e.kind, e.version, e.body, e.recorded_at, e.hash
+            FROM events e JOIN up ON e.id = up.id ORDER BY e.id
+            """,
+            (event_id,),
+        )
+        return [EventRow(*r) for r in rows]
+
+    def all_events(self, encounter_id: int) -> Iterator[EventRow]:
+        rows = self.conn.execute(
+            "SELECT id, parent_id, command_id, kind, version, body, recorded_at, hash "
+            "FROM events WHERE encounter_id = ? ORDER BY id",
+            (encounter_id,),
+        )
+        return (EventRow(*r) for r in rows)
+
+    def commands(self, encounter_id: int) -> dict[int, CommandRow]:
+        rows = self.conn.execute(
+            "SELECT id, branch, text, body, recorded_at, hash FROM commands WHERE encounter_id = ?",
+            (encounter_id,),
+        )
+        return {r[0]: CommandRow(*r) for r in rows}
+
+    def command(self, command_id: int) -> CommandRow:
+        row = self.conn.execute(
+            "SELECT id, branch, text, body, recorded_at, hash FROM commands WHERE id = ?", (command_id,)
+        ).fetchone()
+        return CommandRow(*row)
+
+    def first_event_of_command(self, command_id: int) -> EventRow:
+        row = self.conn.execute(
+            "SELECT id, parent_id, command_id, kind, version, body, recorded_at, hash "
+            "FROM events WHERE command_id = ? ORDER BY id LIMIT 1",
+            (command_id,),
+        ).fetchone()
+        return EventRow(*row)
+
+    # --- writing ------------------------------------------------------------------------------
+
+    def append(
+        self,
+        encounter_id: int,
+        expected: Head,
+        command_text: str,
+        command_body: bytes,
+        events: Sequence[NewEvent],
+    ) -> list[int]:
+        """Append one command's events on ``expected.branch``, if its head is still ``expected``."""
+        now = _now()
+        with self._transaction():
+            self._check_head(encounter_id, expected)
+            parent = self.conn.execute(
+                "SELECT hash FROM events WHERE id = ?", (expected.event_id,)
+            ).fetchone()[0]
+            cmd = self._insert_command(encounter_id, expected.branch, command_text, command_body, now)
+            ids = self._insert_events(encounter_id, expected.event_id, parent, cmd, events, now)
+            self._insert_move(
+                encounter_id, expected.branch, expected.seq + 1, expected.event_id, ids[-1],
+                "append", cmd, now,
+            )
+        return ids
+
+    def move(
+        self,
+        encounter_id: int,
+        expected: Head | None,
+        branch: str,
+        targets: Sequence[int],
+        reason: str,
+        command_text: str,
+        command_body: bytes,
+    ) -> None:
+        """Record head moves (undo, redo, fork, switch) as one command, one row per step.
+
+        ``expected`` is the head the caller decided on; None creates ``branch``.
+        """
+        now = _now()
+        with self._transaction():
+            if expected is None:
+                if branch in self.branches(encounter_id):
+                    raise NothingToDo(f"a branch named {branch!r} already exists")
+                seq, current = 0, None
+            else:
+                self._check_head(encounter_id, expected)
+                seq, current = expected.seq, expected.event_id
+            cmd = self._insert_command(encounter_id, branch, command_text, command_body, now)
+            for target in targets:
+                seq += 1
+                self._insert_move(encounter_id, branch, seq, current, target, reason, cmd, now)
+                current = target
+
+    def _check_head(self, encounter_id: int, expected: Head) -> None:
+        now_at = self.head(encounter_id, expected.branch)
+        if now_at != expected:
+            raise HeadMoved(
+                f"branch {expected.branch!r} moved to event {now_at.event_id} while this command "
+                "was decided (another writer): nothing was recorded, run the command again"
+            )
+
+    def _insert_command(
+        self, encounter_id: int, branch: str, text: str, body: bytes, now: str
+    ) -> CommandRow:
+        next_id = self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM commands").fetchone()[0]
+        row = CommandRow(next_id, branch, text, body.decode(), now, "")
+        row = row._replace(hash=command_hash(encounter_id, row))
+        self.conn.execute(
+            "INSERT INTO commands(id, encounter_id, branch, text, body, recorded_at, hash) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (row.id, encounter_id, *row[1:]),
+        )
+        return row
+
+    def _insert_events(
+        self,
+        encounter_id: int,
+        parent_id: int | None,
+        parent_hash: str | None,
+        cmd: CommandRow,
+        events: Sequence[NewEvent],
+        now: str,
+    ) -> list[int]:
+        next_id = self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM events").fetchone()[0]
+        rows = []
+        for offset, ev in enumerate(events):
+            row = EventRow(next_id + offset, parent_id, cmd.id, ev.kind, ev.version, ev.body.decode(), now, "")
+            row = row._replace(hash=event_hash(encounter_id, row, parent_hash, cmd.hash))
+            rows.append((row.id, encounter_id, *row[1:]))
+            parent_id, parent_hash = row.id, row.hash
+        self.conn.executemany(
+            "INSERT INTO events(id, encounter_id, parent_id, command_id, kind, version, body, "
+            "recorded_at, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        return [r[0] for r in rows]
+
+    def _insert_move(
+        self,
+        encounter_id: int,
+        branch: str,
+        seq: int,
+        from_event: int | None,
+        to_event: int,
+        reason: str,
+        cmd: CommandRow,
+        now: str,
+    ) -> None:
+        prev = self.conn.execute(
+            "SELECT hash FROM head_moves WHERE encounter_id = ? ORDER BY id DESC LIMIT 1",
+            (encounter_id,),
+        ).fetchone()
+        to_hash = self.conn.execute("SELECT hash FROM events WHERE id = ?", (to_event,)).fetchone()[0]
+        next_id = self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM head_moves").fetchone()[0]
+        move = HeadMove(next_id, branch, seq, from_event, to_event, reason, cmd.id, now, "")
+        move = move._replace(hash=move_hash(encounter_id, move, prev[0] if prev else None, cmd.hash, to_hash))
+        try:
+            self.conn.execute(
+                "INSERT INTO head_moves(id, encounter_id, branch, seq, from_event, to_event, reason, "
+                "command_id, recorded_at, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (move.id, encounter_id, *move[1:]),
+            )
+        except sqlite3.IntegrityError as exc:
+            raise HeadMoved(
+                f"branch {branch!r} moved while this command was decided (another writer): "
+                "nothing was recorded, run the command again"
+            ) from exc
+
+    class _Txn:
+        def __init__(self, conn: sqlite3.Connection, path: str) -> None:
+            self.conn, self.file = conn, path
+
+        def __enter__(self) -> None:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise StoreError(f"{self.file} cannot be written: {exc}") from exc
+
+        def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+            if exc_type is None:
+                try:
+                    self.conn.execute("COMMIT")
+                    return
+                except sqlite3.Error as err:
+                    self.conn.execute("ROLLBACK")
+                    raise StoreError(f"{self.file} cannot be written: {err}") from err
+            self.conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.OperationalError):
+                raise StoreError(f"{self.file} cannot be written: {exc}") from exc
+
+    def _transaction(self) -> Store._Txn:
+        return Store._Txn(self.conn, self.file)
+
+    # --- audit --------------------------------------------------------------------------------
+
+    def verify(self, encounter_id: int) -> str:
+        """Recompute every hash of the encounter; return a digest of the whole log.
+
+        Raises TamperedLog naming the first row whose stored hash or links do not match.
+        """
+        from skirmish.eventlog.errors import TamperedLog
+
+        cmds = {c.id: c for c in self.commands(encounter_id).values()}
+        for c in cmds.values():
+            if command_hash(encounter_id, c) != c.hash:
+                raise TamperedLog(f"command {c.id} ({c.text!r}) was altered after it was recorded")
+        hashes: dict[int, str] = {}
+        last_id = 0
+        for e in self.all_events(encounter_id):
+            if e.id <= last_id:
+                raise TamperedLog(f"event {e.id} is out of order")
+            last_id = e.id
+            if e.parent_id is not None and e.parent_id not in hashes:
+                raise TamperedLog(f"event {e.id} follows event {e.parent_id}, which is missing or later")
+            cmd = cmds.get(e.command_id)
+            if cmd is None:
+                raise TamperedLog(f"event {e.id} names command {e.command_id}, which is missing")
+            parent_hash = hashes[e.parent_id] if e.parent_id is not None else None
+            if event_hash(encounter_id, e, parent_hash, cmd.hash) != e.hash:
+                raise TamperedLog(f"event {e.id} ({e.kind}) was altered after it was recorded")
+            hashes[e.id] = e.hash
+        previous: str | None = None
+        digest = hashlib.sha256()
+        for m in self.head_moves(encounter_id):
+            cmd = cmds.get(m.command_id)
+            to_hash = hashes.get(m.to_event)
+            if cmd is None or to_hash is None:
+                raise TamperedLog(f"head move {m.id} points at a missing event or command")
+            if move_hash(encounter_id, m, previous, cmd.hash, to_hash) != m.hash:
+                raise TamperedLog(f"head move {m.id} ({m.reason} on {m.branch}) was altered, removed or re-ordered")
+            previous = m.hash
+            digest.update(m.hash.encode())
+        # Leaves no head move points at (never happens by append) would escape the move chain.
+        for event_id, h in hashes.items():
+            digest.update(f"{event_id}:{h}".encode())
+        return digest.hexdigest()

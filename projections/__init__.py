@@ -1,0 +1,1 @@
+"""skirmish.projections: rulesets (deciders), folds of events into state, views and narration."""

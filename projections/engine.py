@@ -1,0 +1,244 @@
+"""Running an encounter: decide commands on a branch's head, fold events into state, move heads.
+
+This is the one library call behind every CLI command. It joins the store (where events
+and heads live) and the encounter's ruleset (what they mean); it knows nothing of any
+particular ruleset.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from skirmish.eventlog.commands import AddNote, Command, MoveHead, StartRound, command_encoder
+from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent
+from skirmish.eventlog.events import CORE_EVENTS, Codec, CombatantAdded, EncounterStarted, Event, NoteAdded, tag_of
+from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Store
+from skirmish.projections.ruleset import Dice, Ruleset, get_ruleset, settle_options
+
+
+@cache
+def codec_for(ruleset_id: str) -> Codec:
+    return Codec((*CORE_EVENTS, *get_ruleset(ruleset_id).event_types))
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """An event as stored and decoded: its id, its parent and the event itself."""
+
+    id: int
+    parent: int | None
+    command_id: int
+    event: Event
+    recorded_at: str
+
+    @property
+    def kind(self) -> str:
+        return tag_of(type(self.event))
+
+
+def new_encounter(
+    store: Store,
+    name: str,
+    ruleset_id: str,
+    options: Mapping[str, str],
+    text: str,
+    seed: int | None = None,
+) -> Encounter:
+    """Start an encounter: its first event fixes the ruleset, every option and the dice seed."""
+    ruleset = get_ruleset(ruleset_id)
+    if not name.strip():
+        raise BadInput("an encounter needs a name")
+    settled = settle_options(ruleset, options)
+    if seed is None:
+        seed = int.from_bytes(os.urandom(4), "big")
+    started = EncounterStarted(name=name, ruleset=ruleset.id, options=settled, seed=seed)
+    codec = codec_for(ruleset.id)
+    body = codec.encode(started)
+    first = NewEvent(tag_of(EncounterStarted), EncounterStarted.version, body)
+    row, _ = store.create_encounter(name, ruleset.id, text, body, first)
+    return Encounter(store, row)
+
+
+class Encounter:
+    """One encounter of a store, seen through its ruleset."""
+
+    def __init__(self, store: Store, row: EncounterRow) -> None:
+        self.store = store
+        self.row = row
+        self.ruleset: Ruleset[Any] = get_ruleset(row.ruleset)
+        self.codec = codec_for(row.ruleset)
+
+    @classmethod
+    def open(cls, store: Store, name: str | None = None) -> Encounter:
+        row = store.encounter(name) if name else store.current_encounter()
+        return cls(store, row)
+
+    # --- reading -------------------------------------------------------------------------
+
+    @property
+    def branch(self) -> str:
+        return self.store.current_branch(self.row.id)
+
+    def head(self, branch: str | None = None) -> Head:
+        return self.store.head(self.row.id, branch or self.branch)
+
+    def decode(self, row: EventRow) -> Recorded:
+        event = self.codec.decode(row.body, row.kind, row.version)
+        return Recorded(row.id, row.parent_id, row.command_id, event, row.recorded_at)
+
+    def path(self, event_id: int) -> list[Recorded]:
+        self.store.event(self.row.id, event_id)  # belongs to this encounter, or UnknownEvent
+        return [self.decode(r) for r in self.store.path(event_id)]
+
+    def fold(self, events: Iterable[Recorded]) -> Any:
+        state: Any = None
+        evolve = self.ruleset.evolve
+        for rec in events:
+            if state is None:
+                assert isinstance(rec.event, EncounterStarted)
+                state = self.ruleset.initial(rec.event)
+            else:
+                state = evolve(state, rec.event)
+        return state
+
+    def state_at(self, event_id: int) -> Any:
+        return self.fold(self.path(event_id))
+
+    def view(self, event_id: int | None = None) -> dict[str, Any]:
+        """The state as ``state --json`` prints it: the same top-level keys for every ruleset."""
+        head = self.head()
+        at = head.event_id if event_id is None else event_id
+        body = self.ruleset.view(self.state_at(at))
+        return {
+            "encounter": self.row.name,
+            "ruleset": self.row.ruleset,
+            "branch": self.branch,
+            "head": head.event_id,
+            "at": at,
+            **body,
+        }
+
+    def replay(self, to: int | None = None) -> Iterator[tuple[Recorded, Any, Any]]:
+        """Each event of the path to ``to`` (default: the head) with the state before and after."""
+        state: Any = None
+        for rec in self.path(to if to is not None else self.head().event_id):
+            before = state
+            state = self.ruleset.initial(rec.event) if before is None else self.ruleset.evolve(before, rec.event)  # type: ignore[arg-type]
+            yield rec, before, state
+
+    def all_events(self) -> list[Recorded]:
+        return [self.decode(r) for r in self.store.all_events(self.row.id)]
+
+    def reachable(self) -> dict[int, list[str]]:
+        """For every event, the branches whose history contains it (none: undone)."""
+        parents = {r.id: r.parent_id for r in self.store.all_events(self.row.id)}
+        on: dict[int, list[str]] = {i: [] for i in parents}
+        for name, head in self.store.branches(self.row.id).items():
+            node: int | None = head.event_id
+            while node is not None:
+                on[node].append(name)
+                node = parents[node]
+        return on
+
+    def describe(self, rec: Recorded) -> str:
+        event = rec.event
+        match event:
+            case EncounterStarted(name=name, ruleset=ruleset, options=options, seed=seed):
+                opts = ", ".join(f"{k}={v}" for k, v in options.items()) or "no options"
+                return f"Encounter {name!r} begins under {ruleset} ({opts}; dice seed {seed})"
+            case CombatantAdded(name=name, side=side, stats=stats):
+                figures = ", ".join(f"{k} {v}" for k, v in stats.items())
+                return f"{name} joins the {side} side ({figures})"
+            case NoteAdded(about=about, text=text):
+                return f"Note on #{about}: {text}"
+        return self.ruleset.describe(event)
+
+    # --- writing -------------------------------------------------------------------------
+
+    def execute(self, command: Command, text: str) -> list[Recorded]:
+        """Decide ``command`` on the current branch's head and append what it produced."""
+        head = self.head()
+        path = self.path(head.event_id)
+        state = self.fold(path)
+        if isinstance(command, AddNote):
+            self.store.event(self.row.id, command.event)
+            if not command.text.strip():
+                raise BadInput("a note needs some text")
+            events: list[Event] = [NoteAdded(about=command.event, text=command.text)]
+        else:
+            started = path[0].event
+            assert isinstance(started, EncounterStarted)
+            typed = command.rolls if isinstance(command, StartRound) else None
+            # Seeded by the event decided on: the same script rolls the same dice, and two
+            # what-if branches from one moment share their next rolls.
+            dice = Dice(started.seed, str(head.event_id), typed)
+            events = self.ruleset.decide(state, command, dice)
+            if not events:
+                raise RuleViolation("that command changes nothing")
+        # Every stored event must fold: evolve runs once here, before anything is written.
+        for event in events:
+            state = self.ruleset.evolve(state, event)
+        new = [NewEvent(tag_of(type(e)), type(e).version, self.codec.encode(e)) for e in events]
+        ids = self.store.append(self.row.id, head, text, command_encoder.encode(command), new)
+        parents = [head.event_id, *ids[:-1]]
+        return [Recorded(i, p, 0, e, "") for i, p, e in zip(ids, parents, events, strict=True)]
+
+    def undo(self, steps: int, text: str) -> list[int]:
+        """Move the branch's head back over ``steps`` commands; their events stay in the tree."""
+        if steps < 1:
+            raise BadInput(f"undo takes 1 or more steps, not {steps}")
+        head = self.head()
+        targets: list[int] = []
+        at = self.store.event(self.row.id, head.event_id)
+        for _ in range(steps):
+            # A command's events are a chain; the first one's parent is where it was decided.
+            target = self.store.first_event_of_command(at.command_id).parent_id
+            if target is None:
+                break
+            targets.append(target)
+            at = self.store.event(self.row.id, target)
+        if not targets:
+            raise NothingToDo("nothing to undo: this is where the encounter begins")
+        self._move(head, targets, "undo", MoveHead(verb="undo", steps=steps), text)
+        return targets
+
+    def redo(self, steps: int, text: str) -> list[int]:
+        if steps < 1:
+            raise BadInput(f"redo takes 1 or more steps, not {steps}")
+        head = self.head()
+        stack = self.store.redo_stack(self.row.id, head.branch)
+        if not stack:
+            raise NothingToDo("nothing to redo on this branch")
+        targets = list(reversed(stack))[:steps]
+        self._move(head, targets, "redo", MoveHead(verb="redo", steps=steps), text)
+        return targets
+
+    def fork(self, name: str, at: int | None, text: str) -> Head:
+        name = name.strip()
+        if not name or name.startswith("-") or name.isdigit():
+            raise BadInput(f"{name!r} cannot be a branch's name")
+        target = self.head().event_id if at is None else self.store.event(self.row.id, at).id
+        command = MoveHead(verb="branch", branch=name, at=target)
+        self.store.move(self.row.id, None, name, [target], "fork", text, command_encoder.encode(command))
+        return self.head(name)
+
+    def switch(self, name: str, text: str) -> Head:
+        target = self.head(name)
+        if name == self.branch:
+            raise NothingToDo(f"already on branch {name!r}")
+        command = MoveHead(verb="switch", branch=name)
+        self.store.move(self.row.id, target, name, [target.event_id], "switch", text, command_encoder.encode(command))
+        return self.head(name)
+
+    def _move(self, head: Head, targets: list[int], reason: str, command: MoveHead, text: str) -> None:
+        self.store.move(self.row.id, head, head.branch, targets, reason, text, command_encoder.encode(command))
+
+    def event_on_path(self, event_id: int, path: list[Recorded]) -> int:
+        for i, rec in enumerate(path):
+            if rec.id == event_id:
+                return i
+        raise UnknownEvent(f"event {event_id} is not in the history of branch {self.branch!r}")

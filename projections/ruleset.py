@@ -1,0 +1,187 @@
+"""The ruleset interface (a decider), its registry, and the helpers every ruleset shares.
+
+A ruleset is a decider: ``initial`` builds the state from the encounter's first event,
+``decide`` validates a command against the state and computes every number (dice,
+derived figures, each with the rule that produced it), ``evolve`` applies one event and
+never rolls, reads the clock or fails on a stored event. ``view`` renders the state as
+the JSON object ``skirmish state --json`` prints, with the same top-level keys for every
+ruleset; ``describe`` narrates one event for the log, the replay and the command output.
+
+Rulesets register under the ``skirmish.rulesets`` entry-point group: the built-in ones
+exactly as a third-party package would.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Protocol, TypeVar
+
+from skirmish.eventlog.commands import AddCombatant, Command
+from skirmish.eventlog.errors import BadInput, RuleViolation, UnknownCombatant, UnknownRuleset
+from skirmish.eventlog.events import CombatantAdded, EncounterStarted, Event, Roll
+
+State = TypeVar("State")
+ENTRY_POINT_GROUP = "skirmish.rulesets"
+
+
+@dataclass(frozen=True)
+class Option:
+    """An open point of a rules text, settled per encounter and recorded in its first event."""
+
+    default: str
+    choices: tuple[str, ...]
+    doc: str
+
+
+@dataclass(frozen=True)
+class Stat:
+    """A number a combatant must (or may) have under a ruleset."""
+
+    doc: str
+    required: bool = True
+    default: int = 0
+    minimum: int | None = None
+    maximum: int | None = None
+
+
+class Ruleset(Protocol[State]):
+    id: str
+    rules_file: str
+    options: Mapping[str, Option]
+    stats: Mapping[str, Stat]
+    event_types: tuple[type[Event], ...]
+
+    def initial(self, started: EncounterStarted) -> State: ...
+
+    def decide(self, state: State, command: Command, dice: Dice) -> list[Event]: ...
+
+    def evolve(self, state: State, event: Event) -> State: ...
+
+    def view(self, state: State) -> dict[str, Any]: ...
+
+    def describe(self, event: Event) -> str: ...
+
+
+@cache
+def registry() -> dict[str, Any]:
+    """Ruleset id -> entry point (loaded on demand, so a command imports one ruleset only)."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+@cache
+def get_ruleset(ruleset_id: str) -> Ruleset[Any]:
+    entry = registry().get(ruleset_id)
+    if entry is None:
+        known = ", ".join(sorted(registry())) or "none installed"
+        raise UnknownRuleset(f"no ruleset {ruleset_id!r} (rulesets: {known})")
+    ruleset: Ruleset[Any] = entry.load()
+    return ruleset
+
+
+def settle_options(ruleset: Ruleset[Any], given: Mapping[str, str]) -> dict[str, str]:
+    """Every option of the ruleset, given values checked, the rest at their defaults."""
+    settled = {name: opt.default for name, opt in ruleset.options.items()}
+    for key, value in given.items():
+        opt = ruleset.options.get(key)
+        if opt is None:
+            known = ", ".join(ruleset.options) or "none"
+            raise BadInput(f"{ruleset.id} has no option {key!r} (options: {known})")
+        if value not in opt.choices:
+            raise BadInput(f"option {key} takes {' or '.join(opt.choices)}, not {value!r}")
+        settled[key] = value
+    return settled
+
+
+def check_stats(ruleset: Ruleset[Any], name: str, raw: Mapping[str, str]) -> dict[str, int]:
+    """The combatant's stats as numbers, each checked against what the ruleset asks for."""
+    stats: dict[str, int] = {}
+    for key, text in raw.items():
+        spec = ruleset.stats.get(key)
+        if spec is None:
+            known = ", ".join(ruleset.stats)
+            raise BadInput(f"{ruleset.id} has no stat {key!r} for {name} (stats: {known})")
+        try:
+            value = int(text)
+        except ValueError:
+            raise BadInput(f"stat {key} of {name} must be a whole number, not {text!r}") from None
+        if spec.minimum is not None and value < spec.minimum:
+            raise BadInput(f"stat {key} of {name} must be at least {spec.minimum}, not {value}")
+        if spec.maximum is not None and value > spec.maximum:
+            raise BadInput(f"stat {key} of {name} must be at most {spec.maximum}, not {value}")
+        stats[key] = value
+    missing = [k for k, spec in ruleset.stats.items() if spec.required and k not in stats]
+    if missing:
+        asks = ", ".join(f"--stat {k}=N ({ruleset.stats[k].doc})" for k in missing)
+        raise BadInput(f"{name} needs {asks}")
+    for key, spec in ruleset.stats.items():
+        stats.setdefault(key, spec.default)
+    return stats
+
+
+def decide_add(
+    ruleset: Ruleset[Any], names: Sequence[str], command: AddCombatant
+) -> list[Event]:
+    """The shared decision for ``add``: a unique name and the ruleset's stats."""
+    name = command.name.strip()
+    if not name or name.startswith("-") or name.isdigit():
+        raise BadInput(f"{command.name!r} cannot be a combatant's name")
+    if name.lower() in {n.lower() for n in names}:
+        raise RuleViolation(f"there is already a combatant named {name}")
+    if name.lower() in RESERVED_NAMES:
+        raise BadInput(f"{name!r} is reserved (it names the scene's own counters)")
+    return [CombatantAdded(name=name, side=command.side, stats=check_stats(ruleset, name, command.stats))]
+
+
+RESERVED_NAMES = {"scene"}
+
+
+def find_name(names: Sequence[str], wanted: str) -> str:
+    """The combatant's exact name, matched without regard to case; a clear error otherwise."""
+    for name in names:
+        if name.lower() == wanted.lower():
+            return name
+    close = difflib.get_close_matches(wanted, list(names), n=1)
+    hint = f" (did you mean {close[0]}?)" if close else f" (combatants: {', '.join(names) or 'none yet'})"
+    raise UnknownCombatant(f"no combatant named {wanted!r}{hint}")
+
+
+def suggest(word: str, known: Sequence[str]) -> str:
+    close = difflib.get_close_matches(word, list(known), n=1)
+    return f"did you mean {close[0]}?" if close else f"known: {', '.join(known)}"
+
+
+class Dice:
+    """Dice for one decision: the GM's typed faces where given, else seeded tool rolls.
+
+    The tool's rolls are seeded from the encounter's seed and the hash of the event the
+    command is decided on, so deciding the same command at the same place rolls the
+    same faces. Replays never roll: the faces are in the events.
+    """
+
+    def __init__(self, seed: int, place: str, typed: Mapping[str, Sequence[int]] | None = None) -> None:
+        material = hashlib.sha256(f"{seed}:{place}".encode()).digest()
+        self._rng = random.Random(int.from_bytes(material[:8], "big"))
+        self._typed = {k.lower(): tuple(v) for k, v in (typed or {}).items()}
+        self.used: set[str] = set()
+
+    def roll(self, who: str, count: int, sides: int) -> Roll:
+        spec = f"{count}d{sides}"
+        typed = self._typed.get(who.lower())
+        if typed is None:
+            faces = tuple(self._rng.randint(1, sides) for _ in range(count))
+            return Roll(dice=spec, faces=faces, source="tool")
+        self.used.add(who.lower())
+        if len(typed) != count or any(not 1 <= f <= sides for f in typed):
+            shown = ",".join(str(f) for f in typed)
+            raise BadInput(f"{spec} for {who} takes {count} faces from 1 to {sides}, not {shown}")
+        return Roll(dice=spec, faces=typed, source="gm")
+
+    def unused(self) -> list[str]:
+        return [k for k in self._typed if k not in self.used]

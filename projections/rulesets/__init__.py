@@ -1,0 +1,1 @@
+"""The built-in rulesets; each registers under the `skirmish.rulesets` entry-point group."""

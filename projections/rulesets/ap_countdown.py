@@ -1,0 +1,1119 @@
+"""The ap-countdown ruleset: five-second rounds counted down by initiative, 4 action points.
+
+Rules text: shared/rules/ap-countdown.md (cited below by section). The clock is the
+GM's initiative count. Actual initiative = base initiative + 5 x AP left (Initiative);
+an action is declared at the current count and resolves, paid, 5 x AP lower
+(Resolution). ``next`` moves the count to the next value at which someone declares or
+an action completes, and runs the upkeep when the countdown is over.
+
+Open points of the text, each an option recorded in the encounter's first event:
+
+- ``initiative`` (default ``each-round``): the text says initiative "is rolled anew every
+  round" and that base initiative "is rolled once at the start". The section opens with
+  the per-round roll and the table in rules/README.md keeps it, so 2d10 is rolled every
+  round by default; ``once`` rolls the base in round 1 and keeps it.
+- ``carry-ap`` (default ``no``): "Combatants receive 4 Action Points every round"; the
+  only carry-over the text names is a round-to-round action, so unspent AP are lost at
+  the end of the round. ``yes`` adds them to the next round's 4.
+
+Readings chosen where the text is silent, documented here and in the README:
+
+- Stun and stagger ask whether the combatant "had spent less than 2 AP before being
+  stunned". The AP spent that round is captured when the effect is applied; the check
+  governs the first upkeep after it (a stun that landed late in a round does not count
+  that round). Later upkeeps reduce it normally. Only the most severe stun effect
+  loses a round per upkeep (Stunned/Unable to Parry, then Stunned, then Dazed).
+- "1 pace change allowed per tick": a tick is one initiative count.
+- A round-to-round action is one costing more than 4 AP. Its AP are paid round by round
+  as each round's share completes; interrupting it loses the progress.
+- A held (conditional) action must fit in the AP left; it readies (AP paid) at the
+  count where it would resolve and stays held across rounds until the GM resolves it
+  when the trigger happens, or it is cancelled. Declaring any other action except
+  movement breaks the concentration and cancels it, as it does a round-to-round action.
+- A combatant may declare at any count at or below its actual initiative (waiting is
+  allowed), never above it: that is declaring out of turn.
+- Cancelling is not itself a declared action; the Orientation Maneuver's result, if the
+  GM calls for one, is a delay subtracted from initiative for the rest of the round.
+- Parry is declared before the combatant's first action of the round. When a melee
+  attack against the parrying combatant resolves, the parry is used: the AP of its
+  pending melee attack are paid at once and that attack can no longer be cancelled; with
+  no melee attack pending, the next action it declares this round must be one.
+- The charging table's speeds are thresholds: 3 to 5 m/s x2 (+1), 6 to 11 x3 (+2), 12 or
+  more x4 (+3); below 3 m/s there is no charge bonus.
+- First aid (8 AP, "per hit/round") reduces the target's bleeding by 1 hit a round each
+  time it resolves.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+from msgspec.structs import replace
+
+from skirmish.eventlog.commands import (
+    AddCombatant,
+    ApplyEffect,
+    Cancel,
+    Command,
+    Damage,
+    Declare,
+    Next,
+    Resolve,
+    StartRound,
+    Upkeep,
+)
+from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.events import (
+    CombatantAdded,
+    Derivation,
+    EncounterStarted,
+    Event,
+    NoteAdded,
+    Roll,
+    Term,
+)
+from skirmish.projections.ruleset import Dice, Option, Stat, decide_add, find_name, suggest
+
+RULES = "ap-countdown.md"
+R_AP = f"{RULES}, Action Points"
+R_INIT = f"{RULES}, Initiative"
+R_RES = f"{RULES}, Resolution"
+R_UPKEEP = f"{RULES}, Upkeep"
+R_ACTIONS = f"{RULES}, Actions"
+R_INSTANT = f"{RULES}, Instantaneous actions"
+R_R2R = f"{RULES}, Round to Round Actions"
+R_HELD = f"{RULES}, Conditional Actions"
+R_CANCEL = f"{RULES}, Canceling action"
+R_MOVE = f"{RULES}, Movement"
+R_CHARGE = f"{RULES}, Charging"
+R_PARRY = f"{RULES}, Parry"
+
+AP_PER_ROUND = 4
+COUNT_PER_AP = 5
+RANGE_PENALTY_PER_AP = -25
+
+# Action table (ap-countdown.md, Actions): name -> (least AP, most AP; None = no upper bound).
+ACTIONS: dict[str, tuple[int, int | None]] = {
+    "ranged-attack": (1, 3),
+    "melee-attack": (2, 4),
+    "thrown-attack": (2, 4),
+    "dodge": (4, 4),
+    "ammo-reload": (6, 6),
+    "use-shield": (0, 0),
+    "mount": (4, 4),
+    "dismount": (4, 4),
+    "rapid-dismount": (2, 2),
+    "prone": (1, 1),
+    "stand": (1, 1),
+    "perception": (1, 2),
+    "orientation-maneuver": (0, 0),
+    "draw": (1, 1),
+    "sheath": (2, 2),
+    "get-item": (3, 3),
+    "drop-item": (0, 0),
+    "shift-item": (1, 1),
+    "eat-drink": (2, 2),
+    "power-reload": (8, 8),
+    "first-aid": (8, 8),
+    "pick-lock": (20, 20),
+    "disarm-trap": (20, 20),
+    "static-action": (8, None),
+}
+SPECIAL_ACTIONS = ("move", "parry")
+MELEE = "melee-attack"
+
+# Stun effects from most to least severe (ap-countdown.md, Upkeep).
+STUNS = {"stunned-unable-to-parry": 3, "stunned": 2, "dazed": 1}
+STAGGER = "staggered"
+BLEEDING = "bleeding"
+ORIENTATION = {"failure": None, "partial": -20, "near": -10, "success": 0}
+# Charging (ap-countdown.md, Charging): least relative speed in m/s -> (hits x, critical +).
+CHARGE = ((12, 4, 3), (6, 3, 2), (3, 2, 1))
+LATE_EFFECT_AP = 2  # "spent less than 2 AP before being stunned/staggered"
+
+Step = Literal["resolves", "progresses", "readies", "ready"]
+
+
+# --- state -------------------------------------------------------------------------------
+
+
+class Effect(msgspec.Struct, frozen=True):
+    kind: str
+    per_round: int = 0
+    rounds: int | None = None
+    spent_before: int = 0
+    fresh: bool = True  # not yet through an upkeep
+    serial: int = 0  # which of the combatant's effects this is, in order of application
+
+
+class Action(msgspec.Struct, frozen=True):
+    name: str
+    cost: int
+    declared_at: int
+    declared_round: int
+    step: Step
+    resolves_at: int | None
+    target: str | None = None
+    trigger: str | None = None
+    penalty: int = 0
+    progress: int = 0  # AP already paid (round-to-round shares, a used parry, a readied hold)
+    paid: bool = False
+
+
+class Fighter(msgspec.Struct, frozen=True):
+    name: str
+    side: str
+    qu: int
+    hits: int
+    penalty: int
+    damage: int = 0
+    base: int | None = None
+    base_derivation: Derivation | None = None
+    ap: int = 0
+    spent: int = 0
+    instants: int = 0
+    delay: int = 0
+    out: bool = False
+    action: Action | None = None
+    pace: str = "still"
+    pace_penalty: int = 0
+    pace_count: tuple[int, int] | None = None  # (round, count) of the last pace change
+    parry: int | None = None
+    parry_against: str | None = None
+    parry_used: bool = False
+    declared_this_round: bool = False
+    effects: tuple[Effect, ...] = ()
+    effects_applied: int = 0
+
+    @property
+    def initiative(self) -> int | None:
+        if self.base is None:
+            return None
+        return self.base + COUNT_PER_AP * self.ap + self.delay
+
+
+class Counter(msgspec.Struct, frozen=True):
+    name: str
+    value: int
+    per_round: int
+
+
+class ApState(msgspec.Struct, frozen=True):
+    options: dict[str, str]
+    seed: int
+    round: int = 0
+    in_round: bool = False
+    count: int | None = None
+    fighters: tuple[Fighter, ...] = ()
+    counters: tuple[Counter, ...] = ()
+
+    def names(self) -> list[str]:
+        return [f.name for f in self.fighters]
+
+    def fighter(self, name: str) -> Fighter:
+        for f in self.fighters:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+
+def _put(state: ApState, fighter: Fighter) -> ApState:
+    return replace(state, fighters=tuple(fighter if f.name == fighter.name else f for f in state.fighters))
+
+
+# --- events ------------------------------------------------------------------------------
+
+
+class Initiative(msgspec.Struct, frozen=True):
+    who: str
+    base: Derivation
+    ap: int
+    actual: Derivation
+
+
+class RoundStarted(Event, frozen=True, tag="ap.round-started"):
+    round: int
+    count: int
+    initiatives: tuple[Initiative, ...]
+
+
+class ActionContinued(Event, frozen=True, tag="ap.action-continued"):
+    who: str
+    action: str
+    step: Step
+    at: Derivation
+
+
+class ClockAdvanced(Event, frozen=True, tag="ap.clock-advanced"):
+    count: int
+    declaring: tuple[str, ...] = ()
+    resolving: tuple[str, ...] = ()
+
+
+class ActionDeclared(Event, frozen=True, tag="ap.action-declared"):
+    who: str
+    action: str
+    cost: Derivation
+    count: int
+    step: Step
+    at: Derivation
+    penalty: Derivation
+    target: str | None = None
+    trigger: str | None = None
+
+
+class ActionProgressed(Event, frozen=True, tag="ap.action-progressed"):
+    who: str
+    action: str
+    paid: int
+    progress: int
+    cost: int
+
+
+class ActionReadied(Event, frozen=True, tag="ap.action-readied"):
+    who: str
+    action: str
+    paid: int
+    trigger: str
+
+
+class ActionResolved(Event, frozen=True, tag="ap.action-resolved"):
+    who: str
+    action: str
+    paid: int
+    count: int | None
+    outcome: str | None = None
+    target: str | None = None
+    charge: Derivation | None = None
+    critical_bonus: int = 0
+
+
+class ActionCancelled(Event, frozen=True, tag="ap.action-cancelled"):
+    who: str
+    action: str
+    reason: str
+    orientation: str | None = None
+    delay: int = 0
+    out: bool = False
+
+
+class PaceChanged(Event, frozen=True, tag="ap.pace-changed"):
+    who: str
+    pace: str
+    penalty: int
+    count: int
+
+
+class ParryDeclared(Event, frozen=True, tag="ap.parry-declared"):
+    who: str
+    amount: int
+    against: str | None = None
+
+
+class ParryUsed(Event, frozen=True, tag="ap.parry-used"):
+    who: str
+    against: str
+    paid: int
+
+
+class DamageTaken(Event, frozen=True, tag="ap.damage-taken"):
+    who: str
+    amount: Derivation
+    hits_left: int
+
+
+class EffectApplied(Event, frozen=True, tag="ap.effect-applied"):
+    who: str
+    kind: str
+    per_round: int = 0
+    rounds: int | None = None
+    spent_before: Derivation | None = None
+
+
+class EffectEnded(Event, frozen=True, tag="ap.effect-ended"):
+    who: str
+    kind: str
+    reason: str
+
+
+class BleedingStaunched(Event, frozen=True, tag="ap.bleeding-staunched"):
+    who: str
+    by: str
+    per_round: int
+
+
+class CounterSet(Event, frozen=True, tag="ap.counter-set"):
+    name: str
+    value: int
+    per_round: int
+    ended: bool = False
+
+
+class UpkeepTick(Event, frozen=True, tag="ap.upkeep-tick"):
+    """One line of the upkeep list: who, which step, what changed and why."""
+
+    step: Literal["bleeding", "timed", "stun", "stagger", "environment"]
+    who: str
+    effect: str
+    change: int = 0
+    serial: int = 0  # which of the combatant's effects (see Effect.serial)
+    rounds_left: int | None = None
+    removed: bool = False
+    reason: str = ""
+    rule: str = R_UPKEEP
+
+
+class RoundEnded(Event, frozen=True, tag="ap.round-ended"):
+    round: int
+    ap_lost: dict[str, int] = {}
+
+
+EVENT_TYPES: tuple[type[Event], ...] = (
+    RoundStarted, ActionContinued, ClockAdvanced, ActionDeclared, ActionProgressed,
+    ActionReadied, ActionResolved, ActionCancelled, PaceChanged, ParryDeclared, ParryUsed,
+    DamageTaken, EffectApplied, EffectEnded, BleedingStaunched, CounterSet, UpkeepTick,
+    RoundEnded,
+)
+
+
+# --- the ruleset ---------------------------------------------------------------------------
+
+
+class ApCountdown:
+    id = "ap-countdown"
+    rules_file = RULES
+    options = {
+        "initiative": Option(
+            "each-round", ("each-round", "once"),
+            "roll 2d10 base initiative every round, or once at the start (Initiative)",
+        ),
+        "carry-ap": Option(
+            "no", ("no", "yes"), "unspent AP carry into the next round (Action Points)"
+        ),
+    }
+    stats = {
+        "qu": Stat("Quickness bonus, added to initiative"),
+        "hits": Stat("hits the combatant can take", minimum=1),
+        "penalty": Stat(
+            "current action penalty, e.g. -20: -1 initiative per full -10",
+            required=False, maximum=0,
+        ),
+    }
+    event_types = EVENT_TYPES
+
+    # --- initial / evolve ---------------------------------------------------------------
+
+    def initial(self, started: EncounterStarted) -> ApState:
+        return ApState(options=dict(started.options), seed=started.seed)
+
+    def evolve(self, state: ApState, event: Event) -> ApState:
+        match event:
+            case CombatantAdded(name=name, side=side, stats=stats):
+                fighter = Fighter(
+                    name=name, side=side, qu=stats["qu"], hits=stats["hits"], penalty=stats["penalty"]
+                )
+                return replace(state, fighters=(*state.fighters, fighter))
+            case RoundStarted(round=number, count=count, initiatives=inits):
+                by_name = {i.who: i for i in inits}
+                fighters = []
+                for f in state.fighters:
+                    init = by_name.get(f.name)
+                    if init is None:
+                        fighters.append(f)
+                        continue
+                    fighters.append(replace(
+                        f, base=init.base.value, base_derivation=init.base, ap=init.ap, spent=0,
+                        instants=0, delay=0, out=False, parry=None, parry_against=None,
+                        parry_used=False, declared_this_round=False,
+                    ))
+                return replace(state, round=number, in_round=True, count=count, fighters=tuple(fighters))
+            case ActionContinued(who=who, step=step, at=at):
+                f = state.fighter(who)
+                assert f.action is not None
+                return _put(state, replace(f, action=replace(f.action, step=step, resolves_at=at.value)))
+            case ClockAdvanced(count=count):
+                return replace(state, count=count)
+            case ActionDeclared(who=who, action=name, cost=cost, count=count, step=step, at=at,
+                                penalty=penalty, target=target, trigger=trigger):
+                f = state.fighter(who)
+                action = Action(
+                    name=name, cost=cost.value, declared_at=count, declared_round=state.round,
+                    step=step, resolves_at=at.value, target=target, trigger=trigger,
+                    penalty=penalty.value,
+                )
+                instants = f.instants + (1 if ACTIONS.get(name, (1, 1))[1] == 0 else 0)
+                return _put(state, replace(f, action=action, instants=instants, declared_this_round=True))
+            case ActionProgressed(who=who, paid=paid, progress=progress):
+                f = state.fighter(who)
+                assert f.action is not None
+                action = replace(f.action, progress=progress, resolves_at=None)
+                return _put(state, replace(f, ap=f.ap - paid, spent=f.spent + paid, action=action))
+            case ActionReadied(who=who, paid=paid):
+                f = state.fighter(who)
+                assert f.action is not None
+                action = replace(f.action, step="ready", resolves_at=None, paid=True, progress=f.action.cost)
+                return _put(state, replace(f, ap=f.ap - paid, spent=f.spent + paid, action=action))
+            case ActionResolved(who=who, paid=paid):
+                f = state.fighter(who)
+                return _put(state, replace(f, ap=f.ap - paid, spent=f.spent + paid, action=None))
+            case ActionCancelled(who=who, delay=delay, out=out):
+                f = state.fighter(who)
+                return _put(state, replace(f, action=None, delay=f.delay + delay, out=f.out or out))
+            case PaceChanged(who=who, pace=pace, penalty=penalty, count=count):
+                f = state.fighter(who)
+                return _put(state, replace(f, pace=pace, pace_penalty=penalty, pace_count=(state.round, count)))
+            case ParryDeclared(who=who, amount=amount, against=against):
+                f = state.fighter(who)
+                return _put(state, replace(f, parry=amount, parry_against=against))
+            case ParryUsed(who=who, paid=paid):
+                f = state.fighter(who)
+                action = f.action
+                if action is not None and action.name == MELEE and paid:
+                    action = replace(action, paid=True, progress=action.cost)
+                return _put(state, replace(f, parry_used=True, ap=f.ap - paid, spent=f.spent + paid, action=action))
+            case DamageTaken(who=who, amount=amount):
+                f = state.fighter(who)
+                return _put(state, replace(f, damage=f.damage + amount.value))
+            case EffectApplied(who=who, kind=kind, per_round=per_round, rounds=rounds, spent_before=spent):
+                f = state.fighter(who)
+                if kind == BLEEDING:
+                    return _put(state, _bleed(f, per_round))
+                effect = Effect(kind, per_round, rounds, spent.value if spent else 0, serial=f.effects_applied)
+                return _put(state, replace(f, effects=(*f.effects, effect), effects_applied=f.effects_applied + 1))
+            case EffectEnded(who=who, kind=kind):
+                f = state.fighter(who)
+                return _put(state, replace(f, effects=_without(f.effects, kind)))
+            case BleedingStaunched(who=who, per_round=per_round):
+                f = state.fighter(who)
+                return _put(state, _bleed(f, per_round - _bleeding(f)))
+            case CounterSet(name=name, value=value, per_round=per_round, ended=ended):
+                counters = tuple(c for c in state.counters if c.name != name)
+                if not ended:
+                    counters += (Counter(name, value, per_round),)
+                return replace(state, counters=counters)
+            case UpkeepTick():
+                return _tick(state, event)
+            case RoundEnded():
+                fighters = tuple(
+                    replace(f, ap=f.ap if state.options["carry-ap"] == "yes" else 0) for f in state.fighters
+                )
+                return replace(state, in_round=False, count=None, fighters=fighters)
+            case NoteAdded() | EncounterStarted():
+                return state
+        return state
+
+    # --- decide --------------------------------------------------------------------------
+
+    def decide(self, state: ApState, command: Command, dice: Dice) -> list[Event]:
+        match command:
+            case AddCombatant():
+                return decide_add(self, state.names(), command)
+            case StartRound():
+                return self._start_round(state, command, dice)
+            case Next():
+                return self._next(state)
+            case Declare():
+                return self._declare(state, command)
+            case Resolve():
+                return self._resolve(state, command)
+            case Cancel():
+                return self._cancel(state, command)
+            case Damage(who=who, amount=amount):
+                f = state.fighter(find_name(state.names(), who))
+                if amount < 1:
+                    raise BadInput(f"damage must be at least 1 hit, not {amount}")
+                return [_damage(f, Derivation(amount, "hits read off the tables by the GM", rule=R_UPKEEP))]
+            case ApplyEffect():
+                return self._effect(state, command)
+            case Upkeep():
+                _need_round(state)
+                return self._upkeep(state)
+        raise RuleViolation(f"{self.id} has no use for `{type(command).__struct_config__.tag}`")
+
+    def _start_round(self, state: ApState, command: StartRound, dice: Dice) -> list[Event]:
+        if state.in_round:
+            raise RuleViolation(
+                f"round {state.round} is still under way: finish it with `skirmish upkeep`", R_UPKEEP
+            )
+        if not state.fighters:
+            raise RuleViolation("no combatants yet: add some with `skirmish add NAME --stat ...`")
+        for name in command.rolls:
+            find_name(state.names(), name)
+        number = state.round + 1
+        once = state.options["initiative"] == "once"
+        inits = []
+        continued: list[Event] = []
+        for f in state.fighters:
+            if once and f.base_derivation is not None:
+                if f.name.lower() in {n.lower() for n in command.rolls}:
+                    raise RuleViolation(
+                        f"{f.name}'s base initiative was rolled once, at the start (option initiative=once)",
+                        R_INIT,
+                    )
+                base = f.base_derivation
+            else:
+                base = _base_initiative(f, dice.roll(f.name, 2, 10))
+            carried = f.ap if state.options["carry-ap"] == "yes" else 0
+            ap = AP_PER_ROUND + carried
+            terms = (Term("base initiative", base.value), Term("5 x AP left", COUNT_PER_AP * ap))
+            actual = Derivation(base.value + COUNT_PER_AP * ap, "base + 5 x AP left", terms, R_INIT)
+            inits.append(Initiative(f.name, base, ap, actual))
+            if f.action is not None and f.action.step in ("progresses", "resolves"):
+                continued.append(_continue(f.action, f.name, actual.value, ap))
+        count = max(i.actual.value for i in inits)
+        return [RoundStarted(round=number, count=count, initiatives=tuple(inits)), *continued]
+
+    def _next(self, state: ApState) -> list[Event]:
+        _need_round(state)
+        count = state.count
+        assert count is not None
+        for f in state.fighters:
+            a = f.action
+            if a is not None and a.step == "resolves" and a.resolves_at is not None and a.resolves_at >= count:
+                raise RuleViolation(
+                    f"{f.name}'s {a.name} resolves at {a.resolves_at}: `skirmish resolve {f.name}` "
+                    f"or `skirmish cancel {f.name}` first", R_RES,
+                )
+        points: list[int] = []
+        for f in state.fighters:
+            a = f.action
+            if a is not None and a.resolves_at is not None and a.step != "ready":
+                if a.resolves_at < count:
+                    points.append(a.resolves_at)
+            elif _may_declare(f) and f.initiative is not None and f.initiative < count:
+                points.append(f.initiative)
+        if not points:
+            return self._upkeep(state)
+        new = max(points)
+        events: list[Event] = []
+        declaring, resolving = [], []
+        for f in state.fighters:
+            a = f.action
+            if a is not None and a.resolves_at == new and a.step != "ready":
+                if a.step == "resolves":
+                    resolving.append(f.name)
+                else:
+                    events.append(_arrive(f, a))
+            elif (a is None or a.step == "ready") and _may_declare(f) and f.initiative == new:
+                declaring.append(f.name)
+        return [ClockAdvanced(count=new, declaring=tuple(declaring), resolving=tuple(resolving)), *events]
+
+    def _declare(self, state: ApState, cmd: Declare) -> list[Event]:
+        _need_round(state)
+        f = state.fighter(find_name(state.names(), cmd.who))
+        count = state.count
+        assert count is not None
+        if cmd.percent is not None:
+            raise BadInput("ap-countdown counts action points: use --ap, not --percent")
+        action = cmd.action.lower()
+        if action == "move":
+            return self._move(state, f, cmd, count)
+        if cmd.pace is not None:
+            raise BadInput("--pace goes with the move action only")
+        if action == "parry":
+            return self._parry(state, f, cmd)
+        if cmd.amount is not None:
+            raise BadInput("--amount goes with parry only")
+        if action not in ACTIONS:
+            raise BadInput(f"no action {cmd.action!r} in the ap-countdown table ({suggest(action, [*ACTIONS, *SPECIAL_ACTIONS])})")
+        if f.out:
+            raise RuleViolation(f"{f.name} failed an Orientation Maneuver: no more actions this round", R_CANCEL)
+        if f.initiative is None:
+            raise RuleViolation(f"{f.name} joined after this round's initiative: wait for the next round", R_INIT)
+        if f.initiative < count:
+            raise RuleViolation(
+                f"not {f.name}'s turn: initiative {f.initiative}, the count is {count}", R_RES
+            )
+        if f.parry_used and action != MELEE and f.action is None:
+            raise RuleViolation(
+                f"{f.name} used a parry this round: the AP are spent on a melee attack", R_PARRY
+            )
+        events: list[Event] = []
+        if f.action is not None:
+            a = f.action
+            if a.cost > AP_PER_ROUND or a.step == "ready" or a.trigger is not None:
+                what = "round-to-round action" if a.cost > AP_PER_ROUND else "held action"
+                rule = R_R2R if a.cost > AP_PER_ROUND else R_HELD
+                events.append(ActionCancelled(
+                    who=f.name, action=a.name, reason=f"interrupted by {action}: a {what} ends when another action is taken ({rule})",
+                ))
+                f = replace(f, action=None)
+            else:
+                raise RuleViolation(
+                    f"{f.name}'s {a.name} is still under way (resolves at {a.resolves_at}): "
+                    f"resolve or cancel it first", R_RES,
+                )
+        low, high = ACTIONS[action]
+        cost = _cost(f, action, cmd.ap, low, high)
+        if cmd.trigger is not None and cost.value > f.ap:
+            raise RuleViolation(
+                f"{f.name} has {f.ap} AP left; a held {action} must be ready this round and needs {cost.value}",
+                R_HELD,
+            )
+        if cost.value <= AP_PER_ROUND and cost.value > f.ap:
+            raise RuleViolation(f"{f.name} has {f.ap} AP left, {action} needs {cost.value}", R_AP)
+        if cost.value > AP_PER_ROUND and f.ap < 1:
+            raise RuleViolation(f"{f.name} has no AP left to start {action} this round", R_R2R)
+        penalty = _penalty(f, action, cost.value, high)
+        if cmd.trigger is not None:
+            step: Step = "readies"
+            at = Derivation(count - COUNT_PER_AP * cost.value, "count - 5 x AP (ready, then held)",
+                            (Term("count", count), Term("5 x AP", -COUNT_PER_AP * cost.value)), R_HELD)
+        elif cost.value > AP_PER_ROUND:
+            step = "progresses"
+            at = Derivation(count - COUNT_PER_AP * f.ap, "count - 5 x AP left (this round's share)",
+                            (Term("count", count), Term("5 x AP left", -COUNT_PER_AP * f.ap)), R_R2R)
+        else:
+            step = "resolves"
+            at = Derivation(count - COUNT_PER_AP * cost.value, "count - 5 x AP",
+                            (Term("count", count), Term("5 x AP", -COUNT_PER_AP * cost.value)), R_RES)
+        target = find_name(state.names(), cmd.target) if cmd.target else None
+        events.append(ActionDeclared(
+            who=f.name, action=action, cost=cost, count=count, step=step, at=at,
+            penalty=penalty, target=target, trigger=cmd.trigger,
+        ))
+        return events
+
+    def _move(self, state: ApState, f: Fighter, cmd: Declare, count: int) -> list[Event]:
+        if cmd.pace is None:
+            raise BadInput("move needs --pace PACE (e.g. walk, run), with --penalty N from the movement table")
+        if cmd.ap is not None:
+            raise BadInput("movement costs no AP here: its pace penalty applies to the round's other actions")
+        if f.pace_count == (state.round, count):
+            raise RuleViolation(f"{f.name} already changed pace at count {count}: 1 pace change per tick", R_ACTIONS)
+        penalty = cmd.penalty if cmd.penalty is not None else 0
+        if penalty > 0:
+            raise BadInput(f"a pace penalty is 0 or less, not {penalty}")
+        return [PaceChanged(who=f.name, pace=cmd.pace.lower(), penalty=penalty, count=count)]
+
+    def _parry(self, state: ApState, f: Fighter, cmd: Declare) -> list[Event]:
+        if cmd.amount is None or cmd.amount < 1:
+            raise BadInput("parry needs --amount N, the bonus moved from attack to defence")
+        if f.declared_this_round or f.parry is not None:
+            raise RuleViolation(
+                f"{f.name}'s parry had to be announced at the beginning of the round", R_PARRY
+            )
+        against = find_name(state.names(), cmd.target) if cmd.target else None
+        return [ParryDeclared(who=f.name, amount=cmd.amount, against=against)]
+
+    def _resolve(self, state: ApState, cmd: Resolve) -> list[Event]:
+        f = state.fighter(find_name(state.names(), cmd.who))
+        a = f.action
+        if a is None:
+            raise RuleViolation(f"{f.name} has no action under way to resolve", R_RES)
+        if a.step == "ready":
+            count = state.count  # the trigger happened now, on anyone's count, any round
+        else:
+            _need_round(state)
+            count = state.count
+            assert count is not None
+            if a.step == "readies":
+                raise RuleViolation(
+                    f"{f.name}'s held {a.name} is ready at count {a.resolves_at}, not yet", R_HELD
+                )
+            if a.step == "progresses":
+                raise RuleViolation(
+                    f"{f.name}'s {a.name} has {a.cost - a.progress} AP to go: it completes in a later round",
+                    R_R2R,
+                )
+            if a.resolves_at is not None and count > a.resolves_at:
+                raise RuleViolation(
+                    f"{f.name}'s {a.name} resolves at {a.resolves_at}; the count is {count}", R_RES
+                )
+        events: list[Event] = []
+        target = state.fighter(a.target) if a.target else None
+        if cmd.hits is not None and target is None:
+            raise BadInput(f"--hits needs a target: {f.name}'s {a.name} was declared without --target")
+        if cmd.charge_speed is not None and a.name != MELEE:
+            raise RuleViolation(f"only a melee attack can be a charge, not {a.name}", R_CHARGE)
+        if a.name == MELEE and target is not None and target.parry is not None and not target.parry_used:
+            if target.parry_against in (None, f.name):
+                ta = target.action
+                paid = ta.cost if ta is not None and ta.name == MELEE and not ta.paid else 0
+                events.append(ParryUsed(who=target.name, against=f.name, paid=paid))
+        charge = _charge(cmd.charge_speed) if cmd.charge_speed is not None else None
+        paid = 0 if a.paid else a.cost - a.progress
+        events.append(ActionResolved(
+            who=f.name, action=a.name, paid=paid, count=count, outcome=cmd.outcome,
+            target=a.target, charge=charge, critical_bonus=_charge_critical(cmd.charge_speed),
+        ))
+        if cmd.hits is not None and target is not None:
+            if cmd.hits < 0:
+                raise BadInput(f"--hits must be 0 or more, not {cmd.hits}")
+            if charge is not None:
+                amount = Derivation(cmd.hits * charge.value, "hits x charge multiplier",
+                                    (Term("hits", cmd.hits), Term("multiplier", charge.value)), R_CHARGE)
+            else:
+                amount = Derivation(cmd.hits, f"hits of {f.name}'s {a.name}", rule=R_RES)
+            events.append(_damage(target, amount))
+        if a.name == "first-aid" and target is not None and _bleeding(target) > 0:
+            events.append(BleedingStaunched(who=target.name, by=f.name, per_round=_bleeding(target) - 1))
+        return events
+
+    def _cancel(self, state: ApState, cmd: Cancel) -> list[Event]:
+        f = state.fighter(find_name(state.names(), cmd.who))
+        a = f.action
+        if a is None:
+            raise RuleViolation(f"{f.name} has no action under way to cancel", R_CANCEL)
+        if a.paid and a.name == MELEE and f.parry_used:
+            raise RuleViolation(f"{f.name} used a parry: the melee attack's AP are spent", R_PARRY)
+        delay, out = 0, False
+        if cmd.orientation is not None:
+            result = cmd.orientation.lower()
+            if result not in ORIENTATION:
+                raise BadInput(f"an Orientation Maneuver is {', '.join(ORIENTATION)}, not {cmd.orientation!r}")
+            value = ORIENTATION[result]
+            out = value is None
+            delay = value or 0
+        return [ActionCancelled(
+            who=f.name, action=a.name, reason="cancelled", orientation=cmd.orientation, delay=delay, out=out,
+        )]
+
+    def _effect(self, state: ApState, cmd: ApplyEffect) -> list[Event]:
+        kind = cmd.kind.lower()
+        if cmd.who.lower() == "scene":
+            existing = next((c for c in state.counters if c.name == kind), None)
+            if cmd.end:
+                if existing is None:
+                    raise RuleViolation(f"the scene has no counter {kind!r}")
+                return [CounterSet(name=kind, value=existing.value, per_round=existing.per_round, ended=True)]
+            if cmd.per_round is None:
+                raise BadInput(f"an environmental counter needs --per-round N (how much {kind} advances each upkeep)")
+            start = cmd.start if cmd.start is not None else (existing.value if existing else 0)
+            return [CounterSet(name=kind, value=start, per_round=cmd.per_round)]
+        f = state.fighter(find_name(state.names(), cmd.who))
+        if cmd.end:
+            if kind == BLEEDING and _bleeding(f) > 0:
+                return [BleedingStaunched(who=f.name, by="the GM", per_round=0)]
+            if not any(e.kind == kind for e in f.effects):
+                raise RuleViolation(f"{f.name} has no {kind} effect to end")
+            return [EffectEnded(who=f.name, kind=kind, reason="ended by the GM")]
+        if cmd.start is not None:
+            raise BadInput("--start goes with scene counters only")
+        if kind == BLEEDING:
+            if cmd.per_round is None or cmd.per_round < 1:
+                raise BadInput("bleeding needs --per-round N, the hits lost each upkeep")
+            if cmd.rounds is not None:
+                raise BadInput("bleeding lasts until staunched: no --rounds")
+            return [EffectApplied(who=f.name, kind=kind, per_round=cmd.per_round)]
+        if cmd.per_round is not None:
+            raise BadInput(f"--per-round goes with bleeding and scene counters, not {kind}")
+        spent = Derivation(f.spent, "AP spent this round before the effect", rule=R_UPKEEP)
+        if kind == STAGGER:
+            if cmd.rounds is not None:
+                raise BadInput("staggered has no duration: upkeep removes it")
+            return [EffectApplied(who=f.name, kind=kind, spent_before=spent)]
+        if cmd.rounds is None or cmd.rounds < 1:
+            raise BadInput(f"{kind} needs --rounds N (1 or more)")
+        return [EffectApplied(
+            who=f.name, kind=kind, rounds=cmd.rounds, spent_before=spent if kind in STUNS else None
+        )]
+
+    def _upkeep(self, state: ApState) -> list[Event]:
+        events: list[Event] = []
+        for f in state.fighters:
+            a = f.action
+            if a is not None and a.step == "resolves":
+                raise RuleViolation(
+                    f"{f.name}'s {a.name} is still to resolve at {a.resolves_at}: resolve or cancel it before the upkeep",
+                    R_UPKEEP,
+                )
+            if a is not None and a.step in ("progresses", "readies") and a.resolves_at is not None:
+                events.append(_arrive(f, a))
+        ticks: list[Event] = []
+        for f in state.fighters:
+            bleed = _bleeding(f)
+            if bleed:
+                ticks.append(UpkeepTick(step="bleeding", who=f.name, effect=BLEEDING, change=-bleed,
+                                        reason=f"bleeding {bleed} a round"))
+        for f in state.fighters:
+            for e in f.effects:
+                if e.kind in STUNS or e.kind == STAGGER or e.rounds is None:
+                    continue
+                left = e.rounds - 1
+                ticks.append(UpkeepTick(step="timed", who=f.name, effect=e.kind, change=-1, serial=e.serial,
+                                        rounds_left=left, removed=left <= 0))
+        for f in state.fighters:
+            stuns = [e for e in f.effects if e.kind in STUNS]
+            if not stuns:
+                continue
+            worst = f.effects[_worst_stun(f.effects)]
+            assert worst.rounds is not None
+            if worst.fresh and worst.spent_before >= LATE_EFFECT_AP:
+                ticks.append(UpkeepTick(
+                    step="stun", who=f.name, effect=worst.kind, rounds_left=worst.rounds, serial=worst.serial,
+                    reason=f"not reduced: {f.name} had spent {worst.spent_before} AP before being stunned",
+                ))
+            else:
+                left = worst.rounds - 1
+                ticks.append(UpkeepTick(step="stun", who=f.name, effect=worst.kind, change=-1,
+                                        serial=worst.serial, rounds_left=left, removed=left <= 0))
+        for f in state.fighters:
+            for e in f.effects:
+                if e.kind != STAGGER:
+                    continue
+                if e.fresh and e.spent_before >= LATE_EFFECT_AP:
+                    ticks.append(UpkeepTick(
+                        step="stagger", who=f.name, effect=STAGGER, serial=e.serial,
+                        reason=f"stays: {f.name} had spent {e.spent_before} AP before being staggered",
+                    ))
+                else:
+                    ticks.append(UpkeepTick(step="stagger", who=f.name, effect=STAGGER, serial=e.serial, removed=True))
+        for c in state.counters:
+            ticks.append(UpkeepTick(step="environment", who="scene", effect=c.name, change=c.per_round,
+                                    reason=f"{c.name} {c.value} -> {c.value + c.per_round}"))
+        lost = {
+            f.name: f.ap for f in state.fighters
+            if f.ap > 0 and f.base is not None and state.options["carry-ap"] == "no"
+        }
+        # AP paid by arriving shares leave those combatants with none to lose.
+        for e in events:
+            if isinstance(e, (ActionProgressed, ActionReadied)):
+                lost.pop(e.who, None)
+        return [*events, *ticks, RoundEnded(round=state.round, ap_lost=lost)]
+
+    # --- view and narration ----------------------------------------------------------------
+
+    def view(self, state: ApState) -> dict[str, Any]:
+        combatants = []
+        pending = []
+        for f in state.fighters:
+            combatants.append({
+                "name": f.name,
+                "side": f.side,
+                "initiative": f.initiative,
+                "base_initiative": f.base,
+                "ap": f.ap,
+                "ap_spent": f.spent,
+                "hits": f.hits,
+                "damage": f.damage,
+                "hits_left": f.hits - f.damage,
+                "pace": f.pace,
+                "delay": f.delay,
+                "out_of_round": f.out,
+                "parry": f.parry,
+                "effects": [
+                    {"kind": e.kind, "per_round": e.per_round or None, "rounds": e.rounds} for e in f.effects
+                ],
+            })
+            if f.action is not None:
+                a = f.action
+                pending.append({
+                    "who": f.name, "action": a.name, "ap": a.cost, "resolves_at": a.resolves_at,
+                    "step": a.step, "target": a.target, "trigger": a.trigger,
+                    "progress": a.progress, "penalty": a.penalty,
+                })
+        return {
+            "round": state.round,
+            "clock": {"in_round": state.in_round, "count": state.count},
+            "combatants": combatants,
+            "pending": pending,
+            "environment": [{"name": c.name, "value": c.value, "per_round": c.per_round} for c in state.counters],
+        }
+
+    def describe(self, event: Event) -> str:
+        match event:
+            case RoundStarted(round=number, count=count, initiatives=inits):
+                order = ", ".join(f"{i.who} {i.actual.value}" for i in sorted(inits, key=lambda i: -i.actual.value))
+                return f"Round {number} begins at count {count}: {order}"
+            case ActionContinued(who=who, action=action, step=step, at=at):
+                verb = "resolves" if step == "resolves" else "carries on to"
+                return f"{who}'s {action} goes on: {verb} count {at.value}"
+            case ClockAdvanced(count=count, declaring=d, resolving=r):
+                parts = [f"{', '.join(d)} to declare"] if d else []
+                parts += [f"{', '.join(r)} to resolve"] if r else []
+                return f"Count {count}" + (f": {'; '.join(parts)}" if parts else "")
+            case ActionDeclared(who=who, action=action, cost=cost, count=count, step=step, at=at,
+                                penalty=penalty, target=target, trigger=trigger):
+                on = f" on {target}" if target else ""
+                pen = f", penalty {penalty.value}" if penalty.value else ""
+                if step == "readies":
+                    tail = f"ready at {at.value}, then held until: {trigger}"
+                elif step == "progresses":
+                    tail = f"round-to-round, this round's share ends at {at.value}"
+                else:
+                    tail = f"resolves at {at.value}"
+                return f"{who} declares {action}{on} ({cost.value} AP{pen}) at {count}: {tail}"
+            case ActionProgressed(who=who, action=action, paid=paid, progress=progress, cost=cost):
+                return f"{who} puts {paid} AP into {action} ({progress} of {cost})"
+            case ActionReadied(who=who, action=action, paid=paid, trigger=trigger):
+                return f"{who}'s {action} is ready ({paid} AP), held until: {trigger}"
+            case ActionResolved(who=who, action=action, paid=paid, count=count, outcome=outcome, target=target,
+                                charge=charge):
+                on = f" on {target}" if target else ""
+                when = f" at {count}" if count is not None else ""
+                res = f": {outcome}" if outcome else ""
+                ch = f" (charge x{charge.value})" if charge else ""
+                return f"{who} resolves {action}{on}{when}{ch}, {paid} AP{res}"
+            case ActionCancelled(who=who, action=action, reason=reason, orientation=o, delay=delay, out=out):
+                extra = ""
+                if o:
+                    extra = " (Orientation Maneuver failed: no more actions this round)" if out else (
+                        f" (Orientation Maneuver {o}: delay {delay})")
+                return f"{who}'s {action} {reason}{extra}"
+            case PaceChanged(who=who, pace=pace, penalty=penalty, count=count):
+                return f"{who} moves at {pace} pace from count {count} (penalty {penalty})"
+            case ParryDeclared(who=who, amount=amount, against=against):
+                return f"{who} parries {amount}" + (f" against {against}" if against else "")
+            case ParryUsed(who=who, against=against, paid=paid):
+                return f"{who} parries {against}'s attack" + (f": {paid} AP spent on the melee attack" if paid else "")
+            case DamageTaken(who=who, amount=amount, hits_left=left):
+                return f"{who} takes {amount.value} hits ({left} left)"
+            case EffectApplied(who=who, kind=kind, per_round=per_round, rounds=rounds):
+                detail = f"{per_round} a round" if per_round else (f"{rounds} rounds" if rounds else "until upkeep")
+                return f"{who} is {kind} ({detail})"
+            case EffectEnded(who=who, kind=kind, reason=reason):
+                return f"{who} is no longer {kind} ({reason})"
+            case BleedingStaunched(who=who, by=by, per_round=per_round):
+                return f"{by} staunches {who}'s bleeding to {per_round} a round"
+            case CounterSet(name=name, value=value, per_round=per_round, ended=ended):
+                if ended:
+                    return f"The scene's {name} stops"
+                return f"The scene's {name} stands at {value}, {per_round:+d} each upkeep"
+            case UpkeepTick(step=step, who=who, effect=effect, change=change, rounds_left=left, removed=removed,
+                            reason=reason):
+                if step == "bleeding":
+                    return f"Upkeep: {who} bleeds {-change} hits"
+                if step == "environment":
+                    return f"Upkeep: {reason}"
+                if removed:
+                    return f"Upkeep: {who}'s {effect} ends"
+                if reason:
+                    return f"Upkeep: {who}'s {effect} {reason}"
+                return f"Upkeep: {who}'s {effect} has {left} rounds left"
+            case RoundEnded(round=number, ap_lost=lost):
+                tail = "; unspent AP lost: " + ", ".join(f"{k} {v}" for k, v in lost.items()) if lost else ""
+                return f"Round {number} ends{tail}"
+        return type(event).__name__
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def _need_round(state: ApState) -> None:
+    if not state.in_round:
+        raise RuleViolation("no round under way: start one with `skirmish round`", R_INIT)
+
+
+def _may_declare(f: Fighter) -> bool:
+    return not f.out and f.ap > 0 and f.base is not None
+
+
+def _base_initiative(f: Fighter, roll: Roll) -> Derivation:
+    penalty_steps = -((-f.penalty) // 10)
+    terms = (Term("2d10", roll.total), Term("Qu", f.qu), Term("1 per -10 penalty", penalty_steps))
+    value = roll.total + f.qu + penalty_steps
+    return Derivation(value, "2d10 + Qu - 1 per -10 penalty", terms, R_INIT, roll)
+
+
+def _cost(f: Fighter, action: str, ap: int | None, low: int, high: int | None) -> Derivation:
+    if low == high == 0:
+        if ap is not None:
+            raise BadInput(f"{action} is instantaneous: no --ap")
+        cost = 0 if f.instants == 0 else 1
+        why = "first instantaneous action of the round is free" if cost == 0 else "each further instantaneous action costs 1 AP"
+        return Derivation(cost, why, (Term("instantaneous actions before", f.instants),), R_INSTANT)
+    if ap is None:
+        ap = high if high is not None else low
+    if ap < low or (high is not None and ap > high):
+        span = f"{low}-{high}" if high != low else str(low)
+        span = f"{low}+" if high is None else span
+        raise RuleViolation(f"{action} costs {span} AP, not {ap}", R_ACTIONS)
+    return Derivation(ap, f"{action} at {ap} AP", rule=R_ACTIONS)
+
+
+def _penalty(f: Fighter, action: str, cost: int, high: int | None) -> Derivation:
+    terms = []
+    if high is not None and cost < high:
+        terms.append(Term(f"{high - cost} AP under the maximum", RANGE_PENALTY_PER_AP * (high - cost)))
+    if f.pace_penalty:
+        terms.append(Term(f"{f.pace} pace", f.pace_penalty))
+    value = sum(t.value for t in terms)
+    return Derivation(value, "-25 per AP under the maximum + pace penalty", tuple(terms), R_ACTIONS)
+
+
+def _continue(a: Action, who: str, top: int, ap: int) -> ActionContinued:
+    remaining = a.cost - a.progress
+    if remaining <= ap:
+        at = Derivation(top - COUNT_PER_AP * remaining, "initiative - 5 x AP still to pay",
+                        (Term("initiative", top), Term("5 x AP to go", -COUNT_PER_AP * remaining)), R_R2R)
+        return ActionContinued(who=who, action=a.name, step="resolves", at=at)
+    at = Derivation(top - COUNT_PER_AP * ap, "initiative - 5 x AP (the whole round)",
+                    (Term("initiative", top), Term("5 x AP", -COUNT_PER_AP * ap)), R_R2R)
+    return ActionContinued(who=who, action=a.name, step="progresses", at=at)
+
+
+def _arrive(f: Fighter, a: Action) -> Event:
+    """A share of a round-to-round action, or a held action's readying, reaches its count."""
+    if a.step == "readies":
+        assert a.trigger is not None
+        return ActionReadied(who=f.name, action=a.name, paid=a.cost, trigger=a.trigger)
+    paid = f.ap
+    return ActionProgressed(who=f.name, action=a.name, paid=paid, progress=a.progress + paid, cost=a.cost)
+
+
+def _damage(f: Fighter, amount: Derivation) -> DamageTaken:
+    return DamageTaken(who=f.name, amount=amount, hits_left=f.hits - f.damage - amount.value)
+
+
+def _charge(speed: int | None) -> Derivation:
+    assert speed is not None
+    if speed < 0:
+        raise BadInput(f"a relative speed is 0 m/s or more, not {speed}")
+    for least, times, _ in CHARGE:
+        if speed >= least:
+            return Derivation(times, f"charge at {speed} m/s (at least {least} m/s)",
+                              (Term("relative speed m/s", speed),), R_CHARGE)
+    return Derivation(1, f"charge at {speed} m/s: under 3 m/s, no bonus", (Term("relative speed m/s", speed),), R_CHARGE)
+
+
+def _charge_critical(speed: int | None) -> int:
+    if speed is None:
+        return 0
+    return next((crit for least, _, crit in CHARGE if speed >= least), 0)
+
+
+def _bleeding(f: Fighter) -> int:
+    return sum(e.per_round for e in f.effects if e.kind == BLEEDING)
+
+
+def _bleed(f: Fighter, change: int) -> Fighter:
+    total = _bleeding(f) + change
+    others = tuple(e for e in f.effects if e.kind != BLEEDING)
+    # Bleeding is one running total, never ticked by serial: it keeps serial -1.
+    return replace(f, effects=others + ((Effect(BLEEDING, per_round=total, serial=-1),) if total > 0 else ()))
+
+
+def _without(effects: tuple[Effect, ...], kind: str) -> tuple[Effect, ...]:
+    for i, e in enumerate(effects):
+        if e.kind == kind:
+            return effects[:i] + effects[i + 1:]
+    return effects
+
+
+def _worst_stun(effects: tuple[Effect, ...]) -> int:
+    """Index of the stun upkeep reduces: the most severe, the earliest applied among equals."""
+    stuns = [i for i, e in enumerate(effects) if e.kind in STUNS]
+    return max(stuns, key=lambda i: (STUNS[effects[i].kind], -i))
+
+
+def _tick(state: ApState, tick: UpkeepTick) -> ApState:
+    if tick.step == "environment":
+        counters = tuple(
+            replace(c, value=c.value + tick.change) if c.name == tick.effect else c for c in state.counters
+        )
+        return replace(state, counters=counters)
+    f = state.fighter(tick.who)
+    if tick.step == "bleeding":
+        return _put(state, replace(f, damage=f.damage - tick.change))
+    effects = list(f.effects)
+    i = next(i for i, e in enumerate(effects) if e.serial == tick.serial)
+    if tick.removed:
+        del effects[i]
+    else:
+        effects[i] = replace(effects[i], rounds=tick.rounds_left, fresh=False)
+    return _put(state, replace(f, effects=tuple(effects)))
+
+
+RULESET = ApCountdown()
