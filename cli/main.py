@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from collections.abc import Callable, Sequence
@@ -86,19 +87,19 @@ def main_options(
     _current.text = " ".join(_command_text)
 
 
-def _pairs(items: Sequence[str] | None, what: str) -> dict[str, str]:
+def _pairs(items: Sequence[str] | None, what: str, lower: bool = True) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items or ():
         key, sep, value = item.partition("=")
         if not sep or not key.strip() or not value.strip():
             raise BadInput(f"{what} takes KEY=VALUE, not {item!r}")
-        out[key.strip().lower()] = value.strip()
+        out[key.strip().lower() if lower else key.strip()] = value.strip()
     return out
 
 
 def _rolls(items: Sequence[str] | None) -> dict[str, tuple[int, ...]]:
     out: dict[str, tuple[int, ...]] = {}
-    for name, faces in _pairs(items, "--roll").items():
+    for name, faces in _pairs(items, "--roll", lower=False).items():
         try:
             out[name] = tuple(int(f) for f in faces.split(","))
         except ValueError:
@@ -466,10 +467,15 @@ def run_cli(args: Sequence[str], prefix: str = "") -> int:
         # Usage errors of the command-line parser (unknown command, missing argument, a
         # word where a number goes) carry their own message and exit code.
         message = getattr(exc, "format_message", None)
-        if message is None:
+        if message is not None:
+            typer.echo(f"Error: {prefix}{message()} (see `skirmish --help`)", err=True)
+            return int(getattr(exc, "exit_code", 2))
+        if os.environ.get("SKIRMISH_DEBUG"):
             raise
-        typer.echo(f"Error: {prefix}{message()} (see `skirmish --help`)", err=True)
-        return int(getattr(exc, "exit_code", 2))
+        # A bug, not bad input: still one line, and nothing was appended (the store's
+        # transaction rolled back or never began). SKIRMISH_DEBUG=1 shows the traceback.
+        typer.echo(f"Error: {prefix}internal error, please report it: {type(exc).__name__}: {exc}", err=True)
+        return 70
     finally:
         _command_text, _error_prefix[0] = saved
 

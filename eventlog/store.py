@@ -314,7 +314,7 @@ class Store:
             assert enc_id is not None
             cmd = self._insert_command(enc_id, "main", command_text, command_body, now)
             (event_id,) = self._insert_events(enc_id, None, None, cmd, [first], now)
-            self._insert_move(enc_id, "main", 0, None, event_id, "start", cmd, now)
+            self._insert_move(enc_id, "main", 1, None, event_id, "start", cmd, now)
             self.conn.execute(
                 "INSERT INTO settings(key, value) VALUES ('encounter', ?) "
                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value",

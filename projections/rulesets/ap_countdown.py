@@ -21,8 +21,11 @@ Readings chosen where the text is silent, documented here and in the README:
 - Stun and stagger ask whether the combatant "had spent less than 2 AP before being
   stunned". The AP spent that round is captured when the effect is applied; the check
   governs the first upkeep after it (a stun that landed late in a round does not count
-  that round). Later upkeeps reduce it normally. Only the most severe stun effect
-  loses a round per upkeep (Stunned/Unable to Parry, then Stunned, then Dazed).
+  that round). Later upkeeps reduce it normally, also a milder stun that only becomes
+  the most severe after some upkeeps. An effect applied between rounds (after an upkeep,
+  before the next round) counts 0 AP spent: the upkeep it meets first is the next
+  round's. Only the most severe stun effect loses a round per upkeep (Stunned/Unable to
+  Parry, then Stunned, then Dazed).
 - "1 pace change allowed per tick": a tick is one initiative count.
 - A round-to-round action is one costing more than 4 AP. Its AP are paid round by round
   as each round's share completes; interrupting it loses the progress.
@@ -30,14 +33,19 @@ Readings chosen where the text is silent, documented here and in the README:
   count where it would resolve and stays held across rounds until the GM resolves it
   when the trigger happens, or it is cancelled. Declaring any other action except
   movement breaks the concentration and cancels it, as it does a round-to-round action.
+  A held instantaneous action would resolve on the count it is declared on: it is ready
+  at once.
 - A combatant may declare at any count at or below its actual initiative (waiting is
   allowed), never above it: that is declaring out of turn.
 - Cancelling is not itself a declared action; the Orientation Maneuver's result, if the
-  GM calls for one, is a delay subtracted from initiative for the rest of the round.
+  GM calls for one, is a delay subtracted from initiative for the rest of the round. A
+  failure allows no action at all for the rest of the round, a pace change included
+  (movement is an action: Actions).
 - Parry is declared before the combatant's first action of the round. When a melee
   attack against the parrying combatant resolves, the parry is used: the AP of its
   pending melee attack are paid at once and that attack can no longer be cancelled; with
-  no melee attack pending, the next action it declares this round must be one.
+  no melee attack pending, the next action it declares this round must be one. AP left
+  over after that melee attack are free for other actions.
 - The charging table's speeds are thresholds: 3 to 5 m/s x2 (+1), 6 to 11 x3 (+2), 12 or
   more x4 (+3); below 3 m/s there is no charge bonus.
 - First aid (8 AP, "per hit/round") reduces the target's bleeding by 1 hit a round each
@@ -182,6 +190,7 @@ class Fighter(msgspec.Struct, frozen=True):
     parry: int | None = None
     parry_against: str | None = None
     parry_used: bool = False
+    parry_owes_melee: bool = False  # a parry was used with no melee attack pending (Parry)
     declared_this_round: bool = False
     effects: tuple[Effect, ...] = ()
     effects_applied: int = 0
@@ -425,7 +434,7 @@ class ApCountdown:
                     fighters.append(replace(
                         f, base=init.base.value, base_derivation=init.base, ap=init.ap, spent=0,
                         instants=0, delay=0, out=False, parry=None, parry_against=None,
-                        parry_used=False, declared_this_round=False,
+                        parry_used=False, parry_owes_melee=False, declared_this_round=False,
                     ))
                 return replace(state, round=number, in_round=True, count=count, fighters=tuple(fighters))
             case ActionContinued(who=who, step=step, at=at):
@@ -443,7 +452,10 @@ class ApCountdown:
                     penalty=penalty.value,
                 )
                 instants = f.instants + (1 if ACTIONS.get(name, (1, 1))[1] == 0 else 0)
-                return _put(state, replace(f, action=action, instants=instants, declared_this_round=True))
+                owes = f.parry_owes_melee and name != MELEE
+                return _put(state, replace(
+                    f, action=action, instants=instants, declared_this_round=True, parry_owes_melee=owes
+                ))
             case ActionProgressed(who=who, paid=paid, progress=progress):
                 f = state.fighter(who)
                 assert f.action is not None
@@ -471,7 +483,11 @@ class ApCountdown:
                 action = f.action
                 if action is not None and action.name == MELEE and paid:
                     action = replace(action, paid=True, progress=action.cost)
-                return _put(state, replace(f, parry_used=True, ap=f.ap - paid, spent=f.spent + paid, action=action))
+                # With no melee attack under way, the next action declared must be one (Parry).
+                owes = action is None or action.name != MELEE
+                return _put(state, replace(
+                    f, parry_used=True, parry_owes_melee=owes, ap=f.ap - paid, spent=f.spent + paid, action=action
+                ))
             case DamageTaken(who=who, amount=amount):
                 f = state.fighter(who)
                 return _put(state, replace(f, damage=f.damage + amount.value))
@@ -495,8 +511,14 @@ class ApCountdown:
             case UpkeepTick():
                 return _tick(state, event)
             case RoundEnded():
+                # Every effect still on has now been through an upkeep, ticked or not: the
+                # "spent 2 AP before" check governs only the first one (Upkeep).
                 fighters = tuple(
-                    replace(f, ap=f.ap if state.options["carry-ap"] == "yes" else 0) for f in state.fighters
+                    replace(
+                        f, ap=f.ap if state.options["carry-ap"] == "yes" else 0,
+                        effects=tuple(replace(e, fresh=False) for e in f.effects),
+                    )
+                    for f in state.fighters
                 )
                 return replace(state, in_round=False, count=None, fighters=fighters)
             case NoteAdded() | EncounterStarted():
@@ -625,7 +647,7 @@ class ApCountdown:
             raise RuleViolation(
                 f"not {f.name}'s turn: initiative {f.initiative}, the count is {count}", R_RES
             )
-        if f.parry_used and action != MELEE and f.action is None:
+        if f.parry_owes_melee and action != MELEE:
             raise RuleViolation(
                 f"{f.name} used a parry this round: the AP are spent on a melee attack", R_PARRY
             )
@@ -673,6 +695,11 @@ class ApCountdown:
             who=f.name, action=action, cost=cost, count=count, step=step, at=at,
             penalty=penalty, target=target, trigger=cmd.trigger,
         ))
+        if step == "readies" and at.value == count:
+            # A held instantaneous action would resolve on this very count: it is ready now
+            # (Conditional Actions; Instantaneous actions), not at a later `next`.
+            assert cmd.trigger is not None
+            events.append(ActionReadied(who=f.name, action=action, paid=cost.value, trigger=cmd.trigger))
         return events
 
     def _move(self, state: ApState, f: Fighter, cmd: Declare, count: int) -> list[Event]:
@@ -680,6 +707,8 @@ class ApCountdown:
             raise BadInput("move needs --pace PACE (e.g. walk, run), with --penalty N from the movement table")
         if cmd.ap is not None:
             raise BadInput("movement costs no AP here: its pace penalty applies to the round's other actions")
+        if f.out:
+            raise RuleViolation(f"{f.name} failed an Orientation Maneuver: no more actions this round", R_CANCEL)
         if f.pace_count == (state.round, count):
             raise RuleViolation(f"{f.name} already changed pace at count {count}: 1 pace change per tick", R_ACTIONS)
         penalty = cmd.penalty if cmd.penalty is not None else 0
@@ -799,7 +828,12 @@ class ApCountdown:
             return [EffectApplied(who=f.name, kind=kind, per_round=cmd.per_round)]
         if cmd.per_round is not None:
             raise BadInput(f"--per-round goes with bleeding and scene counters, not {kind}")
-        spent = Derivation(f.spent, "AP spent this round before the effect", rule=R_UPKEEP)
+        if state.in_round:
+            spent = Derivation(f.spent, "AP spent this round before the effect", rule=R_UPKEEP)
+        else:
+            # Between rounds the last round's upkeep is done: the next upkeep is the new
+            # round's, before which nothing has been spent yet (Upkeep).
+            spent = Derivation(0, "applied between rounds: no AP spent yet this round", rule=R_UPKEEP)
         if kind == STAGGER:
             if cmd.rounds is not None:
                 raise BadInput("staggered has no duration: upkeep removes it")
@@ -863,14 +897,12 @@ class ApCountdown:
         for c in state.counters:
             ticks.append(UpkeepTick(step="environment", who="scene", effect=c.name, change=c.per_round,
                                     reason=f"{c.name} {c.value} -> {c.value + c.per_round}"))
+        # AP paid by arriving shares and readied holds are spent, not lost; the rest are.
+        paid_now = {e.who: e.paid for e in events if isinstance(e, (ActionProgressed, ActionReadied))}
         lost = {
-            f.name: f.ap for f in state.fighters
-            if f.ap > 0 and f.base is not None and state.options["carry-ap"] == "no"
+            f.name: f.ap - paid_now.get(f.name, 0) for f in state.fighters
+            if f.ap - paid_now.get(f.name, 0) > 0 and f.base is not None and state.options["carry-ap"] == "no"
         }
-        # AP paid by arriving shares leave those combatants with none to lose.
-        for e in events:
-            if isinstance(e, (ActionProgressed, ActionReadied)):
-                lost.pop(e.who, None)
         return [*events, *ticks, RoundEnded(round=state.round, ap_lost=lost)]
 
     # --- view and narration ----------------------------------------------------------------
@@ -944,7 +976,7 @@ class ApCountdown:
                 on = f" on {target}" if target else ""
                 when = f" at {count}" if count is not None else ""
                 res = f": {outcome}" if outcome else ""
-                ch = f" (charge x{charge.value})" if charge else ""
+                ch = f" (charge x{charge.value}, critical +{event.critical_bonus})" if charge else ""
                 return f"{who} resolves {action}{on}{when}{ch}, {paid} AP{res}"
             case ActionCancelled(who=who, action=action, reason=reason, orientation=o, delay=delay, out=out):
                 extra = ""
@@ -961,7 +993,8 @@ class ApCountdown:
             case DamageTaken(who=who, amount=amount, hits_left=left):
                 return f"{who} takes {amount.value} hits ({left} left)"
             case EffectApplied(who=who, kind=kind, per_round=per_round, rounds=rounds):
-                detail = f"{per_round} a round" if per_round else (f"{rounds} rounds" if rounds else "until upkeep")
+                detail = f"{per_round} a round" if per_round else (
+                    f"{rounds} round{'' if rounds == 1 else 's'}" if rounds else "until upkeep")
                 return f"{who} is {kind} ({detail})"
             case EffectEnded(who=who, kind=kind, reason=reason):
                 return f"{who} is no longer {kind} ({reason})"
@@ -981,7 +1014,7 @@ class ApCountdown:
                     return f"Upkeep: {who}'s {effect} ends"
                 if reason:
                     return f"Upkeep: {who}'s {effect} {reason}"
-                return f"Upkeep: {who}'s {effect} has {left} rounds left"
+                return f"Upkeep: {who}'s {effect} has {left} round{'' if left == 1 else 's'} left"
             case RoundEnded(round=number, ap_lost=lost):
                 tail = "; unspent AP lost: " + ", ".join(f"{k} {v}" for k, v in lost.items()) if lost else ""
                 return f"Round {number} ends{tail}"
