@@ -48,6 +48,11 @@ class Context:
     def encounter(self) -> Encounter:
         return Encounter.open(self.store())
 
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
 
 _current = Context(DEFAULT_DB)
 _command_text: list[str] = []
@@ -211,8 +216,8 @@ def next_() -> None:
 
 @command()
 def declare(
-    who: str,
-    action: str,
+    who: Annotated[str, typer.Argument(help="The combatant acting.")],
+    action: Annotated[str, typer.Argument(help="An action of the ruleset's table, e.g. melee-attack.")],
     ap: Annotated[int | None, typer.Option(help="Action points to spend.")] = None,
     percent: Annotated[int | None, typer.Option(help="Activity percent to spend.")] = None,
     target: Annotated[str | None, typer.Option(help="Whom the action is aimed at.")] = None,
@@ -228,7 +233,7 @@ def declare(
 
 @command()
 def resolve(
-    who: str,
+    who: Annotated[str, typer.Argument(help="The combatant whose action completes.")],
     outcome: Annotated[str | None, typer.Option(help="What the roll gave, in the GM's words.")] = None,
     hits: Annotated[int | None, typer.Option(help="Hits dealt to the action's target.")] = None,
     charge: Annotated[int | None, typer.Option(help="Relative speed in m/s of a charge.")] = None,
@@ -477,6 +482,7 @@ def run_cli(args: Sequence[str], prefix: str = "") -> int:
         typer.echo(f"Error: {prefix}internal error, please report it: {type(exc).__name__}: {exc}", err=True)
         return 70
     finally:
+        _current.close()
         _command_text, _error_prefix[0] = saved
 
 

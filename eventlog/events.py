@@ -122,7 +122,8 @@ class Codec:
         while version < self.versions[kind]:
             raw = self._upcasters[(kind, version)](raw)
             version += 1
-        return msgspec.convert(raw, self._type)
+        event: Event = msgspec.convert(raw, self._type)
+        return event
 
 
 def tag_of(event_type: type[Event]) -> str:

@@ -50,11 +50,20 @@ class Stat:
 
 
 class Ruleset(Protocol[State]):
-    id: str
-    rules_file: str
-    options: Mapping[str, Option]
-    stats: Mapping[str, Stat]
-    event_types: tuple[type[Event], ...]
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def rules_file(self) -> str: ...
+
+    @property
+    def options(self) -> Mapping[str, Option]: ...
+
+    @property
+    def stats(self) -> Mapping[str, Stat]: ...
+
+    @property
+    def event_types(self) -> tuple[type[Event], ...]: ...
 
     def initial(self, started: EncounterStarted) -> State: ...
 
