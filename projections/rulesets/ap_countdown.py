@@ -480,13 +480,13 @@ class ApCountdown:
                 return _put(state, replace(f, parry=amount, parry_against=against))
             case ParryUsed(who=who, paid=paid):
                 f = state.fighter(who)
-                action = f.action
-                if action is not None and action.name == MELEE and paid:
-                    action = replace(action, paid=True, progress=action.cost)
+                under_way = f.action
+                if under_way is not None and under_way.name == MELEE and paid:
+                    under_way = replace(under_way, paid=True, progress=under_way.cost)
                 # With no melee attack under way, the next action declared must be one (Parry).
-                owes = action is None or action.name != MELEE
+                owes = under_way is None or under_way.name != MELEE
                 return _put(state, replace(
-                    f, parry_used=True, parry_owes_melee=owes, ap=f.ap - paid, spent=f.spent + paid, action=action
+                    f, parry_used=True, parry_owes_melee=owes, ap=f.ap - paid, spent=f.spent + paid, action=under_way
                 ))
             case DamageTaken(who=who, amount=amount):
                 f = state.fighter(who)
@@ -513,14 +513,14 @@ class ApCountdown:
             case RoundEnded():
                 # Every effect still on has now been through an upkeep, ticked or not: the
                 # "spent 2 AP before" check governs only the first one (Upkeep).
-                fighters = tuple(
+                after_round = tuple(
                     replace(
                         f, ap=f.ap if state.options["carry-ap"] == "yes" else 0,
                         effects=tuple(replace(e, fresh=False) for e in f.effects),
                     )
                     for f in state.fighters
                 )
-                return replace(state, in_round=False, count=None, fighters=fighters)
+                return replace(state, in_round=False, count=None, fighters=after_round)
             case NoteAdded() | EncounterStarted():
                 return state
         return state
@@ -1081,7 +1081,8 @@ def _arrive(f: Fighter, a: Action) -> Event:
     """A share of a round-to-round action, or a held action's readying, reaches its count."""
     if a.step == "readies":
         assert a.trigger is not None
-        return ActionReadied(who=f.name, action=a.name, paid=a.cost, trigger=a.trigger)
+        # A held melee attack whose AP a used parry already spent is not paid twice (Parry).
+        return ActionReadied(who=f.name, action=a.name, paid=0 if a.paid else a.cost, trigger=a.trigger)
     paid = f.ap
     return ActionProgressed(who=f.name, action=a.name, paid=paid, progress=a.progress + paid, cost=a.cost)
 
