@@ -232,15 +232,22 @@ class Store:
         conn = self.conn
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        # Our files are known by skirmish's migration record: another program's may share a
+        # table name (encounters) or a user_version, and must be refused before migrating
+        # writes anything into them. An empty file, or one whose first migration was cut
+        # short, has nothing but an empty _sqlite_migrations: it becomes ours.
+        ours = "_sqlite_migrations" in tables and conn.execute(
+            "SELECT 1 FROM _sqlite_migrations WHERE migration_set = 'skirmish' LIMIT 1"
+        ).fetchone() is not None
+        if not ours and (version or tables - {"_sqlite_migrations"}):
+            raise StoreError(f"{self.file} is a SQLite database of another program, not skirmish's")
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.file} was written by a newer skirmish (schema {version}, this one "
                 f"knows {SCHEMA_VERSION}): upgrade skirmish to read it"
             )
         if version < SCHEMA_VERSION:
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            if tables - {"_sqlite_migrations", "encounters"} and "encounters" not in tables:
-                raise StoreError(f"{self.file} is a SQLite database of another program, not skirmish's")
             self._migrate()
         if self.file != ":memory:":
             # WAL lets readers run beside the one writer; FULL syncs each commit, so a
@@ -617,7 +624,9 @@ class Store:
             hashes[e.id] = e.hash
         previous: str | None = None
         digest = hashlib.sha256()
+        moved: set[int] = set()
         for m in self.head_moves(encounter_id):
+            moved.add(m.command_id)
             cmd = cmds.get(m.command_id)
             to_hash = hashes.get(m.to_event)
             if cmd is None or to_hash is None:
@@ -626,6 +635,11 @@ class Store:
                 raise TamperedLog(f"head move {m.id} ({m.reason} on {m.branch}) was altered, removed or re-ordered")
             previous = m.hash
             digest.update(m.hash.encode())
+        # Every command moves a head; the chain's last move has no successor to break, so
+        # its removal shows only as a command left without one.
+        for c in cmds.values():
+            if c.id not in moved:
+                raise TamperedLog(f"command {c.id} ({c.text!r}) has no head move: one was removed")
         # Leaves no head move points at (never happens by append) would escape the move chain.
         for event_id, h in hashes.items():
             digest.update(f"{event_id}:{h}".encode())

@@ -1,0 +1,321 @@
+"""The shared invariants of every registered ruleset: replay, undo/redo, branches, bad input.
+
+Each test is parametrized over ``sorted(registry())``: a ruleset installed later (built-in
+or third-party, by entry point) is covered as soon as tests/rulesets_support.py knows
+how to propose commands for it. Hypothesis plays random sequences of those commands on
+an encounter in a fresh in-memory store per example.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import start
+from rulesets_support import support_for
+from skirmish.eventlog.commands import Command, command_encoder
+from skirmish.eventlog.errors import SkirmishError
+from skirmish.eventlog.events import EncounterStarted
+from skirmish.eventlog.store import Head, Store
+from skirmish.projections.engine import Encounter, Recorded
+from skirmish.projections.ruleset import get_ruleset, registry
+
+RULESETS = sorted(registry())
+
+# Each example opens its own in-memory store inside the test body; the only function-scoped
+# fixture in play is conftest's autouse `isolated` (environment and cwd), which is the
+# same for every example and safe to share.
+INVARIANTS = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+MAX_STEPS = 60
+
+
+class Counts(NamedTuple):
+    events: int
+    commands: int
+    moves: int
+    branches: dict[str, Head]
+    current: str
+
+
+def counts(store: Store, encounter_id: int) -> Counts:
+    def rows(table: str) -> int:
+        sql = f"SELECT count(*) FROM {table} WHERE encounter_id = ?"
+        return int(store.conn.execute(sql, (encounter_id,)).fetchone()[0])
+
+    return Counts(
+        rows("events"), rows("commands"), rows("head_moves"), store.branches(encounter_id),
+        store.current_branch(encounter_id),
+    )
+
+
+class Run:
+    """One example: an encounter under the ruleset, with random options and dice seed."""
+
+    def __init__(self, data: st.DataObject, ruleset_id: str) -> None:
+        self.data = data
+        self.ruleset = get_ruleset(ruleset_id)
+        self.support = support_for(ruleset_id)
+        options = {
+            key: data.draw(st.sampled_from(option.choices), label=f"option {key}")
+            for key, option in sorted(self.ruleset.options.items())
+        }
+        seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
+        self.store = Store(":memory:")
+        self.enc = start(self.store, ruleset_id, seed=seed, **options)
+        self.failures = 0
+
+    def close(self) -> None:
+        self.store.close()
+
+    def counts(self) -> Counts:
+        return counts(self.store, self.enc.row.id)
+
+    # --- commands -------------------------------------------------------------------------
+
+    def draw_command(self, candidates: list[Command]) -> Command:
+        # Uniform over the candidates: the support weights them by repeating some.
+        return self.data.draw(st.sampled_from(candidates), label="command")
+
+    def execute(self, cmd: Command) -> list[Recorded] | None:
+        """Run one command; None if it was refused, having checked it appended nothing."""
+        before = self.counts()
+        view = self.enc.view()
+        text = f"test {command_encoder.encode(cmd).decode()}"
+        try:
+            recorded = self.enc.execute(cmd, text)
+        except SkirmishError:
+            self.failures += 1
+            assert self.counts() == before, f"refused {cmd!r} yet the store changed"
+            assert self.enc.view() == view
+            return None
+        after = self.counts()
+        # One command, its events and one head move, in one transaction, on the current branch.
+        assert recorded
+        assert after.events == before.events + len(recorded)
+        assert (after.commands, after.moves) == (before.commands + 1, before.moves + 1)
+        assert after.current == before.current
+        assert after.branches[after.current].event_id == recorded[-1].id
+        return recorded
+
+    def step(self) -> list[Recorded] | None:
+        return self.execute(self.draw_command(self.support.commands(self.enc)))
+
+    def must_fail(self, cmd: Command) -> None:
+        before = self.counts()
+        view = self.enc.view()
+        with pytest.raises(SkirmishError):
+            self.enc.execute(cmd, "test must fail")
+        assert self.counts() == before, f"refused {cmd!r} yet the store changed"
+        assert self.enc.view() == view
+
+    # --- head moves -----------------------------------------------------------------------
+
+    def move(self) -> None:
+        """One random undo, redo, fork or switch; a refused one must record nothing."""
+        enc = self.enc
+        verb = self.data.draw(st.sampled_from(["undo", "redo", "fork", "switch"]), label="move")
+        before = self.counts()
+        try:
+            if verb == "undo":
+                enc.undo(self.data.draw(st.integers(1, 3), label="steps"), "test undo")
+            elif verb == "redo":
+                enc.redo(self.data.draw(st.integers(1, 3), label="steps"), "test redo")
+            elif verb == "fork":
+                ids = [row.id for row in self.store.all_events(enc.row.id)]
+                at = self.data.draw(st.sampled_from(ids), label="fork at")
+                name = f"what-if-{len(before.branches)}"
+                enc.fork(name, at, "test branch")
+                enc.switch(name, "test switch")
+            else:
+                enc.switch(self.data.draw(st.sampled_from(sorted(before.branches)), label="to"), "test switch")
+        except SkirmishError:
+            self.failures += 1
+            assert self.counts() == before, f"refused {verb} yet the store changed"
+
+    def wander(self, max_steps: int = MAX_STEPS, moves: bool = True) -> None:
+        """Commands, with undo, redo, fork and switch among them when ``moves``."""
+        for _ in range(self.data.draw(st.integers(max_steps // 4, max_steps), label="steps")):
+            if moves and self.data.draw(st.integers(0, 9), label="move?") < 2:
+                self.move()
+            else:
+                self.step()
+
+
+def fresh(store: Store, enc: Encounter) -> Encounter:
+    """The same encounter read back from the store by a new Encounter (no shared state)."""
+    return Encounter.open(store, enc.row.name)
+
+
+# --- the invariants ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+@INVARIANTS
+@given(data=st.data())
+def test_the_stored_log_folds_to_the_live_state(ruleset_id: str, data: st.DataObject) -> None:
+    run = Run(data, ruleset_id)
+    try:
+        evolve = run.ruleset.evolve
+        first = run.enc.path(run.enc.head().event_id)[0].event
+        assert isinstance(first, EncounterStarted)
+        live: Any = run.ruleset.initial(first)
+        for _ in range(data.draw(st.integers(MAX_STEPS // 4, MAX_STEPS), label="steps")):
+            recorded = run.step()
+            if recorded is None:
+                continue
+            for rec in recorded:
+                live = evolve(live, rec.event)
+            reread = fresh(run.store, run.enc)
+            head = reread.head().event_id
+            assert reread.state_at(head) == live
+            # The events read back are the events decided, field for field.
+            stored = reread.path(head)[-len(recorded):]
+            assert [(r.id, r.parent, r.event) for r in stored] == [(r.id, r.parent, r.event) for r in recorded]
+    finally:
+        run.close()
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+@INVARIANTS
+@given(data=st.data())
+def test_undo_then_redo_changes_nothing(ruleset_id: str, data: st.DataObject) -> None:
+    run = Run(data, ruleset_id)
+    try:
+        enc, store = run.enc, run.store
+        for _ in range(data.draw(st.integers(1, 4), label="rounds of play")):
+            run.wander(max_steps=10)
+            view, head = enc.view(), enc.head()
+            stack = store.redo_stack(enc.row.id, head.branch)
+            steps = data.draw(st.integers(1, 3), label="undo steps")
+            before = run.counts()
+            try:
+                targets = enc.undo(steps, "test undo")
+            except SkirmishError:
+                assert enc.path(head.event_id)[-1].parent is None  # only at the root
+                assert run.counts() == before
+                continue
+            assert 1 <= len(targets) <= steps
+            assert enc.head().event_id == targets[-1]
+            assert enc.view()["at"] == targets[-1]
+            enc.redo(len(targets), "test redo")
+            assert enc.view() == view
+            assert enc.head().event_id == head.event_id
+            assert enc.head().seq == head.seq + 2 * len(targets)
+            assert store.redo_stack(enc.row.id, head.branch) == stack
+    finally:
+        run.close()
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+@INVARIANTS
+@given(data=st.data())
+def test_a_branch_never_changes_another_branchs_state(ruleset_id: str, data: st.DataObject) -> None:
+    run = Run(data, ruleset_id)
+    try:
+        enc, store = run.enc, run.store
+        run.wander(moves=False)
+        original = enc.branch
+        view, head = enc.view(), enc.head()
+        state = enc.state_at(head.event_id)
+        ids = [row.id for row in store.all_events(enc.row.id)]
+        at = data.draw(st.sampled_from(ids), label="fork at")
+        enc.fork("what-if", at, "test branch")
+        assert enc.branch == original and enc.view() == view  # forking does not switch
+        enc.switch("what-if", "test switch")
+        assert enc.head().event_id == at
+        assert enc.state_at(at) == enc.state_at(enc.head().event_id)
+
+        def original_unchanged() -> None:
+            assert store.head(enc.row.id, original).event_id == head.event_id
+            assert enc.state_at(store.head(enc.row.id, original).event_id) == state
+
+        for _ in range(data.draw(st.integers(MAX_STEPS // 4, MAX_STEPS), label="steps on the fork")):
+            if data.draw(st.integers(0, 9), label="undo/redo?") < 2:
+                verb = data.draw(st.sampled_from(["undo", "redo"]), label="move")
+                try:
+                    getattr(enc, verb)(1, f"test {verb}")
+                except SkirmishError:
+                    pass
+            else:
+                run.step()
+            assert enc.branch == "what-if"
+            original_unchanged()
+        enc.switch(original, "test switch back")
+        assert enc.view() == view
+    finally:
+        run.close()
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+@INVARIANTS
+@given(data=st.data())
+def test_a_failing_command_appends_nothing(ruleset_id: str, data: st.DataObject) -> None:
+    run = Run(data, ruleset_id)
+    try:
+        enc, store = run.enc, run.store
+        for _ in range(data.draw(st.integers(MAX_STEPS // 4, MAX_STEPS), label="steps")):
+            what = data.draw(st.sampled_from(["play", "play", "move", "invalid", "bad move"]), label="what")
+            if what == "play":
+                run.step()
+            elif what == "move":
+                run.move()
+            elif what == "invalid":
+                run.must_fail(run.draw_command(run.support.invalid(enc)))
+            else:
+                before = run.counts()
+                last = max(before.branches[b].event_id for b in before.branches) + 1000
+                bad = data.draw(st.sampled_from([
+                    lambda: enc.undo(0, "undo 0"),
+                    lambda: enc.redo(0, "redo 0"),
+                    lambda: enc.fork(enc.branch, None, "branch taken"),
+                    lambda: enc.fork("-x", None, "branch -x"),
+                    lambda: enc.fork("42", None, "branch 42"),
+                    lambda: enc.fork("later", last, "branch at a missing event"),
+                    lambda: enc.switch(enc.branch, "switch to itself"),
+                    lambda: enc.switch("no-such-branch", "switch nowhere"),
+                ]), label="bad move")
+                with pytest.raises(SkirmishError):
+                    bad()
+                assert run.counts() == before
+            if not store.redo_stack(enc.row.id, enc.branch):
+                before = run.counts()
+                with pytest.raises(SkirmishError, match="nothing to redo"):
+                    enc.redo(1, "redo")
+                assert run.counts() == before
+        store.verify(enc.row.id)
+    finally:
+        run.close()
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+@INVARIANTS
+@given(data=st.data())
+def test_replay_yields_the_state_at_the_head(ruleset_id: str, data: st.DataObject) -> None:
+    run = Run(data, ruleset_id)
+    try:
+        enc, store = run.enc, run.store
+        run.wander()
+        head = enc.head().event_id
+        path = enc.path(head)
+        steps = list(enc.replay())
+        assert [rec.id for rec, _, _ in steps] == [rec.id for rec in path]
+        assert steps[0][1] is None
+        for (_, _, after), (_, before, _) in zip(steps, steps[1:]):
+            assert before is after
+        assert steps[-1][2] == enc.state_at(head)
+        assert steps[-1][2] == fresh(store, enc).state_at(head)
+        # Replaying to an earlier event of the path stops at that event's state.
+        to = data.draw(st.sampled_from([rec.id for rec in path]), label="replay to")
+        partial = list(enc.replay(to))
+        assert partial[-1][0].id == to
+        assert partial[-1][2] == enc.state_at(to)
+        store.verify(enc.row.id)
+    finally:
+        run.close()
