@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 DEFAULT_DB = "skirmish.db"
 BUSY_TIMEOUT_MS = 10_000
 IMMUTABLE_TABLES = ("encounters", "commands", "events", "head_moves")
+EVENT_COLUMNS = "id, parent_id, command_id, kind, version, body, recorded_at, hash"  # EventRow's fields
 
 
 class EncounterRow(NamedTuple):
@@ -388,7 +389,7 @@ class Store:
 
     def event(self, encounter_id: int, event_id: int) -> EventRow:
         row = self.conn.execute(
-            "SELECT id, parent_id, command_id, kind, version, body, recorded_at, hash "
+            f"SELECT {EVENT_COLUMNS} "
             "FROM events WHERE id = ? AND encounter_id = ?",
             (event_id, encounter_id),
         ).fetchone()
@@ -399,12 +400,12 @@ class Store:
     def path(self, event_id: int) -> list[EventRow]:
         """The events from the root to ``event_id``, in order (ids grow from parent to child)."""
         rows = self.conn.execute(
-            """
+            f"""
             WITH RECURSIVE up(id) AS (
                 SELECT ? UNION ALL
                 SELECT e.parent_id FROM events e JOIN up ON e.id = up.id WHERE e.parent_id IS NOT NULL
             )
-            SELECT e.id, e.parent_id, e.command_id, e.kind, e.version, e.body, e.recorded_at, e.hash
+            SELECT {", ".join("e." + c for c in EVENT_COLUMNS.split(", "))}
             FROM events e JOIN up ON e.id = up.id ORDER BY e.id
             """,
             (event_id,),
@@ -413,7 +414,7 @@ class Store:
 
     def all_events(self, encounter_id: int) -> Iterator[EventRow]:
         rows = self.conn.execute(
-            "SELECT id, parent_id, command_id, kind, version, body, recorded_at, hash "
+            f"SELECT {EVENT_COLUMNS} "
             "FROM events WHERE encounter_id = ? ORDER BY id",
             (encounter_id,),
         )
@@ -434,7 +435,7 @@ class Store:
 
     def first_event_of_command(self, command_id: int) -> EventRow:
         row = self.conn.execute(
-            "SELECT id, parent_id, command_id, kind, version, body, recorded_at, hash "
+            f"SELECT {EVENT_COLUMNS} "
             "FROM events WHERE command_id = ? ORDER BY id LIMIT 1",
             (command_id,),
         ).fetchone()
