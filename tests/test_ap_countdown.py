@@ -320,6 +320,16 @@ def test_unspent_ap_carry_over_with_carry_ap_yes(memory_store: Store) -> None:
     assert started.count == 50
 
 
+def test_carried_ap_are_capped_at_one_rounds_worth(memory_store: Store) -> None:
+    """ap-countdown.md, Action Points: with carry-ap=yes at most 4 AP carry, so they never pile up."""
+    enc = fight(memory_store, **{"carry-ap": "yes"})
+    new_round(enc)
+    do(enc, Upkeep())
+    assert [i.ap for i in one(new_round(enc), RoundStarted).initiatives] == [8, 8]
+    do(enc, Upkeep())
+    assert [i.ap for i in one(new_round(enc), RoundStarted).initiatives] == [8, 8]
+
+
 def test_declaring_more_ap_than_left_is_refused(cli: Cli) -> None:
     """ap-countdown.md, Action Points: an action cannot cost more AP than the combatant has left."""
     cli_fight(cli)

@@ -14,7 +14,7 @@ Open points of the text, each an option recorded in the encounter's first event:
   round by default; ``once`` rolls the base in round 1 and keeps it.
 - ``carry-ap`` (default ``no``): "Combatants receive 4 Action Points every round"; the
   only carry-over the text names is a round-to-round action, so unspent AP are lost at
-  the end of the round. ``yes`` adds them to the next round's 4.
+  the end of the round. ``yes`` adds them to the next round's 4, at most 4 of them.
 
 Readings chosen where the text is silent, documented here and in the README:
 
@@ -54,6 +54,7 @@ Readings chosen where the text is silent, documented here and in the README:
 
 from __future__ import annotations
 
+from shlex import quote
 from typing import Any, Literal
 
 import msgspec
@@ -270,6 +271,7 @@ class ActionDeclared(Event, frozen=True, tag="ap.action-declared"):
     penalty: Derivation
     target: str | None = None
     trigger: str | None = None
+    instant: bool = False  # an instantaneous action: counts toward "each further one costs 1 AP"
 
 
 class ActionProgressed(Event, frozen=True, tag="ap.action-progressed"):
@@ -324,6 +326,7 @@ class ParryUsed(Event, frozen=True, tag="ap.parry-used"):
     who: str
     against: str
     paid: int
+    owes_melee: bool = False  # no melee attack under way: the next action must be one (Parry)
 
 
 class DamageTaken(Event, frozen=True, tag="ap.damage-taken"):
@@ -414,13 +417,15 @@ class ApCountdown:
     # --- initial / evolve ---------------------------------------------------------------
 
     def initial(self, started: EncounterStarted) -> ApState:
-        return ApState(options=dict(started.options), seed=started.seed)
+        # An option added after an encounter was recorded takes its default on replay.
+        options = {key: opt.default for key, opt in self.options.items()} | dict(started.options)
+        return ApState(options=options, seed=started.seed)
 
     def evolve(self, state: ApState, event: Event) -> ApState:
         match event:
             case CombatantAdded(name=name, side=side, stats=stats):
                 fighter = Fighter(
-                    name=name, side=side, qu=stats["qu"], hits=stats["hits"], penalty=stats["penalty"]
+                    name=name, side=side, qu=stats["qu"], hits=stats["hits"], penalty=stats.get("penalty", 0)
                 )
                 return replace(state, fighters=(*state.fighters, fighter))
             case RoundStarted(round=number, count=count, initiatives=inits):
@@ -444,14 +449,14 @@ class ApCountdown:
             case ClockAdvanced(count=count):
                 return replace(state, count=count)
             case ActionDeclared(who=who, action=name, cost=cost, count=count, step=step, at=at,
-                                penalty=penalty, target=target, trigger=trigger):
+                                penalty=penalty, target=target, trigger=trigger, instant=instant):
                 f = state.fighter(who)
                 action = Action(
                     name=name, cost=cost.value, declared_at=count, declared_round=state.round,
                     step=step, resolves_at=at.value, target=target, trigger=trigger,
                     penalty=penalty.value,
                 )
-                instants = f.instants + (1 if ACTIONS.get(name, (1, 1))[1] == 0 else 0)
+                instants = f.instants + (1 if instant else 0)
                 owes = f.parry_owes_melee and name != MELEE
                 return _put(state, replace(
                     f, action=action, instants=instants, declared_this_round=True, parry_owes_melee=owes
@@ -478,13 +483,11 @@ class ApCountdown:
             case ParryDeclared(who=who, amount=amount, against=against):
                 f = state.fighter(who)
                 return _put(state, replace(f, parry=amount, parry_against=against))
-            case ParryUsed(who=who, paid=paid):
+            case ParryUsed(who=who, paid=paid, owes_melee=owes):
                 f = state.fighter(who)
                 under_way = f.action
-                if under_way is not None and under_way.name == MELEE and paid:
+                if under_way is not None and paid:
                     under_way = replace(under_way, paid=True, progress=under_way.cost)
-                # With no melee attack under way, the next action declared must be one (Parry).
-                owes = under_way is None or under_way.name != MELEE
                 return _put(state, replace(
                     f, parry_used=True, parry_owes_melee=owes, ap=f.ap - paid, spent=f.spent + paid, action=under_way
                 ))
@@ -545,7 +548,7 @@ class ApCountdown:
                 f = state.fighter(find_name(state.names(), who))
                 if amount < 1:
                     raise BadInput(f"damage must be at least 1 hit, not {amount}")
-                return [_damage(f, Derivation(amount, "hits read off the tables by the GM", rule=R_UPKEEP))]
+                return [_damage(f, Derivation(amount, "hits read off the tables by the GM", rule=R_RES))]
             case ApplyEffect():
                 return self._effect(state, command)
             case Upkeep():
@@ -576,7 +579,9 @@ class ApCountdown:
                 base = f.base_derivation
             else:
                 base = _base_initiative(f, dice.roll(f.name, 2, 10))
-            carried = f.ap if state.options["carry-ap"] == "yes" else 0
+            # Carried AP are capped at one round's worth, so AP cannot pile up round after
+            # round (the text gives 4 a round and names no hoard).
+            carried = min(f.ap, AP_PER_ROUND) if state.options["carry-ap"] == "yes" else 0
             ap = AP_PER_ROUND + carried
             terms = (Term("base initiative", base.value), Term("5 x AP left", COUNT_PER_AP * ap))
             actual = Derivation(base.value + COUNT_PER_AP * ap, "base + 5 x AP left", terms, R_INIT)
@@ -594,8 +599,8 @@ class ApCountdown:
             a = f.action
             if a is not None and a.step == "resolves" and a.resolves_at is not None and a.resolves_at >= count:
                 raise RuleViolation(
-                    f"{f.name}'s {a.name} resolves at {a.resolves_at}: `skirmish resolve {f.name}` "
-                    f"or `skirmish cancel {f.name}` first", R_RES,
+                    f"{f.name}'s {a.name} resolves at {a.resolves_at}: `skirmish resolve {quote(f.name)}` "
+                    f"or `skirmish cancel {quote(f.name)}` first", R_RES,
                 )
         points: list[int] = []
         for f in state.fighters:
@@ -693,7 +698,7 @@ class ApCountdown:
         target = find_name(state.names(), cmd.target) if cmd.target else None
         events.append(ActionDeclared(
             who=f.name, action=action, cost=cost, count=count, step=step, at=at,
-            penalty=penalty, target=target, trigger=cmd.trigger,
+            penalty=penalty, target=target, trigger=cmd.trigger, instant=low == high == 0,
         ))
         if step == "readies" and at.value == count:
             # A held instantaneous action would resolve on this very count: it is ready now
@@ -760,7 +765,8 @@ class ApCountdown:
             if target.parry_against in (None, f.name):
                 ta = target.action
                 paid = ta.cost if ta is not None and ta.name == MELEE and not ta.paid else 0
-                events.append(ParryUsed(who=target.name, against=f.name, paid=paid))
+                owes = ta is None or ta.name != MELEE
+                events.append(ParryUsed(who=target.name, against=f.name, paid=paid, owes_melee=owes))
         charge = _charge(cmd.charge_speed) if cmd.charge_speed is not None else None
         paid = 0 if a.paid else a.cost - a.progress
         events.append(ActionResolved(
@@ -950,7 +956,7 @@ class ApCountdown:
                 order = ", ".join(f"{i.who} {i.actual.value}" for i in sorted(inits, key=lambda i: -i.actual.value))
                 return f"Round {number} begins at count {count}: {order}"
             case ActionContinued(who=who, action=action, step=step, at=at):
-                verb = "resolves" if step == "resolves" else "carries on to"
+                verb = "resolves at" if step == "resolves" else "carries on to"
                 return f"{who}'s {action} goes on: {verb} count {at.value}"
             case ClockAdvanced(count=count, declaring=d, resolving=r):
                 parts = [f"{', '.join(d)} to declare"] if d else []
