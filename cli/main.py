@@ -14,7 +14,7 @@ from typing import Annotated, Any, ParamSpec, TypeVar
 import typer
 
 from skirmish.eventlog import commands as c
-from skirmish.eventlog.errors import BadInput, SkirmishError
+from skirmish.eventlog.errors import BadInput, SkirmishError, TamperedLog
 from skirmish.eventlog.store import DEFAULT_DB, Store
 from skirmish.projections.engine import Encounter, Recorded, new_encounter
 from skirmish.projections.render import render_state, view_changes
@@ -98,7 +98,10 @@ def _pairs(items: Sequence[str] | None, what: str, lower: bool = True) -> dict[s
         key, sep, value = item.partition("=")
         if not sep or not key.strip() or not value.strip():
             raise BadInput(f"{what} takes KEY=VALUE, not {item!r}")
-        out[key.strip().lower() if lower else key.strip()] = value.strip()
+        key = key.strip().lower() if lower else key.strip()
+        if key.lower() in (k.lower() for k in out):
+            raise BadInput(f"{what} {key}= is given twice")
+        out[key] = value.strip()
     return out
 
 
@@ -413,10 +416,17 @@ def replay(
 
 
 @command()
-def verify() -> None:
+def verify(
+    expect: Annotated[str | None, typer.Option(help="A digest noted down earlier: fail if the log differs.")] = None,
+) -> None:
     """Recompute the hash chain of the current encounter; print its digest if intact."""
     enc = ctx().encounter()
     digest = enc.store.verify(enc.row.id)
+    if expect is not None and expect.strip().lower() != digest:
+        raise TamperedLog(
+            f"the log is intact but its digest is {digest}, not {expect.strip()}: "
+            "events were added or removed since that digest was noted"
+        )
     typer.echo(f"intact: {enc.row.name!r}, digest {digest}")
 
 
@@ -427,18 +437,27 @@ def run(script: Annotated[Path, typer.Argument(help="A file of skirmish commands
         lines = script.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise BadInput(f"cannot read {script}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise BadInput(f"{script} is not a text file (UTF-8) of skirmish commands") from None
     db = ctx().db
+    # The whole script is read before anything runs: a line that cannot be parsed
+    # leaves the database as it was.
+    steps: list[tuple[int, list[str]]] = []
     for number, line in enumerate(lines, 1):
         try:
             words = shlex.split(line, comments=True)
         except ValueError as exc:
             raise BadInput(f"{script}:{number}: {exc}") from None
+        if words and words[0] == "skirmish":
+            words = words[1:]
         if not words:
             continue
-        if words[0] == "skirmish":
-            words = words[1:]
-        if words and words[0] == "run":
+        if words[0] == "run":
             raise BadInput(f"{script}:{number}: a script cannot run another script")
+        if any(w == "--db" or w.startswith("--db=") for w in words):
+            raise BadInput(f"{script}:{number}: --db goes on the `run` command, not in the script")
+        steps.append((number, words))
+    for number, words in steps:
         typer.echo(f"> {shlex.join(words)}")
         code = run_cli(["--db", db, *words], prefix=f"{script}:{number}: ")
         if code != 0:

@@ -20,14 +20,18 @@ control the transaction (BEGIN IMMEDIATE, one per command) exactly.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import shlex
 import sqlite3
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, NamedTuple
 
 from skirmish.eventlog.errors import (
+    BadInput,
     HeadMoved,
+    TamperedLog,
     NothingToDo,
     StoreError,
     UnknownBranch,
@@ -184,10 +188,16 @@ def _now() -> str:
 
 
 def _sha(*parts: object) -> str:
+    # Each field is prefixed by its length (None by a mark of its own), so no text a GM
+    # types can make two different rows hash alike.
     h = hashlib.sha256()
     for part in parts:
-        h.update(b"" if part is None else str(part).encode())
-        h.update(b"\x1f")
+        if part is None:
+            h.update(b"~")
+            continue
+        data = str(part).encode()
+        h.update(b"%d:" % len(data))
+        h.update(data)
     return h.hexdigest()
 
 
@@ -219,6 +229,8 @@ class Store:
 
     def __init__(self, path: str = DEFAULT_DB, *, create: bool = True) -> None:
         self.file = path
+        if not path.strip():
+            raise StoreError("the database path is empty: give --db a file name")
         if path != ":memory:" and not os.path.exists(path) and not create:
             raise StoreError(
                 f"no skirmish database at {path}: start one with `skirmish new NAME --rules RULESET`"
@@ -250,16 +262,18 @@ class Store:
             )
         if version < SCHEMA_VERSION:
             self._migrate()
-        if self.file != ":memory:":
-            # WAL lets readers run beside the one writer; FULL syncs each commit, so a
-            # crash or power loss after a command returns cannot take that command back.
-            conn.execute("PRAGMA journal_mode = WAL")
+        # FULL syncs each commit, so a crash or power loss after a command returns cannot
+        # take that command back.
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
 
     def _migrate(self) -> None:
         import sqlite_utils
 
+        if self.file != ":memory:":
+            # WAL lets readers run beside the one writer. The mode is kept in the file, so
+            # it is set once, here, and a read-only file can still be read later.
+            self.conn.execute("PRAGMA journal_mode = WAL")
         db = sqlite_utils.Database(self.conn)
         try:
             _migration_set().apply(db)
@@ -298,11 +312,12 @@ class Store:
 
     def use(self, name: str) -> EncounterRow:
         enc = self.encounter(name)
-        self.conn.execute(
-            "INSERT INTO settings(key, value) VALUES ('encounter', ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (name,),
-        )
+        with self._transaction():
+            self.conn.execute(
+                "INSERT INTO settings(key, value) VALUES ('encounter', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (name,),
+            )
         return enc
 
     def create_encounter(
@@ -317,7 +332,9 @@ class Store:
                     (name, ruleset, now),
                 )
             except sqlite3.IntegrityError as exc:
-                raise StoreError(f"an encounter named {name!r} already exists: `skirmish use {name}`") from exc
+                raise BadInput(
+                    f"an encounter named {name!r} already exists: `skirmish use {shlex.quote(name)}`"
+                ) from exc
             enc_id = cur.lastrowid
             assert enc_id is not None
             cmd = self._insert_command(enc_id, "main", command_text, command_body, now)
@@ -388,6 +405,8 @@ class Store:
     # --- events ---------------------------------------------------------------------------
 
     def event(self, encounter_id: int, event_id: int) -> EventRow:
+        if not 0 < event_id < 2**63:
+            raise UnknownEvent(f"no event {event_id} in this encounter (see `skirmish log --all`)")
         row = self.conn.execute(
             f"SELECT {EVENT_COLUMNS} "
             "FROM events WHERE id = ? AND encounter_id = ?",
@@ -484,7 +503,7 @@ class Store:
         with self._transaction():
             if expected is None:
                 if branch in self.branches(encounter_id):
-                    raise NothingToDo(f"a branch named {branch!r} already exists")
+                    raise BadInput(f"a branch named {branch!r} already exists")
                 seq, current = 0, None
             else:
                 self._check_head(encounter_id, expected)
@@ -602,15 +621,24 @@ class Store:
 
         Raises TamperedLog naming the first row whose stored hash or links do not match.
         """
-        from skirmish.eventlog.errors import TamperedLog
-
         cmds = {c.id: c for c in self.commands(encounter_id).values()}
         for c in cmds.values():
             if command_hash(encounter_id, c) != c.hash:
                 raise TamperedLog(f"command {c.id} ({c.text!r}) was altered after it was recorded")
+        enc = self.conn.execute(
+            "SELECT name, ruleset FROM encounters WHERE id = ?", (encounter_id,)
+        ).fetchone()
         hashes: dict[int, str] = {}
+        by_command: dict[int, list[EventRow]] = {}
         last_id = 0
         for e in self.all_events(encounter_id):
+            if e.parent_id is None:
+                # The encounter's row is not chained: its first event is, and must agree.
+                first = json.loads(e.body)
+                if [first.get("name"), first.get("ruleset")] != list(enc):
+                    raise TamperedLog(
+                        f"the encounters row ({enc[0]!r}, {enc[1]}) does not match its first event {e.id}"
+                    )
             if e.id <= last_id:
                 raise TamperedLog(f"event {e.id} is out of order")
             last_id = e.id
@@ -623,6 +651,7 @@ class Store:
             if event_hash(encounter_id, e, parent_hash, cmd.hash) != e.hash:
                 raise TamperedLog(f"event {e.id} ({e.kind}) was altered after it was recorded")
             hashes[e.id] = e.hash
+            by_command.setdefault(e.command_id, []).append(e)
         previous: str | None = None
         digest = hashlib.sha256()
         moved: set[int] = set()
@@ -636,6 +665,21 @@ class Store:
                 raise TamperedLog(f"head move {m.id} ({m.reason} on {m.branch}) was altered, removed or re-ordered")
             previous = m.hash
             digest.update(m.hash.encode())
+            if m.reason in ("append", "start"):
+                # A command's events are exactly one chain from where the head was to
+                # where it moved: an event slipped in beside them, reusing the command's
+                # hash, breaks this.
+                chain = by_command.pop(m.command_id, [])
+                links = [e.parent_id for e in chain]
+                ids = [m.from_event, *(e.id for e in chain[:-1])]
+                if not chain or links != ids or chain[-1].id != m.to_event:
+                    raise TamperedLog(
+                        f"the events of command {m.command_id} ({cmd.text!r}) are not the chain "
+                        f"from #{m.from_event} to #{m.to_event}: one was added, removed or moved"
+                    )
+        if by_command:
+            command_id, chain = next(iter(by_command.items()))
+            raise TamperedLog(f"event {chain[0].id} was never appended by a head move (command {command_id})")
         # Every command moves a head; the chain's last move has no successor to break, so
         # its removal shows only as a command left without one.
         for c in cmds.values():

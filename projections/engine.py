@@ -17,7 +17,14 @@ from skirmish.eventlog.commands import AddNote, Command, MoveHead, StartRound, c
 from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent
 from skirmish.eventlog.events import CORE_EVENTS, Codec, CombatantAdded, EncounterStarted, Event, NoteAdded, tag_of
 from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Store
-from skirmish.projections.ruleset import Dice, Ruleset, get_ruleset, settle_options
+from skirmish.projections.ruleset import (
+    Dice,
+    Ruleset,
+    check_name,
+    check_numbers,
+    get_ruleset,
+    settle_options,
+)
 
 
 @cache
@@ -50,8 +57,7 @@ def new_encounter(
 ) -> Encounter:
     """Start an encounter: its first event fixes the ruleset, every option and the dice seed."""
     ruleset = get_ruleset(ruleset_id)
-    if not name.strip():
-        raise BadInput("an encounter needs a name")
+    name = check_name("an encounter", name)
     settled = settle_options(ruleset, options)
     if seed is None:
         seed = int.from_bytes(os.urandom(4), "big")
@@ -161,6 +167,7 @@ class Encounter:
 
     def execute(self, command: Command, text: str) -> list[Recorded]:
         """Decide ``command`` on the current branch's head and append what it produced."""
+        check_numbers(command)
         head = self.head()
         path = self.path(head.event_id)
         state = self.fold(path)
@@ -218,9 +225,7 @@ class Encounter:
         return targets
 
     def fork(self, name: str, at: int | None, text: str) -> Head:
-        name = name.strip()
-        if not name or name.startswith("-") or name.isdigit():
-            raise BadInput(f"{name!r} cannot be a branch's name")
+        name = check_name("a branch", name)
         target = self.head().event_id if at is None else self.store.event(self.row.id, at).id
         command = MoveHead(verb="branch", branch=name, at=target)
         self.store.move(self.row.id, None, name, [target], "fork", text, command_encoder.encode(command))

@@ -116,10 +116,14 @@ def check_stats(ruleset: Ruleset[Any], name: str, raw: Mapping[str, str]) -> dic
         if spec is None:
             known = ", ".join(ruleset.stats)
             raise BadInput(f"{ruleset.id} has no stat {key!r} for {name} (stats: {known})")
+        if key in stats:
+            raise BadInput(f"stat {key} of {name} is given twice")
         try:
             value = int(text)
         except ValueError:
             raise BadInput(f"stat {key} of {name} must be a whole number, not {text!r}") from None
+        if abs(value) > LARGEST:
+            raise BadInput(f"stat {key} of {name} is out of range (at most {LARGEST:,} either way)")
         if spec.minimum is not None and value < spec.minimum:
             raise BadInput(f"stat {key} of {name} must be at least {spec.minimum}, not {value}")
         if spec.maximum is not None and value > spec.maximum:
@@ -138,17 +142,37 @@ def decide_add(
     ruleset: Ruleset[Any], names: Sequence[str], command: AddCombatant
 ) -> list[Event]:
     """The shared decision for ``add``: a unique name and the ruleset's stats."""
-    name = command.name.strip()
-    if not name or name.startswith("-") or name.isdigit():
-        raise BadInput(f"{command.name!r} cannot be a combatant's name")
+    name = check_name("a combatant", command.name)
+    side = check_name("a side", command.side)
     if name.lower() in {n.lower() for n in names}:
         raise RuleViolation(f"there is already a combatant named {name}")
     if name.lower() in RESERVED_NAMES:
         raise BadInput(f"{name!r} is reserved (it names the scene's own counters)")
-    return [CombatantAdded(name=name, side=command.side, stats=check_stats(ruleset, name, command.stats))]
+    return [CombatantAdded(name=name, side=side, stats=check_stats(ruleset, name, command.stats))]
 
 
 RESERVED_NAMES = {"scene"}
+LARGEST = 1_000_000  # no figure at a table comes near it; larger is a typo
+
+
+def check_name(what: str, raw: str) -> str:
+    """A name a GM can type back: no control characters, no `=` (it splits --roll NAME=...)."""
+    name = raw.strip()
+    if (
+        not name or name.startswith("-") or name.isdigit() or "=" in name
+        or any(not c.isprintable() for c in name)
+    ):
+        raise BadInput(f"{raw!r} cannot be {what}'s name (printable, not a number, no '=' or leading '-')")
+    return name
+
+
+def check_numbers(command: Command) -> None:
+    """Every number a command carries is within what a table could mean."""
+    for field in command.__struct_fields__:
+        value = getattr(command, field)
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > LARGEST:
+            flag = field.replace("_", "-")
+            raise BadInput(f"{flag} {value} is out of range (at most {LARGEST:,} either way)")
 
 
 def find_name(names: Sequence[str], wanted: str) -> str:
@@ -178,7 +202,6 @@ class Dice:
         material = hashlib.sha256(f"{seed}:{place}".encode()).digest()
         self._rng = random.Random(int.from_bytes(material[:8], "big"))
         self._typed = {k.lower(): tuple(v) for k, v in (typed or {}).items()}
-        self.used: set[str] = set()
 
     def roll(self, who: str, count: int, sides: int) -> Roll:
         spec = f"{count}d{sides}"
@@ -186,11 +209,7 @@ class Dice:
         if typed is None:
             faces = tuple(self._rng.randint(1, sides) for _ in range(count))
             return Roll(dice=spec, faces=faces, source="tool")
-        self.used.add(who.lower())
         if len(typed) != count or any(not 1 <= f <= sides for f in typed):
             shown = ",".join(str(f) for f in typed)
             raise BadInput(f"{spec} for {who} takes {count} faces from 1 to {sides}, not {shown}")
         return Roll(dice=spec, faces=typed, source="gm")
-
-    def unused(self) -> list[str]:
-        return [k for k in self._typed if k not in self.used]

@@ -45,7 +45,7 @@ REFUSALS = [
     (("switch", "nowhere"), "Error: no branch named 'nowhere' (branches: main)"),
     (("redo",), "Error: nothing to redo on this branch"),
     (("use", "Elsewhere"), "Error: no encounter named 'Elsewhere' (encounters: Bridge ambush)"),
-    (("new", "Bridge ambush", "--rules", "ap-countdown"), "Error: an encounter named 'Bridge ambush' already exists: `skirmish use Bridge ambush`"),
+    (("new", "Bridge ambush", "--rules", "ap-countdown"), "Error: an encounter named 'Bridge ambush' already exists: `skirmish use 'Bridge ambush'`"),
     (("new", "Other", "--rules", "dnd"), "Error: no ruleset 'dnd' (rulesets: ap-countdown)"),
     (("new", "Other", "--rules", "ap-countdown", "--option", "initiative=sometimes"), "Error: option initiative takes each-round or once, not 'sometimes'"),
     (("new", "Other", "--rules", "ap-countdown", "--option", "reroll"), "Error: --option takes KEY=VALUE, not 'reroll'"),
@@ -271,3 +271,59 @@ def test_installed_script_runs_as_a_process(tmp_path: Path) -> None:
     assert bad.returncode != 0 and bad.stdout == ""
     assert bad.stderr.startswith("Error: ") and len(bad.stderr.strip().splitlines()) == 1
     assert "Traceback" not in bad.stderr
+
+
+BAD_VALUES = [
+    (("damage", "Orc", "99999999999999999999"), "Error: amount 99999999999999999999 is out of range (at most 1,000,000 either way)"),
+    (("add", "Gob", "--stat", "qu=99999999999", "--stat", "hits=5"), "Error: stat qu of Gob is out of range"),
+    (("add", "Gob", "--stat", "qu=1", "--stat", "qu=2", "--stat", "hits=5"), "Error: --stat qu= is given twice"),
+    (("add", "Gob=2", "--stat", "qu=1", "--stat", "hits=5"), "Error: 'Gob=2' cannot be a combatant's name"),
+    (("add", "Gob\nlin", "--stat", "qu=1", "--stat", "hits=5"), "Error: 'Gob\\nlin' cannot be a combatant's name"),
+    (("add", "Gob", "--side", " ", "--stat", "qu=1", "--stat", "hits=5"), "Error: ' ' cannot be a side's name"),
+    (("round", "--roll", "Hauser=6,8", "--roll", "hauser=5,5"), "Error: --roll hauser= is given twice"),
+    (("state", "--at", "99999999999999999999"), "Error: no event 99999999999999999999 in this encounter"),
+    (("note", "99999999999999999999", "x"), "Error: event 99999999999999999999 is out of range"),
+    (("declare", "Hauser", "melee-attack", "--target", ""), "Error: no combatant named ''"),
+    (("branch", "what if?", "--at", "99999999999999999999"), "Error: no event 99999999999999999999 in this encounter"),
+]
+
+
+@pytest.mark.parametrize(("args", "error"), BAD_VALUES, ids=[" ".join(a) for a, _ in BAD_VALUES])
+def test_bad_values_are_refused_in_one_line(cli: Cli, args: tuple[str, ...], error: str) -> None:
+    setup_fight(cli)
+    if args[0] != "round":
+        cli.ok("round", "--roll", "Hauser=6,8", "--roll", "Orc=5,5")
+    before = counts(cli.db)
+    assert cli.fails(*args).startswith(error)
+    assert counts(cli.db) == before
+
+
+def test_an_empty_database_path_is_refused(cli: Cli) -> None:
+    cli.db = ""
+    assert cli.fails("new", "Lost", "--rules", "ap-countdown") == (
+        "Error: the database path is empty: give --db a file name"
+    )
+
+
+def test_verify_expect_compares_a_noted_digest(cli: Cli) -> None:
+    setup_fight(cli)
+    digest = cli.ok("verify").split("digest ")[1].strip()
+    cli.ok("verify", "--expect", digest)
+    cli.ok("damage", "Orc", "3")
+    assert cli.fails("verify", "--expect", digest).startswith(
+        "Error: the log is intact but its digest is "
+    )
+    assert cli.code == 4
+
+
+def test_run_reads_the_whole_script_before_running_any_of_it(cli: Cli, tmp_path: Path) -> None:
+    script = tmp_path / "broken.skirmish"
+    script.write_text("new 'Half fight' --rules ap-countdown\nadd 'Unclosed --stat qu=1\n")
+    assert cli.fails("run", str(script)) == f"Error: {script}:2: No closing quotation"
+    assert not Path(cli.db).exists() or "Half fight" not in cli.ok("encounters")
+    elsewhere = tmp_path / "elsewhere.skirmish"
+    elsewhere.write_text("new 'Half fight' --rules ap-countdown\nstate --db other.db\n")
+    assert cli.fails("run", str(elsewhere)) == f"Error: {elsewhere}:2: --db goes on the `run` command, not in the script"
+    binary = tmp_path / "binary.skirmish"
+    binary.write_bytes(b"\xff\xfe\x00new")
+    assert cli.fails("run", str(binary)) == f"Error: {binary} is not a text file (UTF-8) of skirmish commands"

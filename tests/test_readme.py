@@ -30,3 +30,19 @@ def test_readme_sample_exists() -> None:
     first = _readme_commands()[0]
     sample = re.search(r"run (\S+)", first)
     assert sample and (ROOT / sample.group(1)).is_file()
+
+
+def test_the_at_the_table_walkthrough_plays(capsys: object, tmp_path: Path) -> None:
+    """Every `skirmish ...` line of the README's walkthrough, in order, succeeds."""
+    import shlex
+
+    from skirmish.cli.main import run_cli
+
+    section = (ROOT / "README.md").read_text().split("## At the table")[1].split("\n## ")[0]
+    lines = [line.strip() for line in section.splitlines() if line.startswith("    skirmish ")]
+    assert len(lines) >= 10
+    db = str(tmp_path / "walkthrough.db")
+    for line in lines:
+        words = shlex.split(line, comments=True)[1:]
+        assert run_cli(["--db", db, *words]) == 0, line
+    assert run_cli(["--db", db, "state"]) == 0

@@ -12,6 +12,7 @@ import pytest
 from conftest import start
 from skirmish.eventlog.commands import AddCombatant, ApplyEffect, Damage, StartRound, Upkeep, command_encoder
 from skirmish.eventlog.errors import (
+    BadInput,
     HeadMoved,
     NothingToDo,
     SkirmishError,
@@ -476,7 +477,7 @@ def test_bad_switches_and_forks_record_nothing(memory_store: Store) -> None:
         enc.switch("main", "switch main")
     with pytest.raises(UnknownBranch, match="no branch named 'ghost' \\(branches: main, dodge\\)"):
         enc.switch("ghost", "switch ghost")
-    with pytest.raises(NothingToDo, match="a branch named 'dodge' already exists"):
+    with pytest.raises(BadInput, match="a branch named 'dodge' already exists"):
         enc.fork("dodge", 2, "branch dodge")
     with pytest.raises(SkirmishError, match="no event 99"):
         enc.fork("later", 99, "branch later --at 99")
@@ -565,3 +566,63 @@ def test_the_command_is_stored_beside_its_events(memory_store: Store) -> None:
     cmd = Damage(who="Orc", amount=5)
     row = memory_store.command(memory_store.event(enc.row.id, 4).command_id)
     assert (row.branch, row.text, row.body) == ("main", "damage Orc 5", command_encoder.encode(cmd).decode())
+
+
+def test_verify_finds_a_forged_event_hung_on_a_real_command(file_store: Store) -> None:
+    """INSERT is allowed, so a forger can add a correctly hashed event that reuses a command."""
+    from skirmish.eventlog.store import EventRow, command_hash, event_hash
+
+    enc = fight(file_store)
+    cmd = file_store.command(file_store.event(enc.row.id, 4).command_id)
+    assert command_hash(enc.row.id, cmd) == cmd.hash
+    parent = file_store.event(enc.row.id, 3)
+    body = file_store.event(enc.row.id, 4).body.replace('"value":5', '"value":30')
+    forged = EventRow(99, 3, cmd.id, "ap.damage-taken", 1, body, "2026-01-01T00:00:00+00:00", "")
+    forged = forged._replace(hash=event_hash(enc.row.id, forged, parent.hash, cmd.hash))
+    tamper(file_store, f"INSERT INTO events VALUES (99, {enc.row.id}, 3, {cmd.id}, 'ap.damage-taken', 1, "
+                       f"'{body}', '{forged.recorded_at}', '{forged.hash}')")
+    with pytest.raises(TamperedLog, match=r"the events of command \d+ \('damage Orc 5'\) are not the chain"):
+        file_store.verify(enc.row.id)
+
+
+def test_verify_finds_an_encounter_row_that_names_another_ruleset(file_store: Store) -> None:
+    enc = fight(file_store)
+    tamper(file_store, f"UPDATE encounters SET ruleset = 'phases' WHERE id = {enc.row.id}")
+    with pytest.raises(TamperedLog, match="does not match its first event 1"):
+        file_store.verify(enc.row.id)
+
+
+def test_opening_and_reading_write_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read-only file can still be read, and writing to it is a clear StoreError: shown on
+    a connection SQLite itself opens read-only."""
+    path = tmp_path / "ro.db"
+    store = Store(str(path))
+    enc = fight(store)
+    digest = store.verify(enc.row.id)
+    store.close()
+    real_connect = sqlite3.connect
+
+    def read_only(database: str, **kwargs: object) -> sqlite3.Connection:
+        return real_connect(f"file:{database}?mode=ro", uri=True, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sqlite3, "connect", read_only)
+    reader = Store(str(path), create=False)
+    try:
+        assert reader.verify(enc.row.id) == digest
+        assert Encounter.open(reader).view()["head"] == 4
+        with pytest.raises(StoreError, match="cannot be written"):
+            Encounter.open(reader).execute(Damage(who="Orc", amount=1), "damage Orc 1")
+        with pytest.raises(StoreError, match="cannot be written"):
+            reader.use("Test fight")
+    finally:
+        reader.close()
+
+
+def test_an_event_id_too_large_for_sqlite_is_an_unknown_event(memory_store: Store) -> None:
+    from skirmish.eventlog.errors import UnknownEvent
+
+    enc = fight(memory_store)
+    with pytest.raises(UnknownEvent):
+        memory_store.event(enc.row.id, 10**20)
+    with pytest.raises(UnknownEvent):
+        enc.state_at(-1)

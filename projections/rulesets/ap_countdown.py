@@ -695,7 +695,7 @@ class ApCountdown:
             step = "resolves"
             at = Derivation(count - COUNT_PER_AP * cost.value, "count - 5 x AP",
                             (Term("count", count), Term("5 x AP", -COUNT_PER_AP * cost.value)), R_RES)
-        target = find_name(state.names(), cmd.target) if cmd.target else None
+        target = find_name(state.names(), cmd.target) if cmd.target is not None else None
         events.append(ActionDeclared(
             who=f.name, action=action, cost=cost, count=count, step=step, at=at,
             penalty=penalty, target=target, trigger=cmd.trigger, instant=low == high == 0,
@@ -728,7 +728,7 @@ class ApCountdown:
             raise RuleViolation(
                 f"{f.name}'s parry had to be announced at the beginning of the round", R_PARRY
             )
-        against = find_name(state.names(), cmd.target) if cmd.target else None
+        against = find_name(state.names(), cmd.target) if cmd.target is not None else None
         return [ParryDeclared(who=f.name, amount=cmd.amount, against=against)]
 
     def _resolve(self, state: ApState, cmd: Resolve) -> list[Event]:
