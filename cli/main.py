@@ -359,23 +359,11 @@ def log(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per event.")] = False,
 ) -> None:
     """The events of the current branch (or of the whole tree)."""
-    import msgspec
-
     enc = ctx().encounter()
-    if all_:
-        records = enc.all_events()
-        on = enc.reachable()
-    else:
-        records = enc.path(enc.head().event_id)
-        on = {}
     current = enc.branch
-    for rec in records:
-        branches_ = on.get(rec.id, [current])
+    for rec, branches_ in enc.log(all_):
         if as_json:
-            body = msgspec.to_builtins(rec.event)
-            body.pop("type", None)
-            line = {"id": rec.id, "parent": rec.parent, "kind": rec.kind, **body,
-                    "recorded_at": rec.recorded_at}
+            line = rec.to_json()
             if all_:
                 line["branches"] = branches_
                 line["undone"] = not branches_
@@ -399,13 +387,7 @@ def replay(
 ) -> None:
     """Narrate the fight step by step: round, moment, who did what, what changed."""
     enc = ctx().encounter()
-    started = from_ is None
-    if from_ is not None:
-        enc.event_on_path(from_, enc.path(to if to is not None else enc.head().event_id))
-    for rec, before, after in enc.replay(to):
-        started = started or rec.id == from_
-        if not started:
-            continue
+    for rec, before, after in enc.replay(to, start=from_):
         view = enc.ruleset.view(after)
         clock = ", ".join(f"{k} {v}" for k, v in view["clock"].items() if v is not None and not isinstance(v, bool))
         where = f"[round {view['round']}{', ' + clock if clock and view['round'] else ''}]"

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+import msgspec
+
 from skirmish.eventlog.commands import AddNote, Command, MoveHead, StartRound, command_encoder
 from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent
 from skirmish.eventlog.events import CORE_EVENTS, Codec, CombatantAdded, EncounterStarted, Event, NoteAdded, tag_of
@@ -45,6 +47,12 @@ class Recorded:
     @property
     def kind(self) -> str:
         return tag_of(type(self.event))
+
+    def to_json(self) -> dict[str, Any]:
+        """The event as ``log --json`` prints it: id, parent, kind, its fields, recorded_at."""
+        body = msgspec.to_builtins(self.event)
+        body.pop("type", None)
+        return {"id": self.id, "parent": self.parent, "kind": self.kind, **body, "recorded_at": self.recorded_at}
 
 
 def new_encounter(
@@ -128,13 +136,28 @@ class Encounter:
             **body,
         }
 
-    def replay(self, to: int | None = None) -> Iterator[tuple[Recorded, Any, Any]]:
-        """Each event of the path to ``to`` (default: the head) with the state before and after."""
+    def replay(self, to: int | None = None, start: int | None = None) -> Iterator[tuple[Recorded, Any, Any]]:
+        """Each event of the path to ``to`` (default: the head) with the state before and after,
+        from ``start`` on (an event of that path) or from the beginning."""
+        path = self.path(to if to is not None else self.head().event_id)
+        if start is not None and all(rec.id != start for rec in path):
+            end = f"#{to}" if to is not None else f"the head of branch {self.branch!r}"
+            raise UnknownEvent(f"event {start} is not in the history leading to {end}")
         state: Any = None
-        for rec in self.path(to if to is not None else self.head().event_id):
+        for rec in path:
             before = state
             state = self.ruleset.initial(rec.event) if before is None else self.ruleset.evolve(before, rec.event)  # type: ignore[arg-type]
-            yield rec, before, state
+            if start is None or rec.id >= start:
+                yield rec, before, state
+
+    def log(self, everything: bool = False) -> list[tuple[Recorded, list[str]]]:
+        """The current branch's events, or every event of the tree, each with the branches
+        whose history holds it (an empty list: undone, on no branch)."""
+        if not everything:
+            current = [self.branch]
+            return [(rec, current) for rec in self.path(self.head().event_id)]
+        on = self.reachable()
+        return [(rec, on[rec.id]) for rec in self.all_events()]
 
     def all_events(self) -> list[Recorded]:
         return [self.decode(r) for r in self.store.all_events(self.row.id)]
@@ -242,8 +265,3 @@ class Encounter:
     def _move(self, head: Head, targets: list[int], reason: str, command: MoveHead, text: str) -> None:
         self.store.move(self.row.id, head, head.branch, targets, reason, text, command_encoder.encode(command))
 
-    def event_on_path(self, event_id: int, path: list[Recorded]) -> int:
-        for i, rec in enumerate(path):
-            if rec.id == event_id:
-                return i
-        raise UnknownEvent(f"event {event_id} is not in the history of branch {self.branch!r}")
