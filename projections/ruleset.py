@@ -27,6 +27,7 @@ from skirmish.eventlog.events import CombatantAdded, EncounterStarted, Event, Ro
 
 State = TypeVar("State")
 ENTRY_POINT_GROUP = "skirmish.rulesets"
+DISTRIBUTION = "skirmish-log"
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,16 @@ def registry() -> dict[str, Any]:
 
 @cache
 def get_ruleset(ruleset_id: str) -> Ruleset[Any]:
-    entry = registry().get(ruleset_id)
+    # The built-in rulesets are entry points of skirmish's own distribution: reading that
+    # one first spares each command a scan of every installed package (about 30 ms in a
+    # development environment). Any other id is looked up across all of them.
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        own = distribution(DISTRIBUTION).entry_points.select(group=ENTRY_POINT_GROUP)
+    except PackageNotFoundError:
+        own = None
+    entry = next((ep for ep in own or () if ep.name == ruleset_id), None) or registry().get(ruleset_id)
     if entry is None:
         known = ", ".join(sorted(registry())) or "none installed"
         raise UnknownRuleset(f"no ruleset {ruleset_id!r} (rulesets: {known})")
