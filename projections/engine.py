@@ -104,8 +104,11 @@ class Encounter:
         event = self.codec.decode(row.body, row.kind, row.version)
         return Recorded(row.id, row.parent_id, row.command_id, event, row.recorded_at)
 
-    def path(self, event_id: int) -> list[Recorded]:
-        self.store.event(self.row.id, event_id)  # belongs to this encounter, or UnknownEvent
+    def path(self, event_id: int, *, checked: bool = False) -> list[Recorded]:
+        """The events from the root to ``event_id``; ``checked`` when it is known to be ours
+        (a branch head), else it is looked up first and an UnknownEvent if it is not."""
+        if not checked:
+            self.store.event(self.row.id, event_id)
         return [self.decode(r) for r in self.store.path(event_id)]
 
     def fold(self, events: Iterable[Recorded]) -> Any:
@@ -126,11 +129,11 @@ class Encounter:
         """The state as ``state --json`` prints it: the same top-level keys for every ruleset."""
         head = self.head()
         at = head.event_id if event_id is None else event_id
-        body = self.ruleset.view(self.state_at(at))
+        body = self.ruleset.view(self.fold(self.path(at, checked=event_id is None)))
         return {
             "encounter": self.row.name,
             "ruleset": self.row.ruleset,
-            "branch": self.branch,
+            "branch": head.branch,
             "head": head.event_id,
             "at": at,
             **body,
@@ -192,7 +195,7 @@ class Encounter:
         """Decide ``command`` on the current branch's head and append what it produced."""
         check_numbers(command)
         head = self.head()
-        path = self.path(head.event_id)
+        path = self.path(head.event_id, checked=True)
         state = self.fold(path)
         if isinstance(command, AddNote):
             self.store.event(self.row.id, command.event)
