@@ -105,6 +105,10 @@ def _pairs(items: Sequence[str] | None, what: str, lower: bool = True) -> dict[s
     return out
 
 
+def _details(items: Sequence[str] | None) -> dict[str, str]:
+    return _pairs(items, "--with")
+
+
 def _rolls(items: Sequence[str] | None) -> dict[str, tuple[int, ...]]:
     out: dict[str, tuple[int, ...]] = {}
     for name, faces in _pairs(items, "--roll", lower=False).items():
@@ -188,6 +192,14 @@ def rules(ruleset: Annotated[str | None, typer.Argument()] = None) -> None:
     for key, stat in rs.stats.items():
         need = "required" if stat.required else f"default {stat.default}"
         typer.echo(f"  {key} ({need}): {stat.doc}")
+    typer.echo("actions (declare WHO ACTION):")
+    for key, info in rs.actions.items():
+        typer.echo(f"  {key} ({info.cost}): {info.doc}")
+    if rs.details:
+        typer.echo("details (--with KEY=VALUE):")
+        for key, spec in rs.details.items():
+            values = "|".join(spec.choices) or "VALUE"
+            typer.echo(f"  {key}={values} on {', '.join(spec.commands)}: {spec.doc}")
 
 
 # --- at the table -----------------------------------------------------------------------------
@@ -206,15 +218,18 @@ def add(
 @command("round")
 def round_(
     roll: Annotated[list[str] | None, typer.Option("--roll", help="NAME=FACES from physical dice, e.g. Hauser=6,8.")] = None,
+    with_: Annotated[list[str] | None, typer.Option("--with", help="KEY=VALUE, a detail the ruleset declares (see `skirmish rules RULESET`).")] = None,
 ) -> None:
     """Start a round (or turn): initiative, rolled by the tool or typed from the GM's dice."""
-    _execute(c.StartRound(rolls=_rolls(roll)))
+    _execute(c.StartRound(rolls=_rolls(roll), details=_details(with_)))
 
 
 @command("next")
-def next_() -> None:
+def next_(
+    with_: Annotated[list[str] | None, typer.Option("--with", help="KEY=VALUE, a detail the ruleset declares (see `skirmish rules RULESET`).")] = None,
+) -> None:
     """Advance the clock to the next moment someone acts (runs the upkeep at the end)."""
-    _execute(c.Next())
+    _execute(c.Next(details=_details(with_)))
 
 
 @command()
@@ -228,10 +243,12 @@ def declare(
     pace: Annotated[str | None, typer.Option(help="Movement pace (with the move action).")] = None,
     penalty: Annotated[int | None, typer.Option(help="Penalty read off a table (e.g. a pace's).")] = None,
     amount: Annotated[int | None, typer.Option(help="An amount, e.g. a parry's.")] = None,
+    roll: Annotated[list[str] | None, typer.Option("--roll", help="KEY=FACES from physical dice, e.g. Jack=3,5,6.")] = None,
+    with_: Annotated[list[str] | None, typer.Option("--with", help="KEY=VALUE, a detail the ruleset declares (see `skirmish rules RULESET`).")] = None,
 ) -> None:
-    """Declare an action at the current moment."""
+    """Declare an action at the current moment (`skirmish rules RULESET` lists the actions)."""
     _execute(c.Declare(who=who, action=action, ap=ap, percent=percent, target=target, trigger=trigger,
-                       pace=pace, penalty=penalty, amount=amount))
+                       pace=pace, penalty=penalty, amount=amount, rolls=_rolls(roll), details=_details(with_)))
 
 
 @command()
@@ -240,24 +257,33 @@ def resolve(
     outcome: Annotated[str | None, typer.Option(help="What the roll gave, in the GM's words.")] = None,
     hits: Annotated[int | None, typer.Option(help="Hits dealt to the action's target.")] = None,
     charge: Annotated[int | None, typer.Option(help="Relative speed in m/s of a charge.")] = None,
+    roll: Annotated[list[str] | None, typer.Option("--roll", help="KEY=FACES from physical dice, e.g. Jack=3,5,6.")] = None,
+    with_: Annotated[list[str] | None, typer.Option("--with", help="KEY=VALUE, a detail the ruleset declares (see `skirmish rules RULESET`).")] = None,
 ) -> None:
     """Resolve WHO's action (a held one when its trigger happens)."""
-    _execute(c.Resolve(who=who, outcome=outcome, hits=hits, charge_speed=charge))
+    _execute(c.Resolve(who=who, outcome=outcome, hits=hits, charge_speed=charge, rolls=_rolls(roll),
+                       details=_details(with_)))
 
 
 @command()
 def cancel(
     who: str,
     orientation: Annotated[str | None, typer.Option(help="Orientation Maneuver result, if one was rolled.")] = None,
+    with_: Annotated[list[str] | None, typer.Option("--with", help="KEY=VALUE, a detail the ruleset declares (see `skirmish rules RULESET`).")] = None,
 ) -> None:
     """Cancel WHO's action before it resolves."""
-    _execute(c.Cancel(who=who, orientation=orientation))
+    _execute(c.Cancel(who=who, orientation=orientation, details=_details(with_)))
 
 
 @command()
-def damage(who: str, amount: int) -> None:
+def damage(
+    who: str,
+    amount: int,
+    roll: Annotated[list[str] | None, typer.Option("--roll", help="KEY=FACES from physical dice, e.g. Jack=3,5,6.")] = None,
+    with_: Annotated[list[str] | None, typer.Option("--with", help="KEY=VALUE, a detail the ruleset declares (see `skirmish rules RULESET`).")] = None,
+) -> None:
     """Record damage the GM read off the tables."""
-    _execute(c.Damage(who=who, amount=amount))
+    _execute(c.Damage(who=who, amount=amount, rolls=_rolls(roll), details=_details(with_)))
 
 
 @command()
@@ -268,15 +294,19 @@ def effect(
     rounds: Annotated[int | None, typer.Option(help="How many rounds it lasts.")] = None,
     start: Annotated[int | None, typer.Option(help="A scene counter's starting value.")] = None,
     end: Annotated[bool, typer.Option("--end", help="End the effect now.")] = False,
+    with_: Annotated[list[str] | None, typer.Option("--with", help="KEY=VALUE, a detail the ruleset declares (see `skirmish rules RULESET`).")] = None,
 ) -> None:
     """Apply (or --end) an effect or condition."""
-    _execute(c.ApplyEffect(who=who, kind=kind, per_round=per_round, rounds=rounds, start=start, end=end))
+    _execute(c.ApplyEffect(who=who, kind=kind, per_round=per_round, rounds=rounds, start=start, end=end,
+                           details=_details(with_)))
 
 
 @command()
-def upkeep() -> None:
+def upkeep(
+    with_: Annotated[list[str] | None, typer.Option("--with", help="KEY=VALUE, a detail the ruleset declares (see `skirmish rules RULESET`).")] = None,
+) -> None:
     """Run the end-of-round upkeep: each tick is its own event."""
-    _execute(c.Upkeep())
+    _execute(c.Upkeep(details=_details(with_)))
 
 
 @command()

@@ -16,22 +16,34 @@ class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     """Base of every command."""
 
 
+class AtTheTable(Command, frozen=True, kw_only=True):
+    """A command a ruleset decides: it may carry the GM's dice and ruleset-declared details.
+
+    ``rolls`` are physical dice typed in by the GM, keyed by what they are for (a
+    combatant's name, or a key the ruleset names); the rest are rolled by the tool.
+    ``details`` are KEY=VALUE words a ruleset declares for this command (``skirmish rules
+    RULESET`` lists them); the engine refuses any a ruleset did not declare.
+    """
+
+    rolls: dict[str, tuple[int, ...]] = {}
+    details: dict[str, str] = {}
+
+
 class AddCombatant(Command, frozen=True, tag="add"):
     name: str
     side: str = "neutral"
     stats: dict[str, str] = {}
 
 
-class StartRound(Command, frozen=True, tag="round"):
-    # Physical dice typed in by the GM, by combatant name; the rest are rolled.
-    rolls: dict[str, tuple[int, ...]] = {}
-
-
-class Next(Command, frozen=True, tag="next"):
+class StartRound(AtTheTable, frozen=True, kw_only=True, tag="round"):
     pass
 
 
-class Declare(Command, frozen=True, tag="declare"):
+class Next(AtTheTable, frozen=True, kw_only=True, tag="next"):
+    pass
+
+
+class Declare(AtTheTable, frozen=True, kw_only=True, tag="declare"):
     who: str
     action: str
     ap: int | None = None
@@ -43,24 +55,24 @@ class Declare(Command, frozen=True, tag="declare"):
     amount: int | None = None
 
 
-class Resolve(Command, frozen=True, tag="resolve"):
+class Resolve(AtTheTable, frozen=True, kw_only=True, tag="resolve"):
     who: str
     outcome: str | None = None
     hits: int | None = None
     charge_speed: int | None = None
 
 
-class Cancel(Command, frozen=True, tag="cancel"):
+class Cancel(AtTheTable, frozen=True, kw_only=True, tag="cancel"):
     who: str
     orientation: str | None = None
 
 
-class Damage(Command, frozen=True, tag="damage"):
+class Damage(AtTheTable, frozen=True, kw_only=True, tag="damage"):
     who: str
     amount: int
 
 
-class ApplyEffect(Command, frozen=True, tag="effect"):
+class ApplyEffect(AtTheTable, frozen=True, kw_only=True, tag="effect"):
     who: str
     kind: str
     per_round: int | None = None
@@ -69,7 +81,7 @@ class ApplyEffect(Command, frozen=True, tag="effect"):
     end: bool = False
 
 
-class Upkeep(Command, frozen=True, tag="upkeep"):
+class Upkeep(AtTheTable, frozen=True, kw_only=True, tag="upkeep"):
     pass
 
 

@@ -15,13 +15,14 @@ from typing import Any
 
 import msgspec
 
-from skirmish.eventlog.commands import AddNote, Command, MoveHead, StartRound, command_encoder
+from skirmish.eventlog.commands import AddNote, Command, MoveHead, command_encoder
 from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent
 from skirmish.eventlog.events import CORE_EVENTS, Codec, CombatantAdded, EncounterStarted, Event, NoteAdded, tag_of
 from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Store
 from skirmish.projections.ruleset import (
     Dice,
     Ruleset,
+    check_details,
     check_name,
     check_numbers,
     get_ruleset,
@@ -205,13 +206,16 @@ class Encounter:
         else:
             started = path[0].event
             assert isinstance(started, EncounterStarted)
-            typed = command.rolls if isinstance(command, StartRound) else None
+            check_details(self.ruleset, command)
             # Seeded by the event decided on: the same script rolls the same dice, and two
             # what-if branches from one moment share their next rolls.
-            dice = Dice(started.seed, str(head.event_id), typed)
+            dice = Dice(started.seed, str(head.event_id), getattr(command, "rolls", None))
             events = self.ruleset.decide(state, command, dice)
             if not events:
                 raise RuleViolation("that command changes nothing")
+            unused = dice.unused()
+            if unused:
+                raise BadInput(f"no roll of this command uses the dice typed for {', '.join(unused)}")
         # Every stored event must fold: evolve runs once here, before anything is written.
         for event in events:
             state = self.ruleset.evolve(state, event)

@@ -50,6 +50,23 @@ class Stat:
     maximum: int | None = None
 
 
+@dataclass(frozen=True)
+class ActionInfo:
+    """One action of a ruleset's table, as `skirmish rules RULESET` lists it."""
+
+    cost: str  # what it costs in the ruleset's budget, in its own words: "2-4 AP", "30-50 %"
+    doc: str
+
+
+@dataclass(frozen=True)
+class Detail:
+    """A KEY=VALUE word (`--with KEY=VALUE`) a ruleset accepts on some of its commands."""
+
+    doc: str
+    commands: tuple[str, ...]  # command tags: "declare", "resolve", "round", ...
+    choices: tuple[str, ...] = ()  # empty: any value the ruleset checks itself
+
+
 class Ruleset(Protocol[State]):
     @property
     def id(self) -> str: ...
@@ -62,6 +79,12 @@ class Ruleset(Protocol[State]):
 
     @property
     def stats(self) -> Mapping[str, Stat]: ...
+
+    @property
+    def actions(self) -> Mapping[str, ActionInfo]: ...
+
+    @property
+    def details(self) -> Mapping[str, Detail]: ...
 
     @property
     def event_types(self) -> tuple[type[Event], ...]: ...
@@ -148,6 +171,34 @@ def check_stats(ruleset: Ruleset[Any], name: str, raw: Mapping[str, str]) -> dic
     return stats
 
 
+def check_details(ruleset: Ruleset[Any], command: Command) -> None:
+    """Refuse any `--with KEY=VALUE` the ruleset does not declare for this command."""
+    given: Mapping[str, str] = getattr(command, "details", {})
+    tag = str(type(command).__struct_config__.tag)
+    for key, value in given.items():
+        spec = ruleset.details.get(key)
+        if spec is None or tag not in spec.commands:
+            known = [k for k, d in ruleset.details.items() if tag in d.commands]
+            takes = f"it takes: {', '.join(known)}" if known else "it takes none"
+            raise BadInput(f"{ruleset.id} `{tag}` has no detail {key!r} ({takes})")
+        if spec.choices and value not in spec.choices:
+            raise BadInput(f"--with {key}= takes {' or '.join(spec.choices)}, not {value!r}")
+
+
+def detail_int(command: Command, key: str, default: int = 0) -> int:
+    """A numeric `--with KEY=N`, checked like every other number a command carries."""
+    raw = getattr(command, "details", {}).get(key)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadInput(f"--with {key}= takes a whole number, not {raw!r}") from None
+    if abs(value) > LARGEST:
+        raise BadInput(f"--with {key}={value} is out of range (at most {LARGEST:,} either way)")
+    return value
+
+
 def decide_add(
     ruleset: Ruleset[Any], names: Sequence[str], command: AddCombatant
 ) -> list[Event]:
@@ -212,10 +263,17 @@ class Dice:
         material = hashlib.sha256(f"{seed}:{place}".encode()).digest()
         self._rng = random.Random(int.from_bytes(material[:8], "big"))
         self._typed = {k.lower(): tuple(v) for k, v in (typed or {}).items()}
+        self._names = {k.lower(): k for k in typed or {}}
+        self._used: set[str] = set()
+
+    def unused(self) -> list[str]:
+        """Typed dice no roll of the decision asked for (the engine refuses them)."""
+        return [self._names[k] for k in self._typed if k not in self._used]
 
     def roll(self, who: str, count: int, sides: int) -> Roll:
         spec = f"{count}d{sides}"
         typed = self._typed.get(who.lower())
+        self._used.add(who.lower())
         if typed is None:
             faces = tuple(self._rng.randint(1, sides) for _ in range(count))
             return Roll(dice=spec, faces=faces, source="tool")

@@ -46,7 +46,10 @@ REFUSALS = [
     (("redo",), "Error: nothing to redo on this branch"),
     (("use", "Elsewhere"), "Error: no encounter named 'Elsewhere' (encounters: Bridge ambush)"),
     (("new", "Bridge ambush", "--rules", "ap-countdown"), "Error: an encounter named 'Bridge ambush' already exists: `skirmish use 'Bridge ambush'`"),
-    (("new", "Other", "--rules", "dnd"), "Error: no ruleset 'dnd' (rulesets: ap-countdown)"),
+    (("new", "Other", "--rules", "dnd"), "Error: no ruleset 'dnd' (rulesets: ap-countdown"),
+    (("declare", "Hauser", "dodge", "--with", "cover=full"), "Error: ap-countdown `declare` has no detail 'cover' (it takes none)"),
+    (("declare", "Hauser", "dodge", "--with", "cover"), "Error: --with takes KEY=VALUE, not 'cover'"),
+    (("damage", "Orc", "3", "--roll", "Orc=4"), "Error: no roll of this command uses the dice typed for Orc"),
     (("new", "Other", "--rules", "ap-countdown", "--option", "initiative=sometimes"), "Error: option initiative takes each-round or once, not 'sometimes'"),
     (("new", "Other", "--rules", "ap-countdown", "--option", "reroll"), "Error: --option takes KEY=VALUE, not 'reroll'"),
 ]
@@ -327,3 +330,11 @@ def test_run_reads_the_whole_script_before_running_any_of_it(cli: Cli, tmp_path:
     binary = tmp_path / "binary.skirmish"
     binary.write_bytes(b"\xff\xfe\x00new")
     assert cli.fails("run", str(binary)) == f"Error: {binary} is not a text file (UTF-8) of skirmish commands"
+
+
+def test_rules_lists_actions_with_their_costs(cli: Cli) -> None:
+    out = cli.ok("rules", "ap-countdown")
+    assert "actions (declare WHO ACTION):" in out
+    assert "  melee-attack (2-4 AP): faster than its maximum at -25 per AP" in out
+    assert "  static-action (8+ AP)" in out
+    assert "  parry (no AP)" in out

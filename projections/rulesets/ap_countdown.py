@@ -82,7 +82,7 @@ from skirmish.eventlog.events import (
     Roll,
     Term,
 )
-from skirmish.projections.ruleset import Dice, Option, Stat, decide_add, find_name, suggest
+from skirmish.projections.ruleset import ActionInfo, Detail, Dice, Option, Stat, decide_add, find_name, suggest
 
 RULES = "ap-countdown.md"
 R_AP = f"{RULES}, Action Points"
@@ -412,6 +412,18 @@ class ApCountdown:
             required=False, maximum=0,
         ),
     }
+    actions = {
+        **{
+            name: ActionInfo(
+                f"{low} AP" if low == high else f"{low}+ AP" if high is None else f"{low}-{high} AP",
+                "faster than its maximum at -25 per AP" if high is not None and high > low else "the table's cost",
+            )
+            for name, (low, high) in ACTIONS.items()
+        },
+        "move": ActionInfo("no AP", "change pace: --pace walk|run|... --penalty N (1 pace change a count)"),
+        "parry": ActionInfo("no AP", "--amount N before the first action of the round; binds a melee attack"),
+    }
+    details: dict[str, Detail] = {}  # every input has its own flag
     event_types = EVENT_TYPES
 
     # --- initial / evolve ---------------------------------------------------------------
