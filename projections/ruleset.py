@@ -87,6 +87,18 @@ class Ruleset(Protocol[State]):
     def details(self) -> Mapping[str, Detail]: ...
 
     @property
+    def vital(self) -> str:
+        """The combatant figure (a key of each combatant in ``view``) that says how close
+        it is to going down, charted over rounds in reports: hits left, Health, ..."""
+        ...
+
+    @property
+    def budget(self) -> str:
+        """The combatant figure (a key of each combatant in ``view``) holding what it has
+        spent of its budget this round or turn: AP spent, activity used, slots used, ..."""
+        ...
+
+    @property
     def event_types(self) -> tuple[type[Event], ...]: ...
 
     def initial(self, started: EncounterStarted) -> State: ...

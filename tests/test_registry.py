@@ -6,7 +6,9 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
+from skirmish.eventlog.commands import AddCombatant
 from skirmish.projections import ruleset as registry_module
+from skirmish.projections.ruleset import registry
 from skirmish.projections.rulesets.ap_countdown import RULESET
 
 
@@ -26,3 +28,24 @@ def test_a_third_party_ruleset_is_found_through_its_entry_point(monkeypatch: pyt
         assert registry_module.get_ruleset("house-rules") is RULESET
     finally:
         registry_module.get_ruleset.cache_clear()
+
+
+@pytest.mark.parametrize("ruleset_id", sorted(registry()))
+def test_every_ruleset_declares_figures_its_view_has(ruleset_id: str) -> None:
+    """`vital` and `budget` name keys of every combatant row of the ruleset's view."""
+    from conftest import start
+    from skirmish.eventlog.store import Store
+    from skirmish.projections.ruleset import get_ruleset
+
+    ruleset = get_ruleset(ruleset_id)
+    assert ruleset.actions, f"{ruleset_id} declares no actions"
+    store = Store(":memory:")
+    enc = start(store, ruleset_id)
+    stats = {k: str(max(10, s.minimum or 0) if s.maximum is None else s.maximum)
+             for k, s in ruleset.stats.items() if s.required}
+    enc.execute(AddCombatant(name="Probe", stats=stats), "add Probe")
+    view = enc.view()
+    assert set(view) >= {"round", "clock", "combatants", "pending", "environment"}
+    row = view["combatants"][0]
+    assert ruleset.vital in row and ruleset.budget in row, sorted(row)
+    store.close()

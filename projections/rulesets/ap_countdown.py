@@ -424,6 +424,8 @@ class ApCountdown:
         "parry": ActionInfo("no AP", "--amount N before the first action of the round; binds a melee attack"),
     }
     details: dict[str, Detail] = {}  # every input has its own flag
+    vital = "hits_left"
+    budget = "ap_spent"
     event_types = EVENT_TYPES
 
     # --- initial / evolve ---------------------------------------------------------------
