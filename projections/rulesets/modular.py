@@ -1,0 +1,911 @@
+"""The modular ruleset: six-second rounds of turns in initiative order, each turn movement plus three action slots.
+
+Rules text: shared/rules/modular.md. The text has one heading, "Combat Rules"; citations
+name it and the paragraph they rely on ("modular.md, Combat Rules, Evade"). The clock is
+whose turn it is: ``round`` rolls initiative (1d100 + Agility) for everyone and starts
+the first turn, ``next`` ends the turn and starts the next one, and after the last turn
+runs the upkeep. On its turn a combatant may move up to its Speed in any number of
+``move`` declarations (difficult terrain counts double) and take one primary, one
+secondary and one tertiary action; each is recorded when declared (the GM reads any
+skill check's result off the dice and records damage with ``damage``).
+
+Open points of the text, each an option recorded in the encounter's first event:
+
+- ``initiative-ties`` (default ``agility``): the text orders initiative from greatest to
+  least and says nothing of ties. ``agility``: the higher Agility goes first (the figure
+  the formula already counts as readiness); combatants still tied roll off with 1d100,
+  higher first, again until settled. ``roll-off``: tied combatants roll off at once.
+  Roll-off dice can be typed like any other: ``--roll tie:Hauser=40`` (a second roll-off
+  ``tie2:Hauser``, and so on).
+- ``secondary-list`` (default ``secondary``): the list under "Secondary actions" is
+  introduced as "options for primary actions". The paragraph is about secondary actions
+  and describes each of them as quick, so five-foot step, retrieve, stash and use item
+  are secondary actions by default; ``primary`` takes the sentence literally.
+
+Readings chosen where the text is silent:
+
+- Speed is a stat override for quirks and perks (``--stat speed=N``, at least 5 feet);
+  without it, 30 + 5 x floor(Agility / 10). ``init-bonus`` adds quirks' and perks' bonus
+  to initiative.
+- A combatant acts on its own turn only; slots and movement are per round (each
+  combatant has one turn a round). A combatant added during a round acts from the next.
+- The text gives no health; combat still needs a figure for who is going down, so each
+  combatant has ``health`` and ``damage`` records what the GM reads off the tables.
+- Dash doubles the round's movement (Speed x 2, overrides included); movement before the
+  Dash counts against that total.
+- Ready takes the primary slot and holds the courses of play (``--with then=...`` and
+  ``--with else=...``, each actions joined by ``+``, e.g. ``skill+drop-item+move``). Each
+  course has exactly one primary action (not Ready) and at most one secondary and one
+  tertiary; a secondary, tertiary or ``move`` may be named only if still unused, and is
+  then held for the Ready (the combatant cannot use it elsewhere this turn). A course's
+  movement is the movement left when Ready was taken, plus Speed if its primary is Dash.
+  ``resolve WHO`` plays the triggered course at once, in anyone's turn or between rounds;
+  ``resolve WHO --with course=untriggered`` plays the other. When the readied
+  combatant's next turn would start with the Ready still pending, ``round``/``next``
+  refuse and say to play the other course first. ``cancel WHO`` drops a Ready; its slots
+  stay spent.
+- Evade lasts until the combatant's next turn starts (in the next round, as initiative is
+  re-rolled) or until the combat ends: ``upkeep --with combat=over`` ends the combat,
+  and with it every Evade and pending Ready; no round starts after it.
+- ``upkeep`` (or ``next`` after the last turn) ends the round: timed effects (``effect
+  WHO KIND --rounds N``) lose a round each, one event per tick. ``upkeep`` is refused
+  while turns remain: ``next`` skips a turn.
+"""
+
+from __future__ import annotations
+
+from shlex import quote
+from typing import Any, Literal
+
+import msgspec
+from msgspec.structs import replace
+
+from skirmish.eventlog.commands import (
+    AddCombatant,
+    ApplyEffect,
+    Cancel,
+    Command,
+    Damage,
+    Declare,
+    Next,
+    Resolve,
+    StartRound,
+    Upkeep,
+)
+from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.events import (
+    CombatantAdded,
+    Derivation,
+    EncounterStarted,
+    Event,
+    NoteAdded,
+    Roll,
+    Term,
+)
+from skirmish.projections.ruleset import (
+    ActionInfo,
+    Detail,
+    Dice,
+    Option,
+    Stat,
+    decide_add,
+    detail_int,
+    find_name,
+    suggest,
+)
+
+RULES = "modular.md"
+R_COMBAT = f"{RULES}, Combat Rules"
+R_SPEED = f"{R_COMBAT}, Speed"
+R_INIT = f"{R_COMBAT}, Initiative"
+R_TURN = f"{R_COMBAT}, Turn"
+R_MOVE = f"{R_COMBAT}, Movement"
+R_TERRAIN = f"{R_COMBAT}, Difficult terrain"
+R_PRIMARY = f"{R_COMBAT}, Primary actions"
+R_DASH = f"{R_COMBAT}, Dash"
+R_EVADE = f"{R_COMBAT}, Evade"
+R_READY = f"{R_COMBAT}, Ready"
+R_SECONDARY = f"{R_COMBAT}, Secondary actions"
+R_STEP = f"{R_COMBAT}, Five Foot Step"
+R_TERTIARY = f"{R_COMBAT}, Tertiary actions"
+
+BASE_SPEED = 30  # Speed = 30 + 5 x floor(Agility / 10) (Combat Rules, Speed)
+SPEED_PER_STEP = 5
+AGILITY_STEP = 10
+TIE = "tie"
+
+Slot = Literal["primary", "secondary", "tertiary"]
+SLOTS: tuple[Slot, ...] = ("primary", "secondary", "tertiary")
+MOVE = "move"
+READY = "ready"
+DASH = "dash"
+EVADE = "evade"
+SECONDARY_LIST = ("five-foot-step", "retrieve-item", "stash-item", "use-item")
+# The action table (Combat Rules): action -> its slot and the paragraph it comes from.
+ACTIONS: dict[str, tuple[Slot, str]] = {
+    "skill": ("primary", R_PRIMARY),
+    DASH: ("primary", R_DASH),
+    EVADE: ("primary", R_EVADE),
+    READY: ("primary", R_READY),
+    "secondary-skill": ("secondary", R_SECONDARY),
+    "five-foot-step": ("secondary", R_STEP),
+    "retrieve-item": ("secondary", R_SECONDARY),
+    "stash-item": ("secondary", R_SECONDARY),
+    "use-item": ("secondary", R_SECONDARY),
+    "tertiary-skill": ("tertiary", R_TERTIARY),
+    "drop-item": ("tertiary", R_TERTIARY),
+}
+
+
+# --- state -------------------------------------------------------------------------------
+
+
+class Course(msgspec.Struct, frozen=True):
+    """One course of play of a Ready: one primary, optional secondary, tertiary and movement."""
+
+    primary: str
+    secondary: str | None = None
+    tertiary: str | None = None
+    move: bool = False
+
+    def words(self) -> str:
+        parts = [self.primary, self.secondary, self.tertiary, MOVE if self.move else None]
+        return "+".join(p for p in parts if p)
+
+
+class Held(msgspec.Struct, frozen=True):
+    """A pending Ready: its trigger, its two courses and the movement held for them."""
+
+    trigger: str
+    then: Course
+    otherwise: Course
+    feet: int
+    round: int
+
+
+class Effect(msgspec.Struct, frozen=True):
+    kind: str
+    rounds: int
+
+
+class Fighter(msgspec.Struct, frozen=True):
+    name: str
+    side: str
+    agility: int
+    dodge: int
+    health: int
+    speed_override: int
+    init_bonus: int
+    damage: int = 0
+    initiative: int | None = None
+    feet_moved: int = 0
+    dashed: bool = False
+    primary: str | None = None
+    secondary: str | None = None
+    tertiary: str | None = None
+    held_feet: int = 0  # movement held for a Ready's courses this round
+    ready: Held | None = None
+    evade: int | None = None  # the evading dodge class, while Evade lasts
+    effects: tuple[Effect, ...] = ()
+
+    def slot(self, slot: Slot) -> str | None:
+        used: str | None = getattr(self, slot)
+        return used
+
+    @property
+    def speed(self) -> int:
+        return self.speed_override or speed_of(self.agility)
+
+    @property
+    def movement(self) -> int:
+        """The round's movement allowance: Speed, doubled by a Dash (Combat Rules, Dash)."""
+        return self.speed * (2 if self.dashed else 1)
+
+    @property
+    def feet_left(self) -> int:
+        return max(0, self.movement - self.feet_moved - self.held_feet)
+
+
+class ModularState(msgspec.Struct, frozen=True):
+    options: dict[str, str]
+    seed: int
+    round: int = 0
+    in_round: bool = False
+    order: tuple[str, ...] = ()
+    turn: int | None = None  # index into order of whose turn it is
+    over: bool = False
+    fighters: tuple[Fighter, ...] = ()
+
+    def names(self) -> list[str]:
+        return [f.name for f in self.fighters]
+
+    def fighter(self, name: str) -> Fighter:
+        for f in self.fighters:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    @property
+    def current(self) -> str | None:
+        return self.order[self.turn] if self.turn is not None else None
+
+
+def speed_of(agility: int) -> int:
+    return BASE_SPEED + SPEED_PER_STEP * (agility // AGILITY_STEP)
+
+
+def _put(state: ModularState, fighter: Fighter) -> ModularState:
+    return replace(state, fighters=tuple(fighter if f.name == fighter.name else f for f in state.fighters))
+
+
+# --- events ------------------------------------------------------------------------------
+
+
+class Initiative(msgspec.Struct, frozen=True):
+    who: str
+    value: Derivation
+
+
+class TieBreak(msgspec.Struct, frozen=True):
+    """A roll-off between combatants tied on initiative: higher goes first."""
+
+    who: str
+    attempt: int
+    roll: Roll
+
+
+class RoundStarted(Event, frozen=True, tag="modular.round-started"):
+    round: int
+    initiatives: tuple[Initiative, ...]
+    order: tuple[str, ...]
+    ties: tuple[TieBreak, ...] = ()
+    tie_rule: str = ""
+
+
+class TurnStarted(Event, frozen=True, tag="modular.turn-started"):
+    who: str
+    index: int
+
+
+class EvadeEnded(Event, frozen=True, tag="modular.evade-ended"):
+    who: str
+    reason: str
+
+
+class Moved(Event, frozen=True, tag="modular.moved"):
+    who: str
+    feet: int
+    cost: Derivation
+    left: int
+
+
+class ActionTaken(Event, frozen=True, tag="modular.action-taken"):
+    who: str
+    action: str
+    slot: Slot
+    rule: str
+    target: str | None = None
+    skill: str | None = None
+    movement: Derivation | None = None  # Dash: the round's movement allowance
+    dodge: Derivation | None = None  # Evade: the evading dodge class
+
+
+class ReadyDeclared(Event, frozen=True, tag="modular.ready-declared"):
+    who: str
+    trigger: str
+    then: Course
+    otherwise: Course
+    feet: int  # movement held for the courses
+
+
+class ReadyResolved(Event, frozen=True, tag="modular.ready-resolved"):
+    who: str
+    course: Literal["triggered", "untriggered"]
+    played: Course
+    feet: Derivation | None = None
+    movement: Derivation | None = None
+    dodge: Derivation | None = None
+    outcome: str | None = None
+
+
+class ReadyCancelled(Event, frozen=True, tag="modular.ready-cancelled"):
+    who: str
+    reason: str
+
+
+class DamageTaken(Event, frozen=True, tag="modular.damage-taken"):
+    who: str
+    amount: Derivation
+    health_left: int
+
+
+class EffectApplied(Event, frozen=True, tag="modular.effect-applied"):
+    who: str
+    kind: str
+    rounds: int
+
+
+class EffectEnded(Event, frozen=True, tag="modular.effect-ended"):
+    who: str
+    kind: str
+    reason: str
+
+
+class UpkeepTick(Event, frozen=True, tag="modular.upkeep-tick"):
+    """One timed effect loses a round at the end of the round."""
+
+    who: str
+    effect: str
+    rounds_left: int
+    removed: bool
+
+
+class RoundEnded(Event, frozen=True, tag="modular.round-ended"):
+    round: int
+    combat_over: bool = False
+
+
+EVENT_TYPES: tuple[type[Event], ...] = (
+    RoundStarted, TurnStarted, EvadeEnded, Moved, ActionTaken, ReadyDeclared, ReadyResolved,
+    ReadyCancelled, DamageTaken, EffectApplied, EffectEnded, UpkeepTick, RoundEnded,
+)
+
+
+# --- the ruleset ---------------------------------------------------------------------------
+
+
+class Modular:
+    id = "modular"
+    rules_file = RULES
+    options = {
+        "initiative-ties": Option(
+            "agility", ("agility", "roll-off"),
+            "equal initiative: higher Agility first, then a 1d100 roll-off; or a roll-off at once",
+        ),
+        "secondary-list": Option(
+            "secondary", ("secondary", "primary"),
+            "the list under Secondary actions (five-foot step, retrieve, stash, use item) "
+            "is secondary, or primary as its introducing sentence says",
+        ),
+    }
+    stats = {
+        "agility": Stat("Agility: initiative 1d100 + Agility, Speed 30 + 5 x floor(Agility / 10)", minimum=0),
+        "dodge": Stat("dodge class (Evade raises it by half)", minimum=0),
+        "health": Stat("health the combatant can lose before going down", minimum=1),
+        "speed": Stat(
+            "Speed in feet set by quirks and perks (default: from Agility)", required=False, minimum=5
+        ),
+        "init-bonus": Stat("initiative bonus from quirks and perks", required=False),
+    }
+    actions = {
+        MOVE: ActionInfo("movement", "--amount FEET, up to Speed a round, any number of times; "
+                                     "--with terrain=difficult costs double"),
+        "skill": ActionInfo("primary", "a skill check marked Primary (--with skill=NAME, --target WHO)"),
+        DASH: ActionInfo("primary", "a second movement: the round's movement is twice Speed"),
+        EVADE: ActionInfo("primary", "dodge class + floor(dodge class / 2) until the next turn"),
+        READY: ActionInfo("primary", "--trigger TEXT --with then=COURSE --with else=COURSE "
+                                     "(actions joined by +, one primary each)"),
+        "secondary-skill": ActionInfo("secondary", "a skill check marked Secondary"),
+        "five-foot-step": ActionInfo("secondary*", "a step that is not movement and leaves Dash alone"),
+        "retrieve-item": ActionInfo("secondary*", "take an item from a holder, or from the ground here"),
+        "stash-item": ActionInfo("secondary*", "put an item back in a holder"),
+        "use-item": ActionInfo("secondary*", "use an item in hand that is not an attack"),
+        "tertiary-skill": ActionInfo("tertiary", "a skill check marked Tertiary"),
+        "drop-item": ActionInfo("tertiary", "let an item in hand fall here"),
+    }
+    details = {
+        "terrain": Detail("difficult terrain costs double movement", ("declare", "resolve"), ("normal", "difficult")),
+        "skill": Detail("the skill checked", ("declare",)),
+        "then": Detail("a Ready's course if the trigger occurs, e.g. skill+drop-item+move", ("declare",)),
+        "else": Detail("a Ready's course if it does not", ("declare",)),
+        "course": Detail("which course of a Ready is played (default triggered)", ("resolve",),
+                         ("triggered", "untriggered")),
+        "feet": Detail("feet moved in a Ready's course", ("resolve",)),
+        "combat": Detail("the combat ends: every Evade and pending Ready ends", ("upkeep",), ("over",)),
+    }
+    vital = "health_left"
+    budget = "slots_used"
+    event_types = EVENT_TYPES
+
+    # --- initial / evolve ---------------------------------------------------------------
+
+    def initial(self, started: EncounterStarted) -> ModularState:
+        options = {key: opt.default for key, opt in self.options.items()} | dict(started.options)
+        return ModularState(options=options, seed=started.seed)
+
+    def evolve(self, state: ModularState, event: Event) -> ModularState:
+        match event:
+            case CombatantAdded(name=name, side=side, stats=stats):
+                fighter = Fighter(
+                    name=name, side=side, agility=stats["agility"], dodge=stats["dodge"], health=stats["health"],
+                    speed_override=stats.get("speed", 0), init_bonus=stats.get("init-bonus", 0),
+                )
+                return replace(state, fighters=(*state.fighters, fighter))
+            case RoundStarted(round=number, initiatives=inits, order=order):
+                by_name = {i.who: i.value.value for i in inits}
+                fighters = tuple(
+                    replace(f, initiative=by_name.get(f.name), feet_moved=0, dashed=False, primary=None,
+                            secondary=None, tertiary=None, held_feet=0)
+                    for f in state.fighters
+                )
+                return replace(state, round=number, in_round=True, order=order, turn=None, fighters=fighters)
+            case TurnStarted(index=index):
+                return replace(state, turn=index)
+            case EvadeEnded(who=who):
+                return _put(state, replace(state.fighter(who), evade=None))
+            case Moved(who=who, cost=cost):
+                f = state.fighter(who)
+                return _put(state, replace(f, feet_moved=f.feet_moved + cost.value))
+            case ActionTaken(who=who, action=action, slot=slot, dodge=dodge):
+                f = replace(state.fighter(who), **{slot: action})
+                if action == DASH:
+                    f = replace(f, dashed=True)
+                if dodge is not None:
+                    f = replace(f, evade=dodge.value)
+                return _put(state, f)
+            case ReadyDeclared(who=who, trigger=trigger, then=then, otherwise=otherwise, feet=feet):
+                f = state.fighter(who)
+                held = Held(trigger, then, otherwise, feet, state.round)
+                courses = (then, otherwise)
+                f = replace(
+                    f, primary=READY, ready=held, held_feet=feet,
+                    secondary=f.secondary or (READY if any(c.secondary for c in courses) else None),
+                    tertiary=f.tertiary or (READY if any(c.tertiary for c in courses) else None),
+                )
+                return _put(state, f)
+            case ReadyResolved(who=who, dodge=dodge):
+                f = state.fighter(who)
+                return _put(state, replace(f, ready=None, evade=dodge.value if dodge is not None else f.evade))
+            case ReadyCancelled(who=who):
+                return _put(state, replace(state.fighter(who), ready=None))
+            case DamageTaken(who=who, amount=amount):
+                f = state.fighter(who)
+                return _put(state, replace(f, damage=f.damage + amount.value))
+            case EffectApplied(who=who, kind=kind, rounds=rounds):
+                f = state.fighter(who)
+                others = tuple(e for e in f.effects if e.kind != kind)
+                return _put(state, replace(f, effects=(*others, Effect(kind, rounds))))
+            case EffectEnded(who=who, kind=kind):
+                f = state.fighter(who)
+                return _put(state, replace(f, effects=tuple(e for e in f.effects if e.kind != kind)))
+            case UpkeepTick(who=who, effect=kind, rounds_left=left, removed=removed):
+                f = state.fighter(who)
+                effects = tuple(
+                    replace(e, rounds=left) if e.kind == kind else e
+                    for e in f.effects if not (removed and e.kind == kind)
+                )
+                return _put(state, replace(f, effects=effects))
+            case RoundEnded(combat_over=over):
+                return replace(state, in_round=False, turn=None, over=state.over or over)
+            case NoteAdded() | EncounterStarted():
+                return state
+        return state
+
+    # --- decide --------------------------------------------------------------------------
+
+    def decide(self, state: ModularState, command: Command, dice: Dice) -> list[Event]:
+        match command:
+            case AddCombatant():
+                return decide_add(self, state.names(), command)
+            case StartRound():
+                return self._start_round(state, command, dice)
+            case Next():
+                return self._next(state)
+            case Declare():
+                return self._declare(state, command)
+            case Resolve():
+                return self._resolve(state, command)
+            case Cancel(who=who):
+                f = state.fighter(find_name(state.names(), who))
+                if f.ready is None:
+                    raise RuleViolation(f"{f.name} has no Ready pending to cancel", R_READY)
+                return [ReadyCancelled(who=f.name, reason="cancelled by the GM; its slots stay spent")]
+            case Damage(who=who, amount=amount):
+                f = state.fighter(find_name(state.names(), who))
+                if amount < 1:
+                    raise BadInput(f"damage must be at least 1, not {amount}")
+                taken = Derivation(amount, "damage read off the tables by the GM", rule=R_COMBAT)
+                return [DamageTaken(who=f.name, amount=taken, health_left=f.health - f.damage - amount)]
+            case ApplyEffect():
+                return self._effect(state, command)
+            case Upkeep():
+                return self._upkeep(state, command.details.get("combat") == "over")
+        raise RuleViolation(f"{self.id} has no use for `{type(command).__struct_config__.tag}`")
+
+    def _start_round(self, state: ModularState, command: StartRound, dice: Dice) -> list[Event]:
+        if state.over:
+            raise RuleViolation("the combat is over: no more rounds", R_COMBAT)
+        if state.in_round:
+            raise RuleViolation(
+                f"round {state.round} is still under way: `skirmish next` to the end of its turns", R_TURN
+            )
+        if not state.fighters:
+            raise RuleViolation("no combatants yet: add some with `skirmish add NAME --stat ...`")
+        for key in command.rolls:
+            find_name(state.names(), key.split(":", 1)[1] if key.lower().startswith(TIE) and ":" in key else key)
+        inits: list[Initiative] = []
+        for f in state.fighters:
+            roll = dice.roll(f.name, 1, 100)
+            terms = (Term("1d100", roll.total), Term("Agility", f.agility), Term("quirks and perks", f.init_bonus))
+            value = roll.total + f.agility + f.init_bonus
+            inits.append(Initiative(f.name, Derivation(value, "1d100 + Agility", terms, R_INIT, roll)))
+        order, ties = self._order(state, inits, dice)
+        started = RoundStarted(round=state.round + 1, initiatives=tuple(inits), order=tuple(order), ties=tuple(ties),
+                               tie_rule=_tie_rule(state, inits))
+        after = self.evolve(state, started)
+        return [started, *_start_turn(after, 0)]
+
+    def _order(
+        self, state: ModularState, inits: list[Initiative], dice: Dice
+    ) -> tuple[list[str], list[TieBreak]]:
+        """Greatest initiative first; ties settled per the initiative-ties option (an open point)."""
+        ties: list[TieBreak] = []
+        by_agility = state.options["initiative-ties"] == "agility"
+
+        def roll_off(names: list[str], attempt: int) -> list[str]:
+            if len(names) < 2:
+                return names
+            key = TIE if attempt == 1 else f"{TIE}{attempt}"
+            rolls = {n: dice.roll(f"{key}:{n}", 1, 100) for n in names}
+            ties.extend(TieBreak(n, attempt, r) for n, r in rolls.items())
+            out: list[str] = []
+            for value in sorted({r.total for r in rolls.values()}, reverse=True):
+                out += roll_off([n for n in names if rolls[n].total == value], attempt + 1)
+            return out
+
+        def settle(names: list[str]) -> list[str]:
+            if len(names) < 2 or not by_agility:
+                return roll_off(names, 1)
+            agility = {n: state.fighter(n).agility for n in names}
+            out: list[str] = []
+            for value in sorted(set(agility.values()), reverse=True):
+                out += roll_off([n for n in names if agility[n] == value], 1)
+            return out
+
+        value = {i.who: i.value.value for i in inits}
+        order: list[str] = []
+        for v in sorted(set(value.values()), reverse=True):
+            order += settle([i.who for i in inits if value[i.who] == v])
+        return order, ties
+
+    def _next(self, state: ModularState) -> list[Event]:
+        _need_round(state)
+        index = (state.turn if state.turn is not None else -1) + 1
+        if index >= len(state.order):
+            return self._upkeep(state, False)
+        return _start_turn(state, index)
+
+    def _declare(self, state: ModularState, cmd: Declare) -> list[Event]:
+        f = state.fighter(find_name(state.names(), cmd.who))
+        for flag, value in (("--ap", cmd.ap), ("--percent", cmd.percent), ("--pace", cmd.pace),
+                            ("--penalty", cmd.penalty)):
+            if value is not None:
+                raise BadInput(f"modular has no {flag}: a turn is movement plus one primary, secondary "
+                               "and tertiary action")
+        action = cmd.action.lower()
+        if action != MOVE and action not in ACTIONS:
+            raise BadInput(f"no action {cmd.action!r} in modular ({suggest(action, [MOVE, *ACTIONS])})")
+        _need_round(state)
+        if state.current != f.name:
+            now = f"it is {state.current}'s turn" if state.current else "no turn has started"
+            raise RuleViolation(f"not {f.name}'s turn: {now}", R_TURN)
+        if action == MOVE:
+            if cmd.target is not None or cmd.trigger is not None:
+                raise BadInput("move takes --amount FEET (and --with terrain=difficult), no --target or --trigger")
+            return [_move(f, cmd.amount, cmd.details.get("terrain"))]
+        if cmd.amount is not None or "terrain" in cmd.details:
+            raise BadInput("--amount and --with terrain= go with move only")
+        if (cmd.trigger is not None) != (action == READY) or (action != READY and (
+                "then" in cmd.details or "else" in cmd.details)):
+            raise BadInput("--trigger, --with then= and --with else= go with ready only")
+        slot, rule = self._slot(state, action)
+        _free(f, slot, action, rule)
+        target = find_name(state.names(), cmd.target) if cmd.target is not None else None
+        if action == READY:
+            return [self._ready(state, f, cmd)]
+        return [ActionTaken(
+            who=f.name, action=action, slot=slot, rule=rule, target=target, skill=cmd.details.get("skill"),
+            movement=_dash(f) if action == DASH else None, dodge=_evade(f) if action == EVADE else None,
+        )]
+
+    def _slot(self, state: ModularState, action: str) -> tuple[Slot, str]:
+        slot, rule = ACTIONS[action]
+        if action in SECONDARY_LIST and state.options["secondary-list"] == "primary":
+            return "primary", f"{rule} (option secondary-list=primary)"
+        return slot, rule
+
+    def _ready(self, state: ModularState, f: Fighter, cmd: Declare) -> ReadyDeclared:
+        assert cmd.trigger is not None
+        if not cmd.trigger.strip():
+            raise BadInput("ready needs --trigger TEXT, the event that sets off the first course")
+        if "then" not in cmd.details or "else" not in cmd.details:
+            raise BadInput("ready needs both courses of play: --with then=COURSE --with else=COURSE")
+        then = self._course(state, f, cmd.details["then"])
+        otherwise = self._course(state, f, cmd.details["else"])
+        feet = f.feet_left if then.move or otherwise.move else 0
+        return ReadyDeclared(who=f.name, trigger=cmd.trigger.strip(), then=then, otherwise=otherwise, feet=feet)
+
+    def _course(self, state: ModularState, f: Fighter, words: str) -> Course:
+        """A course of play: exactly one primary, at most one secondary and one tertiary, and
+        only slots and movement still unused when Ready is taken (Combat Rules, Ready)."""
+        chosen: dict[str, str] = {}
+        move = False
+        for raw in words.split("+"):
+            word = raw.strip().lower()
+            if word == MOVE:
+                if move or f.feet_left == 0:
+                    raise RuleViolation(f"a course of play takes {f.name}'s remaining movement once, "
+                                        f"and only if some is left ({f.feet_left} ft)", R_READY)
+                move = True
+                continue
+            if word not in ACTIONS:
+                raise BadInput(f"no action {raw.strip()!r} for a course of play ({suggest(word, [MOVE, *ACTIONS])})")
+            if word == READY:
+                raise RuleViolation("a course of play cannot itself be a Ready", R_READY)
+            slot, _ = self._slot(state, word)
+            if slot in chosen:
+                raise RuleViolation(f"a course of play has at most one {slot} action: {chosen[slot]} and {word}",
+                                    R_READY)
+            if slot != "primary" and f.slot(slot) is not None:
+                raise RuleViolation(f"{f.name} already used the {slot} action ({f.slot(slot)}) before Ready",
+                                    R_READY)
+            chosen[slot] = word
+        if "primary" not in chosen:
+            raise RuleViolation(f"each course of play needs one primary action: {words!r} has none", R_READY)
+        return Course(chosen["primary"], chosen.get("secondary"), chosen.get("tertiary"), move)
+
+    def _resolve(self, state: ModularState, cmd: Resolve) -> list[Event]:
+        f = state.fighter(find_name(state.names(), cmd.who))
+        held = f.ready
+        if held is None:
+            raise RuleViolation(
+                f"{f.name} has no Ready pending: modular actions take effect when declared", R_READY
+            )
+        if cmd.hits is not None or cmd.charge_speed is not None:
+            raise BadInput("modular records damage with `skirmish damage WHO AMOUNT`: no --hits or --charge")
+        triggered = cmd.details.get("course", "triggered") == "triggered"
+        played = held.then if triggered else held.otherwise
+        feet = detail_int(cmd, "feet")
+        terrain = cmd.details.get("terrain")
+        allowance = (held.feet if played.move else 0) + (f.speed if played.primary == DASH else 0)
+        cost = None
+        if feet or terrain is not None:
+            if allowance == 0:
+                raise RuleViolation(f"{f.name}'s course {played.words()} has no movement", R_READY)
+            cost = _cost(feet, terrain)
+            if cost.value > allowance:
+                raise RuleViolation(
+                    f"{f.name}'s course {played.words()} may move {allowance} ft, not {cost.value}", R_READY
+                )
+        return [ReadyResolved(
+            who=f.name, course="triggered" if triggered else "untriggered", played=played, feet=cost,
+            movement=_dash(f) if played.primary == DASH else None,
+            dodge=_evade(f) if played.primary == EVADE else None, outcome=cmd.outcome,
+        )]
+
+    def _effect(self, state: ModularState, cmd: ApplyEffect) -> list[Event]:
+        if cmd.who.lower() == "scene":
+            raise RuleViolation("modular keeps no scene counters: effects go on combatants")
+        f = state.fighter(find_name(state.names(), cmd.who))
+        kind = cmd.kind.strip().lower()
+        if not kind or kind == EVADE:
+            raise BadInput(f"{cmd.kind!r} is not an effect to apply by hand (Evade is an action)")
+        if cmd.per_round is not None or cmd.start is not None:
+            raise BadInput("modular effects take --rounds N only")
+        if cmd.end:
+            if not any(e.kind == kind for e in f.effects):
+                raise RuleViolation(f"{f.name} has no {kind} effect to end")
+            return [EffectEnded(who=f.name, kind=kind, reason="ended by the GM")]
+        if cmd.rounds is None or cmd.rounds < 1:
+            raise BadInput(f"{kind} needs --rounds N (1 or more)")
+        return [EffectApplied(who=f.name, kind=kind, rounds=cmd.rounds)]
+
+    def _upkeep(self, state: ModularState, combat_over: bool) -> list[Event]:
+        if state.over:
+            raise RuleViolation("the combat is over", R_COMBAT)
+        events: list[Event] = []
+        if state.in_round:
+            index = state.turn if state.turn is not None else -1
+            if index + 1 < len(state.order):
+                left = ", ".join(state.order[index + 1:])
+                raise RuleViolation(
+                    f"round {state.round} has turns left ({left}): `skirmish next` to reach its end", R_TURN
+                )
+            for f in state.fighters:
+                for e in f.effects:
+                    events.append(UpkeepTick(who=f.name, effect=e.kind, rounds_left=e.rounds - 1,
+                                             removed=e.rounds <= 1))
+        elif not combat_over:
+            raise RuleViolation("no round under way: start one with `skirmish round`", R_TURN)
+        if combat_over:
+            for f in state.fighters:
+                if f.evade is not None:
+                    events.append(EvadeEnded(who=f.name, reason="the combat is over"))
+                if f.ready is not None:
+                    events.append(ReadyCancelled(who=f.name, reason="the combat is over"))
+        return [*events, RoundEnded(round=state.round, combat_over=combat_over)]
+
+    # --- view and narration ----------------------------------------------------------------
+
+    def view(self, state: ModularState) -> dict[str, Any]:
+        combatants = []
+        pending = []
+        position = {name: i for i, name in enumerate(state.order)}
+        for f in state.fighters:
+            acting = state.in_round and f.initiative is not None
+            done = acting and state.turn is not None and position.get(f.name, -1) < state.turn
+            slots = [f.slot(s) for s in SLOTS]
+            combatants.append({
+                "name": f.name,
+                "side": f.side,
+                "initiative": f.initiative,
+                "speed": f.speed,
+                "movement": f.movement,
+                "feet_moved": f.feet_moved,
+                "feet_left": f.feet_left,
+                "primary": f.primary,
+                "secondary": f.secondary,
+                "tertiary": f.tertiary,
+                "slots_used": sum(1 for s in slots if s is not None),
+                "may_still": _may_still(f) if acting and not done else "-",
+                "dodge_class": f.evade if f.evade is not None else f.dodge,
+                "health": f.health,
+                "damage": f.damage,
+                "health_left": f.health - f.damage,
+                "effects": (
+                    [{"kind": "evading", "per_round": None, "rounds": None}] if f.evade is not None else []
+                ) + [{"kind": e.kind, "per_round": None, "rounds": e.rounds} for e in f.effects],
+            })
+            if f.ready is not None:
+                r = f.ready
+                pending.append({
+                    "who": f.name, "action": READY, "trigger": r.trigger, "then": r.then.words(),
+                    "else": r.otherwise.words(), "feet_held": r.feet, "declared_round": r.round,
+                })
+        return {
+            "round": state.round,
+            "clock": {
+                "in_round": state.in_round,
+                "turn": state.current,
+                "order": ", ".join(
+                    f"{n} {state.fighter(n).initiative}" for n in state.order
+                ) if state.in_round else None,
+                "combat_over": state.over,
+            },
+            "combatants": combatants,
+            "pending": pending,
+            "environment": [],
+        }
+
+    def describe(self, event: Event) -> str:
+        match event:
+            case RoundStarted(round=number, initiatives=inits, order=order, ties=ties, tie_rule=tie_rule):
+                value = {i.who: i.value.value for i in inits}
+                tail = f"; {tie_rule}" if tie_rule else ""
+                if ties:
+                    tail += ", roll-off: " + ", ".join(f"{t.who} {t.roll.total}" for t in ties)
+                return f"Round {number}: " + ", ".join(f"{n} {value[n]}" for n in order) + tail
+            case TurnStarted(who=who):
+                return f"{who}'s turn"
+            case EvadeEnded(who=who, reason=reason):
+                return f"{who}'s Evade ends ({reason})"
+            case Moved(who=who, feet=feet, cost=cost, left=left):
+                extra = f" through difficult terrain ({cost.value} ft of movement)" if cost.value != feet else ""
+                return f"{who} moves {feet} ft{extra}, {left} ft left"
+            case ActionTaken(who=who, action=action, slot=slot, target=target, skill=skill, movement=movement,
+                             dodge=dodge):
+                what = f"{action} ({skill})" if skill else action
+                on = f" on {target}" if target else ""
+                extra = f": movement {movement.value} ft this round" if movement else ""
+                extra += f": dodge class {dodge.value} until the next turn" if dodge else ""
+                return f"{who} takes {what}{on} as the {slot} action{extra}"
+            case ReadyDeclared(who=who, trigger=trigger, then=then, otherwise=otherwise, feet=feet):
+                held = f", {feet} ft held" if feet else ""
+                return f"{who} readies: if {trigger}: {then.words()}; else: {otherwise.words()}{held}"
+            case ReadyResolved(who=who, course=course, played=played, feet=feet, dodge=dodge, outcome=outcome):
+                moved = f", moves {feet.value} ft" if feet else ""
+                evade = f", dodge class {dodge.value}" if dodge else ""
+                res = f": {outcome}" if outcome else ""
+                return f"{who}'s Ready plays its {course} course: {played.words()}{moved}{evade}{res}"
+            case ReadyCancelled(who=who, reason=reason):
+                return f"{who}'s Ready is dropped ({reason})"
+            case DamageTaken(who=who, amount=amount, health_left=left):
+                return f"{who} takes {amount.value} damage ({left} health left)"
+            case EffectApplied(who=who, kind=kind, rounds=rounds):
+                return f"{who} is {kind} ({rounds} round{'' if rounds == 1 else 's'})"
+            case EffectEnded(who=who, kind=kind, reason=reason):
+                return f"{who} is no longer {kind} ({reason})"
+            case UpkeepTick(who=who, effect=kind, rounds_left=left, removed=removed):
+                if removed:
+                    return f"Upkeep: {who}'s {kind} ends"
+                return f"Upkeep: {who}'s {kind} has {left} round{'' if left == 1 else 's'} left"
+            case RoundEnded(round=number, combat_over=over):
+                return f"Round {number} ends" + (": the combat is over" if over else "")
+        return type(event).__name__
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def _need_round(state: ModularState) -> None:
+    if not state.in_round:
+        raise RuleViolation("no round under way: start one with `skirmish round`", R_INIT)
+
+
+def _start_turn(state: ModularState, index: int) -> list[Event]:
+    """The turn of the index-th in initiative order begins: its Evade ends (Combat Rules,
+    Evade); a Ready still pending must first play its other course (Combat Rules, Ready)."""
+    who = state.fighter(state.order[index])
+    if who.ready is not None:
+        raise RuleViolation(
+            f"{who.name}'s Ready did not trigger before {who.name}'s next turn: play its other course first, "
+            f"`skirmish resolve {quote(who.name)} --with course=untriggered`", R_READY,
+        )
+    events: list[Event] = []
+    if who.evade is not None:
+        events.append(EvadeEnded(who=who.name, reason=f"{who.name}'s next turn"))
+    return [*events, TurnStarted(who=who.name, index=index)]
+
+
+def _tie_rule(state: ModularState, inits: list[Initiative]) -> str:
+    """How ties were settled, when there were any: the option in force and its rule."""
+    values = [i.value.value for i in inits]
+    if len(set(values)) == len(values):
+        return ""
+    return f"ties: initiative-ties={state.options['initiative-ties']} ({R_INIT})"
+
+
+def _free(f: Fighter, slot: Slot, action: str, rule: str) -> None:
+    used = f.slot(slot)
+    if used is not None:
+        held = " (held for a Ready)" if used == READY and slot != "primary" else ""
+        raise RuleViolation(f"{f.name} already took a {slot} action this turn ({used}{held}), not {action}", rule)
+
+
+def _cost(feet: int | None, terrain: str | None) -> Derivation:
+    if feet is None or feet < 1:
+        raise BadInput(f"move needs the feet moved, 1 or more (--amount FEET), not {feet}")
+    if terrain == "difficult":
+        return Derivation(feet * 2, "feet x 2 (difficult terrain)", (Term("feet", feet),), R_TERRAIN)
+    return Derivation(feet, "feet", (Term("feet", feet),), R_MOVE)
+
+
+def _move(f: Fighter, feet: int | None, terrain: str | None) -> Moved:
+    cost = _cost(feet, terrain)
+    assert feet is not None
+    if cost.value > f.feet_left:
+        held = f" ({f.held_feet} ft held for a Ready)" if f.held_feet else ""
+        raise RuleViolation(
+            f"{f.name} has {f.feet_left} ft of movement left{held}, not {cost.value}",
+            R_TERRAIN if terrain == "difficult" else R_MOVE,
+        )
+    return Moved(who=f.name, feet=feet, cost=cost, left=f.feet_left - cost.value)
+
+
+def _speed(f: Fighter) -> Derivation:
+    if f.speed_override:
+        return Derivation(f.speed_override, "Speed set by quirks and perks", (Term("speed", f.speed_override),),
+                          R_SPEED)
+    steps = f.agility // AGILITY_STEP
+    terms = (Term("base", BASE_SPEED), Term("5 x floor(Agility / 10)", SPEED_PER_STEP * steps))
+    return Derivation(speed_of(f.agility), "30 + 5 x floor(Agility / 10)", terms, R_SPEED)
+
+
+def _dash(f: Fighter) -> Derivation:
+    speed = _speed(f)
+    return Derivation(speed.value * 2, "Speed x 2", (Term("Speed", speed.value),), R_DASH)
+
+
+def _evade(f: Fighter) -> Derivation:
+    """Evade Dodge Class = Dodge Class + floor(Dodge Class / 2) (Combat Rules, Evade)."""
+    terms = (Term("dodge class", f.dodge), Term("floor(dodge class / 2)", f.dodge // 2))
+    return Derivation(f.dodge + f.dodge // 2, "dodge class + floor(dodge class / 2)", terms, R_EVADE)
+
+
+def _may_still(f: Fighter) -> str:
+    parts = [f"move {f.feet_left} ft"] if f.feet_left else []
+    parts += [s for s in SLOTS if f.slot(s) is None]
+    return ", ".join(parts) or "nothing"
+
+
+RULESET = Modular()
