@@ -87,7 +87,9 @@ def test_speed_worked_example(memory_store: Store, agility: int, speed: int) -> 
     enc = start(memory_store, "modular")
     do(enc, AddCombatant(name="Runner", stats={"agility": str(agility), "dodge": "10", "health": "10"}))
     assert who(enc, "Runner")["speed"] == speed
-    new_round(enc, {})
+    derived = one(new_round(enc, {}), RoundStarted).initiatives[0].speed
+    assert derived is not None and (derived.value, derived.rule) == (speed, f"{R}, Speed")
+    assert derived.terms == (Term("base", 30), Term("5 x floor(Agility / 10)", speed - 30))
     dash = one(act(enc, "Runner", "dash"), ActionTaken).movement
     assert dash is not None and dash.value == 2 * speed
     assert dash.terms == (Term("Speed", speed),)
@@ -226,9 +228,12 @@ def test_movement_up_to_speed_split_between_actions(memory_store: Store) -> None
     """Combat Rules, Movement: up to Speed a round, at any point, broken up between actions."""
     enc = fight(memory_store)
     new_round(enc)
-    assert one(act(enc, "Hauser", "move", amount=20), Moved).left == 30
+    left = one(act(enc, "Hauser", "move", amount=20), Moved).left
+    assert left.value == 30 and left.rule == f"{R}, Movement"
+    assert left.terms == (Term("movement this round", 50), Term("moved before", 0), Term("held for a Ready", 0),
+                          Term("this move", -20))
     act(enc, "Hauser", "skill", target="Orc")
-    assert one(act(enc, "Hauser", "move", amount=30), Moved).left == 0
+    assert one(act(enc, "Hauser", "move", amount=30), Moved).left.value == 0
     refused(enc, Declare(who="Hauser", action="move", amount=5), RuleViolation,
             f"Hauser has 0 ft of movement left, not 5 ({R}, Movement)")
     assert (who(enc, "Hauser")["feet_moved"], who(enc, "Hauser")["feet_left"]) == (50, 0)
@@ -238,7 +243,7 @@ def test_move_needs_feet(memory_store: Store) -> None:
     enc = fight(memory_store)
     new_round(enc)
     refused(enc, Declare(who="Hauser", action="move"), BadInput,
-            "move needs the feet moved, 1 or more (--amount FEET), not None")
+            "a move needs the feet moved, 1 or more (--amount FEET), not None")
 
 
 def test_difficult_terrain_costs_double(cli: Cli) -> None:
@@ -371,6 +376,28 @@ def test_evade_ends_when_combat_ends(cli: Cli) -> None:
     view = json.loads(cli.ok("state", "--json"))
     assert view["clock"]["combat_over"] is True and view["combatants"][0]["dodge_class"] == 10
     assert cli.fails("round") == f"Error: the combat is over: no more rounds ({R})"
+
+
+def test_the_combat_can_end_mid_round(memory_store: Store) -> None:
+    """Combat Rules, Evade and Ready: whatever lasts until combat ends, ends with it, even mid-round."""
+    enc = fight(memory_store)
+    new_round(enc)
+    act(enc, "Hauser", "evade")
+    do(enc, Next())
+    ready(enc, "Mira", "skill", "evade")
+    events = do(enc, Upkeep(details={"combat": "over"}))
+    assert [type(e).__name__ for e in events] == ["EvadeEnded", "ReadyCancelled", "RoundEnded"]
+    assert enc.view()["pending"] == [] and who(enc, "Hauser")["dodge_class"] == 13
+    refused(enc, Upkeep(details={"combat": "over"}), RuleViolation, f"the combat is over ({R})")
+
+
+def test_skill_names_go_with_skill_checks(memory_store: Store) -> None:
+    enc = fight(memory_store)
+    new_round(enc)
+    refused(enc, Declare(who="Hauser", action="dash", details={"skill": "athletics"}), BadInput,
+            "--with skill= names the skill of a skill check, not of dash")
+    taken = one(act(enc, "Hauser", "tertiary-skill", details={"skill": "shout"}), ActionTaken)
+    assert (taken.skill, taken.slot) == ("shout", "tertiary")
 
 
 # --- Ready ----------------------------------------------------------------------------------------
@@ -538,7 +565,7 @@ def test_rules_lists_the_options_and_actions(cli: Cli) -> None:
     out = cli.ok("rules", "modular")
     assert "initiative-ties=agility|roll-off (default agility)" in out
     assert "secondary-list=secondary|primary (default secondary)" in out
-    assert "five-foot-step (secondary*)" in out
+    assert "five-foot-step (secondary, see option secondary-list)" in out
 
 
 # --- the sample -------------------------------------------------------------------------------

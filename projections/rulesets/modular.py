@@ -244,6 +244,7 @@ def _put(state: ModularState, fighter: Fighter) -> ModularState:
 class Initiative(msgspec.Struct, frozen=True):
     who: str
     value: Derivation
+    speed: Derivation | None = None  # the round's Speed, quirks and perks included
 
 
 class TieBreak(msgspec.Struct, frozen=True):
@@ -276,7 +277,7 @@ class Moved(Event, frozen=True, tag="modular.moved"):
     who: str
     feet: int
     cost: Derivation
-    left: int
+    left: Derivation
 
 
 class ActionTaken(Event, frozen=True, tag="modular.action-taken"):
@@ -386,10 +387,10 @@ class Modular:
         READY: ActionInfo("primary", "--trigger TEXT --with then=COURSE --with else=COURSE "
                                      "(actions joined by +, one primary each)"),
         "secondary-skill": ActionInfo("secondary", "a skill check marked Secondary"),
-        "five-foot-step": ActionInfo("secondary*", "a step that is not movement and leaves Dash alone"),
-        "retrieve-item": ActionInfo("secondary*", "take an item from a holder, or from the ground here"),
-        "stash-item": ActionInfo("secondary*", "put an item back in a holder"),
-        "use-item": ActionInfo("secondary*", "use an item in hand that is not an attack"),
+        "five-foot-step": ActionInfo("secondary, see option secondary-list", "a step that is not movement and leaves Dash alone"),
+        "retrieve-item": ActionInfo("secondary, see option secondary-list", "take an item from a holder, or from the ground here"),
+        "stash-item": ActionInfo("secondary, see option secondary-list", "put an item back in a holder"),
+        "use-item": ActionInfo("secondary, see option secondary-list", "use an item in hand that is not an attack"),
         "tertiary-skill": ActionInfo("tertiary", "a skill check marked Tertiary"),
         "drop-item": ActionInfo("tertiary", "let an item in hand fall here"),
     }
@@ -528,7 +529,7 @@ class Modular:
             roll = dice.roll(f.name, 1, 100)
             terms = (Term("1d100", roll.total), Term("Agility", f.agility), Term("quirks and perks", f.init_bonus))
             value = roll.total + f.agility + f.init_bonus
-            inits.append(Initiative(f.name, Derivation(value, "1d100 + Agility", terms, R_INIT, roll)))
+            inits.append(Initiative(f.name, Derivation(value, "1d100 + Agility", terms, R_INIT, roll), _speed(f)))
         order, ties = self._order(state, inits, dice)
         started = RoundStarted(round=state.round + 1, initiatives=tuple(inits), order=tuple(order), ties=tuple(ties),
                                tie_rule=_tie_rule(state, inits))
@@ -598,6 +599,8 @@ class Modular:
         if (cmd.trigger is not None) != (action == READY) or (action != READY and (
                 "then" in cmd.details or "else" in cmd.details)):
             raise BadInput("--trigger, --with then= and --with else= go with ready only")
+        if "skill" in cmd.details and not action.endswith("skill"):
+            raise BadInput(f"--with skill= names the skill of a skill check, not of {action}")
         slot, rule = self._slot(state, action)
         _free(f, slot, action, rule)
         target = find_name(state.names(), cmd.target) if cmd.target is not None else None
@@ -672,7 +675,7 @@ class Modular:
         if feet or terrain is not None:
             if allowance == 0:
                 raise RuleViolation(f"{f.name}'s course {played.words()} has no movement", R_READY)
-            cost = _cost(feet, terrain)
+            cost = _cost(feet, terrain, "--with feet=N")
             if cost.value > allowance:
                 raise RuleViolation(
                     f"{f.name}'s course {played.words()} may move {allowance} ft, not {cost.value}", R_READY
@@ -706,7 +709,7 @@ class Modular:
         events: list[Event] = []
         if state.in_round:
             index = state.turn if state.turn is not None else -1
-            if index + 1 < len(state.order):
+            if index + 1 < len(state.order) and not combat_over:
                 left = ", ".join(state.order[index + 1:])
                 raise RuleViolation(
                     f"round {state.round} has turns left ({left}): `skirmish next` to reach its end", R_TURN
@@ -791,7 +794,7 @@ class Modular:
                 return f"{who}'s Evade ends ({reason})"
             case Moved(who=who, feet=feet, cost=cost, left=left):
                 extra = f" through difficult terrain ({cost.value} ft of movement)" if cost.value != feet else ""
-                return f"{who} moves {feet} ft{extra}, {left} ft left"
+                return f"{who} moves {feet} ft{extra}, {left.value} ft left"
             case ActionTaken(who=who, action=action, slot=slot, target=target, skill=skill, movement=movement,
                              dodge=dodge):
                 what = f"{action} ({skill})" if skill else action
@@ -862,9 +865,9 @@ def _free(f: Fighter, slot: Slot, action: str, rule: str) -> None:
         raise RuleViolation(f"{f.name} already took a {slot} action this turn ({used}{held}), not {action}", rule)
 
 
-def _cost(feet: int | None, terrain: str | None) -> Derivation:
+def _cost(feet: int | None, terrain: str | None, flag: str = "--amount FEET") -> Derivation:
     if feet is None or feet < 1:
-        raise BadInput(f"move needs the feet moved, 1 or more (--amount FEET), not {feet}")
+        raise BadInput(f"a move needs the feet moved, 1 or more ({flag}), not {feet}")
     if terrain == "difficult":
         return Derivation(feet * 2, "feet x 2 (difficult terrain)", (Term("feet", feet),), R_TERRAIN)
     return Derivation(feet, "feet", (Term("feet", feet),), R_MOVE)
@@ -879,7 +882,11 @@ def _move(f: Fighter, feet: int | None, terrain: str | None) -> Moved:
             f"{f.name} has {f.feet_left} ft of movement left{held}, not {cost.value}",
             R_TERRAIN if terrain == "difficult" else R_MOVE,
         )
-    return Moved(who=f.name, feet=feet, cost=cost, left=f.feet_left - cost.value)
+    terms = (Term("movement this round", f.movement), Term("moved before", -f.feet_moved),
+             Term("held for a Ready", -f.held_feet), Term("this move", -cost.value))
+    left = Derivation(f.feet_left - cost.value, "movement - moved before - held - this move", terms,
+                      R_DASH if f.dashed else R_MOVE)
+    return Moved(who=f.name, feet=feet, cost=cost, left=left)
 
 
 def _speed(f: Fighter) -> Derivation:
