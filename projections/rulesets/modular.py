@@ -45,8 +45,9 @@ Readings chosen where the text is silent:
   refuse and say to play the other course first. ``cancel WHO`` drops a Ready; its slots
   stay spent.
 - Evade lasts until the combatant's next turn starts (in the next round, as initiative is
-  re-rolled) or until the combat ends: ``upkeep --with combat=over`` ends the combat,
-  and with it every Evade and pending Ready; no round starts after it.
+  re-rolled) or until the combat ends: ``upkeep --with combat=over`` ends the combat at
+  any moment, mid-round too, and with it every Evade and pending Ready; no round starts
+  after it.
 - ``upkeep`` (or ``next`` after the last turn) ends the round: timed effects (``effect
   WHO KIND --rounds N``) lose a round each, one event per tick. ``upkeep`` is refused
   while turns remain: ``next`` skips a turn.
