@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from conftest import Cli, start
+from test_ap_countdown import do, one, refused  # the generic helpers: run, pick one event, refuse
 
 from skirmish.eventlog.commands import (
     AddCombatant,
     ApplyEffect,
     Cancel,
-    Command,
     Damage,
     Declare,
     Next,
@@ -25,8 +25,7 @@ from skirmish.eventlog.commands import (
     StartRound,
     Upkeep,
 )
-from skirmish.eventlog.errors import BadInput, RuleViolation, SkirmishError
-from skirmish.eventlog.events import Event
+from skirmish.eventlog.errors import BadInput, RuleViolation
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
 from skirmish.projections.rulesets.phases import (
@@ -39,7 +38,6 @@ from skirmish.projections.rulesets.phases import (
     TurnStarted,
 )
 
-E = TypeVar("E", bound=Event)
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "farmhouse-ambush.skirmish"
 
 
@@ -60,30 +58,6 @@ def duel(store: Store, **options: str) -> Encounter:
     return encounter(store, {
         "Ann": ("players", 4, 7, 2), "Orc": ("foes", 4, 6, 0), "Gob": ("foes", 6, 3, 0),
     }, **options)
-
-
-def do(enc: Encounter, command: Command) -> list[Event]:
-    return [rec.event for rec in enc.execute(command, "test")]
-
-
-def stored(enc: Encounter) -> int:
-    return len(list(enc.store.all_events(enc.row.id)))
-
-
-def refused(enc: Encounter, command: Command, error: type[SkirmishError], message: str) -> None:
-    """The command is refused with exactly this message, and nothing is appended."""
-    before, head = stored(enc), enc.head().event_id
-    with pytest.raises(error) as info:
-        enc.execute(command, "test")
-    assert str(info.value) == message
-    assert stored(enc) == before
-    assert enc.head().event_id == head
-
-
-def one(events: list[Event], kind: type[E]) -> E:
-    found = [e for e in events if isinstance(e, kind)]
-    assert len(found) == 1, events
-    return found[0]
 
 
 def who(enc: Encounter, name: str) -> dict[str, Any]:
@@ -276,6 +250,8 @@ def test_initiative_0_may_not_act_at_all(memory_store: Store) -> None:
     enc = encounter(memory_store, {"Ann": ("a", 3, 0, 0), "Bob": ("a", 2, 0, 0)}, wounds="each")
     do(enc, ApplyEffect(who="Ann", kind="serious-wound"))
     assert who(enc, "Ann")["initiative"] == 0 and who(enc, "Ann")["acts_in"] is None
+    refused(enc, Declare(who="Ann", action="aim", target="Bob"), RuleViolation,
+            "Ann's initiative is 0: Ann may not act at all (phases.md, Initiative)")
     do(enc, StartRound())
     refused(enc, Declare(who="Ann", action="walk", details={"repeat": "yes"}), RuleViolation,
             "Ann's initiative is 0: Ann may not act at all (phases.md, Initiative)")
@@ -560,6 +536,21 @@ def test_after_interrupting_repetition_only_prone_or_cover_at_the_next_call(memo
     assert taken.cover and not who(enc, "Ann")["restricted"]
     next_until(enc, 3, 4)
     do(enc, Declare(who="Ann", action="fire", target="Orc"))
+
+
+def test_an_interrupted_character_takes_no_opportunity_fire_before_its_limited_action(memory_store: Store) -> None:
+    """phases.md, Repetition: no other action until the next regular opportunity, opportunity fire included."""
+    enc = duel(memory_store)
+    do(enc, StartRound())
+    do(enc, Declare(who="Ann", action="aim", target="Orc", details={"repeat": "yes"}))
+    do(enc, Declare(who="Orc", action="walk", details={"repeat": "yes"}))
+    next_until(enc, 5, 0)  # Ann aims again, the Orc walks again
+    do(enc, Cancel(who="Ann"))
+    next_until(enc, 4, 0)  # the Orc walks through Ann's sights
+    assert who(enc, "Ann")["aiming"] == "Orc"
+    refused(enc, Declare(who="Ann", action="fire", target="Orc"), RuleViolation,
+            "Ann interrupted a repetitive action: the next action may only be to go prone, or move to cover "
+            "(--with cover=yes) (phases.md, Repetition)")
 
 
 def test_after_interrupt_prone_only_refuses_the_move_to_cover(memory_store: Store) -> None:

@@ -47,6 +47,8 @@ Readings chosen where the text is silent, documented here and in the README:
   visible then); an aim at an area (``--with area=TEXT``) gives quick shots, as does
   automatic fire (``--with auto=yes``). The same holds for fire at the character's own
   call after an aim. Aiming may be declared before the first turn (an ambush laid).
+- Whether a target is (or was this phase) in line of sight, and which weapons may fire
+  on the move, are the GM's judgement at the table: the tool records, it does not check.
 - Crawling leaves the character prone; a prone character's walk, trot or run, or a move
   combined with fire or melee, stands it up and halves the distance. Go prone and stand
   up are refused when the character already is so; mount and dismount likewise.
@@ -55,6 +57,8 @@ Readings chosen where the text is silent, documented here and in the README:
 - Ambush: ``round --with ambush=SIDE`` on the first turn puts every member of that side
   (the moving force) with an initiative other than 6 on repetitive movement, a walk
   ("simply moving") unless ``--with ambush-move=crawl|trot|run`` says otherwise.
+- ``resolve WHO --outcome TEXT`` records what the character's latest action this turn
+  achieved: hit rolls and damage belong to other chapters than this text.
 - ``upkeep`` ends the turn once phase 1 is under way (those still to be called pass);
   the text has no hits, so ``damage`` is refused in favour of wound effects.
 - Treating the whole turn as one, without phases (The Combat Turn), is not modelled:
@@ -121,7 +125,7 @@ ACTIONS: dict[str, str] = {
     "fire": "at a target in (or this phase in) line of sight; --with move=walk|trot with some weapons; "
             "opportunity fire when aiming (Opportunity Fire)",
     "aim": "--target NAME or --with area=TEXT; enables fire at a target crossing the line of sight later",
-    "reload": "one phase; --with reloads=N when the weapon takes several reload actions",
+    "reload": "--with reloads=N when the weapon takes several reload actions (the first of them)",
     "melee": "--with melee=armed|strike|grapple|escape|diving-blow, --with move=walk|trot (run: diving blow)",
     "ready": "ready or change equipment; --with bulk=N for the new weapon's bulk",
     "crawl": "2 m, prone",
@@ -383,19 +387,9 @@ class Phases:
             case RepetitionInterrupted(who=who):
                 return _put(state, replace(state.fighter(who), repeat=None, restricted=True))
             case EffectApplied(who=who, kind=kind, by=by):
-                f = state.fighter(who)
-                if kind == PANIC:
-                    return _put(state, replace(f, panic=by))
-                if kind == "slight-wound":
-                    return _put(state, replace(f, slight=f.slight + 1))
-                return _put(state, replace(f, serious=f.serious + 1))
+                return _put(state, _with_effect(state.fighter(who), kind, by))
             case EffectEnded(who=who, kind=kind):
-                f = state.fighter(who)
-                if kind == PANIC:
-                    return _put(state, replace(f, panic=0))
-                if kind == "slight-wound":
-                    return _put(state, replace(f, slight=max(0, f.slight - 1)))
-                return _put(state, replace(f, serious=max(0, f.serious - 1)))
+                return _put(state, _with_effect(state.fighter(who), kind, -1))
             case TurnEnded():
                 fighters = tuple(
                     replace(f, acted=(), moved_m=0, repeat=None, last=None) for f in state.fighters
@@ -525,6 +519,9 @@ class Phases:
             raise BadInput(f"{action} takes no --target")
         if target == f.name:
             raise BadInput(f"{f.name} cannot take itself as the target")
+        init = self._init(state, f)
+        if init == 0:
+            raise RuleViolation(f"{f.name}'s initiative is 0: {f.name} may not act at all", R_INIT)
         if not state.in_turn:
             if action == "aim" and state.turn == 0 and "repeat" not in details:
                 # An ambush is laid before the fight: the aim counts as taken in an earlier phase.
@@ -532,9 +529,6 @@ class Phases:
             raise RuleViolation("no turn under way: start one with `skirmish round`", R_SEQ)
         phase = state.phase
         assert phase is not None
-        init = self._init(state, f)
-        if init == 0:
-            raise RuleViolation(f"{f.name}'s initiative is 0: {f.name} may not act at all", R_INIT)
         if f.repeat is not None:
             raise RuleViolation(
                 f"{f.name} repeats {f.repeat.action} every phase this turn: "
@@ -947,6 +941,7 @@ def _taken(f: Fighter, e: ActionTaken, turn: int) -> Fighter:
 
 
 def _with_effect(f: Fighter, kind: str, change: int) -> Fighter:
+    """A wound more or less, or panic set (change > 0: by that much) or ended (Initiative)."""
     if kind == PANIC:
         return replace(f, panic=max(0, change))
     if kind == "slight-wound":
