@@ -1,0 +1,984 @@
+"""The phases ruleset: a 30-second turn of six 5-second phases, one action a phase.
+
+Rules text: shared/rules/phases.md, cited below by section (the paragraph leads of
+"Turn Sequence" - Agility and Weapon Bulks, Repetition, Opportunity Fire, Ambush - are
+cited as sections of their own). The clock is the turn's phase, 6 down to 1, and within
+a phase the initiative value being called: the start of the phase (repetitive actions)
+first, then the phase's own number, then each higher value (Turn Sequence). ``next``
+moves to the next call at which someone may act, skipping phases nobody acts in, and
+ends the turn after phase 1. There are no dice: initiative is a stat (1 to 6), lowered
+by wounds and panic, which the GM records as effects.
+
+Open points of the text, each an option recorded in the encounter's first event:
+
+- ``after-interrupt`` (default ``prone-or-cover``): a character who interrupts a
+  repetitive action may take its next action only at its next regular call, and that
+  action "may only be to go prone or to duck behind cover" (Repetition). Ducking behind
+  cover is not an action of the list (Actions); by default it is a crawl, walk, trot or
+  run declared ``--with cover=yes``, the way the list lets a character reach cover.
+  ``prone-only`` allows only the one listed action the sentence names, go prone.
+- ``wounds`` (default ``worst``): "slightly wounded" lowers initiative by 1, "seriously
+  wounded" by 3 (Initiative). The text names a character's state, so by default the
+  worst wound counts once; ``each`` subtracts 1 per slight and 3 per serious wound.
+
+Readings chosen where the text is silent, documented here and in the README:
+
+- Initiative (1 to 6) is a stat the GM gives; panic lowers it by the amount the GM rules
+  (``effect WHO panic --with by=N``: the text gives no figure); it never goes below 0,
+  and at 0 the character does not act at all, repetition and opportunity fire included.
+  A change takes effect at once: calls still to come in the turn use the new value.
+- A call at which nobody may act is skipped; a character who does not declare when its
+  call comes passes that phase (the GM moves on with ``next``).
+- Repetition is chosen in phase 6, by a character that has taken no action yet this turn
+  (``declare WHO ACTION --with repeat=yes``, at any call of phase 6: the first phase's
+  action is conducted then). ``next`` conducts it at the start of every later phase.
+  It lasts the turn. ``cancel WHO`` interrupts it; the restriction on the next action
+  lasts until that action is taken, across the turn's end if need be.
+- Same initiative: when a character fires at or attacks in melee one acting at the same
+  call of the same phase (actions that interfere), the action records who goes first: the higher Agility minus weapon bulk;
+  equal figures act at the same time. Agility and bulk default to 0; ``ready --with
+  bulk=N`` changes the weapon, and so the bulk.
+- Aiming ends with any other action, except opportunity fire in a phase in which the
+  character could act anyway ("still considered to be aiming", Opportunity Fire). An
+  aim enables fire in a later phase only; opportunity fire needs a target that moved
+  this phase (it "passes through" the line of sight), counts as the character's action
+  for the phase, and in a phase the character could not otherwise act in uses the aim
+  up. The first shot is aimed only at the target named when the aim began (it was
+  visible then); an aim at an area (``--with area=TEXT``) gives quick shots, as does
+  automatic fire (``--with auto=yes``). The same holds for fire at the character's own
+  call after an aim. Aiming may be declared before the first turn (an ambush laid).
+- Whether a target is (or was this phase) in line of sight, and which weapons may fire
+  on the move, are the GM's judgement at the table: the tool records, it does not check.
+- Crawling leaves the character prone; a prone character's walk, trot or run, or a move
+  combined with fire or melee, stands it up and halves the distance. Go prone and stand
+  up are refused when the character already is so; mount and dismount likewise.
+- A reload that needs several reload actions (``--with reloads=N`` on the first) keeps
+  its progress until done, whatever the character does in between.
+- Ambush: ``round --with ambush=SIDE`` on the first turn puts every member of that side
+  (the moving force) with an initiative other than 6 on repetitive movement, a walk
+  ("simply moving") unless ``--with ambush-move=crawl|trot|run`` says otherwise.
+- ``resolve WHO --outcome TEXT`` records what the character's latest action this turn
+  achieved: hit rolls and damage belong to other chapters than this text.
+- ``upkeep`` ends the turn once phase 1 is under way (those still to be called pass);
+  the text has no hits, so ``damage`` is refused in favour of wound effects.
+- Treating the whole turn as one, without phases (The Combat Turn), is not modelled:
+  the GM runs such a turn outside the tool.
+"""
+
+from __future__ import annotations
+
+from shlex import quote
+from typing import Any, Literal
+
+import msgspec
+from msgspec.structs import replace
+
+from skirmish.eventlog.commands import (
+    AddCombatant,
+    ApplyEffect,
+    Cancel,
+    Command,
+    Damage,
+    Declare,
+    Next,
+    Resolve,
+    StartRound,
+    Upkeep,
+)
+from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.events import CombatantAdded, Derivation, EncounterStarted, Event, NoteAdded, Term
+from skirmish.projections.ruleset import (
+    ActionInfo,
+    Detail,
+    Dice,
+    Option,
+    Stat,
+    decide_add,
+    detail_int,
+    find_name,
+    suggest,
+)
+
+RULES = "phases.md"
+R_TURN = f"{RULES}, The Combat Turn"
+R_ACTIONS = f"{RULES}, Actions"
+R_INIT = f"{RULES}, Initiative"
+R_SEQ = f"{RULES}, Turn Sequence"
+R_AGILITY = f"{RULES}, Agility and Weapon Bulks"
+R_REPEAT = f"{RULES}, Repetition"
+R_OPP = f"{RULES}, Opportunity Fire"
+R_AMBUSH = f"{RULES}, Ambush"
+
+PHASES = 6
+# Movement actions and their distance in metres (phases.md, Actions).
+MOVES = {"crawl": 2, "walk": 8, "trot": 15, "run": 30}
+# What each kind of melee attack may be combined with (phases.md, Actions: Melee).
+MELEE_KINDS = {
+    "armed": ("walk", "trot"),
+    "strike": ("walk", "trot"),
+    "grapple": ("walk", "trot"),
+    "escape": ("walk", "trot"),
+    "diving-blow": ("walk", "trot", "run"),
+}
+FIRE_MOVES = ("walk", "trot")  # "with some weapons" (phases.md, Actions: Fire): the GM's call
+ACTIONS: dict[str, str] = {
+    "fire": "at a target in (or this phase in) line of sight; --with move=walk|trot with some weapons; "
+            "opportunity fire when aiming (Opportunity Fire)",
+    "aim": "--target NAME or --with area=TEXT; enables fire at a target crossing the line of sight later",
+    "reload": "--with reloads=N when the weapon takes several reload actions (the first of them)",
+    "melee": "--with melee=armed|strike|grapple|escape|diving-blow, --with move=walk|trot (run: diving blow)",
+    "ready": "ready or change equipment; --with bulk=N for the new weapon's bulk",
+    "crawl": "2 m, prone",
+    "walk": "8 m (4 m when standing up from prone)",
+    "trot": "15 m (halved when standing up)",
+    "run": "30 m (halved when standing up)",
+    "prone": "go prone",
+    "stand": "stand up",
+    "mount": "get in a vehicle or on a mount",
+    "dismount": "get out or off",
+    "talk": "a sentence or so; --with talk=TEXT combines it with any action but fire",
+}
+WOUNDS = {"slight-wound": 1, "serious-wound": 3}
+PANIC = "panic"
+INTERRUPT_ACTIONS = {"prone-or-cover": "go prone, or move to cover (--with cover=yes)", "prone-only": "go prone"}
+
+How = Literal["call", "repeated", "opportunity"]
+
+
+# --- state -------------------------------------------------------------------------------
+
+
+class Aim(msgspec.Struct, frozen=True):
+    turn: int
+    phase: int  # 7: before the first turn
+    target: str | None = None
+    area: str | None = None
+
+
+class Repeat(msgspec.Struct, frozen=True):
+    action: str
+    target: str | None = None
+    area: str | None = None
+    move: str | None = None
+    melee: str | None = None
+
+
+class Last(msgspec.Struct, frozen=True):
+    """The character's latest action this turn: what it was, when, and whether it moved."""
+
+    action: str
+    phase: int
+    call: int
+    how: str
+    moved: bool
+    resolved: bool = False
+
+
+class Fighter(msgspec.Struct, frozen=True):
+    name: str
+    side: str
+    base: int
+    agility: int
+    bulk: int
+    slight: int = 0
+    serious: int = 0
+    panic: int = 0
+    prone: bool = False
+    mounted: bool = False
+    acted: tuple[int, ...] = ()  # phases acted in this turn
+    moved_m: int = 0
+    repeat: Repeat | None = None
+    restricted: bool = False  # interrupted a repetitive action: next action is limited
+    aim: Aim | None = None
+    reload: tuple[int, int] | None = None  # (reload actions done, needed)
+    last: Last | None = None
+
+
+class PhaseState(msgspec.Struct, frozen=True):
+    options: dict[str, str]
+    turn: int = 0
+    in_turn: bool = False
+    phase: int | None = None
+    call: int = 0  # 0: the start of the phase, where repetitive actions are conducted
+    fighters: tuple[Fighter, ...] = ()
+
+    def names(self) -> list[str]:
+        return [f.name for f in self.fighters]
+
+    def fighter(self, name: str) -> Fighter:
+        for f in self.fighters:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+
+def _put(state: PhaseState, fighter: Fighter) -> PhaseState:
+    return replace(state, fighters=tuple(fighter if f.name == fighter.name else f for f in state.fighters))
+
+
+# --- events ------------------------------------------------------------------------------
+
+
+class Initiative(msgspec.Struct, frozen=True):
+    who: str
+    initiative: Derivation
+
+
+class TurnStarted(Event, frozen=True, tag="phases.turn-started"):
+    turn: int
+    initiatives: tuple[Initiative, ...]
+    ambush: str | None = None
+
+
+class ClockAdvanced(Event, frozen=True, tag="phases.clock-advanced"):
+    """The clock moves to a call: ``call`` 0 is the start of the phase (repetitive actions)."""
+
+    phase: int
+    call: int
+    acting: tuple[str, ...] = ()  # at a call: in Agility - bulk order (Agility and Weapon Bulks)
+
+
+class ActionTaken(Event, frozen=True, tag="phases.action-taken"):
+    who: str
+    action: str
+    phase: int
+    call: int
+    how: How
+    repeat: bool = False  # chosen for the whole turn here (Repetition)
+    target: str | None = None
+    area: str | None = None
+    move: str | None = None  # a move combined with fire or melee
+    melee: str | None = None
+    talk: str | None = None
+    distance: Derivation | None = None
+    prone: bool | None = None  # the character's posture after the action
+    mounted: bool | None = None
+    reload: tuple[int, int] | None = None  # (done, needed) after this action
+    bulk: int | None = None
+    cover: bool = False
+    aimed: Derivation | None = None  # shots counted as aimed (Opportunity Fire)
+    keeps_aim: bool = False
+    order: Derivation | None = None  # Agility - bulk against a target acting at the same call
+    first: str | None = None
+    reason: str = ""
+
+
+class ActionResolved(Event, frozen=True, tag="phases.action-resolved"):
+    who: str
+    action: str
+    outcome: str
+
+
+class RepetitionInterrupted(Event, frozen=True, tag="phases.repetition-interrupted"):
+    who: str
+    action: str
+    phase: int
+
+
+class EffectApplied(Event, frozen=True, tag="phases.effect-applied"):
+    who: str
+    kind: str
+    by: int
+    initiative: Derivation  # the character's initiative from now on
+
+
+class EffectEnded(Event, frozen=True, tag="phases.effect-ended"):
+    who: str
+    kind: str
+    initiative: Derivation
+
+
+class TurnEnded(Event, frozen=True, tag="phases.turn-ended"):
+    turn: int
+    actions: dict[str, int] = {}
+
+
+EVENT_TYPES: tuple[type[Event], ...] = (
+    TurnStarted, ClockAdvanced, ActionTaken, ActionResolved, RepetitionInterrupted,
+    EffectApplied, EffectEnded, TurnEnded,
+)
+
+
+def initiative(f: Fighter, wounds: str) -> Derivation:
+    """Initiative after wounds and panic, never below 0 (phases.md, Initiative)."""
+    if wounds == "each":
+        slight, serious = -f.slight, -3 * f.serious
+    else:
+        serious = -3 if f.serious else 0
+        slight = -1 if f.slight and not f.serious else 0
+    terms = [Term("initiative", f.base)]
+    terms += [Term("slightly wounded", slight)] if slight else []
+    terms += [Term("seriously wounded", serious)] if serious else []
+    terms += [Term("panic", -f.panic)] if f.panic else []
+    value = max(0, sum(t.value for t in terms))
+    formula = "initiative - wounds - panic, at least 0" + (" (each wound)" if wounds == "each" else " (worst wound)")
+    return Derivation(value, formula, tuple(terms), R_INIT)
+
+
+def agility_less_bulk(f: Fighter) -> Derivation:
+    return Derivation(f.agility - f.bulk, "Agility - weapon bulk",
+                      (Term("Agility", f.agility), Term("weapon bulk", -f.bulk)), R_AGILITY)
+
+
+# --- the ruleset ---------------------------------------------------------------------------
+
+
+class Phases:
+    id = "phases"
+    rules_file = RULES
+    options = {
+        "after-interrupt": Option(
+            "prone-or-cover", tuple(INTERRUPT_ACTIONS),
+            "after interrupting a repetitive action the next action is: go prone or move to "
+            "cover, or go prone only (Repetition)",
+        ),
+        "wounds": Option(
+            "worst", ("worst", "each"),
+            "initiative falls by the worst wound (slight 1, serious 3), or by each wound (Initiative)",
+        ),
+    }
+    stats = {
+        "initiative": Stat("Initiative, 1 to 6", minimum=1, maximum=PHASES),
+        "agility": Stat("Agility: who goes first at equal initiative", required=False),
+        "bulk": Stat("bulk of the weapon in hand, subtracted from Agility", required=False, minimum=0),
+    }
+    actions = {name: ActionInfo("one phase", doc) for name, doc in ACTIONS.items()}
+    details = {
+        "repeat": Detail("the same action every phase of the turn (Repetition)", ("declare",), ("yes",)),
+        "move": Detail("a move combined with fire or melee", ("declare",), ("walk", "trot", "run")),
+        "melee": Detail("the kind of melee attack (default armed)", ("declare",), tuple(MELEE_KINDS)),
+        "talk": Detail("words spoken with the action (not with fire)", ("declare",)),
+        "reloads": Detail("reload actions the weapon needs (default 1)", ("declare",)),
+        "bulk": Detail("bulk of the weapon readied", ("declare",)),
+        "area": Detail("the area aimed at, when no one is in sight", ("declare",)),
+        "cover": Detail("the move ducks behind cover (after an interrupted repetition)", ("declare",), ("yes",)),
+        "auto": Detail("automatic fire: no shot counts as aimed", ("declare",), ("yes",)),
+        "ambush": Detail("the side ambushed on the first turn (Ambush)", ("round",)),
+        "ambush-move": Detail("how the ambushed force moves (default walk)", ("round",), tuple(MOVES)),
+        "by": Detail("points of initiative lost to panic", ("effect",)),
+    }
+    vital = "initiative"
+    budget = "actions"
+    event_types = EVENT_TYPES
+
+    # --- initial / evolve ---------------------------------------------------------------
+
+    def initial(self, started: EncounterStarted) -> PhaseState:
+        # An option added after an encounter was recorded takes its default on replay.
+        options = {key: opt.default for key, opt in self.options.items()} | dict(started.options)
+        return PhaseState(options=options)
+
+    def evolve(self, state: PhaseState, event: Event) -> PhaseState:
+        match event:
+            case CombatantAdded(name=name, side=side, stats=stats):
+                fighter = Fighter(name=name, side=side, base=stats["initiative"],
+                                  agility=stats.get("agility", 0), bulk=stats.get("bulk", 0))
+                return replace(state, fighters=(*state.fighters, fighter))
+            case TurnStarted(turn=turn):
+                return replace(state, turn=turn, in_turn=True, phase=PHASES, call=0)
+            case ClockAdvanced(phase=phase, call=call):
+                return replace(state, phase=phase, call=call)
+            case ActionTaken():
+                return _put(state, _taken(state.fighter(event.who), event, state.turn))
+            case ActionResolved(who=who):
+                f = state.fighter(who)
+                assert f.last is not None
+                return _put(state, replace(f, last=replace(f.last, resolved=True)))
+            case RepetitionInterrupted(who=who):
+                return _put(state, replace(state.fighter(who), repeat=None, restricted=True))
+            case EffectApplied(who=who, kind=kind, by=by):
+                return _put(state, _with_effect(state.fighter(who), kind, by))
+            case EffectEnded(who=who, kind=kind):
+                return _put(state, _with_effect(state.fighter(who), kind, -1))
+            case TurnEnded():
+                fighters = tuple(
+                    replace(f, acted=(), moved_m=0, repeat=None, last=None) for f in state.fighters
+                )
+                return replace(state, in_turn=False, phase=None, call=0, fighters=fighters)
+            case NoteAdded() | EncounterStarted():
+                return state
+        return state
+
+    # --- decide --------------------------------------------------------------------------
+
+    def decide(self, state: PhaseState, command: Command, dice: Dice) -> list[Event]:
+        match command:
+            case AddCombatant():
+                return decide_add(self, state.names(), command)
+            case StartRound():
+                return self._start_turn(state, command)
+            case Next():
+                _need_turn(state)
+                return self._next(state)
+            case Declare():
+                return self._declare(state, command)
+            case Resolve():
+                return self._resolve(state, command)
+            case Cancel():
+                return self._interrupt(state, command)
+            case ApplyEffect():
+                return self._effect(state, command)
+            case Damage(who=who):
+                find_name(state.names(), who)
+                raise RuleViolation(
+                    "phases.md counts wounds, not hits: `skirmish effect WHO slight-wound` or `serious-wound`",
+                    R_INIT,
+                )
+            case Upkeep():
+                _need_turn(state)
+                if state.phase != 1:
+                    raise RuleViolation(
+                        f"phase {state.phase} is under way: the turn ends after phase 1 (`skirmish next`)", R_SEQ
+                    )
+                return [self._end(state)]
+        raise RuleViolation(f"{self.id} has no use for `{type(command).__struct_config__.tag}`")
+
+    def _init(self, state: PhaseState, f: Fighter) -> int:
+        return initiative(f, state.options["wounds"]).value
+
+    def _start_turn(self, state: PhaseState, cmd: StartRound) -> list[Event]:
+        if state.in_turn:
+            raise RuleViolation(
+                f"turn {state.turn} is still under way (phase {state.phase}): `skirmish next` walks it to its end",
+                R_SEQ,
+            )
+        if not state.fighters:
+            raise RuleViolation("no combatants yet: add some with `skirmish add NAME --stat initiative=N`")
+        turn = state.turn + 1
+        inits = tuple(Initiative(f.name, initiative(f, state.options["wounds"])) for f in state.fighters)
+        side = cmd.details.get("ambush")
+        move = cmd.details.get("ambush-move", "walk")
+        if side is None:
+            if "ambush-move" in cmd.details:
+                raise BadInput("--with ambush-move= goes with --with ambush=SIDE")
+            return [TurnStarted(turn=turn, initiatives=inits)]
+        if turn != 1:
+            raise RuleViolation("an ambush is sprung on the first combat turn", R_AMBUSH)
+        sides = {f.side.lower(): f.side for f in state.fighters}
+        if side.lower() not in sides:
+            raise BadInput(f"no side {side!r} to ambush (sides: {', '.join(sorted(set(sides.values())))})")
+        side = sides[side.lower()]
+        events: list[Event] = [TurnStarted(turn=turn, initiatives=inits, ambush=side)]
+        for f, init in zip(state.fighters, inits, strict=True):
+            # The moving force walks on, every phase, except those with initiative 6 (Ambush).
+            if f.side != side or init.initiative.value in (0, PHASES):
+                continue
+            distance = _distance(f, move)
+            events.append(ActionTaken(
+                who=f.name, action=move, phase=PHASES, call=0, how="repeated", repeat=True,
+                distance=distance, prone=move == "crawl",
+                reason=f"ambushed with initiative {init.initiative.value}, not 6 ({R_AMBUSH})",
+            ))
+        return events
+
+    def _callers(self, state: PhaseState, phase: int, call: int) -> list[Fighter]:
+        """Who may act when initiative ``call`` is called in ``phase`` (Turn Sequence)."""
+        found = [
+            f for f in state.fighters
+            if self._init(state, f) == call and call >= phase and phase not in f.acted and f.repeat is None
+        ]
+        # Equal initiative: higher Agility less weapon bulk first (Agility and Weapon Bulks).
+        return sorted(found, key=lambda f: -(f.agility - f.bulk))
+
+    def _next(self, state: PhaseState) -> list[Event]:
+        phase = state.phase
+        assert phase is not None
+        for call in range(max(state.call + 1, phase), PHASES + 1):
+            callers = self._callers(state, phase, call)
+            if callers:
+                return [ClockAdvanced(phase=phase, call=call, acting=tuple(f.name for f in callers))]
+        for later in range(phase - 1, 0, -1):
+            repeaters = [f for f in state.fighters if f.repeat is not None and self._init(state, f) > 0]
+            if repeaters:
+                # Repetitive actions come at the start of the phase, whatever the initiative (Repetition).
+                events: list[Event] = [ClockAdvanced(phase=later, call=0, acting=tuple(f.name for f in repeaters))]
+                events += [_repeated(f, later) for f in repeaters]
+                return events
+            for call in range(later, PHASES + 1):
+                callers = self._callers(state, later, call)
+                if callers:
+                    return [ClockAdvanced(phase=later, call=call, acting=tuple(f.name for f in callers))]
+        return [self._end(state)]
+
+    def _end(self, state: PhaseState) -> TurnEnded:
+        return TurnEnded(turn=state.turn, actions={f.name: len(f.acted) for f in state.fighters if f.acted})
+
+    # --- declare -----------------------------------------------------------------------
+
+    def _declare(self, state: PhaseState, cmd: Declare) -> list[Event]:
+        f = state.fighter(find_name(state.names(), cmd.who))
+        action = cmd.action.lower()
+        if action not in ACTIONS:
+            raise BadInput(f"no action {cmd.action!r} in the phases list ({suggest(action, list(ACTIONS))})")
+        for flag in ("ap", "percent", "pace", "penalty", "amount", "trigger"):
+            if getattr(cmd, flag) is not None:
+                raise BadInput(f"phases takes one action a phase: no --{flag} (see `skirmish rules phases`)")
+        details = cmd.details
+        target = find_name(state.names(), cmd.target) if cmd.target is not None else None
+        if target is not None and action not in ("fire", "aim", "melee", "talk"):
+            raise BadInput(f"{action} takes no --target")
+        if target == f.name:
+            raise BadInput(f"{f.name} cannot take itself as the target")
+        init = self._init(state, f)
+        if init == 0:
+            raise RuleViolation(f"{f.name}'s initiative is 0: {f.name} may not act at all", R_INIT)
+        if not state.in_turn:
+            if action == "aim" and state.turn == 0 and "repeat" not in details:
+                # An ambush is laid before the fight: the aim counts as taken in an earlier phase.
+                return [self._act(state, f, action, target, cmd, PHASES + 1, 0, "call")]
+            raise RuleViolation("no turn under way: start one with `skirmish round`", R_SEQ)
+        phase = state.phase
+        assert phase is not None
+        if f.repeat is not None:
+            raise RuleViolation(
+                f"{f.name} repeats {f.repeat.action} every phase this turn: "
+                f"`skirmish cancel {quote(f.name)}` interrupts it", R_REPEAT,
+            )
+        if details.get("repeat"):
+            if phase != PHASES or f.acted:
+                raise RuleViolation(
+                    f"repetition is chosen for the whole turn: in phase 6, before {f.name}'s first action", R_REPEAT
+                )
+            if f.restricted:
+                raise RuleViolation(_restricted(f, state), R_REPEAT)
+            return [self._act(state, f, action, target, cmd, phase, state.call, "call")]
+        if phase in f.acted:
+            assert f.last is not None
+            if f.last.how == "opportunity":
+                raise RuleViolation(
+                    f"{f.name} fired opportunity fire this phase: that was its action for phase {phase}", R_OPP
+                )
+            raise RuleViolation(f"{f.name} has already acted in phase {phase}: one action a phase", R_ACTIONS)
+        if state.call == init:
+            if f.restricted and not _allowed_after_interrupt(state, action, details):
+                raise RuleViolation(_restricted(f, state), R_REPEAT)
+            return [self._act(state, f, action, target, cmd, phase, state.call, "call")]
+        if action == "fire" and f.aim is not None:
+            return [self._opportunity(state, f, target, details, phase, init)]
+        raise RuleViolation(_not_now(f, init, phase, state.call), R_SEQ)
+
+    def _act(
+        self, state: PhaseState, f: Fighter, action: str, target: str | None, cmd: Declare,
+        phase: int, call: int, how: How,
+    ) -> ActionTaken:
+        """One action at the character's call (or chosen for the whole turn), checked and computed."""
+        details = cmd.details
+        melee = _melee_kind(action, details)
+        move = _combined_move(action, melee, details)
+        talk = details.get("talk")
+        if action == "fire" and talk is not None:
+            raise RuleViolation("talking cannot be combined with firing", R_ACTIONS)
+        if details.get("auto") and action != "fire":
+            raise BadInput("--with auto=yes goes with fire")
+        area = details.get("area")
+        if area is not None and action != "aim":
+            raise BadInput("--with area= goes with aim")
+        if action == "aim" and (target is None) == (area is None):
+            raise BadInput("aim takes --target NAME or --with area=TEXT (one of them)")
+        cover = details.get("cover") == "yes"
+        if cover and action not in MOVES:
+            raise BadInput("--with cover=yes goes with a crawl, walk, trot or run")
+        event = ActionTaken(
+            who=f.name, action=action, phase=phase, call=call, how=how, repeat=bool(details.get("repeat")),
+            target=target, area=area, move=move, melee=melee, talk=talk, cover=cover,
+        )
+        event = _posture(f, event)
+        if action == "reload":
+            event = replace(event, reload=_reload(f, cmd))
+        elif "reloads" in details:
+            raise BadInput("--with reloads= goes with reload")
+        if action == "ready":
+            bulk = detail_int(cmd, "bulk", f.bulk)
+            if bulk < 0:
+                raise BadInput(f"a weapon's bulk is 0 or more, not {bulk}")
+            event = replace(event, bulk=bulk)
+        elif "bulk" in details:
+            raise BadInput("--with bulk= goes with ready")
+        if action == "fire":
+            event = replace(event, aimed=_aimed(f, target, details, "fire after an aim"))
+        if target is not None and action in ("fire", "melee") and how == "call" and phase <= PHASES:
+            event = self._order(state, f, target, phase, call, event)
+        return event
+
+    def _order(
+        self, state: PhaseState, f: Fighter, target: str, phase: int, call: int, event: ActionTaken
+    ) -> ActionTaken:
+        """Acting on someone at the same call: higher Agility less bulk goes first (Agility and Weapon Bulks)."""
+        t = state.fighter(target)
+        if call == 0 or self._init(state, t) != call or t.repeat is not None:
+            return event
+        acting_now = phase not in t.acted or (t.last is not None and t.last.phase == phase and t.last.call == call)
+        if not acting_now:
+            return event
+        mine, theirs = agility_less_bulk(f), agility_less_bulk(t)
+        order = Derivation(
+            mine.value - theirs.value, f"{f.name}'s Agility - bulk less {t.name}'s",
+            (Term(f"{f.name} Agility - bulk", mine.value), Term(f"{t.name} Agility - bulk", -theirs.value)),
+            R_AGILITY,
+        )
+        first = f.name if order.value > 0 else t.name if order.value < 0 else None
+        return replace(event, order=order, first=first)
+
+    def _opportunity(
+        self, state: PhaseState, f: Fighter, target: str | None, details: dict[str, str], phase: int, init: int
+    ) -> ActionTaken:
+        aim = f.aim
+        assert aim is not None
+        if f.restricted:
+            raise RuleViolation(_restricted(f, state), R_REPEAT)
+        if (aim.turn, aim.phase) == (state.turn, phase):
+            raise RuleViolation(f"{f.name} aimed this phase: the aim enables fire in a later phase", R_OPP)
+        if target is None:
+            raise BadInput("opportunity fire needs --target: the enemy crossing the line of sight")
+        t = state.fighter(target)
+        if t.last is None or t.last.phase != phase or not t.last.moved:
+            raise RuleViolation(
+                f"{t.name} has not moved this phase: opportunity fire is at a target passing through the line of sight",
+                R_OPP,
+            )
+        if details.get("talk") is not None:
+            raise RuleViolation("talking cannot be combined with firing", R_ACTIONS)
+        for key in details:
+            if key not in ("auto",):
+                raise BadInput(f"opportunity fire takes no --with {key}=")
+        could_act = init >= phase
+        reason = (
+            "counts as its action for this phase; still aiming next phase" if could_act
+            else f"in a phase {f.name} could not act in (initiative {init}): aim again before the next"
+        )
+        return ActionTaken(
+            who=f.name, action="fire", phase=phase, call=state.call, how="opportunity", target=t.name,
+            aimed=_aimed(f, t.name, details, "opportunity fire"), keeps_aim=could_act, reason=reason,
+        )
+
+    # --- resolve, interrupt, effects -------------------------------------------------------
+
+    def _resolve(self, state: PhaseState, cmd: Resolve) -> list[Event]:
+        f = state.fighter(find_name(state.names(), cmd.who))
+        if cmd.hits is not None or cmd.charge_speed is not None:
+            raise BadInput("phases.md has no hits or charges: record the outcome with --outcome TEXT")
+        if cmd.outcome is None or not cmd.outcome.strip():
+            raise BadInput("resolve takes --outcome TEXT: what the action achieved")
+        if f.last is None:
+            raise RuleViolation(f"{f.name} has taken no action this turn to resolve", R_ACTIONS)
+        if f.last.resolved:
+            raise RuleViolation(f"{f.name}'s {f.last.action} is already resolved", R_ACTIONS)
+        return [ActionResolved(who=f.name, action=f.last.action, outcome=cmd.outcome.strip())]
+
+    def _interrupt(self, state: PhaseState, cmd: Cancel) -> list[Event]:
+        f = state.fighter(find_name(state.names(), cmd.who))
+        if cmd.orientation is not None:
+            raise BadInput("phases.md has no Orientation Maneuver: `cancel WHO` interrupts a repetitive action")
+        if f.repeat is None or state.phase is None:
+            raise RuleViolation(f"{f.name} is not repeating an action: nothing to interrupt", R_REPEAT)
+        return [RepetitionInterrupted(who=f.name, action=f.repeat.action, phase=state.phase)]
+
+    def _effect(self, state: PhaseState, cmd: ApplyEffect) -> list[Event]:
+        if cmd.who.lower() == "scene":
+            raise RuleViolation("phases.md keeps no scene counters", R_TURN)
+        f = state.fighter(find_name(state.names(), cmd.who))
+        kind = cmd.kind.lower()
+        if kind not in (*WOUNDS, PANIC):
+            raise BadInput(f"phases effects are slight-wound, serious-wound and panic, not {cmd.kind!r}")
+        if cmd.per_round is not None or cmd.rounds is not None or cmd.start is not None:
+            raise BadInput("phases effects last until ended (`--end`): no --per-round, --rounds or --start")
+        if cmd.end:
+            if "by" in cmd.details:
+                raise BadInput("--with by= goes with a new panic, not its end")
+            has = {PANIC: f.panic, "slight-wound": f.slight, "serious-wound": f.serious}[kind]
+            if not has:
+                raise RuleViolation(f"{f.name} has no {kind} to end")
+            after = _with_effect(f, kind, -1)
+            return [EffectEnded(who=f.name, kind=kind, initiative=initiative(after, state.options["wounds"]))]
+        if kind == PANIC:
+            by = detail_int(cmd, "by", 0)
+            if by < 1:
+                raise BadInput("panic needs --with by=N: the initiative points the GM rules it costs")
+        else:
+            if "by" in cmd.details:
+                raise BadInput(f"a {kind} lowers initiative by the rule, not --with by=")
+            by = WOUNDS[kind]
+        after = _with_effect(f, kind, by)
+        return [EffectApplied(who=f.name, kind=kind, by=by, initiative=initiative(after, state.options["wounds"]))]
+
+    # --- view and narration ----------------------------------------------------------------
+
+    def view(self, state: PhaseState) -> dict[str, Any]:
+        combatants = []
+        pending: list[dict[str, Any]] = []
+        acting = [f.name for f in self._callers(state, state.phase, state.call)] if state.phase and state.call else []
+        for f in state.fighters:
+            init = initiative(f, state.options["wounds"])
+            phases_left = self._phases_left(state, f, init.value)
+            effects = [{"kind": "slight-wound", "per_round": None, "rounds": None}] * f.slight
+            effects += [{"kind": "serious-wound", "per_round": None, "rounds": None}] * f.serious
+            effects += [{"kind": f"panic -{f.panic}", "per_round": None, "rounds": None}] if f.panic else []
+            combatants.append({
+                "name": f.name,
+                "side": f.side,
+                "initiative": init.value,
+                "base_initiative": f.base,
+                "agility_less_bulk": f.agility - f.bulk,
+                "actions": len(f.acted),
+                "actions_left": len(phases_left),
+                "acts_in": " ".join(str(p) for p in phases_left) or None,
+                "moved_m": f.moved_m,
+                "prone": f.prone,
+                "mounted": f.mounted,
+                "aiming": (f.aim.target or f.aim.area) if f.aim else None,
+                "repeating": f.repeat.action if f.repeat else None,
+                "restricted": f.restricted,
+                "reload": f"{f.reload[0]}/{f.reload[1]}" if f.reload else None,
+                "effects": effects,
+            })
+            if f.repeat is not None:
+                pending.append({"who": f.name, "action": f.repeat.action, "repeat": True, "target": f.repeat.target})
+            if f.aim is not None:
+                pending.append({"who": f.name, "action": "aim", "target": f.aim.target, "area": f.aim.area})
+            if f.reload is not None:
+                pending.append({"who": f.name, "action": "reload", "progress": f"{f.reload[0]}/{f.reload[1]}"})
+        clock: dict[str, Any] = {"in_turn": state.in_turn, "phase": state.phase}
+        if state.in_turn:
+            clock["call"] = "start" if state.call == 0 else state.call
+            clock["acting"] = ", ".join(acting) or None
+        return {
+            "round": state.turn,
+            "clock": clock,
+            "combatants": combatants,
+            "pending": pending,
+            "environment": [],
+        }
+
+    def _phases_left(self, state: PhaseState, f: Fighter, init: int) -> list[int]:
+        """The phases of this turn (of the next, between turns) in which the character may still act."""
+        if init == 0:
+            return []
+        if not state.in_turn or state.phase is None:
+            return list(range(min(init, PHASES), 0, -1))
+        later = [p for p in range(state.phase - 1, 0, -1) if f.repeat is not None or init >= p]
+        now = state.phase not in f.acted and f.repeat is None and init >= state.phase and state.call <= init
+        return ([state.phase] if now else []) + later
+
+    def describe(self, event: Event) -> str:
+        match event:
+            case TurnStarted(turn=turn, initiatives=inits, ambush=ambush):
+                order = ", ".join(f"{i.who} {i.initiative.value}" for i in inits)
+                tail = f"; ambush: the {ambush} side is caught moving" if ambush else ""
+                return f"Turn {turn} begins, phase 6: initiative {order}{tail}"
+            case ClockAdvanced(phase=phase, call=call, acting=acting):
+                if call == 0:
+                    return f"Phase {phase} begins: repetitive actions first ({', '.join(acting)})"
+                return f"Phase {phase}, initiative {call} acts: {', '.join(acting)}"
+            case ActionTaken():
+                return _narrate(event)
+            case ActionResolved(who=who, action=action, outcome=outcome):
+                return f"{who}'s {action}: {outcome}"
+            case RepetitionInterrupted(who=who, action=action, phase=phase):
+                return (f"{who} stops repeating {action} in phase {phase}: the next action, at {who}'s "
+                        "next regular call, is limited")
+            case EffectApplied(who=who, kind=kind, by=by, initiative=init):
+                return f"{who}: {kind} (-{by}), initiative now {init.value}"
+            case EffectEnded(who=who, kind=kind, initiative=init):
+                return f"{who} is rid of a {kind}, initiative now {init.value}"
+            case TurnEnded(turn=turn, actions=actions):
+                done = ", ".join(f"{k} {v}" for k, v in actions.items()) or "nobody acted"
+                return f"Turn {turn} ends; actions taken: {done}"
+        return type(event).__name__
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def _need_turn(state: PhaseState) -> None:
+    if not state.in_turn:
+        raise RuleViolation("no turn under way: start one with `skirmish round`", R_SEQ)
+
+
+def _not_now(f: Fighter, init: int, phase: int, call: int) -> str:
+    now = "the start of the phase" if call == 0 else f"initiative {call}"
+    if init < phase:
+        return f"{f.name} (initiative {init}) does not act in phase {phase}"
+    return f"not {f.name}'s call: phase {phase} is at {now}, {f.name} acts at initiative {init}"
+
+
+def _restricted(f: Fighter, state: PhaseState) -> str:
+    allowed = INTERRUPT_ACTIONS[state.options["after-interrupt"]]
+    return f"{f.name} interrupted a repetitive action: the next action may only be to {allowed}"
+
+
+def _allowed_after_interrupt(state: PhaseState, action: str, details: dict[str, str]) -> bool:
+    if action == "prone":
+        return True
+    return state.options["after-interrupt"] == "prone-or-cover" and action in MOVES and details.get("cover") == "yes"
+
+
+def _melee_kind(action: str, details: dict[str, str]) -> str | None:
+    kind = details.get("melee")
+    if action != "melee":
+        if kind is not None:
+            raise BadInput("--with melee= goes with melee")
+        return None
+    return kind or "armed"
+
+
+def _combined_move(action: str, melee: str | None, details: dict[str, str]) -> str | None:
+    move = details.get("move")
+    if move is None:
+        return None
+    if action == "fire":
+        allowed: tuple[str, ...] = FIRE_MOVES
+    elif melee is not None:
+        allowed = MELEE_KINDS[melee]
+    else:
+        raise RuleViolation(f"{action} cannot be combined with a move: only fire and melee can", R_ACTIONS)
+    if move not in allowed:
+        what = "fire" if action == "fire" else f"a {melee} attack"
+        raise RuleViolation(f"{what} combines with {' or '.join(allowed)}, not {move}", R_ACTIONS)
+    return move
+
+
+def _distance(f: Fighter, move: str) -> Derivation:
+    """Metres moved: the action's distance, halved when it stands the character up (Actions)."""
+    metres = MOVES[move]
+    if f.prone and move != "crawl":
+        return Derivation(metres // 2, f"{move} {metres} m, halved: standing up",
+                          (Term(f"{move} m", metres), Term("standing up halves", -(metres - metres // 2))), R_ACTIONS)
+    return Derivation(metres, f"{move} {metres} m", (Term(f"{move} m", metres),), R_ACTIONS)
+
+
+def _posture(f: Fighter, event: ActionTaken) -> ActionTaken:
+    """Where the action leaves the character: moved, prone or standing, mounted or not (Actions)."""
+    action = event.action
+    move = action if action in MOVES else event.move
+    if move is not None:
+        return replace(event, distance=_distance(f, move), prone=move == "crawl")
+    if action == "prone":
+        if f.prone:
+            raise RuleViolation(f"{f.name} is already prone", R_ACTIONS)
+        return replace(event, prone=True)
+    if action == "stand":
+        if not f.prone:
+            raise RuleViolation(f"{f.name} is not prone: nothing to stand up from", R_ACTIONS)
+        return replace(event, prone=False)
+    if action in ("mount", "dismount"):
+        if f.mounted == (action == "mount"):
+            raise RuleViolation(f"{f.name} is {'already' if f.mounted else 'not'} mounted", R_ACTIONS)
+        return replace(event, mounted=action == "mount")
+    return event
+
+
+def _reload(f: Fighter, cmd: Declare) -> tuple[int, int]:
+    """Reload actions done and needed: some weapons take several (Actions: Reload)."""
+    if f.reload is not None:
+        if "reloads" in cmd.details:
+            raise RuleViolation(
+                f"{f.name}'s reload is under way ({f.reload[0]}/{f.reload[1]}): no new --with reloads=", R_ACTIONS
+            )
+        return (f.reload[0] + 1, f.reload[1])
+    needed = detail_int(cmd, "reloads", 1)
+    if needed < 1:
+        raise BadInput(f"a reload takes 1 or more reload actions, not {needed}")
+    return (1, needed)
+
+
+def _aimed(f: Fighter, target: str | None, details: dict[str, str], what: str) -> Derivation:
+    """How many shots count as aimed: the first, if the target was the one in sight when the aim began."""
+    aim = f.aim
+    if details.get("auto"):
+        return Derivation(0, "automatic fire: no shot counts as aimed", rule=R_OPP)
+    if aim is None:
+        return Derivation(0, "no aim: quick shots", rule=R_ACTIONS)
+    if aim.target is None or aim.target != target:
+        seen = f"aimed at {aim.area!r}" if aim.target is None else f"aimed at {aim.target}"
+        return Derivation(0, f"{what}: {seen}, the target was not in sight when the aim began: quick shots",
+                          rule=R_OPP)
+    return Derivation(1, f"{what}: {target} was in sight when the aim began: the first shot is aimed", rule=R_OPP)
+
+
+def _repeated(f: Fighter, phase: int) -> ActionTaken:
+    """The same action again, at the start of the phase (Repetition)."""
+    r = f.repeat
+    assert r is not None
+    move = r.action if r.action in MOVES else r.move
+    event = ActionTaken(
+        who=f.name, action=r.action, phase=phase, call=0, how="repeated", target=r.target, area=r.area,
+        move=r.move, melee=r.melee, reason=f"repeated at the start of the phase ({R_REPEAT})",
+    )
+    if move is not None:
+        event = replace(event, distance=_distance(f, move), prone=move == "crawl")
+    if r.action == "reload" and f.reload is not None:
+        event = replace(event, reload=(f.reload[0] + 1, f.reload[1]))
+    return event
+
+
+def _taken(f: Fighter, e: ActionTaken, turn: int) -> Fighter:
+    moved = e.distance is not None
+    aim = f.aim
+    if e.action == "aim":
+        aim = Aim(turn=turn, phase=e.phase, target=e.target, area=e.area)
+    elif not e.keeps_aim:
+        aim = None  # any other action ends the aim (Opportunity Fire)
+    reload = e.reload if e.reload is not None and e.reload[0] < e.reload[1] else (
+        None if e.reload is not None else f.reload
+    )
+    repeat = f.repeat
+    if e.repeat:
+        repeat = Repeat(action=e.action, target=e.target, area=e.area, move=e.move, melee=e.melee)
+    acted = f.acted if e.phase > PHASES else (*f.acted, e.phase)
+    return replace(
+        f,
+        acted=acted,
+        moved_m=f.moved_m + (e.distance.value if e.distance else 0),
+        prone=f.prone if e.prone is None else e.prone,
+        mounted=f.mounted if e.mounted is None else e.mounted,
+        bulk=f.bulk if e.bulk is None else e.bulk,
+        aim=aim,
+        reload=reload,
+        repeat=repeat,
+        restricted=False,  # the limited next action is taken (or none was owed)
+        last=None if e.phase > PHASES else Last(e.action, e.phase, e.call, e.how, moved),
+    )
+
+
+def _with_effect(f: Fighter, kind: str, change: int) -> Fighter:
+    """A wound more or less, or panic set (change > 0: by that much) or ended (Initiative)."""
+    if kind == PANIC:
+        return replace(f, panic=max(0, change))
+    if kind == "slight-wound":
+        return replace(f, slight=f.slight + (1 if change > 0 else -1))
+    return replace(f, serious=f.serious + (1 if change > 0 else -1))
+
+
+def _narrate(e: ActionTaken) -> str:
+    what = f"melee ({e.melee})" if e.melee and e.melee != "armed" else e.action
+    what += f" at {e.target or e.area}" if e.target or e.area else ""
+    notes = []
+    if e.move:
+        notes.append(f"on the {e.move}")
+    if e.distance is not None:
+        notes.append(f"{e.distance.value} m" + (" (stands up: halved)" if len(e.distance.terms) > 1 else ""))
+    if e.cover:
+        notes.append("to cover")
+    if e.reload is not None:
+        notes.append(f"{e.reload[0]} of {e.reload[1]}" + (": done" if e.reload[0] >= e.reload[1] else ""))
+    if e.bulk is not None:
+        notes.append(f"bulk {e.bulk}")
+    if e.aimed is not None:
+        notes.append("first shot aimed" if e.aimed.value else "quick shots")
+    if e.talk:
+        notes.append(f'saying "{e.talk}"')
+    what += f", {', '.join(notes)}" if notes else ""
+    if e.how == "opportunity":
+        return f"Phase {e.phase}: {e.who} fires opportunity fire {what.removeprefix('fire ')}; {e.reason}"
+    when = "before the fight" if e.phase > PHASES else f"phase {e.phase}"
+    verb = "repeats" if e.how == "repeated" and not e.repeat else "takes"
+    line = f"{e.who} {verb} {what} ({when})"
+    if e.repeat:
+        line += ", every phase this turn" + (f": {e.reason}" if e.reason else "")
+    if e.order is not None:
+        line += f"; {e.first} goes first" if e.first else "; equal Agility - bulk: at the same time"
+        line += f" (Agility - bulk {e.order.terms[0].value} vs {-e.order.terms[1].value})"
+    return line
+
+
+RULESET = Phases()

@@ -1,0 +1,142 @@
+"""How the shared invariant suite drives phases (see tests/rulesets_support.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulesets_support import core_commands, core_invalid, support
+from skirmish.eventlog.commands import (
+    AddCombatant,
+    ApplyEffect,
+    Cancel,
+    Command,
+    Damage,
+    Declare,
+    Next,
+    Resolve,
+    StartRound,
+    Upkeep,
+)
+from skirmish.projections.engine import Encounter
+
+# name, side, initiative, agility, bulk: two share initiative 4 so the Agility order matters.
+PHASE_FIGHTERS = (
+    ("Bauer", "players", "4", "7", "2"),
+    ("Rook", "foes", "4", "6", "0"),
+    ("Vance", "players", "2", "5", "1"),
+    ("Gob", "foes", "6", "3", "0"),
+)
+
+
+def _declares(who: str, target: str | None, phase: int | None) -> list[Command]:
+    """What a character may plausibly do at its call (some still break a rule: refused, fine)."""
+    out: list[Command] = [
+        Declare(who=who, action="fire", target=target),
+        Declare(who=who, action="fire", target=target, details={"move": "walk"}),
+        Declare(who=who, action="fire", target=target, details={"auto": "yes"}),
+        Declare(who=who, action="aim", target=target),
+        Declare(who=who, action="aim", details={"area": "the gate"}),
+        Declare(who=who, action="reload", details={"reloads": "2"}),
+        Declare(who=who, action="melee", target=target, details={"melee": "diving-blow", "move": "run"}),
+        Declare(who=who, action="ready", details={"bulk": "3"}),
+        Declare(who=who, action="crawl"),
+        Declare(who=who, action="walk", details={"talk": "Move!"}),
+        Declare(who=who, action="trot", details={"cover": "yes"}),
+        Declare(who=who, action="run"),
+        Declare(who=who, action="prone"),
+        Declare(who=who, action="stand"),
+        Declare(who=who, action="mount"),
+        Declare(who=who, action="dismount"),
+        Declare(who=who, action="talk", target=target),
+    ]
+    if phase == 6:
+        out += [Declare(who=who, action="walk", details={"repeat": "yes"})] * 2
+    return out
+
+
+@support("phases")
+class PhasesSupport:
+    @staticmethod
+    def commands(enc: Encounter) -> list[Command]:
+        """Weighted by repetition: `next` often enough for turns to end, declares at each call."""
+        view = enc.view()
+        clock: dict[str, Any] = view["clock"]
+        fighters: list[dict[str, Any]] = view["combatants"]
+        names = [f["name"] for f in fighters]
+        turn = view["head"]
+        out: list[Command] = core_commands(enc)[turn % 2:][:1] if turn % 3 == 0 else []
+        if not clock["in_turn"]:
+            if len(fighters) < len(PHASE_FIGHTERS):
+                name, side, init, agility, bulk = PHASE_FIGHTERS[len(fighters)]
+                out.append(AddCombatant(name=name, side=side, stats={
+                    "initiative": init, "agility": agility, "bulk": bulk}))
+            if fighters:
+                out += [StartRound()] * 3 + [StartRound(details={"ambush": "foes"})]
+                out += [Declare(who=names[0], action="aim", target=names[-1])]
+        else:
+            out += [Next()] * 4
+            if clock["phase"] == 1:
+                out.append(Upkeep())
+        acting = (clock.get("acting") or "").split(", ")
+        side: list[Command] = []
+        for f in fighters:
+            who = f["name"]
+            others = [n for n in names if n != who]
+            target = others[turn % len(others)] if others else None
+            if clock["in_turn"] and (who in acting or clock["phase"] == 6):
+                out += _declares(who, target, clock["phase"])
+            if f["aiming"] is not None and target is not None:
+                out += [Declare(who=who, action="fire", target=target)] * 2  # opportunity fire, maybe
+            if f["repeating"] is not None:
+                out.append(Cancel(who=who))
+            out.append(Resolve(who=who, outcome="hit"))
+            side += [
+                ApplyEffect(who=who, kind="slight-wound"),
+                ApplyEffect(who=who, kind="serious-wound"),
+                ApplyEffect(who=who, kind="serious-wound", end=True),
+                ApplyEffect(who=who, kind="panic", details={"by": "2"}),
+                ApplyEffect(who=who, kind="panic", end=True),
+            ]
+        if side:
+            out += [side[(turn + i * 7) % len(side)] for i in range(2)]
+        return out
+
+    @staticmethod
+    def invalid(enc: Encounter) -> list[Command]:
+        view = enc.view()
+        in_turn: bool = view["clock"]["in_turn"]
+        fighters: list[dict[str, Any]] = view["combatants"]
+        out: list[Command] = core_invalid(enc)
+        out += [
+            AddCombatant(name="Nameless", stats={"agility": "3"}),  # initiative missing
+            AddCombatant(name="Ghost", stats={"initiative": "0"}),
+            AddCombatant(name="Giant", stats={"initiative": "7"}),
+            AddCombatant(name="Brute", stats={"initiative": "3", "bulk": "-1"}),
+            AddCombatant(name="Brute", stats={"initiative": "3", "hits": "10"}),
+            ApplyEffect(who="scene", kind="fire", per_round=1),
+        ]
+        if in_turn:
+            out += [StartRound(), StartRound(details={"ambush": "foes"})]
+        else:
+            out += [Next(), Upkeep(), StartRound(details={"ambush": "nobody-side"})]
+            if not fighters:
+                out += [StartRound()]
+        for f in fighters:
+            who = f["name"]
+            out += [
+                AddCombatant(name=who.upper(), stats={"initiative": "3"}),  # name taken
+                Damage(who=who, amount=2),  # no hits in phases.md
+                Declare(who=who, action="somersault"),
+                Declare(who=who, action="walk", ap=2),
+                Declare(who=who, action="aim"),  # needs a target or an area
+                Declare(who=who, action="fire", target=who),
+                Declare(who=who, action="reload", details={"move": "walk"}),
+                ApplyEffect(who=who, kind="panic"),  # needs --with by=N
+                ApplyEffect(who=who, kind="slight-wound", rounds=2),
+                Resolve(who=who, outcome="hit", hits=3),
+            ]
+            if f["repeating"] is None:
+                out.append(Cancel(who=who))
+            if not in_turn:
+                out.append(Declare(who=who, action="walk"))
+        return out
