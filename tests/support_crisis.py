@@ -45,9 +45,11 @@ class CrisisSupport:
                 out += [AddCombatant(name=name, side=side, stats=stats)
                         for side, stats in zip(("players", "foes"), STATS, strict=True)]
             if fighters:
-                out += [StartRound()] * 3 + [StartRound(rolls={names[0].lower(): (3, 3, 3)})]
-                if len(fighters) > 1 and clock["turn"] == 0:
-                    out.append(StartRound(details={"surprise": names[0]}))
+                out += [StartRound()] * 3
+                if clock["turn"] == 0:
+                    out += [StartRound(rolls={names[0].lower(): (3, 3, 3)})]
+                    if len(fighters) > 1:
+                        out.append(StartRound(details={"surprise": names[0]}))
         else:
             out += [Next()] * 3 + [Upkeep()]
         side: list[Command] = []
@@ -75,7 +77,9 @@ class CrisisSupport:
             if action is not None:
                 resolves = [Resolve(who=who, hits=5), Resolve(who=who, hits=9, details={"critical": "yes"})] \
                     if action["step"] == "awaits damage" else [Resolve(who=who)]
-                out += resolves * 3 + [Cancel(who=who)]
+                # A spanning action is carried on in its owner's turn: weight it up then.
+                weight = 8 if f["acting"] and action["step"] == "spans turns" else 3
+                out += resolves * weight + [Cancel(who=who)]
             side += [
                 Damage(who=who, amount=4),
                 Damage(who=who.upper(), amount=7, details={"critical": "yes"}),

@@ -763,14 +763,15 @@ class Crisis:
                 return f"{who} puts {paid} AP into {action} ({progress} of {cost}){tail}"
             case ActionCancelled(who=who, action=action, reason=reason):
                 return f"{who}'s {action} is cancelled: {reason}"
-            case DamageTaken(who=who, taken=taken, to_endurance=end, to_health=health, endurance_left=end_left,
-                             health_left=health_left, durability_lost=lost, critical=critical):
+            case DamageTaken(who=who, amount=amount, taken=taken, to_endurance=end, to_health=health,
+                             endurance_left=end_left, health_left=health_left, durability_lost=lost, critical=critical):
                 parts = [f"{end} to Endurance ({end_left} left)"] if end else []
                 parts += [f"{health} to Health ({health_left} left)"] if health or critical else []
+                off = "".join(f", {t.name} {t.value:+d}" for t in taken.terms[1:])
                 armour = f", armour loses {lost} Durability" if lost else ""
                 crit = "critical " if critical else ""
                 down = "; dead" if health_left <= 0 else "; Endurance spent: 2 AP a turn" if end and end_left == 0 else ""
-                return f"{who} takes {taken.value} {crit}damage: {', '.join(parts) or 'none'}{armour}{down}"
+                return f"{who} takes {amount.value} {crit}damage: {', '.join(parts) or 'none'}{off}{armour}{down}"
             case ConditionSet(who=who, kind=kind, until=until):
                 return f"{who} is {kind}" + (f" (cannot act through turn {until})" if until is not None else "")
             case ConditionEnded(who=who, kind=kind, reason=reason):
