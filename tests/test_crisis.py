@@ -648,7 +648,8 @@ def test_health_at_0_is_death(memory_store: Store) -> None:
     refused(enc, Damage(who="Drone", amount=1), RuleViolation, "Drone is already dead (crisis.md, Damage)")
     end_turn(enc)
     second = turn(enc, {})
-    assert second.acting == "Jack" and next(g for g in second.gains if g.who == "Drone").ap.value == 4
+    drone = next(g for g in second.gains if g.who == "Drone").ap
+    assert second.acting == "Jack" and drone.value == 0 and Term("dead: no AP", -4) in drone.terms
     refused(enc, Declare(who="Jack", action="attack", target="Drone"), RuleViolation,
             "Drone is dead (crisis.md, Damage)")
 
@@ -673,3 +674,33 @@ def test_inputs_crisis_has_no_use_for_are_refused(memory_store: Store) -> None:
             "--with skill= goes with attack only")
     refused(enc, Cancel(who="Jack", orientation="near"), BadInput,
             "crisis has no Orientation Maneuver: cancel WHO alone")
+
+
+# --- the sample ------------------------------------------------------------------------------
+
+
+def test_hangar_breach_ends_as_its_comments_say(cli: Cli) -> None:
+    out = cli.ok("run", str(SAMPLE))
+    assert "Alpha 10 (re-roll 15), Beta 10 (re-roll 6); AP Jack 0, Vera 4, Alpha 0, Beta 0; Vera acts" in out
+    assert "Vera attacks Alpha: 19 against defence 11: hit" in out
+    assert "Alpha takes 6 damage: 4 to Endurance (0 left), past emptied Endurance, lost (option spill) -2" in out
+    assert "Turn 2 begins; order Jack, Vera, Alpha, Beta; AP Jack 4, Vera 4, Alpha 2, Beta 4; Jack acts" in out
+    assert "Vera is done; Beta acts" in out  # dead Alpha is skipped
+    assert "Jack takes 7 damage: 5 to Endurance (5 left), armour DR -2, armour loses 1 Durability" in out
+    assert "Beta takes 5 critical damage: 4 to Health (0 left), armour DR -1, armour loses 2 Durability; dead" in out
+    assert "Vera puts 4 AP into custom (10 of 10): done" in out
+    view = json.loads(cli.ok("state", "--json"))
+    assert view["round"] == 3 and view["branch"] == "main" and view["clock"]["in_turn"] is False
+    figures = {c["name"]: c for c in view["combatants"]}
+    assert (figures["Jack"]["endurance"], figures["Jack"]["durability"], figures["Jack"]["ap"]) == (5, 2, 1)
+    assert figures["Jack"]["conditions"] == []  # stood up
+    assert figures["Alpha"]["dead"] and figures["Alpha"]["health"] == -2  # the undone 40 never counted
+    assert figures["Beta"]["dead"] and figures["Beta"]["durability"] == 0
+    assert view["pending"] == []  # the flintlock is loaded
+    assert "Alpha takes 40 damage: 40 to Health (-36 left); dead  (undone)" in cli.ok("log", "--all")
+    branches = {b["name"]: b for b in json.loads(cli.ok("branches", "--json"))}
+    assert set(branches) == {"main", "what-if"}
+    what_if = json.loads(cli.ok("state", "--json", "--at", str(branches["what-if"]["head"])))
+    beta = next(c for c in what_if["combatants"] if c["name"] == "Beta")
+    assert beta["ap"] == 0 and beta["conditions"] == [{"kind": "stunned", "until_turn": 3}]
+    assert what_if["clock"]["acting"] == "Jack"

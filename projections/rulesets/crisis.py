@@ -64,8 +64,8 @@ Readings chosen where the text is silent:
 - A critical hit (Critical damage) puts the weapon's critical damage straight on Health.
   Armour with Durability left still reduces it by DR (it is damage to Health, which DR
   reduces under both readings of ``armour-dr``) and loses 2 Durability (never below 0).
-- Health at 0 or less: dead (Damage). The dead gain no AP, are skipped in the order and
-  cannot be attacked or damaged further.
+- Health at 0 or less: dead (Damage). The dead lose their AP at the next turn's start,
+  are skipped in the order and cannot be attacked or damaged further.
 """
 
 from __future__ import annotations
@@ -850,7 +850,7 @@ def _gain(state: CrisisState, f: Fighter, turn: int, surprise: tuple[str, ...]) 
     # Actions: +4 at the start of each turn, capped at 6; Damage: 2 once Endurance is 0;
     # Conditions: none while stunned; Surprise Round: only the attackers gain in it.
     if f.dead:
-        gain, why = 0, "dead"
+        gain, why = -f.ap, "dead: no AP"
     elif surprise and f.name not in surprise:
         gain, why = 0, "surprised"
     elif f.no_gain_turn == turn:
@@ -861,7 +861,7 @@ def _gain(state: CrisisState, f: Fighter, turn: int, surprise: tuple[str, ...]) 
         gain, why = AP_PER_TURN, "start of turn"
     over = max(0, f.ap + gain - AP_MAX)
     terms = (Term("AP left", f.ap), Term(why, gain), Term("over 6, lost", -over))
-    rule = R_CONDITIONS if why.startswith("stunned") else R_DAMAGE if why.startswith("Endurance") else R_ACTIONS
+    rule = R_CONDITIONS if why.startswith("stunned") else R_DAMAGE if why.startswith(("Endurance", "dead")) else R_ACTIONS
     return Derivation(f.ap + gain - over, "AP left + turn's gain, at most 6", terms, rule)
 
 
