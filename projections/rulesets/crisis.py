@@ -70,6 +70,7 @@ Readings chosen where the text is silent:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from shlex import quote
 from typing import Any, Literal
 
@@ -465,7 +466,7 @@ class Crisis:
                 return self._next(state)
             case Upkeep():
                 _need_turn(state)
-                _no_hit_waiting(state, state.fighters)
+                _no_hit_waiting(state.fighters)
                 return self._end_turn(state)
             case Declare():
                 return self._declare(state, command, dice)
@@ -498,7 +499,7 @@ class Crisis:
         to_roll = [f for f in state.fighters if f.order is None or each_turn]
         rolled_names = {f.name.lower() for f in to_roll}
         for key in command.rolls:
-            name = key.lower().split("-reroll")[0]
+            name = key.lower()
             if name not in rolled_names and name in {n.lower() for n in state.names()}:
                 raise RuleViolation(
                     f"{find_name(state.names(), name)}'s turn order was rolled when the crisis began "
@@ -537,7 +538,7 @@ class Crisis:
         _need_turn(state)
         if state.acting is None:
             return self._end_turn(state)
-        _no_hit_waiting(state, [state.fighter(state.acting)])
+        _no_hit_waiting([state.fighter(state.acting)])
         later = state.sequence[state.sequence.index(state.acting) + 1:]
         to = next((n for n in later if state.may_act(state.fighter(n))), None)
         passed: list[Event] = [TurnPassed(by=state.acting, to=to)]
@@ -629,7 +630,8 @@ class Crisis:
         attack = Derivation(value, "3d6 + skill + ability + hit + circumstance", tuple(terms), R_ATTACK, roll)
         hit = value > defence.value or (value == defence.value and state.options["hit-on-tie"] == "yes")
         return [
-            ActionTaken(who=f.name, action="attack", cost=cost, paid=cost.value, target=target.name),
+            ActionTaken(who=f.name, action="attack", cost=cost, paid=cost.value, target=target.name,
+                        what=cmd.details.get("what")),
             AttackRolled(who=f.name, target=target.name, attack=attack, defence=defence, hit=hit),
         ]
 
@@ -795,7 +797,7 @@ def _hit_waiting(f: Fighter) -> str:
             f"`skirmish resolve {quote(f.name)} --hits N` or `skirmish cancel {quote(f.name)}`")
 
 
-def _no_hit_waiting(state: CrisisState, fighters: Any) -> None:
+def _no_hit_waiting(fighters: Iterable[Fighter]) -> None:
     for f in fighters:
         if f.action is not None and f.action.kind == "hit":
             raise RuleViolation(_hit_waiting(f), R_DAMAGE)
