@@ -704,3 +704,14 @@ def test_hangar_breach_ends_as_its_comments_say(cli: Cli) -> None:
     beta = next(c for c in what_if["combatants"] if c["name"] == "Beta")
     assert beta["ap"] == 0 and beta["conditions"] == [{"kind": "stunned", "until_turn": 3}]
     assert what_if["clock"]["acting"] == "Jack"
+
+
+def test_cancel_forgoes_a_hits_damage_and_needs_an_action_under_way(memory_store: Store) -> None:
+    # crisis.md, Actions (reading: the GM may drop an action under way)
+    enc = fight(memory_store)
+    turn(enc)
+    refused(enc, Cancel(who="Jack"), RuleViolation, "Jack has no action under way to cancel (crisis.md, Actions)")
+    attack(enc, "Jack", "Drone", (6, 6, 6))
+    assert only(do(enc, Cancel(who="Jack")), ActionCancelled).action == "attack"
+    assert enc.view()["pending"] == [] and who(enc, "Drone")["endurance"] == 4
+    assert only(do(enc, Next()), TurnPassed).to == "Drone"
