@@ -1,0 +1,955 @@
+"""The crisis ruleset: turns in a fixed order, 6 action points at most, +4 each turn.
+
+Rules text: shared/rules/crisis.md (cited below by section). The clock is the turn and
+whose move it is within it: ``round`` starts a turn (the first one rolls the turn order:
+3d6 + Intelligence + Speed + circumstance), every combatant gains its AP, and the one at
+the top of the order acts; ``next`` passes to the next combatant able to act, and past
+the last one ends the turn (``upkeep`` ends it at once). An action is paid when it is
+declared; an attack is rolled then and there against the target's defence, and a hit
+waits for its damage (``resolve WHO --hits N``).
+
+Open points of the text, each an option recorded in the encounter's first event:
+
+- ``turn-order`` (default ``once``): Turn Order has every character roll when a crisis
+  begins and speaks of a new turn beginning once everyone has acted, with no new roll;
+  rules/README.md lists the question. ``each-turn`` rolls the order anew every turn.
+- ``armour-dr`` (default ``all-damage``): Damage first reduces "the damage taken" by an
+  armour's DR, then says DR reduces damage to Health. The first, general paragraph does
+  not limit itself to Health and the second does not say "only", so DR applies to every
+  hit by default; ``health-only`` applies it only to the part that reaches Health (the
+  armour then loses Durability only when some damage reaches Health).
+- ``spill`` (default ``no``): once Endurance "has reached 0, all subsequent damage" goes
+  to Health: read literally, the excess of the hit that empties Endurance is lost.
+  ``yes`` sends that excess on to Health.
+- ``stun`` (default ``rest-of-turn``): Stunned "can't act on current turn and does not
+  regain AP". By default the stunned combatant cannot act for the rest of the turn the
+  stun lands in and gains no AP at the next turn's start (the only AP gain after the
+  stun lands), then acts normally. ``next-turn``: it also cannot act in that next turn.
+  A stun applied between turns covers the coming turn either way.
+- ``sneak`` (default ``half-move``): "half the character's Speed modifier + 5" can be
+  half of (Speed + 5), half a Move, or half the modifier, plus 5. A sneak slower than a
+  move is the point of the action, so the default halves the whole move, rounded down;
+  ``half-speed`` is Speed / 2 (rounded down) + 5.
+- ``hit-on-tie`` (default ``yes``): Attacking gives the attack formula and Defence a
+  fixed value to beat, but not what a tie does. An attack equal to the defence hits by
+  default (a target number reached); ``no`` needs the attack to exceed it.
+
+Readings chosen where the text is silent:
+
+- A surprise round (Surprise Round) is a turn of its own before the first turn of
+  combat, numbered like any turn: ``round --with surprise=NAME[,NAME]`` on the very first
+  turn. The turn order is rolled for everyone then (the crisis begins); only the named
+  attackers gain AP and act in it.
+- Ties (Turn Order) are settled by higher Intelligence, then higher Speed (both as in
+  force, Drunk included), then by re-rolling 3d6 among those still tied, again until no
+  two are tied; each re-roll is recorded with its faces (typed dice: ``--roll NAME-reroll=..``,
+  a second re-roll ``NAME-reroll2``, ...). A re-roll only orders the tied ones among
+  themselves: their turn order value stays. A combatant added after the order was rolled
+  rolls at the next turn's start and takes its place in the order.
+- AP carry from turn to turn (the die in front of the player), capped at 6 (Actions).
+  A turn's gain is 4, 2 once Endurance is 0 (Damage), none while stunned or dead.
+- An action of more than 6 AP (Actions) takes every AP the combatant has when it is
+  declared; on each later turn ``resolve WHO`` puts that turn's AP into it (the text's
+  "can spend": the player chooses), at most what is still owed, so the flintlock example
+  ends with 1 AP left. Declaring any other action cancels it and its progress is lost.
+- The table's costs apply unless the GM gives ``--ap N`` (Available Actions: "unless
+  stated otherwise"); ``custom`` is any other action and needs ``--ap``.
+- Total cover (Cover) makes the target unhittable: the attack is refused, no AP spent.
+  Cover is given per attack (``--with cover=``), since it is relative to the attacker.
+- Drunk (Conditions) takes 2 off every ability and skill figure a formula uses: Intelligence
+  and Speed in turn order, skill and ability in an attack and in damage, Melee and Might
+  (or Speed) in defence, Speed in a move's distance.
+- Prone forbids a melee attack; Stand Up is only for the prone and ends Prone. Being prone
+  facing the attacker counts as heavy cover (Cover): the GM gives ``--with cover=heavy``.
+- A critical hit (Critical damage) puts the weapon's critical damage straight on Health.
+  Armour with Durability left still reduces it by DR (it is damage to Health, which DR
+  reduces under both readings of ``armour-dr``) and loses 2 Durability (never below 0).
+- Health at 0 or less: dead (Damage). The dead lose their AP at the next turn's start,
+  are skipped in the order and cannot be attacked or damaged further.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from shlex import quote
+from typing import Any, Literal
+
+import msgspec
+from msgspec.structs import replace
+
+from skirmish.eventlog.commands import (
+    AddCombatant,
+    ApplyEffect,
+    Cancel,
+    Command,
+    Damage,
+    Declare,
+    Next,
+    Resolve,
+    StartRound,
+    Upkeep,
+)
+from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.events import (
+    CombatantAdded,
+    Derivation,
+    EncounterStarted,
+    Event,
+    NoteAdded,
+    Roll,
+    Term,
+)
+from skirmish.projections.ruleset import (
+    ActionInfo,
+    Detail,
+    Dice,
+    Option,
+    Stat,
+    decide_add,
+    detail_int,
+    find_name,
+    suggest,
+)
+
+RULES = "crisis.md"
+R_ORDER = f"{RULES}, Turn Order"
+R_SURPRISE = f"{RULES}, Surprise Round"
+R_ACTIONS = f"{RULES}, Actions"
+R_TABLE = f"{RULES}, Available Actions"
+R_CONDITIONS = f"{RULES}, Conditions"
+R_ATTACK = f"{RULES}, Attacking"
+R_MELEE = f"{RULES}, Melee Combat"
+R_RANGED = f"{RULES}, Ranged Combat"
+R_COVER = f"{RULES}, Cover"
+R_DAMAGE = f"{RULES}, Damage"
+R_CRITICAL = f"{RULES}, Critical damage"
+
+AP_MAX = 6  # Actions: AP never exceed 6 nor fall below 0
+AP_PER_TURN = 4
+AP_PER_TURN_EXHAUSTED = 2  # Damage: Endurance at 0
+DRUNK = -2  # Conditions: Drunk
+PER_EXTRA_ENEMY = -2  # Melee Combat
+CONDITIONS = ("drunk", "prone", "stunned")
+
+# Available Actions: name -> AP (None: the GM gives --ap).
+ACTIONS: dict[str, int | None] = {
+    "attack": 2,
+    "draw": 1,
+    "hide": 3,
+    "move": 1,
+    "sneak": 1,
+    "stand-up": 2,
+    "use-item": 2,
+    "custom": None,
+}
+ACTION_DOCS = {
+    "attack": "attack with a normal weapon: rolled at once against --target's defence",
+    "draw": "draw a weapon and make it ready",
+    "hide": "hide from those without direct vision",
+    "move": "move up to Speed + 5 m",
+    "sneak": "move quietly, half a move (option sneak)",
+    "stand-up": "stand up when prone (ends Prone)",
+    "use-item": "use an item; the item may state its own AP (--ap)",
+    "custom": "any other action, at the AP the GM gives (--ap N); over 6 AP spans turns",
+}
+COVER: dict[str, int | None] = {"none": 0, "cover": 1, "heavy": 3, "total": None}
+ATTACK_DETAILS = ("skill", "ability", "hit", "circumstance", "range", "cover", "enemies", "defence")
+
+Kind = Literal["spanning", "hit"]
+
+
+# --- state -------------------------------------------------------------------------------
+
+
+class Condition(msgspec.Struct, frozen=True):
+    kind: str
+    until: int | None = None  # stunned: the last turn it cannot act in
+
+
+class Under(msgspec.Struct, frozen=True):
+    """An action still under way: a spanning one (over 6 AP) or a hit awaiting its damage."""
+
+    name: str
+    kind: Kind
+    cost: int
+    progress: int = 0
+    target: str | None = None
+
+
+class Fighter(msgspec.Struct, frozen=True):
+    name: str
+    side: str
+    stats: dict[str, int]
+    endurance: int
+    health: int
+    durability: int
+    order: int | None = None
+    ap: int = 0
+    spent: int = 0
+    conditions: tuple[Condition, ...] = ()
+    no_gain_turn: int | None = None  # Stunned: the turn start at which it gains no AP
+    action: Under | None = None
+
+    def has(self, kind: str) -> bool:
+        return any(c.kind == kind for c in self.conditions)
+
+    @property
+    def dead(self) -> bool:
+        return self.health <= 0
+
+    def figure(self, key: str) -> int:
+        """An ability or skill modifier as in force: Drunk takes 2 off (Conditions)."""
+        return self.stats[key] + (DRUNK if self.has("drunk") else 0)
+
+
+class CrisisState(msgspec.Struct, frozen=True):
+    options: dict[str, str]
+    seed: int
+    turn: int = 0
+    in_turn: bool = False
+    surprise: tuple[str, ...] = ()  # the surprise round's attackers, while it lasts
+    sequence: tuple[str, ...] = ()  # the turn order, first to act first
+    acting: str | None = None
+    fighters: tuple[Fighter, ...] = ()
+
+    def names(self) -> list[str]:
+        return [f.name for f in self.fighters]
+
+    def fighter(self, name: str) -> Fighter:
+        for f in self.fighters:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    def stunned(self, f: Fighter) -> bool:
+        return any(c.kind == "stunned" and (c.until is None or c.until >= self.turn) for c in f.conditions)
+
+    def may_act(self, f: Fighter) -> bool:
+        return (
+            not f.dead and f.order is not None and not self.stunned(f)
+            and (not self.surprise or f.name in self.surprise)
+        )
+
+
+def _put(state: CrisisState, fighter: Fighter) -> CrisisState:
+    return replace(state, fighters=tuple(fighter if f.name == fighter.name else f for f in state.fighters))
+
+
+# --- events ------------------------------------------------------------------------------
+
+
+class OrderRoll(msgspec.Struct, frozen=True):
+    who: str
+    total: Derivation
+    rerolls: tuple[Roll, ...] = ()  # Turn Order: "roll again" while still tied
+
+
+class Gain(msgspec.Struct, frozen=True):
+    who: str
+    ap: Derivation  # the AP after the turn's gain, capped at 6
+
+
+class TurnStarted(Event, frozen=True, tag="crisis.turn-started"):
+    turn: int
+    sequence: tuple[str, ...]
+    rolls: tuple[OrderRoll, ...] = ()
+    gains: tuple[Gain, ...] = ()
+    acting: str | None = None
+    surprise: tuple[str, ...] = ()
+
+
+class TurnPassed(Event, frozen=True, tag="crisis.turn-passed"):
+    by: str | None
+    to: str | None
+
+
+class ActionTaken(Event, frozen=True, tag="crisis.action-taken"):
+    who: str
+    action: str
+    cost: Derivation
+    paid: int
+    spans: bool = False  # over 6 AP: carried on over later turns (Actions)
+    target: str | None = None
+    distance: Derivation | None = None
+    what: str | None = None
+
+
+class AttackRolled(Event, frozen=True, tag="crisis.attack-rolled"):
+    who: str
+    target: str
+    attack: Derivation
+    defence: Derivation
+    hit: bool
+
+
+class ActionProgressed(Event, frozen=True, tag="crisis.action-progressed"):
+    who: str
+    action: str
+    paid: int
+    progress: int
+    cost: int
+
+    @property
+    def done(self) -> bool:
+        return self.progress >= self.cost
+
+
+class ActionCancelled(Event, frozen=True, tag="crisis.action-cancelled"):
+    who: str
+    action: str
+    reason: str
+
+
+class DamageTaken(Event, frozen=True, tag="crisis.damage-taken"):
+    who: str
+    amount: Derivation  # Damage: weapon damage + ability + circumstance
+    taken: Derivation  # after armour's DR
+    to_endurance: int
+    to_health: int
+    durability_lost: int
+    endurance_left: int
+    health_left: int
+    critical: bool = False
+    by: str | None = None  # the attacker whose hit this damage resolves
+
+
+class ConditionSet(Event, frozen=True, tag="crisis.condition-set"):
+    who: str
+    kind: str
+    until: int | None = None
+    no_gain_turn: int | None = None
+
+
+class ConditionEnded(Event, frozen=True, tag="crisis.condition-ended"):
+    who: str
+    kind: str
+    reason: str
+
+
+class TurnEnded(Event, frozen=True, tag="crisis.turn-ended"):
+    turn: int
+
+
+EVENT_TYPES: tuple[type[Event], ...] = (
+    TurnStarted, TurnPassed, ActionTaken, AttackRolled, ActionProgressed, ActionCancelled,
+    DamageTaken, ConditionSet, ConditionEnded, TurnEnded,
+)
+
+
+# --- the ruleset ---------------------------------------------------------------------------
+
+
+class Crisis:
+    id = "crisis"
+    rules_file = RULES
+    options = {
+        "turn-order": Option("once", ("once", "each-turn"), "roll the turn order once per crisis, or every turn (Turn Order)"),
+        "armour-dr": Option(
+            "all-damage", ("all-damage", "health-only"),
+            "armour DR reduces every hit, or only damage to Health (Damage)",
+        ),
+        "spill": Option("no", ("no", "yes"), "the excess of the hit that empties Endurance goes on to Health (Damage)"),
+        "stun": Option(
+            "rest-of-turn", ("rest-of-turn", "next-turn"),
+            "a stun stops acting for the rest of the turn, or through the next turn too (Conditions)",
+        ),
+        "sneak": Option("half-move", ("half-move", "half-speed"), "sneak distance (Speed + 5) / 2, or Speed / 2 + 5 (Available Actions)"),
+        "hit-on-tie": Option("yes", ("yes", "no"), "an attack equal to the defence hits (Attacking)"),
+    }
+    stats = {
+        "int": Stat("Intelligence modifier (turn order)"),
+        "speed": Stat("Speed modifier (turn order, defence vs ranged, movement)"),
+        "endurance": Stat("Endurance pool", minimum=0),
+        "health": Stat("Health pool", minimum=1),
+        "melee": Stat("Melee skill modifier (defence vs melee)", required=False),
+        "might": Stat("Might modifier (defence vs melee)", required=False),
+        "armour": Stat("armour's defence modifier", required=False, minimum=0),
+        "dr": Stat("armour's damage reduction (DR)", required=False, minimum=0),
+        "durability": Stat("armour's Durability", required=False, minimum=0),
+        "order-bonus": Stat("perks, flaws or race on turn order (circumstance)", required=False),
+    }
+    actions = {
+        name: ActionInfo("--ap N" if cost is None else f"{cost} AP", ACTION_DOCS[name])
+        for name, cost in ACTIONS.items()
+    }
+    details = {
+        "surprise": Detail("NAME[,NAME]: attackers of a surprise round, on the first turn (Surprise Round)", ("round",)),
+        "skill": Detail("the attack's skill modifier (Attacking)", ("declare",)),
+        "ability": Detail("ability modifier: of the attack, or of its damage (Attacking; Damage)", ("declare", "resolve", "damage")),
+        "hit": Detail("the weapon's hit modifier (Attacking)", ("declare",)),
+        "circumstance": Detail("perks, flaws, race: on the attack or the damage", ("declare", "resolve", "damage")),
+        "range": Detail("which defence the attack meets (Defence)", ("declare",), ("melee", "ranged")),
+        "cover": Detail("the target's cover against this attacker (Cover)", ("declare",), tuple(COVER)),
+        "enemies": Detail("enemies in the target's melee range, the attacker included (Melee Combat)", ("declare",)),
+        "defence": Detail("circumstance on the target's defence (Defence)", ("declare",)),
+        "critical": Detail("a critical hit: the weapon's critical damage, to Health (Critical damage)",
+                           ("resolve", "damage"), ("yes", "no")),
+        "what": Detail("what a custom action or item use is, in the GM's words", ("declare",)),
+    }
+    vital = "health"
+    budget = "ap_spent"
+    event_types = EVENT_TYPES
+
+    # --- initial / evolve ---------------------------------------------------------------
+
+    def initial(self, started: EncounterStarted) -> CrisisState:
+        # An option added after an encounter was recorded takes its default on replay.
+        options = {key: opt.default for key, opt in self.options.items()} | dict(started.options)
+        return CrisisState(options=options, seed=started.seed)
+
+    def evolve(self, state: CrisisState, event: Event) -> CrisisState:
+        match event:
+            case CombatantAdded(name=name, side=side, stats=stats):
+                full = {key: spec.default for key, spec in self.stats.items()} | dict(stats)
+                fighter = Fighter(
+                    name=name, side=side, stats=full, endurance=full["endurance"], health=full["health"],
+                    durability=full["durability"],
+                )
+                return replace(state, fighters=(*state.fighters, fighter))
+            case TurnStarted(turn=turn, sequence=sequence, rolls=rolls, gains=gains, acting=acting, surprise=surprise):
+                orders = {r.who: r.total.value for r in rolls}
+                ap = {g.who: g.ap.value for g in gains}
+                fighters = tuple(
+                    replace(f, order=orders.get(f.name, f.order), ap=ap.get(f.name, f.ap), spent=0)
+                    for f in state.fighters
+                )
+                return replace(state, turn=turn, in_turn=True, sequence=sequence, acting=acting,
+                               surprise=surprise, fighters=fighters)
+            case TurnPassed(to=to):
+                return replace(state, acting=to)
+            case ActionTaken(who=who, action=action, cost=cost, paid=paid, spans=spans, target=target):
+                f = state.fighter(who)
+                under = Under(action, "spanning", cost.value, paid, target) if spans else None
+                return _put(state, replace(f, ap=f.ap - paid, spent=f.spent + paid, action=under))
+            case AttackRolled(who=who, target=target, hit=hit):
+                f = state.fighter(who)
+                under = Under("attack", "hit", 0, target=target) if hit else None
+                return _put(state, replace(f, action=under))
+            case ActionProgressed(who=who, paid=paid, progress=progress):
+                f = state.fighter(who)
+                assert f.action is not None
+                under = None if event.done else replace(f.action, progress=progress)
+                return _put(state, replace(f, ap=f.ap - paid, spent=f.spent + paid, action=under))
+            case ActionCancelled(who=who):
+                return _put(state, replace(state.fighter(who), action=None))
+            case DamageTaken(who=who, durability_lost=lost, endurance_left=end, health_left=health, by=by):
+                f = state.fighter(who)
+                state = _put(state, replace(f, endurance=end, health=health, durability=f.durability - lost))
+                if by is not None:
+                    state = _put(state, replace(state.fighter(by), action=None))
+                return state
+            case ConditionSet(who=who, kind=kind, until=until, no_gain_turn=no_gain):
+                f = state.fighter(who)
+                kept = tuple(c for c in f.conditions if c.kind != kind)
+                return _put(state, replace(
+                    f, conditions=(*kept, Condition(kind, until)),
+                    no_gain_turn=no_gain if no_gain is not None else f.no_gain_turn,
+                ))
+            case ConditionEnded(who=who, kind=kind):
+                f = state.fighter(who)
+                return _put(state, replace(f, conditions=tuple(c for c in f.conditions if c.kind != kind)))
+            case TurnEnded():
+                return replace(state, in_turn=False, acting=None, surprise=())
+            case NoteAdded() | EncounterStarted():
+                return state
+        return state
+
+    # --- decide --------------------------------------------------------------------------
+
+    def decide(self, state: CrisisState, command: Command, dice: Dice) -> list[Event]:
+        match command:
+            case AddCombatant():
+                return decide_add(self, state.names(), command)
+            case StartRound():
+                return self._start_turn(state, command, dice)
+            case Next():
+                return self._next(state)
+            case Upkeep():
+                _need_turn(state)
+                _no_hit_waiting(state.fighters)
+                return self._end_turn(state)
+            case Declare():
+                return self._declare(state, command, dice)
+            case Resolve():
+                return self._resolve(state, command)
+            case Cancel(who=who, orientation=orientation):
+                if orientation is not None:
+                    raise BadInput("crisis has no Orientation Maneuver: cancel WHO alone")
+                f = state.fighter(find_name(state.names(), who))
+                if f.action is None:
+                    raise RuleViolation(f"{f.name} has no action under way to cancel", R_ACTIONS)
+                return [ActionCancelled(who=f.name, action=f.action.name, reason="cancelled by the GM")]
+            case Damage(who=who, amount=amount):
+                f = state.fighter(find_name(state.names(), who))
+                return [self._damage(state, f, amount, command, by=None)]
+            case ApplyEffect():
+                return self._condition(state, command)
+        raise RuleViolation(f"{self.id} has no use for `{type(command).__struct_config__.tag}`")
+
+    def _start_turn(self, state: CrisisState, command: StartRound, dice: Dice) -> list[Event]:
+        if state.in_turn:
+            raise RuleViolation(
+                f"turn {state.turn} is still under way: `skirmish next` through it or `skirmish upkeep`", R_ORDER
+            )
+        if not state.fighters:
+            raise RuleViolation("no combatants yet: add some with `skirmish add NAME --stat ...`")
+        turn = state.turn + 1
+        surprise = self._surprisers(state, command)
+        each_turn = state.options["turn-order"] == "each-turn"
+        to_roll = [f for f in state.fighters if f.order is None or each_turn]
+        rolled_names = {f.name.lower() for f in to_roll}
+        for key in command.rolls:
+            name = key.lower()
+            if name not in rolled_names and name in {n.lower() for n in state.names()}:
+                raise RuleViolation(
+                    f"{find_name(state.names(), name)}'s turn order was rolled when the crisis began "
+                    "(option turn-order=once)", R_ORDER,
+                )
+        totals = {f.name: _order_total(f, dice.roll(f.name, 3, 6)) for f in to_roll}
+        orders = {f.name: totals[f.name].value if f.name in totals else f.order for f in state.fighters}
+        sequence, rerolls = _settle_order(state, orders, dice)
+        rolls = tuple(OrderRoll(name, total, rerolls.get(name, ())) for name, total in totals.items())
+        # A re-roll between combatants who were not rolled this turn is recorded too.
+        rolls += tuple(
+            OrderRoll(name, Derivation(orders[name] or 0, "turn order rolled earlier", rule=R_ORDER), faces)
+            for name, faces in rerolls.items() if name not in totals
+        )
+        gains = tuple(Gain(f.name, _gain(state, f, turn, surprise)) for f in state.fighters)
+        after = replace(state, turn=turn, surprise=surprise, fighters=tuple(
+            replace(f, order=orders[f.name]) for f in state.fighters
+        ))
+        acting = next((n for n in sequence if after.may_act(after.fighter(n))), None)
+        return [TurnStarted(turn=turn, sequence=sequence, rolls=rolls, gains=gains, acting=acting, surprise=surprise)]
+
+    def _surprisers(self, state: CrisisState, command: StartRound) -> tuple[str, ...]:
+        raw = command.details.get("surprise")
+        if raw is None:
+            return ()
+        if state.turn > 0:
+            raise RuleViolation("a surprise round comes before combat starts: only on the first turn", R_SURPRISE)
+        names = tuple(dict.fromkeys(find_name(state.names(), n.strip()) for n in raw.split(",") if n.strip()))
+        if not names:
+            raise BadInput("--with surprise= takes the attackers' names, e.g. surprise=Jack,Mira")
+        if len(names) == len(state.fighters):
+            raise RuleViolation("a surprise round needs someone who has not noticed the attackers", R_SURPRISE)
+        return names
+
+    def _next(self, state: CrisisState) -> list[Event]:
+        _need_turn(state)
+        if state.acting is None:
+            return self._end_turn(state)
+        _no_hit_waiting([state.fighter(state.acting)])
+        later = state.sequence[state.sequence.index(state.acting) + 1:]
+        to = next((n for n in later if state.may_act(state.fighter(n))), None)
+        passed: list[Event] = [TurnPassed(by=state.acting, to=to)]
+        return passed if to is not None else passed + self._end_turn(state)
+
+    def _end_turn(self, state: CrisisState) -> list[Event]:
+        events: list[Event] = []
+        for f in state.fighters:
+            for c in f.conditions:
+                if c.kind == "stunned" and c.until is not None and c.until <= state.turn:
+                    events.append(ConditionEnded(who=f.name, kind="stunned", reason=f"turn {state.turn} is over"))
+        return [*events, TurnEnded(turn=state.turn)]
+
+    def _declare(self, state: CrisisState, cmd: Declare, dice: Dice) -> list[Event]:
+        _need_turn(state)
+        f = state.fighter(find_name(state.names(), cmd.who))
+        action = cmd.action.lower()
+        if action not in ACTIONS:
+            raise BadInput(f"no action {cmd.action!r} in the crisis table ({suggest(action, list(ACTIONS))})")
+        for flag, value in (("--percent", cmd.percent), ("--trigger", cmd.trigger), ("--pace", cmd.pace),
+                            ("--penalty", cmd.penalty), ("--amount", cmd.amount)):
+            if value is not None:
+                raise BadInput(f"crisis counts action points: {flag} has no use here")
+        if action != "attack":
+            extra = [k for k in cmd.details if k in ATTACK_DETAILS]
+            if extra:
+                raise BadInput(f"--with {extra[0]}= goes with attack only")
+            if cmd.target is not None and action not in ("use-item", "custom"):
+                raise BadInput(f"{action} takes no --target")
+        if f.dead:
+            raise RuleViolation(f"{f.name} is dead", R_DAMAGE)
+        if state.stunned(f):
+            raise RuleViolation(f"{f.name} is stunned and cannot act this turn", R_CONDITIONS)
+        if f.name != state.acting:
+            now = f"{state.acting} acts now" if state.acting else "nobody is left to act this turn"
+            raise RuleViolation(f"not {f.name}'s turn: {now}", R_ORDER)
+        events: list[Event] = []
+        if f.action is not None:
+            if f.action.kind == "hit":
+                raise RuleViolation(_hit_waiting(f), R_DAMAGE)
+            events.append(ActionCancelled(
+                who=f.name, action=f.action.name,
+                reason=f"interrupted by {action}: an action over 6 AP ends when another is taken ({R_ACTIONS})",
+            ))
+            f = replace(f, action=None)
+        cost = _cost(action, cmd.ap)
+        spans = cost.value > AP_MAX
+        if spans and f.ap < 1:
+            raise RuleViolation(f"{f.name} has no AP left to start {action}", R_ACTIONS)
+        if not spans and cost.value > f.ap:
+            raise RuleViolation(f"{f.name} has {f.ap} AP left, {action} needs {cost.value}", R_ACTIONS)
+        if action == "stand-up" and not f.has("prone"):
+            raise RuleViolation(f"{f.name} is not prone", R_TABLE)
+        target = find_name(state.names(), cmd.target) if cmd.target is not None else None
+        paid = f.ap if spans else cost.value
+        distance = _distance(state, f, action)
+        what = cmd.details.get("what")
+        if action != "attack":
+            events.append(ActionTaken(who=f.name, action=action, cost=cost, paid=paid, spans=spans,
+                                      target=target, distance=distance, what=what))
+            if action == "stand-up":
+                events.append(ConditionEnded(who=f.name, kind="prone", reason="stood up"))
+            return events
+        if target is None:
+            raise BadInput("an attack needs --target WHO")
+        return [*events, *self._attack(state, f, state.fighter(target), cost, cmd, dice)]
+
+    def _attack(
+        self, state: CrisisState, f: Fighter, target: Fighter, cost: Derivation, cmd: Declare, dice: Dice
+    ) -> list[Event]:
+        if target.name == f.name:
+            raise RuleViolation(f"{f.name} cannot attack itself", R_ATTACK)
+        if target.dead:
+            raise RuleViolation(f"{target.name} is dead", R_DAMAGE)
+        ranged = cmd.details.get("range", "melee") == "ranged"
+        if not ranged and f.has("prone"):
+            raise RuleViolation(f"{f.name} is prone and cannot melee attack", R_CONDITIONS)
+        cover = COVER[cmd.details.get("cover", "none")]
+        if cover is None:
+            raise RuleViolation(f"{target.name} is in total cover from {f.name}: unhittable", R_COVER)
+        defence = defence_vs_ranged(target, cover, cmd) if ranged else defence_vs_melee(target, cover, cmd)
+        roll = dice.roll(f.name, 3, 6)
+        terms = [Term("3d6", roll.total)]
+        for key, name in (("skill", "skill"), ("ability", "ability"), ("hit", "weapon hit"), ("circumstance", "circumstance")):
+            terms.append(Term(name, detail_int(cmd, key)))
+        if f.has("drunk"):
+            terms += [Term("drunk: skill", DRUNK), Term("drunk: ability", DRUNK)]
+        value = sum(t.value for t in terms)
+        attack = Derivation(value, "3d6 + skill + ability + hit + circumstance", tuple(terms), R_ATTACK, roll)
+        hit = value > defence.value or (value == defence.value and state.options["hit-on-tie"] == "yes")
+        return [
+            ActionTaken(who=f.name, action="attack", cost=cost, paid=cost.value, target=target.name,
+                        what=cmd.details.get("what")),
+            AttackRolled(who=f.name, target=target.name, attack=attack, defence=defence, hit=hit),
+        ]
+
+    def _resolve(self, state: CrisisState, cmd: Resolve) -> list[Event]:
+        f = state.fighter(find_name(state.names(), cmd.who))
+        a = f.action
+        if cmd.outcome is not None or cmd.charge_speed is not None:
+            raise BadInput("crisis computes the outcome: resolve takes --hits and --with only")
+        if a is None:
+            raise RuleViolation(f"{f.name} has no action under way to resolve", R_ACTIONS)
+        if a.kind == "hit":
+            if cmd.hits is None:
+                raise BadInput(f"{f.name}'s hit on {a.target} needs its damage: --hits N (the weapon's damage)")
+            assert a.target is not None
+            target = state.fighter(a.target)
+            if target.dead:
+                return [ActionCancelled(who=f.name, action=a.name, reason=f"{target.name} is already dead")]
+            return [self._damage(state, target, cmd.hits, cmd, by=f.name)]
+        if cmd.hits is not None or cmd.details:
+            raise BadInput(f"{f.name}'s {a.name} deals no damage: resolve {quote(f.name)} alone carries it on")
+        _need_turn(state)
+        if f.name != state.acting:
+            raise RuleViolation(f"not {f.name}'s turn: {a.name} is carried on in its own turn", R_ORDER)
+        if f.ap < 1:
+            raise RuleViolation(f"{f.name} has no AP to put into {a.name}", R_ACTIONS)
+        paid = min(f.ap, a.cost - a.progress)
+        return [ActionProgressed(who=f.name, action=a.name, paid=paid, progress=a.progress + paid, cost=a.cost)]
+
+    def _damage(self, state: CrisisState, f: Fighter, weapon: int, cmd: Command, by: str | None) -> DamageTaken:
+        if weapon < 0:
+            raise BadInput(f"damage is 0 or more, not {weapon}")
+        if f.dead:
+            raise RuleViolation(f"{f.name} is already dead", R_DAMAGE)
+        critical = getattr(cmd, "details", {}).get("critical") == "yes"
+        terms = [Term("critical damage" if critical else "weapon damage", weapon),
+                 Term("ability", detail_int(cmd, "ability")), Term("circumstance", detail_int(cmd, "circumstance"))]
+        if by is not None and state.fighter(by).has("drunk"):
+            terms.append(Term("drunk: ability", DRUNK))
+        value = max(0, sum(t.value for t in terms))
+        amount = Derivation(value, "damage + ability + circumstance, at least 0", tuple(terms),
+                            R_CRITICAL if critical else R_DAMAGE)
+        return _apply_damage(state, f, amount, critical, by)
+
+    def _condition(self, state: CrisisState, cmd: ApplyEffect) -> list[Event]:
+        kind = cmd.kind.lower()
+        if cmd.who.lower() == "scene":
+            raise RuleViolation("crisis keeps no scene counters: conditions are on combatants", R_CONDITIONS)
+        f = state.fighter(find_name(state.names(), cmd.who))
+        if kind not in CONDITIONS:
+            raise BadInput(f"no condition {cmd.kind!r} in crisis ({suggest(kind, list(CONDITIONS))})")
+        if cmd.per_round is not None or cmd.rounds is not None or cmd.start is not None:
+            raise BadInput("crisis conditions last until ended (a stun: see option stun): no --per-round, --rounds or --start")
+        if cmd.end:
+            if not f.has(kind):
+                raise RuleViolation(f"{f.name} is not {kind}", R_CONDITIONS)
+            return [ConditionEnded(who=f.name, kind=kind, reason="ended by the GM")]
+        if f.has(kind):
+            raise RuleViolation(f"{f.name} is already {kind}", R_CONDITIONS)
+        if kind != "stunned":
+            return [ConditionSet(who=f.name, kind=kind)]
+        # Conditions, Stunned: the next turn start brings no AP; acting stops for the rest of
+        # this turn, or through the next one too (option stun). Between turns it is the next.
+        coming = state.turn + 1
+        until = state.turn if state.in_turn and state.options["stun"] == "rest-of-turn" else coming
+        return [ConditionSet(who=f.name, kind=kind, until=until, no_gain_turn=coming)]
+
+    # --- view and narration ----------------------------------------------------------------
+
+    def view(self, state: CrisisState) -> dict[str, Any]:
+        combatants = []
+        pending = []
+        for f in state.fighters:
+            combatants.append({
+                "name": f.name,
+                "side": f.side,
+                "turn_order": f.order,
+                "acting": f.name == state.acting,
+                "ap": f.ap,
+                "ap_spent": f.spent,
+                "endurance": f.endurance,
+                "health": f.health,
+                "durability": f.durability,
+                "dead": f.dead,
+                "conditions": [{"kind": c.kind, "until_turn": c.until} for c in f.conditions],
+            })
+            if f.action is not None:
+                a = f.action
+                pending.append({
+                    "who": f.name, "action": a.name, "target": a.target,
+                    "step": "awaits damage" if a.kind == "hit" else "spans turns",
+                    "ap": a.cost, "progress": a.progress,
+                })
+        return {
+            "round": state.turn,
+            "clock": {
+                "turn": state.turn, "in_turn": state.in_turn, "surprise_round": bool(state.surprise),
+                "acting": state.acting, "order": ", ".join(state.sequence),
+            },
+            "combatants": combatants,
+            "pending": pending,
+            "environment": [],
+        }
+
+    def describe(self, event: Event) -> str:
+        match event:
+            case TurnStarted(turn=turn, sequence=sequence, rolls=rolls, gains=gains, acting=acting, surprise=surprise):
+                kind = f"Surprise round (turn {turn}) for {', '.join(surprise)}" if surprise else f"Turn {turn}"
+                order = ", ".join(
+                    f"{r.who} {r.total.value}" + (f" (re-roll {', '.join(str(x.total) for x in r.rerolls)})"
+                                                  if r.rerolls else "") for r in rolls
+                )
+                ap = ", ".join(f"{g.who} {g.ap.value}" for g in gains)
+                rolled = f"; turn order rolled: {order}" if order else ""
+                return (f"{kind} begins; order {', '.join(sequence)}{rolled}; AP {ap}; "
+                        + (f"{acting} acts" if acting else "nobody can act"))
+            case TurnPassed(by=by, to=to):
+                return f"{by} is done; {to} acts" if to else f"{by} is done: everyone has acted"
+            case ActionTaken(who=who, action=action, cost=cost, paid=paid, spans=spans, target=target,
+                             distance=distance, what=what):
+                on = f" on {target}" if target else ""
+                name = f"{action} ({what})" if what else action
+                far = f", up to {distance.value} m" if distance else ""
+                if spans:
+                    return f"{who} starts {name}{on}: {cost.value} AP over several turns, {paid} put in now"
+                return f"{who} takes {name}{on} ({paid} AP{far})"
+            case AttackRolled(who=who, target=target, attack=attack, defence=defence, hit=hit):
+                return (f"{who} attacks {target}: {attack.value} against defence {defence.value}: "
+                        + ("hit" if hit else "miss"))
+            case ActionProgressed(who=who, action=action, paid=paid, progress=progress, cost=cost):
+                tail = ": done" if event.done else ""
+                return f"{who} puts {paid} AP into {action} ({progress} of {cost}){tail}"
+            case ActionCancelled(who=who, action=action, reason=reason):
+                return f"{who}'s {action} is cancelled: {reason}"
+            case DamageTaken(who=who, amount=amount, taken=taken, to_endurance=end, to_health=health,
+                             endurance_left=end_left, health_left=health_left, durability_lost=lost, critical=critical):
+                parts = [f"{end} to Endurance ({end_left} left)"] if end else []
+                parts += [f"{health} to Health ({health_left} left)"] if health or critical else []
+                off = "".join(f", {t.name} {t.value:+d}" for t in taken.terms[1:])
+                armour = f", armour loses {lost} Durability" if lost else ""
+                crit = "critical " if critical else ""
+                down = "; dead" if health_left <= 0 else "; Endurance spent: 2 AP a turn" if end and end_left == 0 else ""
+                return f"{who} takes {amount.value} {crit}damage: {', '.join(parts) or 'none'}{off}{armour}{down}"
+            case ConditionSet(who=who, kind=kind, until=until):
+                return f"{who} is {kind}" + (f" (cannot act through turn {until})" if until is not None else "")
+            case ConditionEnded(who=who, kind=kind, reason=reason):
+                return f"{who} is no longer {kind} ({reason})"
+            case TurnEnded(turn=turn):
+                return f"Turn {turn} ends"
+        return type(event).__name__
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def _need_turn(state: CrisisState) -> None:
+    if not state.in_turn:
+        raise RuleViolation("no turn under way: start one with `skirmish round`", R_ORDER)
+
+
+def _hit_waiting(f: Fighter) -> str:
+    assert f.action is not None
+    return (f"{f.name}'s hit on {f.action.target} awaits its damage: "
+            f"`skirmish resolve {quote(f.name)} --hits N` or `skirmish cancel {quote(f.name)}`")
+
+
+def _no_hit_waiting(fighters: Iterable[Fighter]) -> None:
+    for f in fighters:
+        if f.action is not None and f.action.kind == "hit":
+            raise RuleViolation(_hit_waiting(f), R_DAMAGE)
+
+
+def _order_total(f: Fighter, roll: Roll) -> Derivation:
+    # Turn Order: 3d6 + Intelligence + Speed + circumstance (perks, flaws, race).
+    terms = (Term("3d6", roll.total), Term("Intelligence", f.figure("int")), Term("Speed", f.figure("speed")),
+             Term("circumstance", f.stats["order-bonus"]))
+    return Derivation(sum(t.value for t in terms), "3d6 + Intelligence + Speed + circumstance", terms, R_ORDER, roll)
+
+
+def _settle_order(
+    state: CrisisState, orders: dict[str, int | None], dice: Dice
+) -> tuple[tuple[str, ...], dict[str, tuple[Roll, ...]]]:
+    """Highest first; ties by Intelligence, then Speed, then re-rolls among the still tied."""
+    ranked = [state.fighter(n) for n, o in orders.items() if o is not None]
+
+    def key(f: Fighter) -> tuple[int, int, int]:
+        return (orders[f.name] or 0, f.figure("int"), f.figure("speed"))
+
+    groups: dict[tuple[int, int, int], list[str]] = {}
+    for f in ranked:
+        groups.setdefault(key(f), []).append(f.name)
+    rerolls: dict[str, list[Roll]] = {}
+    sequence: list[str] = []
+    placed = {name: i for i, name in enumerate(state.sequence)}
+    for k in sorted(groups, reverse=True):
+        tied = groups[k]
+        if all(name in placed for name in tied) and len(tied) > 1:
+            # Settled when their order was rolled (option turn-order=once): not again.
+            sequence += sorted(tied, key=placed.__getitem__)
+        else:
+            sequence += _reroll(tied, dice, rerolls)
+    return tuple(sequence), {n: tuple(r) for n, r in rerolls.items()}
+
+
+def _reroll(tied: list[str], dice: Dice, rerolls: dict[str, list[Roll]]) -> list[str]:
+    """Turn Order: "if there is still a tie, roll again", as often as it takes."""
+    if len(tied) == 1:
+        return tied
+    results: dict[int, list[str]] = {}
+    for name in tied:
+        done = rerolls.setdefault(name, [])
+        roll = dice.roll(f"{name}-reroll" + (str(len(done) + 1) if done else ""), 3, 6)
+        done.append(roll)
+        results.setdefault(roll.total, []).append(name)
+    return [n for total in sorted(results, reverse=True) for n in _reroll(results[total], dice, rerolls)]
+
+
+def _gain(state: CrisisState, f: Fighter, turn: int, surprise: tuple[str, ...]) -> Derivation:
+    # Actions: +4 at the start of each turn, capped at 6; Damage: 2 once Endurance is 0;
+    # Conditions: none while stunned; Surprise Round: only the attackers gain in it.
+    if f.dead:
+        gain, why = -f.ap, "dead: no AP"
+    elif surprise and f.name not in surprise:
+        gain, why = 0, "surprised"
+    elif f.no_gain_turn == turn:
+        gain, why = 0, "stunned: no AP regained"
+    elif f.endurance <= 0:
+        gain, why = AP_PER_TURN_EXHAUSTED, "Endurance 0"
+    else:
+        gain, why = AP_PER_TURN, "start of turn"
+    over = max(0, f.ap + gain - AP_MAX)
+    terms = (Term("AP left", f.ap), Term(why, gain), Term("over 6, lost", -over))
+    rule = R_CONDITIONS if why.startswith("stunned") else R_DAMAGE if why.startswith(("Endurance", "dead")) else R_ACTIONS
+    return Derivation(f.ap + gain - over, "AP left + turn's gain, at most 6", terms, rule)
+
+
+def _cost(action: str, ap: int | None) -> Derivation:
+    table = ACTIONS[action]
+    if ap is None:
+        if table is None:
+            raise BadInput(f"{action} needs --ap N, the AP it takes")
+        return Derivation(table, f"{action}: the table's cost", rule=R_TABLE)
+    if ap < 1:
+        raise BadInput(f"an action takes 1 AP or more, not {ap}")
+    return Derivation(ap, f"{action} at {ap} AP, as stated for it", rule=R_TABLE)
+
+
+def _distance(state: CrisisState, f: Fighter, action: str) -> Derivation | None:
+    if action not in ("move", "sneak"):
+        return None
+    speed = f.figure("speed")
+    if action == "move":
+        return Derivation(max(0, speed + 5), "Speed + 5 m", (Term("Speed", speed), Term("base", 5)), R_TABLE)
+    if state.options["sneak"] == "half-speed":
+        return Derivation(max(0, speed // 2 + 5), "Speed / 2 + 5 m (option sneak)",
+                          (Term("half Speed", speed // 2), Term("base", 5)), R_TABLE)
+    return Derivation(max(0, (speed + 5) // 2), "(Speed + 5) / 2 m (option sneak)",
+                      (Term("Speed", speed), Term("base", 5)), R_TABLE)
+
+
+def _defence(base: list[Term], target: Fighter, cover: int, cmd: Declare, formula: str, rule: str) -> Derivation:
+    terms = [Term("base", 10), *base, Term("armour", target.stats["armour"]),
+             Term("circumstance", detail_int(cmd, "defence"))]
+    if cover:
+        terms.append(Term("cover", cover))
+    return Derivation(sum(t.value for t in terms), formula, tuple(terms), rule)
+
+
+def defence_vs_melee(target: Fighter, cover: int, cmd: Declare) -> Derivation:
+    """Melee Combat: 10 + Melee + Might + armour + circumstance, -2 per enemy beyond the first."""
+    enemies = detail_int(cmd, "enemies", 1)
+    if enemies < 1:
+        raise BadInput(f"--with enemies= counts the attacker too: 1 or more, not {enemies}")
+    base = [Term("Melee", target.figure("melee")), Term("Might", target.figure("might"))]
+    if enemies > 1:
+        base.append(Term(f"{enemies - 1} more enemies in melee range", PER_EXTRA_ENEMY * (enemies - 1)))
+    return _defence(base, target, cover, cmd, "10 + Melee + Might + armour + circumstance - 2 per extra enemy", R_MELEE)
+
+
+def defence_vs_ranged(target: Fighter, cover: int, cmd: Declare) -> Derivation:
+    """Ranged Combat: 10 + Speed + armour + circumstance."""
+    if "enemies" in cmd.details:
+        raise BadInput("--with enemies= counts enemies in melee range: it goes with range=melee")
+    return _defence([Term("Speed", target.figure("speed"))], target, cover, cmd,
+                    "10 + Speed + armour + circumstance", R_RANGED)
+
+
+def _apply_damage(state: CrisisState, f: Fighter, amount: Derivation, critical: bool, by: str | None) -> DamageTaken:
+    """Damage: Endurance first, then Health; armour with Durability left takes off its DR."""
+    dr, durable = f.stats["dr"], f.durability > 0
+    health_only = state.options["armour-dr"] == "health-only"
+    value = amount.value
+    terms = [Term("damage", value)]
+    if durable and dr and (critical or not health_only):
+        cut = min(dr, value)
+        terms.append(Term("armour DR", -cut))
+        value -= cut
+    if critical:
+        # Critical damage: all of it to Health.
+        to_end, reaching = 0, value
+    else:
+        to_end = min(value, f.endurance)
+        reaching = value - to_end
+        if reaching and f.endurance > 0 and state.options["spill"] == "no":
+            terms.append(Term("past emptied Endurance, lost (option spill)", -reaching))
+            reaching = 0
+    to_health = reaching
+    if health_only and durable and dr and reaching and not critical:
+        cut = min(dr, reaching)
+        terms.append(Term("armour DR on Health (option armour-dr)", -cut))
+        to_health -= cut
+    engaged = durable and (critical or not health_only or reaching > 0)
+    lost = min(f.durability, 2 if critical else 1) if engaged else 0  # Critical damage: 2, not 1
+    rule = R_CRITICAL if critical else R_DAMAGE
+    taken = Derivation(to_end + to_health, "damage - armour DR while Durability lasts", tuple(terms), rule)
+    return DamageTaken(
+        who=f.name, amount=amount, taken=taken, to_endurance=to_end, to_health=to_health, durability_lost=lost,
+        endurance_left=f.endurance - to_end, health_left=f.health - to_health, critical=critical, by=by,
+    )
+
+
+RULESET = Crisis()
