@@ -15,13 +15,14 @@ Open points of the text, each an option recorded in the encounter's first event:
   (Movement, Perception Roll, Simple Actions), and close to the time one AP stands for
   where the text comes from (a quarter of a 5 s round). ``1`` reads "AP" as "%";
   ``25`` reads it as a quarter of the round's activity.
-- ``melee-limit`` (default ``attacks``): the activity table has one row "Melee
-  Attack/Parry", and the text allows one "melee attack action" a round. By default only
-  melee attacks count toward that one (a parry dedicates activity to defence and is no
-  attack); ``attacks-and-parries`` counts a parry as the round's melee action too.
 
 Readings chosen where the text is silent, documented here and in the README:
 
+- One melee attack a round: the table's row "Melee Attack/Parry" leaves open whether a
+  parry counts as that one melee action. It never matters: both take at least 60 %, so
+  no round holds a parry and a melee attack. Only melee attacks are counted. (For the
+  same reason the budget alone forbids a second melee attack; the one-a-round rule is
+  checked first, so the refusal names it.)
 - "Wounded (taken more than 50% of hits)" needs the combatant's maximum hits: the stat
   ``hits``. The modifier is derived from the damage recorded when initiative is rolled
   (damage x 2 > hits), never typed; damage taken during a round counts from the next.
@@ -220,7 +221,7 @@ class ActionDeclared(Event, frozen=True, tag="pa.action-declared"):
     paid: int
     target: str | None = None
     trigger: str | None = None
-    melee: bool = False  # counts as the round's one melee action (Resolve Actions step)
+    melee: bool = False  # the round's one melee attack (Resolve Actions step)
     instant: bool = False
 
 
@@ -302,10 +303,6 @@ class PercentActivity:
         "instant-cost": Option(
             "10", ("1", "10", "25"),
             "activity % each instantaneous action after the round's first takes (Instantaneous actions)",
-        ),
-        "melee-limit": Option(
-            "attacks", ("attacks", "attacks-and-parries"),
-            "what the one melee action a round counts: melee attacks, or parries too (Resolve Actions step)",
         ),
     }
     stats = {
@@ -484,9 +481,9 @@ class PercentActivity:
         if acting != f.name:
             now = f"it is {acting}'s turn" if acting else "every combatant has had its turn"
             raise RuleViolation(f"not {f.name}'s turn: {now}", R_ACTIONS)
-        melee = action == MELEE or (action == "parry" and state.options["melee-limit"] == "attacks-and-parries")
+        melee = action == MELEE
         if melee and f.melee:
-            raise RuleViolation(f"{f.name} has declared a melee action this round already: one a round", R_ACTIONS)
+            raise RuleViolation(f"{f.name} has declared a melee attack this round already: one a round", R_ACTIONS)
         cost, high = self._cost(state, f, action, cmd.percent)
         done_at_once = action == MOVE and cmd.trigger is None
         events: list[Event] = []
