@@ -200,7 +200,7 @@ def test_turns_go_from_highest_to_lowest_initiative(memory_store: Store) -> None
     do(enc, AddCombatant(name="Mira", side="players", stats={"qu": "2", "hits": "30"}))
     events = new_round(enc, {"Hauser": (6, 8), "Orc": (5, 5), "Mira": (10, 10)})
     assert one(events, RoundStarted).order == ("Mira", "Hauser", "Orc")
-    assert enc.view()["clock"] == {"in_round": True, "turn": "Mira", "order": ["Mira", "Hauser", "Orc"]}
+    assert enc.view()["clock"] == {"in_round": True, "turn": "Mira", "order": "Mira, Hauser, Orc"}
     assert one(do(enc, Next()), TurnPassed) == TurnPassed(who="Mira", to="Hauser")
     do(enc, Next())
     assert enc.view()["clock"]["turn"] == "Orc"
@@ -255,7 +255,7 @@ def test_next_after_the_last_turn_runs_the_upkeep(memory_store: Store) -> None:
     events = do(enc, Next())
     assert one(events, UpkeepTick).change == -3
     assert one(events, RoundEnded).round == 1
-    assert enc.view()["clock"] == {"in_round": False, "turn": None, "order": ["Hauser", "Orc"]}
+    assert enc.view()["clock"] == {"in_round": False, "turn": None, "order": "Hauser, Orc"}
     refused(enc, Next(), RuleViolation, "no round under way: start one with `skirmish round` (percent-activity.md, Round)")
 
 
@@ -374,8 +374,10 @@ def test_one_melee_attack_a_round(cli: Cli) -> None:
         "Error: Hauser has declared a melee attack this round already: one a round "
         "(percent-activity.md, Resolve Actions step)"
     )
+    assert state(cli)["combatants"][0]["melee_attacks"] == 1
     cli.ok("upkeep")
     cli_round(cli)
+    assert state(cli)["combatants"][0]["melee_attacks"] == 0
     cli.ok("declare", "Hauser", "melee-attack", "--percent", "60", "--target", "Orc")
 
 
@@ -646,6 +648,10 @@ def test_state_json_keeps_the_shared_shape(cli: Cli) -> None:
     assert row["hits_left"] == 40 and row["activity_used"] == 0
     for line in cli.ok("log", "--json").splitlines():
         assert {"id", "parent", "kind", "recorded_at"} <= set(json.loads(line))
+    text = cli.ok("state")
+    assert "round 1, in round yes, turn Hauser, order Hauser, Orc" in text
+    cli.ok("declare", "Hauser", "dodge", "--percent", "70", "--trigger", "the Orc swings")
+    assert "pending: Hauser dodge (percent 70, step held, penalty -30, trigger the Orc swings)" in cli.ok("state")
 
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "gatehouse-percent.skirmish"

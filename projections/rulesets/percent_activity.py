@@ -479,8 +479,7 @@ class PercentActivity:
             raise RuleViolation(f"{f.name} joined after this round's initiative: wait for the next round", R_INIT)
         acting = state.acting()
         if acting != f.name:
-            now = f"it is {acting}'s turn" if acting else "every combatant has had its turn"
-            raise RuleViolation(f"not {f.name}'s turn: {now}", R_ACTIONS)
+            raise RuleViolation(f"not {f.name}'s turn: it is {acting}'s turn", R_ACTIONS)
         melee = action == MELEE
         if melee and f.melee:
             raise RuleViolation(f"{f.name} has declared a melee attack this round already: one a round", R_ACTIONS)
@@ -628,7 +627,7 @@ class PercentActivity:
                 "initiative": f.initiative,
                 "activity_used": f.used,
                 "activity_left": ACTIVITY - f.used,
-                "melee_actions": f.melee,
+                "melee_attacks": f.melee,
                 "instantaneous_actions": f.instants,
                 "hits": f.hits,
                 "damage": f.damage,
@@ -644,7 +643,8 @@ class PercentActivity:
                 })
         return {
             "round": state.round,
-            "clock": {"in_round": state.in_round, "turn": state.acting(), "order": list(state.order)},
+            # The order as one line of names: a clock holds figures and words, not lists.
+            "clock": {"in_round": state.in_round, "turn": state.acting(), "order": ", ".join(state.order)},
             "combatants": combatants,
             "pending": pending,
             "environment": [],
