@@ -400,6 +400,10 @@ def test_unknown_action_and_ap_are_refused(cli: Cli) -> None:
     assert cli.fails("declare", "Hauser", "dodge", "--ap", "2") == (
         "Error: percent-activity counts activity: use --percent, not --ap"
     )
+    assert cli.fails("declare", "Hauser", "dodge", "--penalty", "-10") == (
+        "Error: percent-activity has no use for --penalty: the penalty follows from --percent"
+    )
+    assert cli.fails("declare", "Hauser", "move", "--pace", "run") == "Error: percent-activity has no use for --pace"
 
 
 def test_resolving_with_hits_damages_the_target(memory_store: Store) -> None:

@@ -471,7 +471,8 @@ class PercentActivity:
             raise BadInput("percent-activity counts activity: use --percent, not --ap")
         for flag, value in (("pace", cmd.pace), ("penalty", cmd.penalty), ("amount", cmd.amount)):
             if value is not None:
-                raise BadInput(f"percent-activity has no use for --{flag}: the penalty follows from --percent")
+                why = ": the penalty follows from --percent" if flag == "penalty" else ""
+                raise BadInput(f"percent-activity has no use for --{flag}{why}")
         action = cmd.action.lower()
         if action not in ACTIONS and action != INSTANT:
             raise BadInput(f"no action {cmd.action!r} in the activity table ({suggest(action, [*ACTIONS, INSTANT])})")
