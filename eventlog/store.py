@@ -232,7 +232,7 @@ _WHY = {
     sqlite3.SQLITE_LOCKED: "another skirmish kept it busy longer than the busy timeout",
     sqlite3.SQLITE_FULL: "the disk (or the file's size limit) is full",
     sqlite3.SQLITE_READONLY: "the file (or its folder) is read-only",
-    sqlite3.SQLITE_IOERR: "the disk failed a read or a write",
+    sqlite3.SQLITE_IOERR: "the disk refused a read or a write: is it full, or failing?",
     sqlite3.SQLITE_CANTOPEN: "the file cannot be opened",
     sqlite3.SQLITE_CORRUPT: "the file is damaged",
 }

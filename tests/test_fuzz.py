@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from conftest import Cli
+from skirmish.eventlog.store import SCHEMA_VERSION
 from skirmish.projections.ruleset import get_ruleset, registry
 
 RULESETS = sorted(registry())
@@ -184,3 +185,189 @@ def test_sequences_of_commands_never_damage_the_log(
     # Whatever was accepted along the way, the log is whole and folds.
     cli.ok("verify")
     cli.ok("state", "--json")
+
+
+# --- files that cannot be used ----------------------------------------------------------------
+
+
+def file_state(path: Path) -> tuple[bytes, list[str]]:
+    """The file's bytes and the names beside it: what "nothing damaged" compares."""
+    return path.read_bytes(), sorted(p.name for p in path.parent.iterdir() if not p.name.endswith(("-wal", "-shm")))
+
+
+def skirmish_file(cli: Cli, path: Path) -> None:
+    cli.db = str(path)
+    cli.ok("new", "Bridge", "--rules", "ap-countdown", "--seed", "1")
+    cli.ok("add", "Hauser", "--stat", "qu=1", "--stat", "hits=40")
+
+
+def not_sqlite(cli: Cli, path: Path) -> None:
+    path.write_text("Hauser 40 hits, Orc 30 hits\n" * 200)
+
+
+def another_program(cli: Cli, path: Path) -> None:
+    raw = sqlite3.connect(path)
+    raw.execute("CREATE TABLE events (id INTEGER PRIMARY KEY, title TEXT)")
+    raw.execute("INSERT INTO events(title) VALUES ('game night')")
+    raw.commit()
+    raw.close()
+
+
+def newer_skirmish(cli: Cli, path: Path) -> None:
+    skirmish_file(cli, path)
+    raw = sqlite3.connect(path)
+    raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    raw.commit()
+    raw.close()
+
+
+def damaged(cli: Cli, path: Path) -> None:
+    """A skirmish file whose every page but the first (the schema) was overwritten: a bad disk."""
+    skirmish_file(cli, path)
+    raw = sqlite3.connect(path)
+    raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    raw.close()
+    data = bytearray(path.read_bytes())
+    data[4096:] = b"\xff" * (len(data) - 4096)
+    path.write_bytes(bytes(data))
+
+
+BAD_FILES = {
+    not_sqlite: "cannot be used as a skirmish database: file is not a database",
+    another_program: "is a SQLite database of another program, not skirmish's",
+    newer_skirmish: f"was written by a newer skirmish (schema {SCHEMA_VERSION + 1}, this one knows {SCHEMA_VERSION}): "
+                    "upgrade skirmish to read it",
+    damaged: "database disk image is malformed (the file is damaged)",
+}
+EVERY_KIND_OF_COMMAND = [
+    ["state"], ["log", "--all"], ["verify"], ["encounters"], ["branches"], ["use", "Bridge"],
+    ["add", "Orc", "--stat", "qu=0", "--stat", "hits=30"], ["note", "1", "seen"], ["undo"],
+    ["branch", "what-if"], ["new", "Other", "--rules", "ap-countdown"],
+]
+
+
+@pytest.mark.parametrize("make", BAD_FILES, ids=[f.__name__ for f in BAD_FILES])
+def test_a_file_skirmish_cannot_use_is_refused_by_every_command_and_left_as_it_was(
+    cli: Cli, tmp_path: Path, make: Any
+) -> None:
+    path = tmp_path / "table.db"
+    make(cli, path)
+    cli.db = str(path)
+    before = file_state(path)
+    for args in EVERY_KIND_OF_COMMAND:
+        error = cli.fails(*args)
+        assert BAD_FILES[make] in error, (args, error)
+        assert "internal error" not in error
+        assert file_state(path) == before, f"{args} changed the file"
+
+
+def test_an_empty_file_is_a_database_with_no_encounter_yet(cli: Cli, tmp_path: Path) -> None:
+    """An empty file is what `touch` makes: skirmish takes it as a new database, not an error."""
+    path = tmp_path / "empty.db"
+    path.touch()
+    cli.db = str(path)
+    assert cli.fails("state") == "Error: no encounter yet: start one with `skirmish new NAME --rules RULESET`"
+    assert cli.fails("note", "1", "x") == "Error: no encounter yet: start one with `skirmish new NAME --rules RULESET`"
+    assert cli.ok("encounters") == ""
+    cli.ok("new", "Bridge", "--rules", "ap-countdown")
+    cli.ok("verify")
+
+
+def test_a_read_only_file_can_be_read_but_every_write_is_one_clear_error(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read-only as SQLite sees it (mode=ro): a chmod would not stop the root user tests may run as."""
+    path = tmp_path / "archive.db"
+    skirmish_file(cli, path)
+    digest = cli.ok("verify")
+    before = file_state(path)
+    real_connect = sqlite3.connect
+
+    def read_only(database: str, **kwargs: Any) -> sqlite3.Connection:
+        return real_connect(f"file:{database}?mode=ro", uri=True, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", read_only)
+    assert cli.ok("verify") == digest
+    assert "Hauser" in cli.ok("state")
+    cli.ok("log", "--all")
+    for args in EVERY_KIND_OF_COMMAND[5:]:
+        error = cli.fails(*args)
+        assert error.startswith(f"Error: {path} cannot be written: attempt to write a readonly database"), error
+        assert error.endswith("(the file (or its folder) is read-only): nothing was recorded"), error
+        assert cli.code == 5
+    assert file_state(path) == before
+
+
+# The long note cannot fit; the others may fit in the free room of the pages there are.
+WRITES = [["note", "2", "x" * 20_000], ["add", "Orc", "--stat", "qu=0", "--stat", "hits=30"],
+          ["damage", "Hauser", "3"], ["undo"], ["branch", "what-if"], ["use", "Bridge"]]
+
+
+def test_a_full_database_refuses_each_write_in_one_line_and_keeps_the_log(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file may not grow by a page (PRAGMA max_page_count): as a full disk looks to SQLite."""
+    from skirmish.eventlog.store import Store
+
+    path = tmp_path / "full.db"
+    skirmish_file(cli, path)
+    configure = Store._configure
+
+    def no_room(self: Store) -> None:
+        configure(self)
+        pages = self.conn.execute("PRAGMA page_count").fetchone()[0]
+        self.conn.execute(f"PRAGMA max_page_count = {pages}")
+
+    refused = []
+    for args in WRITES:
+        rows, digest = snapshot(str(path)), cli.ok("verify")
+        with monkeypatch.context() as full:
+            full.setattr(Store, "_configure", no_room)
+            cli(*args)
+        if cli.code == 0:
+            continue
+        refused.append(args[0])
+        assert cli.err == (f"Error: {path} cannot be written: database or disk is full "
+                           "(the disk (or the file's size limit) is full): nothing was recorded\n"), cli.err
+        assert cli.code == 5
+        assert snapshot(str(path)) == rows
+        assert cli.ok("verify") == digest
+    assert "note" in refused
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    raw.close()
+    cli.ok("note", "2", "room again")  # once there is room, play goes on
+    cli.ok("verify")
+
+
+def test_a_full_disk_under_the_installed_script_is_one_clear_error(tmp_path: Path) -> None:
+    """A real write failure from the operating system: the process may not grow any file past
+    32 KiB (RLIMIT_FSIZE, SIGXFSZ ignored), so the write fails as on a full disk."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).with_name("skirmish")
+    path = tmp_path / "small.db"
+    env = {"SKIRMISH_DB": str(path), "PATH": ""}
+    for args in (["new", "Bridge", "--rules", "ap-countdown"], ["add", "Hauser", "--stat", "qu=1", "--stat", "hits=40"]):
+        subprocess.run([script, *args], env=env, check=True, capture_output=True, timeout=60)
+    digest = subprocess.run([script, "verify"], env=env, capture_output=True, text=True, timeout=60).stdout
+    rows = snapshot(str(path))
+
+    def small_disk() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (32768, 32768))
+
+    full = subprocess.run([script, "note", "1", "x" * 60_000], env=env, capture_output=True, text=True,
+                          timeout=60, preexec_fn=small_disk)
+    assert full.returncode == 5 and full.stdout == ""
+    assert full.stderr == (f"Error: {path} cannot be written: disk I/O error (the disk refused a read or a "
+                           "write: is it full, or failing?): nothing was recorded\n")
+    # Reading still works on the full disk; nothing was recorded; the log is intact.
+    state = subprocess.run([script, "state"], env=env, capture_output=True, text=True, timeout=60,
+                           preexec_fn=small_disk)
+    assert state.returncode == 0 and "Hauser" in state.stdout
+    assert snapshot(str(path)) == rows
+    assert subprocess.run([script, "verify"], env=env, capture_output=True, text=True, timeout=60).stdout == digest
