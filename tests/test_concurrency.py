@@ -111,7 +111,7 @@ def test_eight_skirmish_processes_on_one_branch(tmp_path: Path) -> None:
     assert SKIRMISH.exists(), f"the skirmish console script is not installed beside {sys.executable}"
     path = str(tmp_path / "shared.db")
     prepare(path)
-    calls = 6
+    calls = 4
     with ThreadPoolExecutor(WRITERS) as pool:
         results = list(pool.map(lambda n: cli_writer(path, n, calls), range(WRITERS)))
     attempted = sum(r[0] for r in results)

@@ -123,8 +123,15 @@ def kill_many_times(tmp_path: Path, kills: int, seed: int) -> Counter[str]:
         first = max(started, default=-1) + 1
         child = subprocess.Popen([sys.executable, "-c", CHILD, str(path), str(markers), str(first)],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        # Process start and imports take ~0.3 s; kills land from start-up to deep in the stream.
-        time.sleep(rng.uniform(0.05, 1.2))
+        if rng.random() < 0.2:
+            time.sleep(rng.uniform(0.0, 0.4))  # at start-up: imports, opening or creating the file
+        else:
+            # Mid-stream, whatever the machine's load: once this child has begun a command.
+            size = markers.stat().st_size if markers.exists() else 0
+            deadline = time.monotonic() + 60
+            while (not markers.exists() or markers.stat().st_size == size) and time.monotonic() < deadline:
+                time.sleep(0.005)
+            time.sleep(rng.uniform(0.0, 0.5))
         assert child.poll() is None, child.stderr.read().decode() if child.stderr else ""
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=30)

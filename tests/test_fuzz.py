@@ -160,7 +160,7 @@ def plausible_lines(ruleset_id: str) -> st.SearchStrategy[list[str]]:
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)
-@FUZZ
+@settings(FUZZ, max_examples=60)
 @given(data=st.data())
 def test_any_command_line_is_done_or_refused_in_one_line(
     cli: Cli, fresh: Any, ruleset_id: str, data: st.DataObject
