@@ -320,9 +320,9 @@ class Store:
             self._migrate()
         # Durability: journal_mode WAL (set once, in _migrate) with synchronous FULL.
         # - One command is one transaction (BEGIN IMMEDIATE ... COMMIT): a process killed
-        #   mid-command leaves SQLite to roll the half-written transaction back when the
-        #   file is next opened, so a command is wholly in or wholly out
-        #   (tests/test_crashes.py kills writers at random to hold this).
+        #   mid-command leaves WAL frames with no commit record, which the next opener
+        #   ignores, so a command is wholly in or wholly out (tests/test_crashes.py kills
+        #   writers at random to hold this).
         # - FULL syncs the WAL at every commit: once a command has printed its events it
         #   survives a power loss too, not just a killed process. NORMAL would keep the
         #   file consistent but could lose the last commands on power loss; a log that
