@@ -227,3 +227,31 @@ def test_processes_creating_one_new_file_at_once_migrate_it_once(tmp_path: Path)
         assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     finally:
         raw.close()
+
+
+def test_a_lock_held_past_the_busy_timeout_is_one_clear_error_for_readers_and_writers(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another program holds the file exclusively (locking_mode EXCLUSIVE: even WAL readers wait).
+    Past the busy timeout, reads and writes say so in one line; "database is locked" alone never."""
+    from skirmish.eventlog import store as store_module
+
+    path = str(tmp_path / "held.db")
+    prepare(path)
+    cli.db = path
+    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_MS", 100)
+    holder = sqlite3.connect(path, isolation_level=None)
+    try:
+        holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+        holder.execute("BEGIN EXCLUSIVE")
+        holder.execute("SELECT count(*) FROM events").fetchone()
+        reason = "database is locked (another skirmish kept it busy longer than the busy timeout)"
+        assert cli.fails("state") == f"Error: {path} cannot be read: {reason}"
+        assert cli.code == 5
+        holder.execute("COMMIT")  # the exclusive lock stays: locking_mode EXCLUSIVE keeps it
+        error = cli.fails("note", "1", "held")
+        assert error.startswith(f"Error: {path} cannot ") and reason in error, error
+    finally:
+        holder.close()
+    cli.ok("note", "1", "free again")
+    cli.ok("verify")
