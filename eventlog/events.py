@@ -4,6 +4,11 @@ Events are frozen msgspec Structs tagged by ``type`` on a common base. Tags are 
 the stored format: never rename one. New fields only with defaults. A ruleset adds its
 own event structs (subclasses of Event) and the codec for an encounter is built once per
 ruleset from the core events plus the ruleset's.
+
+Any other change to a stored layout (a field renamed, split or retyped) bumps the event's
+``version`` and registers an upcaster from the old version with :func:`upcaster`, beside
+the event. Rows keep the version they were stored with; old bodies are upcast as they are
+read, one version at a time, and never rewritten (the hash chain covers the stored bytes).
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, Literal, Union
 
 import msgspec
+
+from skirmish.eventlog.errors import StoreError
 
 
 class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
@@ -90,9 +97,21 @@ class NoteAdded(Event, frozen=True, tag="note-added"):
 
 CORE_EVENTS: tuple[type[Event], ...] = (EncounterStarted, CombatantAdded, NoteAdded)
 
-# Upcasters turn an old stored body (as a dict) into the current layout, keyed by the
+# Upcasters turn an old stored body (as a dict) into the next version's layout, keyed by the
 # event's tag and the version it was stored with. Stored bytes are never rewritten.
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+
+def upcaster(tag: str, stored_version: int) -> Callable[[Upcaster], Upcaster]:
+    """Register ``fn`` to turn a ``tag`` body stored at ``stored_version`` into the next version."""
+
+    def register(fn: Upcaster) -> Upcaster:
+        assert (tag, stored_version) not in UPCASTERS, f"two upcasters for {tag} version {stored_version}"
+        UPCASTERS[(tag, stored_version)] = fn
+        return fn
+
+    return register
 
 
 class Codec:
@@ -110,16 +129,29 @@ class Codec:
         union: Any = Union[types]  # noqa: UP007 - a runtime union of struct types
         self._decoder: msgspec.json.Decoder[Event] = msgspec.json.Decoder(union)
         self._type: Any = union
-        self._upcasters = upcasters or {}
+        # The module's registry by default, read at decode time: a ruleset registers its
+        # upcasters when its module is imported, which may be after this codec was built.
+        self._upcasters = UPCASTERS if upcasters is None else upcasters
 
     def encode(self, event: Event) -> bytes:
         return self.encoder.encode(event)
 
     def decode(self, body: bytes | str, kind: str, version: int) -> Event:
-        if version == self.versions.get(kind, version):
+        current = self.versions.get(kind)
+        if current is None:
+            raise StoreError(
+                f"a stored event of kind {kind!r} is unknown to this skirmish: it was written by a "
+                "newer skirmish or a newer version of the encounter's ruleset; upgrade to read it"
+            )
+        if version == current:
             return self._decoder.decode(body)
+        if version > current:
+            raise StoreError(
+                f"a stored {kind} event has layout version {version}, this skirmish knows {current}: "
+                "it was written by a newer skirmish; upgrade to read it"
+            )
         raw: dict[str, Any] = msgspec.json.decode(body)
-        while version < self.versions[kind]:
+        while version < current:
             raw = self._upcasters[(kind, version)](raw)
             version += 1
         event: Event = msgspec.convert(raw, self._type)

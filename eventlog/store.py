@@ -26,7 +26,7 @@ import shlex
 import sqlite3
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skirmish.eventlog.errors import (
     BadInput,
@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     import sqlite_utils
 
 DEFAULT_DB = "skirmish.db"
+# How long a command waits for another writer's transaction (each lasts milliseconds) before
+# giving up with a StoreError: long enough for a queue of writers, short enough for a GM.
 BUSY_TIMEOUT_MS = 10_000
 IMMUTABLE_TABLES = ("encounters", "commands", "events", "head_moves")
 EVENT_COLUMNS = "id, parent_id, command_id, kind, version, body, recorded_at, hash"  # EventRow's fields
@@ -223,9 +225,58 @@ def move_hash(
 
 # --- the store --------------------------------------------------------------------------
 
+# SQLite result codes (primary, the low byte) that blame the file, the disk or another
+# process rather than skirmish: each becomes a one-line StoreError saying what to do.
+_WHY = {
+    sqlite3.SQLITE_BUSY: "another skirmish kept it busy longer than the busy timeout",
+    sqlite3.SQLITE_LOCKED: "another skirmish kept it busy longer than the busy timeout",
+    sqlite3.SQLITE_FULL: "the disk (or the file's size limit) is full",
+    sqlite3.SQLITE_READONLY: "the file (or its folder) is read-only",
+    sqlite3.SQLITE_IOERR: "the disk refused a read or a write: is it full, or failing?",
+    sqlite3.SQLITE_CANTOPEN: "the file cannot be opened",
+    sqlite3.SQLITE_CORRUPT: "the file is damaged",
+}
+
+
+class _Connection(sqlite3.Connection):
+    """A connection whose file, disk and lock errors are StoreErrors (translated at the
+    store's boundary, raised from the sqlite3 error), never a raw sqlite3 exception."""
+
+    file = ""
+    writing = False  # inside a command's write transaction: the message says nothing was recorded
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        try:
+            return super().execute(sql, parameters)
+        except sqlite3.Error as exc:
+            error = self.translate(exc)
+            if error is None:
+                raise
+            raise error from exc
+
+    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
+        try:
+            return super().executemany(sql, parameters)
+        except sqlite3.Error as exc:
+            error = self.translate(exc)
+            if error is None:
+                raise
+            raise error from exc
+
+    def translate(self, exc: sqlite3.Error) -> StoreError | None:
+        code = getattr(exc, "sqlite_errorcode", None)
+        why = _WHY.get(code & 0xFF) if code is not None else None
+        if why is None:
+            return None  # skirmish's own doing (a constraint, a trigger): the caller's to handle
+        if self.writing:
+            return StoreError(f"{self.file} cannot be written: {exc} ({why}): nothing was recorded")
+        return StoreError(f"{self.file} cannot be read: {exc} ({why})")
+
 
 class Store:
     """One SQLite file holding any number of encounters."""
+
+    conn: _Connection
 
     def __init__(self, path: str = DEFAULT_DB, *, create: bool = True) -> None:
         self.file = path
@@ -236,7 +287,12 @@ class Store:
                 f"no skirmish database at {path}: start one with `skirmish new NAME --rules RULESET`"
             )
         try:
-            self.conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+            conn = sqlite3.connect(
+                path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, factory=_Connection
+            )
+            assert isinstance(conn, _Connection)
+            conn.file = path
+            self.conn = conn
             self._configure()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path} cannot be used as a skirmish database: {exc}") from exc
@@ -262,8 +318,18 @@ class Store:
             )
         if version < SCHEMA_VERSION:
             self._migrate()
-        # FULL syncs each commit, so a crash or power loss after a command returns cannot
-        # take that command back.
+        # Durability: journal_mode WAL (set once, in _migrate) with synchronous FULL.
+        # - One command is one transaction (BEGIN IMMEDIATE ... COMMIT): a process killed
+        #   mid-command leaves WAL frames with no commit record, which the next opener
+        #   ignores, so a command is wholly in or wholly out (tests/test_crashes.py kills
+        #   writers at random to hold this).
+        # - FULL syncs the WAL at every commit: once a command has printed its events it
+        #   survives a power loss too, not just a killed process. NORMAL would keep the
+        #   file consistent but could lose the last commands on power loss; a log that
+        #   settles disputes must not forget a call the table saw recorded, and one fsync
+        #   per command is far below a GM's typing speed.
+        # - WAL rather than a rollback journal: readers (state, log, a second GM's screen)
+        #   never block the one writer, nor it them, and a commit is one sequential append.
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
 
@@ -274,12 +340,16 @@ class Store:
             # WAL lets readers run beside the one writer. The mode is kept in the file, so
             # it is set once, here, and a read-only file can still be read later.
             self.conn.execute("PRAGMA journal_mode = WAL")
-        db = sqlite_utils.Database(self.conn)
-        try:
-            _migration_set().apply(db)
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"{self.file} cannot be migrated: {exc}") from exc
-        self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        # Under the write lock, so that two processes creating one file at once do not
+        # both migrate it: the second waits, then finds the schema made.
+        with self._transaction():
+            if self.conn.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
+                return
+            try:
+                _migration_set().apply(sqlite_utils.Database(self.conn))
+            except sqlite3.OperationalError as exc:
+                raise StoreError(f"{self.file} cannot be migrated: {exc}") from exc
+            self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def close(self) -> None:
         self.conn.close()
@@ -590,26 +660,40 @@ class Store:
             ) from exc
 
     class _Txn:
-        def __init__(self, conn: sqlite3.Connection, path: str) -> None:
+        """BEGIN IMMEDIATE ... COMMIT: the write lock is taken before the head is checked, so
+        no other writer can move it between the check and the insert, and waiting for the
+        lock happens at BEGIN (under the busy timeout), never half-way through a command."""
+
+        def __init__(self, conn: _Connection, path: str) -> None:
             self.conn, self.file = conn, path
 
         def __enter__(self) -> None:
+            self.conn.writing = True
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                raise StoreError(f"{self.file} cannot be written: {exc}") from exc
+            except BaseException:
+                self.conn.writing = False
+                raise
 
         def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-            if exc_type is None:
-                try:
+            try:
+                if exc_type is None:
                     self.conn.execute("COMMIT")
                     return
-                except sqlite3.Error as err:
-                    self.conn.execute("ROLLBACK")
-                    raise StoreError(f"{self.file} cannot be written: {err}") from err
-            self.conn.execute("ROLLBACK")
+                self._rollback()
+            except BaseException:
+                self._rollback()
+                raise
+            finally:
+                self.conn.writing = False
             if isinstance(exc, sqlite3.OperationalError):
                 raise StoreError(f"{self.file} cannot be written: {exc}") from exc
+
+        def _rollback(self) -> None:
+            # SQLite may already have rolled back (a full disk, an I/O error): a second
+            # ROLLBACK would raise and hide the error that matters.
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
 
     def _transaction(self) -> Store._Txn:
         return Store._Txn(self.conn, self.file)

@@ -854,7 +854,7 @@ def test_charge_multiplies_hits_by_relative_speed(memory_store: Store, speed: in
     assert resolved.charge is not None
     assert (resolved.charge.value, resolved.critical_bonus) == (multiplier, critical)
     damage = one(events, DamageTaken)
-    assert (damage.amount.value, damage.hits_left) == (5 * multiplier, 30 - 5 * multiplier)
+    assert (damage.hits.value, damage.hits_left) == (5 * multiplier, 30 - 5 * multiplier)
     assert who(enc, "Orc")["hits_left"] == 30 - 5 * multiplier
 
 

@@ -56,7 +56,7 @@ def damage_event(enc: Encounter, amount: int) -> NewEvent:
     """A stored-form event for a direct store.append (what Encounter.execute would write)."""
     state = enc.state_at(enc.head().event_id)
     (event,) = enc.ruleset.decide(state, Damage(who="Orc", amount=amount), Dice(1, "unused"))
-    return NewEvent("ap.damage-taken", 1, enc.codec.encode(event))
+    return NewEvent("ap.damage-taken", type(event).version, enc.codec.encode(event))
 
 
 # --- append-only ---------------------------------------------------------------------------

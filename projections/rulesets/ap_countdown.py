@@ -55,7 +55,7 @@ Readings chosen where the text is silent, documented here and in the README:
 from __future__ import annotations
 
 from shlex import quote
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import msgspec
 from msgspec.structs import replace
@@ -81,6 +81,7 @@ from skirmish.eventlog.events import (
     NoteAdded,
     Roll,
     Term,
+    upcaster,
 )
 from skirmish.projections.ruleset import ActionInfo, Detail, Dice, Option, Stat, decide_add, find_name, suggest
 
@@ -330,9 +331,21 @@ class ParryUsed(Event, frozen=True, tag="ap.parry-used"):
 
 
 class DamageTaken(Event, frozen=True, tag="ap.damage-taken"):
+    """Hits taken (ap-countdown.md counts damage in hits), and the hits left after them."""
+
+    version: ClassVar[int] = 2  # 1 called ``hits`` ``amount``
     who: str
-    amount: Derivation
+    hits: Derivation
     hits_left: int
+
+
+@upcaster("ap.damage-taken", 1)
+def _damage_taken_v1(body: dict[str, Any]) -> dict[str, Any]:
+    # Version 1 named the hits taken ``amount``, the word of the `damage` command; the
+    # event speaks the rules' word, as ``hits_left`` beside it always did.
+    out = {k: v for k, v in body.items() if k != "amount"}
+    out["hits"] = body["amount"]
+    return out
 
 
 class EffectApplied(Event, frozen=True, tag="ap.effect-applied"):
@@ -505,7 +518,7 @@ class ApCountdown:
                 return _put(state, replace(
                     f, parry_used=True, parry_owes_melee=owes, ap=f.ap - paid, spent=f.spent + paid, action=under_way
                 ))
-            case DamageTaken(who=who, amount=amount):
+            case DamageTaken(who=who, hits=amount):
                 f = state.fighter(who)
                 return _put(state, replace(f, damage=f.damage + amount.value))
             case EffectApplied(who=who, kind=kind, per_round=per_round, rounds=rounds, spent_before=spent):
@@ -1010,7 +1023,7 @@ class ApCountdown:
                 return f"{who} parries {amount}" + (f" against {against}" if against else "")
             case ParryUsed(who=who, against=against, paid=paid):
                 return f"{who} parries {against}'s attack" + (f": {paid} AP spent on the melee attack" if paid else "")
-            case DamageTaken(who=who, amount=amount, hits_left=left):
+            case DamageTaken(who=who, hits=amount, hits_left=left):
                 return f"{who} takes {amount.value} hits ({left} left)"
             case EffectApplied(who=who, kind=kind, per_round=per_round, rounds=rounds):
                 detail = f"{per_round} a round" if per_round else (
@@ -1108,7 +1121,7 @@ def _arrive(f: Fighter, a: Action) -> Event:
 
 
 def _damage(f: Fighter, amount: Derivation) -> DamageTaken:
-    return DamageTaken(who=f.name, amount=amount, hits_left=f.hits - f.damage - amount.value)
+    return DamageTaken(who=f.name, hits=amount, hits_left=f.hits - f.damage - amount.value)
 
 
 def _charge(speed: int | None) -> Derivation:

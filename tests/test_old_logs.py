@@ -1,0 +1,202 @@
+"""Old logs: a database written by an earlier skirmish replays to the same state, forever.
+
+tests/fixtures/bridge-ambush.db is samples/bridge-ambush.skirmish as skirmish 0.1.0
+(schema 1) stored it, made once by tests/fixtures/make_fixtures.py and committed with
+what it must replay to (bridge-ambush.expected.json). Event layouts may move on; each
+change bumps the event's ``version`` and registers an upcaster (eventlog/events.py) that
+turns the old stored body into the new layout when it is read. The stored bytes are
+never rewritten, so the hash chain, and ``verify``'s digest, stay as they were.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import Cli
+from skirmish.eventlog.errors import StoreError
+from skirmish.eventlog.events import Codec
+from skirmish.eventlog.store import Store
+from skirmish.projections.engine import Encounter, codec_for
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+OLD_DB = FIXTURES / "bridge-ambush.db"
+EXPECTED: dict[str, Any] = json.loads((FIXTURES / "bridge-ambush.expected.json").read_text())
+
+
+def rows(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    raw = sqlite3.connect(path)
+    try:
+        return {t: raw.execute(f"SELECT * FROM {t} ORDER BY id").fetchall()
+                for t in ("encounters", "commands", "events", "head_moves")}
+    finally:
+        raw.close()
+
+
+@pytest.fixture
+def old_log(tmp_path: Path, cli: Cli) -> Path:
+    """A copy of the committed file (opening one writes -wal and -shm beside it)."""
+    path = tmp_path / "old.db"
+    shutil.copy(OLD_DB, path)
+    cli.db = str(path)
+    return path
+
+
+def test_the_old_log_replays_to_the_state_it_was_written_with(cli: Cli, old_log: Path) -> None:
+    assert json.loads(cli.ok("state", "--json")) == EXPECTED["state"]
+    branches = {b["name"]: b["head"] for b in json.loads(cli.ok("branches", "--json"))}
+    assert json.loads(cli.ok("state", "--json", "--at", str(branches["what-if"]))) == EXPECTED["what_if"]
+    assert [json.loads(line)["kind"] for line in cli.ok("log", "--all", "--json").splitlines()] == EXPECTED["events"]
+    # Replaying step by step ends where the fold does.
+    store = Store(str(old_log), create=False)
+    try:
+        enc = Encounter.open(store)
+        *_, (_, _, last) = enc.replay()
+        assert enc.ruleset.view(last) == {k: v for k, v in EXPECTED["state"].items()
+                                          if k not in ("encounter", "ruleset", "branch", "head", "at")}
+    finally:
+        store.close()
+
+
+def test_the_old_log_verifies_to_its_digest_and_reading_rewrites_nothing(cli: Cli, old_log: Path) -> None:
+    before = rows(old_log)
+    cli.ok("verify", "--expect", EXPECTED["digest"])
+    cli.ok("state", "--json")
+    cli.ok("log", "--all", "--json")
+    cli.ok("replay")
+    assert rows(old_log) == before
+    assert rows(OLD_DB) == before  # and the committed file is what it was when written
+
+
+def test_play_goes_on_in_an_old_log(cli: Cli, old_log: Path) -> None:
+    """New events (current layouts) follow old ones (stored layouts) on one branch."""
+    cli.ok("round", "--roll", "Hauser=5,5", "--roll", "Mira=5,5", "--roll", "Orc=1,1", "--roll", "Archer=2,2")
+    cli.ok("damage", "Orc", "2")
+    view = json.loads(cli.ok("state", "--json"))
+    orc = next(c for c in view["combatants"] if c["name"] == "Orc")
+    assert orc["damage"] == next(c for c in EXPECTED["state"]["combatants"] if c["name"] == "Orc")["damage"] + 2
+    cli.ok("verify")
+
+
+# --- upcasting ---------------------------------------------------------------------------------
+
+
+def stored_versions(path: Path) -> dict[str, int]:
+    raw = sqlite3.connect(path)
+    try:
+        return dict(raw.execute("SELECT kind, max(version) FROM events GROUP BY kind"))
+    finally:
+        raw.close()
+
+
+def test_the_fixture_still_holds_events_of_an_older_layout() -> None:
+    """At least one kind of event in the old log is stored in a version older than today's:
+    the replay above goes through an upcaster, not just the current decoder."""
+    codec = codec_for("ap-countdown")
+    stored = stored_versions(OLD_DB)
+    assert stored == EXPECTED["versions"]
+    older = {kind: v for kind, v in stored.items() if v < codec.versions[kind]}
+    assert older, "no event of the fixture is older than today's layouts"
+
+
+def test_old_damage_events_are_upcast_on_read_and_stored_as_they_were(old_log: Path) -> None:
+    """ap.damage-taken version 1 stored the hits taken as ``amount``; version 2 calls them ``hits``."""
+    store = Store(str(old_log), create=False)
+    try:
+        enc = Encounter.open(store)
+        old = [r for r in store.all_events(enc.row.id) if r.kind == "ap.damage-taken"]
+        assert old and all(r.version == 1 for r in old)
+        for row in old:
+            body = json.loads(row.body)
+            assert "amount" in body and "hits" not in body  # the bytes as version 1 wrote them
+            event = enc.decode(row).event
+            assert type(event).__name__ == "DamageTaken" and event.version == 2
+            upcast = json.loads(enc.codec.encode(event))
+            assert upcast == {**{k: v for k, v in body.items() if k != "amount"}, "hits": body["amount"]}
+    finally:
+        store.close()
+
+
+def test_new_damage_is_stored_in_the_new_layout_beside_the_old(cli: Cli, old_log: Path) -> None:
+    cli.ok("damage", "Orc", "2")
+    raw = sqlite3.connect(old_log)
+    try:
+        stored = raw.execute("SELECT version, body FROM events WHERE kind = 'ap.damage-taken' ORDER BY id").fetchall()
+    finally:
+        raw.close()
+    assert {v for v, _ in stored} == {1, 2}
+    assert stored[-1][0] == 2 and '"hits":{"value":2' in stored[-1][1]
+    log = [json.loads(line) for line in cli.ok("log", "--json").splitlines() if '"ap.damage-taken"' in line]
+    assert all("hits" in e and "amount" not in e for e in log)  # one layout for readers, whatever was stored
+    cli.ok("verify")
+
+
+def append_raw(path: Path, kind: str, version: int, body: bytes) -> None:
+    """What a newer skirmish might have written: a row this one cannot read."""
+    from skirmish.eventlog.store import NewEvent
+
+    store = Store(str(path), create=False)
+    try:
+        enc = Encounter.open(store)
+        store.append(enc.row.id, enc.head(), "from the future", b"{}", [NewEvent(kind, version, body)])
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(("kind", "version", "error"), [
+    ("ap.damage-taken", 3, "Error: a stored ap.damage-taken event has layout version 3, this skirmish knows 2: "
+                           "it was written by a newer skirmish; upgrade to read it"),
+    ("ap.morale-broken", 1, "Error: a stored event of kind 'ap.morale-broken' is unknown to this skirmish: it was "
+                            "written by a newer skirmish or a newer version of the encounter's ruleset; upgrade to read it"),
+])
+def test_an_event_from_a_newer_skirmish_is_one_clear_error(
+    cli: Cli, old_log: Path, kind: str, version: int, error: str
+) -> None:
+    append_raw(old_log, kind, version, b'{"type":"' + kind.encode() + b'","who":"Orc","hits":{"value":1}}')
+    before = rows(old_log)
+    assert cli.fails("state") == error
+    assert cli.fails("damage", "Orc", "1") == error
+    assert cli.code == 5
+    assert rows(old_log) == before
+    cli.ok("verify")  # the hash chain does not need to understand an event to check it
+
+
+def test_upcasters_run_one_version_at_a_time() -> None:
+    import msgspec
+
+    from skirmish.eventlog.events import Event
+
+    class Wound(Event, frozen=True, tag="test.wound"):
+        version = 3
+        where: str
+        hits: int
+        bleeding: bool = False
+
+    steps: list[int] = []
+
+    def v1(body: dict[str, Any]) -> dict[str, Any]:  # 1 -> 2: "amount" renamed "hits"
+        steps.append(1)
+        return {**{k: v for k, v in body.items() if k != "amount"}, "hits": body["amount"]}
+
+    def v2(body: dict[str, Any]) -> dict[str, Any]:  # 2 -> 3: "location" split into where and bleeding
+        steps.append(2)
+        where, _, bleeding = body.pop("location").partition("+")
+        return {**body, "where": where, "bleeding": bleeding == "bleeding"}
+
+    codec = Codec([Wound], {("test.wound", 1): v1, ("test.wound", 2): v2})
+    old = b'{"type":"test.wound","location":"arm+bleeding","amount":4}'
+    assert codec.decode(old, "test.wound", 1) == Wound(where="arm", hits=4, bleeding=True)
+    assert steps == [1, 2]
+    middle = b'{"type":"test.wound","location":"leg","hits":2}'
+    assert codec.decode(middle, "test.wound", 2) == Wound(where="leg", hits=2)
+    assert steps == [1, 2, 2]
+    current = msgspec.json.encode(Wound(where="head", hits=9))
+    assert codec.decode(current, "test.wound", 3) == Wound(where="head", hits=9)
+    assert steps == [1, 2, 2]
+    with pytest.raises(StoreError, match="layout version 4, this skirmish knows 3"):
+        codec.decode(current, "test.wound", 4)
