@@ -43,10 +43,12 @@ def snapshot(db: str) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def stats_for(ruleset_id: str) -> list[str]:
-    """--stat words a combatant of this ruleset accepts: each stat at a value in its range."""
+    """--stat words a combatant of this ruleset accepts: each required stat at a value in its range."""
     words = []
     for key, stat in get_ruleset(ruleset_id).stats.items():
-        value = stat.default if not stat.required else max(stat.minimum or 1, 1)
+        if not stat.required:
+            continue
+        value = max(stat.minimum or 1, 1)
         if stat.maximum is not None:
             value = min(value, stat.maximum)
         words += ["--stat", f"{key}={value}"]
