@@ -534,3 +534,6 @@ def _strip_db(args: list[str]) -> list[str]:
 
 def main() -> None:
     sys.exit(run_cli(sys.argv[1:]))
+
+
+from skirmish.cli import reports as _reports  # noqa: E402,F401  (registers export and import)

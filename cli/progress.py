@@ -1,0 +1,46 @@
+"""A progress bar for long work (export, import, replay), drawn on a terminal only.
+
+rich is imported only when a bar is drawn: ordinary commands at the table, and any
+command whose stderr is piped, never pay its import time and print nothing extra.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+# Below this many rows the work takes well under a second: no bar.
+PROGRESS_FROM = 2000
+
+
+def is_terminal() -> bool:
+    return sys.stderr.isatty()
+
+
+def _quiet(_: int = 1) -> None:
+    return None
+
+
+@contextmanager
+def progress(label: str, total: Callable[[], int]) -> Iterator[Callable[[int], None]]:
+    """Yield ``advance(n)``; on a terminal, and for at least PROGRESS_FROM rows, it moves a
+    bar on stderr that is wiped when the work is done. ``total`` is asked only then."""
+    if not is_terminal():
+        yield _quiet
+        return
+    size = total()
+    if size < PROGRESS_FROM:
+        yield _quiet
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    console = Console(file=sys.stderr, force_terminal=True)
+    # stdout is the command's output (an export, a replay): the bar must not capture it.
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        console=console, transient=True, redirect_stdout=False, redirect_stderr=False,
+    ) as bar:
+        task = bar.add_task(label, total=size)
+        yield lambda n=1: bar.advance(task, n)
