@@ -691,6 +691,9 @@ class Store:
                         "part of the hash chain, import into a new database (--db)"
                     )
             enc = encounter.id
+            # Links are checked by verify below, which names the row at fault; the foreign
+            # keys still hold at commit.
+            self.conn.execute("PRAGMA defer_foreign_keys = ON")
             try:
                 self.conn.execute(
                     "INSERT INTO encounters(id, name, ruleset, created_at) VALUES (?, ?, ?, ?)", encounter
