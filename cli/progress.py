@@ -18,20 +18,32 @@ def is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
-def _quiet(_: int = 1) -> None:
-    return None
+class Bar:
+    """What a command holds while it works: ``advance(n)`` after each n rows done."""
+
+    shown = False
+
+    def advance(self, n: int = 1) -> None:
+        return None
+
+
+class _Drawn(Bar):
+    shown = True
+
+    def __init__(self, step: Callable[[int], None]) -> None:
+        self.advance = step  # type: ignore[method-assign]
 
 
 @contextmanager
-def progress(label: str, total: Callable[[], int]) -> Iterator[Callable[[int], None]]:
-    """Yield ``advance(n)``; on a terminal, and for at least PROGRESS_FROM rows, it moves a
-    bar on stderr that is wiped when the work is done. ``total`` is asked only then."""
+def progress(label: str, total: Callable[[], int]) -> Iterator[Bar]:
+    """On a terminal, and for at least PROGRESS_FROM rows, a bar on stderr that is wiped
+    when the work is done; otherwise nothing. ``total`` is asked only on a terminal."""
     if not is_terminal():
-        yield _quiet
+        yield Bar()
         return
     size = total()
     if size < PROGRESS_FROM:
-        yield _quiet
+        yield Bar()
         return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -41,6 +53,6 @@ def progress(label: str, total: Callable[[], int]) -> Iterator[Callable[[int], N
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
         console=console, transient=True, redirect_stdout=False, redirect_stderr=False,
-    ) as bar:
-        task = bar.add_task(label, total=size)
-        yield lambda n=1: bar.advance(task, n)
+    ) as drawn:
+        task = drawn.add_task(label, total=size)
+        yield _Drawn(lambda n=1: drawn.advance(task, n))

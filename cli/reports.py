@@ -56,13 +56,13 @@ def export(
 
         if branch is not None:
             raise BadInput("--branch is for reports: a jsonl export holds every branch")
-        with progress("export", lambda: row_count(enc)) as advance:
-            _write(export_jsonl(enc, advance), out)
+        with progress("export", lambda: row_count(enc)) as bar:
+            _write(export_jsonl(enc, bar.advance), out)
     else:
         from skirmish.projections import report, report_render
 
-        with progress("report", lambda: report.path_length(enc, branch)) as advance:
-            built = report.build(enc, branch, advance)
+        with progress("report", lambda: report.path_length(enc, branch)) as bar:
+            built = report.build(enc, branch, bar.advance)
         render = report_render.markdown if format_ == "md" else report_render.html
         _write([render(built).encode()], out)
     if out is not None:
@@ -81,8 +81,8 @@ def import_(
     except OSError as exc:
         raise BadInput(f"cannot read {file}: {exc.strerror}") from None
     lines = data.splitlines()
-    with progress("import", lambda: len(lines)) as advance:
-        records = read_jsonl(lines, str(file), advance)
+    with progress("import", lambda: len(lines)) as bar:
+        records = read_jsonl(lines, str(file), bar.advance)
     done = import_jsonl(ctx().store(create=True), records, str(file))
     name = done.encounter.name
     if done.already:
