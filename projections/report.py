@@ -119,7 +119,7 @@ class Report:
     digest: str
     rounds: list[Round]
     figures: list[Figures]
-    vital_series: dict[str, list[Any]]  # name -> the vital figure at the end of each round (0: set-up)
+    vital_series: dict[str, list[Any]]  # name -> the vital figure at the end of each round (0: set-up), or now
     notes: list[Note]
     final: dict[str, Any]  # the view at the head
 
@@ -306,15 +306,24 @@ def build(enc: Encounter, branch: str | None = None, advance: Callable[[int], No
         for rec in (enc.decode(r) for r in enc.store.all_events(enc.row.id) if r.kind == "note-added")
         if isinstance(rec.event, NoteAdded) and rec.event.about in on_path
     ]
+    last: dict[str, Any] = {}
+
+    def remembered(steps: Iterable[Step]) -> Iterator[Step]:
+        for s in steps:
+            last.update(s.view)  # the view at the head is the final state: no second fold
+            yield s
+
     rounds, figures, series = collect(
-        steps_of(enc, head.event_id, advance), vital=enc.ruleset.vital, budget=enc.ruleset.budget, notes=notes
+        remembered(steps_of(enc, head.event_id, advance)),
+        vital=enc.ruleset.vital, budget=enc.ruleset.budget, notes=notes,
     )
-    first = enc.path(head.event_id, checked=True)[0].event
+    first = enc.decode(enc.store.event(enc.row.id, min(on_path))).event
     return Report(
         encounter=enc.row.name, ruleset=enc.row.ruleset, branch=head.branch, head=head.event_id,
         options=dict(getattr(first, "options", {})), vital=enc.ruleset.vital, budget=enc.ruleset.budget,
         digest=digest, rounds=rounds, figures=figures, vital_series=series, notes=notes,
-        final=enc.view(head.event_id) | {"branch": head.branch, "head": head.event_id},
+        final={"encounter": enc.row.name, "ruleset": enc.row.ruleset, "branch": head.branch,
+               "head": head.event_id, "at": head.event_id, **last},
     )
 
 

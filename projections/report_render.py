@@ -101,7 +101,7 @@ def markdown(report: Report) -> str:
     out += _md_table(*_figure_rows(report))
     out += ["", f"## {_words(report.vital).capitalize()} over rounds", ""]
     out += _md_table(
-        ["combatant", *(_round_title(r) if r.number == 0 else f"end of round {r.number}"
+        ["combatant", *(_round_title(r) if r.number == 0 else f"round {r.number}"
                         for r in report.rounds)],
         [[name, *(str(v) if v is not None else "-" for v in values)]
          for name, values in report.vital_series.items()],

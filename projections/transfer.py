@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Union, get_type_hints
 
 import msgspec
 
@@ -48,48 +48,24 @@ class Header(_Record, frozen=True, tag="header"):
     rows: int
 
 
-class EncounterRecord(_Record, frozen=True, tag="encounter"):
-    id: int
-    name: str
-    ruleset: str
-    created_at: str
+def _record_of(row: type[tuple[Any, ...]], tag: str) -> type[_Record]:
+    """The record type of a store row: the same fields, so the two never drift apart."""
+    hints = get_type_hints(row)
+    fields = [(name, hints[name]) for name in row._fields]  # type: ignore[attr-defined]
+    record = msgspec.defstruct(
+        f"{row.__name__}Record", fields, bases=(_Record,), tag=tag, frozen=True, forbid_unknown_fields=True
+    )
+    assert issubclass(record, _Record)
+    return record
 
 
-class CommandRecord(_Record, frozen=True, tag="command"):
-    id: int
-    branch: str
-    text: str
-    body: str
-    recorded_at: str
-    hash: str
-
-
-class EventRecord(_Record, frozen=True, tag="event"):
-    id: int
-    parent_id: int | None
-    command_id: int
-    kind: str
-    version: int
-    body: str
-    recorded_at: str
-    hash: str
-
-
-class MoveRecord(_Record, frozen=True, tag="move"):
-    id: int
-    branch: str
-    seq: int
-    from_event: int | None
-    to_event: int
-    reason: str
-    command_id: int
-    recorded_at: str
-    hash: str
-
-
-AnyRecord = Header | EncounterRecord | CommandRecord | EventRecord | MoveRecord
+EncounterRecord = _record_of(EncounterRow, "encounter")
+CommandRecord = _record_of(CommandRow, "command")
+EventRecord = _record_of(EventRow, "event")
+MoveRecord = _record_of(HeadMove, "move")
+_union: Any = Union[Header, EncounterRecord, CommandRecord, EventRecord, MoveRecord]  # noqa: UP007 - runtime union
 _encoder = msgspec.json.Encoder()
-_decoder: msgspec.json.Decoder[AnyRecord] = msgspec.json.Decoder(AnyRecord)
+_decoder: msgspec.json.Decoder[_Record] = msgspec.json.Decoder(_union)
 
 
 def row_count(enc: Encounter) -> int:
@@ -134,9 +110,9 @@ class Imported:
     already: bool  # the same log was there already: nothing written
 
 
-def read_jsonl(lines: Iterable[bytes], source: str, advance: Advance = _quiet) -> list[AnyRecord]:
+def read_jsonl(lines: Iterable[bytes], source: str, advance: Advance = _quiet) -> list[_Record]:
     """Parse every line of an export; a malformed one is refused with its line number."""
-    records: list[AnyRecord] = []
+    records: list[_Record] = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -148,7 +124,7 @@ def read_jsonl(lines: Iterable[bytes], source: str, advance: Advance = _quiet) -
     return records
 
 
-def import_jsonl(store: Store, records: list[AnyRecord], source: str) -> Imported:
+def import_jsonl(store: Store, records: list[_Record], source: str) -> Imported:
     """Restore an exported encounter exactly as it was; see the module's import policy."""
     if not records or not isinstance(records[0], Header) or records[0].format != FORMAT:
         raise BadInput(f"{source} is not a skirmish export (no {FORMAT} header on its first line)")

@@ -115,27 +115,18 @@ def test_import_of_the_same_log_again_is_a_no_op(ambush: Cli) -> None:
     assert "already here with the same log" in out and rows(ambush.db) == before
 
 
-def test_import_refuses_another_log_under_the_same_name(ambush: Cli) -> None:
+@pytest.mark.parametrize(("there", "error"), [
+    ("Bridge ambush", "an encounter named 'Bridge ambush' already exists in {db} with another log: "
+                      "import into a new database (--db)"),
+    ("Elsewhere", "encounters id 1 is taken in {db} by another encounter: ids are part of the hash "
+                  "chain, import into a new database (--db)"),
+])
+def test_import_refuses_a_name_or_ids_already_taken(ambush: Cli, there: str, error: str) -> None:
     path = export_file(ambush)
     target = other(ambush, "target.db")
-    target.ok("new", "Bridge ambush", "--rules", "ap-countdown")
+    target.ok("new", there, "--rules", "ap-countdown")
     before = rows(target.db)
-    assert target.fails("import", str(path)) == (
-        f"Error: an encounter named 'Bridge ambush' already exists in {target.db} with another log: "
-        "import into a new database (--db)"
-    )
-    assert rows(target.db) == before
-
-
-def test_import_refuses_ids_taken_by_another_encounter(ambush: Cli) -> None:
-    path = export_file(ambush)
-    target = other(ambush, "target.db")
-    target.ok("new", "Elsewhere", "--rules", "ap-countdown")
-    before = rows(target.db)
-    assert target.fails("import", str(path)) == (
-        f"Error: encounters id 1 is taken in {target.db} by another encounter: ids are part of the hash "
-        "chain, import into a new database (--db)"
-    )
+    assert target.fails("import", str(path)) == "Error: " + error.format(db=target.db)
     assert rows(target.db) == before
 
 
