@@ -217,10 +217,11 @@ def vital_svg(report: Report, colours: dict[str, str]) -> str:
     parts = [f'<svg class="vital" role="img" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}"><title>{escape(title)}</title>',
              f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="#fafafa" stroke="#ccc"/>']
-    for frac in (0, 0.5, 1):
-        v = low + (high - low) * frac
+    for v in dict.fromkeys((low, 0, (low + high) / 2, high)):
         _, y = xy(0, v)
         parts.append(f'<text x="{left - 6}" y="{y + 4}" text-anchor="end">{round(v)}</text>')
+        if v == 0 and low < 0:  # where the vital figure runs out
+            parts.append(f'<line x1="{left}" y1="{y}" x2="{left + plot_w}" y2="{y}" stroke="#999" stroke-dasharray="4 3"/>')
     for i in range(points):
         x, _ = xy(i, low)
         parts.append(f'<text x="{x}" y="{top + plot_h + 16}" text-anchor="middle">{"set-up" if i == 0 else i}</text>')
