@@ -416,15 +416,24 @@ def replay(
     to: Annotated[int | None, typer.Option("--to", help="Last event (default: the head).")] = None,
 ) -> None:
     """Narrate the fight step by step: round, moment, who did what, what changed."""
+    from skirmish.cli.progress import progress
+
     enc = ctx().encounter()
-    for rec, before, after in enc.replay(to, start=from_):
-        view = enc.ruleset.view(after)
-        clock = ", ".join(f"{k} {v}" for k, v in view["clock"].items() if v is not None and not isinstance(v, bool))
-        where = f"[round {view['round']}{', ' + clock if clock and view['round'] else ''}]"
-        typer.echo(f"#{rec.id:<5} {where} {enc.describe(rec)}")
-        if before is not None:
-            for change in view_changes(enc.ruleset.view(before), view):
-                typer.echo(f"         {change}")
+    held: list[str] = []
+    with progress("replay", lambda: len(enc.store.path(to if to is not None else enc.head().event_id))) as bar:
+        # While a bar is drawn the narration waits for it to be wiped; otherwise it streams.
+        say = held.append if bar.shown else typer.echo
+        for rec, before, after in enc.replay(to, start=from_):
+            view = enc.ruleset.view(after)
+            clock = ", ".join(f"{k} {v}" for k, v in view["clock"].items() if v is not None and not isinstance(v, bool))
+            where = f"[round {view['round']}{', ' + clock if clock and view['round'] else ''}]"
+            say(f"#{rec.id:<5} {where} {enc.describe(rec)}")
+            if before is not None:
+                for change in view_changes(enc.ruleset.view(before), view):
+                    say(f"         {change}")
+            bar.advance(1)
+    for line in held:
+        typer.echo(line)
 
 
 @command()
@@ -534,3 +543,6 @@ def _strip_db(args: list[str]) -> list[str]:
 
 def main() -> None:
     sys.exit(run_cli(sys.argv[1:]))
+
+
+from skirmish.cli import reports as _reports  # noqa: E402,F401  (registers export and import)

@@ -179,10 +179,54 @@ def _migration_set() -> sqlite_utils.Migrations:
             FROM events ev JOIN encounters e ON e.id = ev.encounter_id
             JOIN commands c ON c.id = ev.command_id""")
 
+    @migrations(name="0002_readable_views")
+    def readable_views(db: sqlite_utils.Database) -> None:
+        # `timeline` decodes the fields most events share (who, action, target, the
+        # outcome or a note's text) and names the branches whose history holds each
+        # event (NULL: undone, on no branch). `combatants` lists who joined each
+        # encounter, with the declarations made in their name.
+        db.execute("DROP VIEW timeline")
+        db.execute("""
+            CREATE VIEW timeline AS
+            WITH RECURSIVE tip(branch, event_id) AS (
+                SELECT m.branch, m.to_event FROM head_moves m
+                WHERE m.seq = (SELECT max(seq) FROM head_moves
+                               WHERE encounter_id = m.encounter_id AND branch = m.branch)
+                UNION ALL
+                SELECT tip.branch, e.parent_id FROM tip JOIN events e ON e.id = tip.event_id
+                WHERE e.parent_id IS NOT NULL
+            ),
+            held AS (SELECT event_id, group_concat(branch, ', ') AS branches FROM tip GROUP BY event_id)
+            SELECT ev.id, e.name AS encounter, held.branches, ev.parent_id AS parent, ev.kind,
+                   coalesce(json_extract(ev.body, '$.who'),
+                            CASE ev.kind WHEN 'combatant-added' THEN json_extract(ev.body, '$.name') END) AS who,
+                   json_extract(ev.body, '$.action') AS action,
+                   json_extract(ev.body, '$.target') AS target,
+                   coalesce(json_extract(ev.body, '$.outcome'),
+                            CASE ev.kind WHEN 'note-added' THEN json_extract(ev.body, '$.text') END) AS text,
+                   c.text AS command, ev.body, ev.recorded_at
+            FROM events ev JOIN encounters e ON e.id = ev.encounter_id
+            JOIN commands c ON c.id = ev.command_id
+            LEFT JOIN held ON held.event_id = ev.id""")
+        db.execute("""
+            CREATE VIEW combatants AS
+            SELECT e.name AS encounter, json_extract(ev.body, '$.name') AS name,
+                   json_extract(ev.body, '$.side') AS side, json_extract(ev.body, '$.stats') AS stats,
+                   ev.id AS added_at,
+                   (SELECT count(*) FROM commands c
+                    WHERE c.encounter_id = ev.encounter_id AND json_extract(c.body, '$.type') = 'declare'
+                      AND lower(json_extract(c.body, '$.who')) = lower(json_extract(ev.body, '$.name'))
+                   ) AS declarations,
+                   (SELECT count(*) FROM events x
+                    WHERE x.encounter_id = ev.encounter_id
+                      AND json_extract(x.body, '$.who') = json_extract(ev.body, '$.name')) AS events
+            FROM events ev JOIN encounters e ON e.id = ev.encounter_id
+            WHERE ev.kind = 'combatant-added'""")
+
     return migrations
 
 
-SCHEMA_VERSION = 1  # the number of migrations above; stored as PRAGMA user_version
+SCHEMA_VERSION = 2  # the number of migrations above; stored as PRAGMA user_version
 
 
 def _now() -> str:
@@ -697,6 +741,72 @@ class Store:
 
     def _transaction(self) -> Store._Txn:
         return Store._Txn(self.conn, self.file)
+
+    def restore(
+        self,
+        encounter: EncounterRow,
+        commands: Sequence[CommandRow],
+        events: Sequence[EventRow],
+        moves: Sequence[HeadMove],
+        expect: str | None = None,
+    ) -> str:
+        """Insert an exported encounter's rows exactly as they were, in one transaction;
+        verify them before committing and make the encounter current. Return its digest.
+
+        Ids and hashes are kept as they are (every hash covers its row's id), so none
+        may be taken in this database already: the rows are refused, nothing written.
+        """
+        with self._transaction():
+            if self.conn.execute("SELECT 1 FROM encounters WHERE name = ?", (encounter.name,)).fetchone():
+                raise BadInput(f"an encounter named {encounter.name!r} already exists in {self.file}")
+            for table, ids in (
+                ("encounters", [encounter.id]),
+                ("commands", [c.id for c in commands]),
+                ("events", [e.id for e in events]),
+                ("head_moves", [m.id for m in moves]),
+            ):
+                taken = self.conn.execute(
+                    f"SELECT min(id) FROM {table} WHERE id IN (SELECT value FROM json_each(?))",
+                    (json.dumps(ids),),
+                ).fetchone()[0]
+                if taken is not None:
+                    raise BadInput(
+                        f"{table} id {taken} is taken in {self.file} by another encounter: ids are "
+                        "part of the hash chain, import into a new database (--db)"
+                    )
+            enc = encounter.id
+            # Links are checked by verify below, which names the row at fault; the foreign
+            # keys still hold at commit.
+            self.conn.execute("PRAGMA defer_foreign_keys = ON")
+            try:
+                self.conn.execute(
+                    "INSERT INTO encounters(id, name, ruleset, created_at) VALUES (?, ?, ?, ?)", encounter
+                )
+                self.conn.executemany(
+                    "INSERT INTO commands(id, encounter_id, branch, text, body, recorded_at, hash) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(c.id, enc, *c[1:]) for c in commands],
+                )
+                self.conn.executemany(
+                    f"INSERT INTO events(encounter_id, {EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(enc, *e) for e in sorted(events)],
+                )
+                self.conn.executemany(
+                    "INSERT INTO head_moves(id, encounter_id, branch, seq, from_event, to_event, reason, "
+                    "command_id, recorded_at, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(m.id, enc, *m[1:]) for m in moves],
+                )
+            except sqlite3.IntegrityError as exc:
+                raise TamperedLog(f"the rows do not hold together: {exc}") from exc
+            digest = self.verify(enc)
+            if expect is not None and digest != expect:
+                raise TamperedLog(f"the rows verify to digest {digest}, not the {expect} they were exported with")
+            self.conn.execute(
+                "INSERT INTO settings(key, value) VALUES ('encounter', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (encounter.name,),
+            )
+        return digest
 
     # --- audit --------------------------------------------------------------------------------
 

@@ -1,0 +1,94 @@
+"""The `export` and `import` commands: jsonl round trips and session reports (md, html)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from skirmish.cli.main import command, ctx
+from skirmish.cli.progress import progress
+from skirmish.eventlog.errors import BadInput
+
+FORMATS = ("jsonl", "md", "html")
+
+
+def _write(chunks: Iterable[bytes], out: Path | None) -> None:
+    """To stdout, or to OUT written whole: a failure leaves no half-written file behind."""
+    if out is None:
+        for chunk in chunks:
+            typer.echo(chunk.decode(), nl=False)
+        return
+    folder = out.parent if str(out.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{out.name}.", suffix=".part")
+    except OSError as exc:
+        raise BadInput(f"cannot write {out}: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for chunk in chunks:
+                f.write(chunk)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's file is private; the export is an ordinary file
+        os.replace(tmp, out)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+@command()
+def export(
+    format_: Annotated[str, typer.Option("--format", help="jsonl (the whole tree, for `import`), md or html (a session report).")] = "jsonl",
+    out: Annotated[Path | None, typer.Option("--out", help="File to write (default: standard output).")] = None,
+    branch: Annotated[str | None, typer.Option(help="The branch a report follows (default: the current one).")] = None,
+) -> None:
+    """Export the current encounter: its whole tree as jsonl, or a session report."""
+    if format_ not in FORMATS:
+        raise BadInput(f"--format takes {', '.join(FORMATS)}, not {format_!r}")
+    enc = ctx().encounter()
+    if format_ == "jsonl":
+        from skirmish.projections.transfer import export_jsonl, row_count
+
+        if branch is not None:
+            raise BadInput("--branch is for reports: a jsonl export holds every branch")
+        with progress("export", lambda: row_count(enc)) as bar:
+            _write(export_jsonl(enc, bar.advance), out)
+    else:
+        from skirmish.projections import report, report_render
+
+        with progress("report", lambda: report.path_length(enc, branch)) as bar:
+            built = report.build(enc, branch, bar.advance)
+        render = report_render.markdown if format_ == "md" else report_render.html
+        _write([render(built).encode()], out)
+    if out is not None:
+        typer.echo(f"Wrote {out} ({format_}) for {enc.row.name!r}", err=True)
+
+
+@command("import")
+def import_(
+    file: Annotated[Path, typer.Argument(help="A jsonl file written by `skirmish export --format jsonl`.")],
+) -> None:
+    """Import an exported encounter exactly as it was (same events, branches, digest)."""
+    from skirmish.projections.transfer import import_jsonl, read_jsonl
+
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise BadInput(f"cannot read {file}: {exc.strerror}") from None
+    lines = data.splitlines()
+    with progress("import", lambda: len(lines)) as bar:
+        records = read_jsonl(lines, str(file), bar.advance)
+    done = import_jsonl(ctx().store(create=True), records, str(file))
+    name = done.encounter.name
+    if done.already:
+        typer.echo(f"Encounter {name!r} is already here with the same log (digest {done.digest}): nothing imported")
+        return
+    typer.echo(
+        f"Imported {name!r} ({done.encounter.ruleset}): {done.events} events, {done.commands} commands, "
+        f"{done.moves} head moves; digest {done.digest}. It is now current in {ctx().db}"
+    )

@@ -1,0 +1,331 @@
+"""A session report of one branch, for any ruleset: narrative, notes, figures, timelines.
+
+Everything is read off what every ruleset provides: ``describe`` for the narrative, the
+``view`` after each event (round, clock, combatants, pending actions) and the commands
+stored beside the events. ``collect`` is a pure fold over those steps, so it knows no
+ruleset. Readings it makes, the same for every ruleset:
+
+- an action's span runs from the moment it appears in the view's ``pending`` list to the
+  moment it leaves it; a moment is one value of the clock (its scalar, non-boolean
+  fields); one declared and resolved within one command is a point;
+- damage taken is every drop of the ruleset's ``vital`` figure; it was dealt by the
+  combatant whose pending action aimed at the victim left the list in the same command
+  (resolved); other drops (upkeep ticks, damage typed by the GM) are dealt by no one;
+- budget spent is the highest ``budget`` figure seen in each round, summed over rounds;
+- actions declared are the ``declare`` commands on the branch in the combatant's name.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from skirmish.eventlog.events import NoteAdded
+from skirmish.projections.engine import Encounter
+
+
+@dataclass(frozen=True)
+class Step:
+    """One event of the branch, as the report sees it."""
+
+    id: int
+    command_id: int
+    command: str  # the command's tag: declare, resolve, next, ...
+    actor: str | None  # the command's `who`, if it names one
+    action: str | None  # the command's `action`, if it names one
+    text: str  # the ruleset's describe of the event
+    view: dict[str, Any]  # the ruleset's view after the event
+    note_about: int | None = None  # set when the event is a note
+
+
+@dataclass(frozen=True)
+class Note:
+    id: int
+    about: int
+    text: str
+
+
+@dataclass
+class Line:
+    id: int
+    text: str
+    notes: list[Note] = field(default_factory=list)
+
+
+@dataclass
+class Span:
+    """An action from its declaration (it appears in ``pending``) to its resolution."""
+
+    who: str
+    action: str
+    start: int  # moment index within the round
+    end: int | None = None  # None: still pending when the round ended
+    carried: bool = False  # pending since an earlier round
+    target: str | None = None
+
+    @property
+    def point(self) -> bool:
+        return self.end == self.start and not self.carried
+
+
+@dataclass
+class Round:
+    number: int  # 0: the set-up before the first round
+    lines: list[Line] = field(default_factory=list)
+    moments: list[str] = field(default_factory=list)  # each moment's clock, as a label
+    clock: list[str] = field(default_factory=list)  # the clock fields the labels show
+    phases: list[str | None] = field(default_factory=list)  # each moment's phase, if the clock has one
+    spans: list[Span] = field(default_factory=list)
+
+    def phase_order(self) -> list[str]:
+        return list(dict.fromkeys(p for p in self.phases if p is not None))
+
+    def grid(self) -> dict[tuple[str, str], list[str]]:
+        """(combatant, phase) -> what it did then: actions declared (>) and resolved (!)."""
+        cells: dict[tuple[str, str], list[str]] = {}
+        for s in self.spans:
+            begun = self.phases[s.start] if not s.carried else None
+            ended = self.phases[s.end] if s.end is not None else None
+            if begun is not None:
+                cells.setdefault((s.who, begun), []).append(f"{s.action} >")
+            if ended is not None:
+                cells.setdefault((s.who, ended), []).append(f"{s.action} !")
+        return cells
+
+
+@dataclass
+class Figures:
+    name: str
+    side: str
+    vital_start: Any = None
+    vital_end: Any = None
+    dealt: int = 0
+    taken: int = 0
+    declared: int = 0
+    spent: int = 0
+
+
+@dataclass
+class Report:
+    encounter: str
+    ruleset: str
+    branch: str
+    head: int
+    options: dict[str, str]
+    vital: str
+    budget: str
+    digest: str
+    rounds: list[Round]
+    figures: list[Figures]
+    vital_series: dict[str, list[Any]]  # name -> the vital figure at the end of each round (0: set-up), or now
+    notes: list[Note]
+    final: dict[str, Any]  # the view at the head
+
+    @property
+    def has_phases(self) -> bool:
+        return any(r.phase_order() for r in self.rounds)
+
+
+def _moment(clock: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    return tuple((k, v) for k, v in clock.items() if not isinstance(v, bool) and isinstance(v, str | int | float))
+
+
+def _label(moment: tuple[tuple[str, Any], ...]) -> str:
+    return " ".join(str(v) for _, v in moment) or "-"
+
+
+def _number(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@dataclass
+class _Command:
+    """What one command did, gathered until its last event is seen."""
+
+    id: int
+    tag: str
+    actor: str | None
+    action: str | None
+    left: dict[str, str] = field(default_factory=dict)  # target (lower case) -> who resolved on it
+    drops: dict[str, int] = field(default_factory=dict)  # victim -> vital lost
+    started: set[str] = field(default_factory=set)  # who had a span begin
+
+
+class _Fold:
+    def __init__(self, vital: str, budget: str, notes: list[Note]) -> None:
+        self.vital, self.budget = vital, budget
+        self.about: dict[int, list[Note]] = {}
+        for n in notes:
+            self.about.setdefault(n.about, []).append(n)
+        self.rounds: dict[int, Round] = {}
+        self.figures: dict[str, Figures] = {}
+        self.series: dict[str, dict[int, Any]] = {}
+        self.spent: dict[tuple[str, int], int] = {}
+        self.open: dict[tuple[str, str], Span] = {}
+        self.pending_before: set[tuple[str, str]] = set()
+        self.vital_before: dict[str, int] = {}
+        self.moment: tuple[tuple[str, Any], ...] | None = None
+        self.round: Round | None = None
+        self.cmd: _Command | None = None
+
+    def name(self, who: str | None) -> str | None:
+        if who is None:
+            return None
+        return next((n for n in self.figures if n.lower() == who.lower()), None)
+
+    def step(self, s: Step) -> None:
+        view = s.view
+        if self.cmd is None or self.cmd.id != s.command_id:
+            self.flush()
+            self.cmd = _Command(s.command_id, s.command, s.actor, s.action)
+        number = int(view.get("round") or 0)
+        if self.round is None or self.round.number != number:
+            self.new_round(number)
+        rnd = self.round
+        assert rnd is not None
+        moment = _moment(view.get("clock") or {})
+        if moment != self.moment or not rnd.moments:
+            self.moment = moment
+            rnd.moments.append(_label(moment))
+            rnd.clock += [k for k, _ in moment if k not in rnd.clock]
+            phase = (view.get("clock") or {}).get("phase")
+            rnd.phases.append(None if phase is None else str(phase))
+        at = len(rnd.moments) - 1
+        rnd.lines.append(Line(s.id, s.text, self.about.get(s.id, [])))
+        for row in view.get("combatants", []):
+            self.combatant(row, number)
+        pending = {(str(p["who"]), str(p["action"])): p for p in view.get("pending", [])}
+        for key, span in list(self.open.items()):
+            if key not in pending:
+                span.end = at
+                del self.open[key]
+                if span.target:
+                    self.cmd.left[span.target.lower()] = span.who
+        for key, p in pending.items():
+            if key not in self.open:
+                target = p.get("target")
+                span = Span(key[0], key[1], at, carried=key in self.pending_before,
+                            target=str(target) if target else None)
+                rnd.spans.append(span)
+                self.open[key] = span
+                self.cmd.started.add(key[0].lower())
+        self.pending_before = set(pending)
+
+    def combatant(self, row: dict[str, Any], number: int) -> None:
+        name = str(row["name"])
+        fig = self.figures.get(name)
+        value = row.get(self.vital)
+        if fig is None:
+            fig = self.figures[name] = Figures(name, str(row.get("side", "")), vital_start=value)
+        fig.vital_end = value
+        self.series.setdefault(name, {})[number] = value
+        vital = _number(value)
+        before = self.vital_before.get(name)
+        if vital is not None and before is not None and vital < before and self.cmd is not None:
+            self.cmd.drops[name] = self.cmd.drops.get(name, 0) + before - vital
+        if vital is not None:
+            self.vital_before[name] = vital
+        spent = _number(row.get(self.budget))
+        if spent is not None:
+            key = (name, number)
+            self.spent[key] = max(self.spent.get(key, 0), spent)
+
+    def new_round(self, number: int) -> None:
+        # Actions still pending are cut at the round's end and carried into the next.
+        self.open.clear()
+        self.round = self.rounds.setdefault(number, Round(number))
+        self.moment = None
+
+    def flush(self) -> None:
+        cmd = self.cmd
+        if cmd is None:
+            return
+        for victim, amount in cmd.drops.items():
+            self.figures[victim].taken += amount
+            dealer = self.name(cmd.left.get(victim.lower()))
+            if dealer is not None:
+                self.figures[dealer].dealt += amount
+        actor = self.name(cmd.actor)
+        if cmd.tag == "declare" and actor is not None:
+            self.figures[actor].declared += 1
+            rnd = self.round
+            if actor.lower() not in cmd.started and rnd is not None and cmd.action:
+                at = len(rnd.moments) - 1
+                rnd.spans.append(Span(actor, cmd.action, at, end=at))
+        self.cmd = None
+
+
+def collect(
+    steps: Iterable[Step], *, vital: str, budget: str, notes: list[Note]
+) -> tuple[list[Round], list[Figures], dict[str, list[Any]]]:
+    """Fold the branch's steps into rounds, per-combatant figures and the vital series."""
+    fold = _Fold(vital, budget, notes)
+    for s in steps:
+        fold.step(s)
+    fold.flush()
+    for (name, _), spent in fold.spent.items():
+        fold.figures[name].spent += spent
+    rounds = [fold.rounds[n] for n in sorted(fold.rounds)]
+    last = max(fold.rounds, default=0)
+    series = {
+        name: [by_round.get(r, None) for r in range(last + 1)] for name, by_round in fold.series.items()
+    }
+    # A round in which a combatant's figure was not shown keeps the previous value.
+    for values in series.values():
+        for i in range(1, len(values)):
+            if values[i] is None:
+                values[i] = values[i - 1]
+    return rounds, list(fold.figures.values()), series
+
+
+def steps_of(enc: Encounter, head: int, advance: Callable[[int], None]) -> Iterator[Step]:
+    commands = enc.store.commands(enc.row.id)
+    for rec, _, after in enc.replay(head):
+        body = json.loads(commands[rec.command_id].body)
+        who, action = body.get("who"), body.get("action")
+        event = rec.event
+        yield Step(
+            rec.id, rec.command_id, str(body.get("type", "")),
+            who if isinstance(who, str) else None, action if isinstance(action, str) else None,
+            enc.describe(rec), enc.ruleset.view(after),
+            note_about=event.about if isinstance(event, NoteAdded) else None,
+        )
+        advance(1)
+
+
+def build(enc: Encounter, branch: str | None = None, advance: Callable[[int], None] = lambda _: None) -> Report:
+    """The report of a branch (default: the current one) at its head."""
+    head = enc.head(branch)
+    digest = enc.store.verify(enc.row.id)
+    on_path = {row.id for row in enc.store.path(head.event_id)}
+    # Notes made anywhere in the tree about an event of this branch belong in its report.
+    notes = [
+        Note(rec.id, rec.event.about, rec.event.text)
+        for rec in (enc.decode(r) for r in enc.store.all_events(enc.row.id) if r.kind == "note-added")
+        if isinstance(rec.event, NoteAdded) and rec.event.about in on_path
+    ]
+    last: dict[str, Any] = {}
+
+    def remembered(steps: Iterable[Step]) -> Iterator[Step]:
+        for s in steps:
+            last.update(s.view)  # the view at the head is the final state: no second fold
+            yield s
+
+    rounds, figures, series = collect(
+        remembered(steps_of(enc, head.event_id, advance)),
+        vital=enc.ruleset.vital, budget=enc.ruleset.budget, notes=notes,
+    )
+    first = enc.decode(enc.store.event(enc.row.id, min(on_path))).event
+    return Report(
+        encounter=enc.row.name, ruleset=enc.row.ruleset, branch=head.branch, head=head.event_id,
+        options=dict(getattr(first, "options", {})), vital=enc.ruleset.vital, budget=enc.ruleset.budget,
+        digest=digest, rounds=rounds, figures=figures, vital_series=series, notes=notes,
+        final={"encounter": enc.row.name, "ruleset": enc.row.ruleset, "branch": head.branch,
+               "head": head.event_id, "at": head.event_id, **last},
+    )
+
+
+def path_length(enc: Encounter, branch: str | None = None) -> int:
+    return len(enc.store.path(enc.head(branch).event_id))

@@ -1,0 +1,168 @@
+"""The jsonl export of one encounter's whole tree, and its import: a lossless round trip.
+
+The file is one JSON object a line, each tagged by ``record``: a ``header`` (format,
+version, the log's verify digest), the ``encounter`` row, then every ``command``,
+``event`` and head ``move`` row with its id, links, recorded_at and hash, bodies kept as
+the exact text stored. Notes are events, branches and undos are head moves: the file
+holds everything ``verify`` covers, so an import reproduces the same digest.
+
+Import policy: the rows keep their ids (each hash covers its row's id and the
+encounter's), so they go into a database where those ids are free, in practice a new
+one. An encounter of the same name already there is refused, unless it is the very same
+log (same digest): then the import is a no-op. A file that is malformed, whose ruleset
+is not installed, whose events do not decode, or whose chain does not verify is refused
+with nothing written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Union, get_type_hints
+
+import msgspec
+
+from skirmish.eventlog.errors import BadInput, TamperedLog, UnknownEncounter
+from skirmish.eventlog.store import CommandRow, EncounterRow, EventRow, HeadMove, Store
+from skirmish.projections.engine import Encounter, codec_for
+
+FORMAT = "skirmish-export"
+FORMAT_VERSION = 1
+
+Advance = Callable[[int], None]
+
+
+def _quiet(_: int) -> None:
+    return None
+
+
+# The file is user input: unknown fields are refused (STYLE 6), every field is required.
+class _Record(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="record"):
+    pass
+
+
+class Header(_Record, frozen=True, tag="header"):
+    format: str
+    version: int
+    digest: str
+    rows: int
+
+
+def _record_of(row: type[tuple[Any, ...]], tag: str) -> type[_Record]:
+    """The record type of a store row: the same fields, so the two never drift apart."""
+    hints = get_type_hints(row)
+    fields = [(name, hints[name]) for name in row._fields]  # type: ignore[attr-defined]
+    record = msgspec.defstruct(
+        f"{row.__name__}Record", fields, bases=(_Record,), tag=tag, frozen=True, forbid_unknown_fields=True
+    )
+    assert issubclass(record, _Record)
+    return record
+
+
+EncounterRecord = _record_of(EncounterRow, "encounter")
+CommandRecord = _record_of(CommandRow, "command")
+EventRecord = _record_of(EventRow, "event")
+MoveRecord = _record_of(HeadMove, "move")
+_union: Any = Union[Header, EncounterRecord, CommandRecord, EventRecord, MoveRecord]  # noqa: UP007 - runtime union
+_encoder = msgspec.json.Encoder()
+_decoder: msgspec.json.Decoder[_Record] = msgspec.json.Decoder(_union)
+
+
+def row_count(enc: Encounter) -> int:
+    """How many rows an export writes (for a progress bar's total)."""
+    commands, events, moves = enc.store.conn.execute(
+        "SELECT (SELECT count(*) FROM commands WHERE encounter_id = ?1), "
+        "(SELECT count(*) FROM events WHERE encounter_id = ?1), "
+        "(SELECT count(*) FROM head_moves WHERE encounter_id = ?1)",
+        (enc.row.id,),
+    ).fetchone()
+    return int(commands + events + moves)
+
+
+def export_jsonl(enc: Encounter, advance: Advance = _quiet) -> Iterator[bytes]:
+    """The encounter's whole tree as jsonl lines; refuses a log that does not verify."""
+    digest = enc.store.verify(enc.row.id)
+    store, eid = enc.store, enc.row.id
+    yield _line(Header(format=FORMAT, version=FORMAT_VERSION, digest=digest, rows=row_count(enc)))
+    yield _line(EncounterRecord(*enc.row))
+    for c in sorted(store.commands(eid).values()):
+        yield _line(CommandRecord(*c))
+        advance(1)
+    for e in store.all_events(eid):
+        yield _line(EventRecord(*e))
+        advance(1)
+    for m in store.head_moves(eid):
+        yield _line(MoveRecord(*m))
+        advance(1)
+
+
+def _line(record: _Record) -> bytes:
+    return _encoder.encode(record) + b"\n"
+
+
+@dataclass(frozen=True)
+class Imported:
+    encounter: EncounterRow
+    digest: str
+    commands: int
+    events: int
+    moves: int
+    already: bool  # the same log was there already: nothing written
+
+
+def read_jsonl(lines: Iterable[bytes], source: str, advance: Advance = _quiet) -> list[_Record]:
+    """Parse every line of an export; a malformed one is refused with its line number."""
+    records: list[_Record] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(_decoder.decode(line))
+        except msgspec.DecodeError as exc:
+            raise BadInput(f"{source}:{number}: not a skirmish export line ({exc})") from None
+        advance(1)
+    return records
+
+
+def import_jsonl(store: Store, records: list[_Record], source: str) -> Imported:
+    """Restore an exported encounter exactly as it was; see the module's import policy."""
+    if not records or not isinstance(records[0], Header) or records[0].format != FORMAT:
+        raise BadInput(f"{source} is not a skirmish export (no {FORMAT} header on its first line)")
+    header = records[0]
+    if header.version != FORMAT_VERSION:
+        raise BadInput(f"{source} is export format {header.version}; this skirmish reads {FORMAT_VERSION}")
+    encounters = [r for r in records if isinstance(r, EncounterRecord)]
+    if len(encounters) != 1 or any(isinstance(r, Header) for r in records[1:]):
+        raise BadInput(f"{source} must hold one header and one encounter, not {len(encounters)} encounters")
+    enc = EncounterRow(*msgspec.structs.astuple(encounters[0]))
+    commands = [CommandRow(*msgspec.structs.astuple(r)) for r in records if isinstance(r, CommandRecord)]
+    events = [EventRow(*msgspec.structs.astuple(r)) for r in records if isinstance(r, EventRecord)]
+    moves = [HeadMove(*msgspec.structs.astuple(r)) for r in records if isinstance(r, MoveRecord)]
+    if header.rows != len(commands) + len(events) + len(moves):
+        raise BadInput(
+            f"{source} holds {len(commands) + len(events) + len(moves)} rows, its header says "
+            f"{header.rows}: the file was cut short or rows were added"
+        )
+    counts = (len(commands), len(events), len(moves))
+    try:
+        existing = store.encounter(enc.name)
+    except UnknownEncounter:
+        existing = None
+    if existing is not None:
+        if store.verify(existing.id) == header.digest:
+            return Imported(existing, header.digest, *counts, already=True)
+        raise BadInput(
+            f"an encounter named {enc.name!r} already exists in {store.file} with another log: "
+            "import into a new database (--db)"
+        )
+    codec = codec_for(enc.ruleset)  # an unknown ruleset is refused here
+    for e in events:
+        try:
+            codec.decode(e.body, e.kind, e.version)
+        except (msgspec.DecodeError, msgspec.ValidationError, KeyError) as exc:
+            raise BadInput(f"{source}: event {e.id} ({e.kind}) does not decode under {enc.ruleset}: {exc}") from None
+    try:
+        digest = store.restore(enc, commands, events, moves, expect=header.digest)
+    except TamperedLog as exc:
+        raise TamperedLog(f"{source} does not verify: {exc}") from None
+    return Imported(store.encounter(enc.name), digest, *counts, already=False)
