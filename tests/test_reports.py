@@ -136,7 +136,7 @@ def tampered(cli: Cli, change: str) -> Path:
     recs = records(path)
     events = [r for r in recs if r["record"] == "event"]
     if change == "body":
-        hit = next(r for r in events if '"amount":{"value":12' in str(r["body"]))
+        hit = next(r for r in events if '"hits":{"value":12' in str(r["body"]))
         hit["body"] = str(hit["body"]).replace('"value":12', '"value":2', 1)
     elif change == "leaf":
         # Drop an undone leaf (the mistyped damage) and fix up the row count.
