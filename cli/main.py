@@ -41,6 +41,8 @@ class Context:
         self._store: Store | None = None
 
     def store(self, *, create: bool = False) -> Store:
+        if _capture:
+            raise BadInput("only a command that decides events can stand in for one (add, round, declare, ...)")
         if self._store is None:
             self._store = Store(self.db, create=create)
         return self._store
@@ -57,6 +59,7 @@ class Context:
 _current = Context(DEFAULT_DB)
 _command_text: list[str] = []
 _error_prefix: list[str] = [""]  # "script:line: " while `run` plays a script
+_capture: list[list[c.Command]] = []  # set by parse_command: commands are parsed, not run
 
 
 def ctx() -> Context:
@@ -125,6 +128,9 @@ def _print_events(enc: Encounter, recorded: Sequence[Recorded]) -> None:
 
 
 def _execute(cmd: c.Command) -> None:
+    if _capture:
+        _capture[-1].append(cmd)
+        return
     enc = ctx().encounter()
     _print_events(enc, enc.execute(cmd, ctx().text or cmd.__struct_config__.tag or ""))
 
@@ -476,6 +482,33 @@ def run(script: Annotated[Path, typer.Argument(help="A file of skirmish commands
             raise typer.Exit(code)
     global _current
     _current = Context(db)
+
+
+def parse_command(words: Sequence[str]) -> c.Command:
+    """The Command a skirmish command line stands for, parsed exactly as `skirmish` parses
+    it, without running it (for `amend`). Parser errors are BadInput."""
+    global _current
+    if not words or words[0] in ("run", "skirmish"):
+        raise BadInput("give the new command as skirmish takes it, e.g. `-- damage Orc 6`")
+    saved = _current
+    _capture.append([])
+    try:
+        code = typer.main.get_command(app).main(
+            args=["--db", saved.db, *words], prog_name="skirmish", standalone_mode=False
+        )
+    except Exception as exc:
+        message = getattr(exc, "format_message", None)
+        if message is None:
+            raise
+        raise BadInput(f"the new command: {message()}") from None
+    finally:
+        captured = _capture.pop()
+        _current = saved
+    if isinstance(code, int) and code != 0:
+        raise typer.Exit(code)  # the command's own error line is out already
+    if len(captured) != 1:
+        raise BadInput(f"`{words[0]}` decides no events: it cannot stand in for a command")
+    return captured[0]
 
 
 # --- the entry point -------------------------------------------------------------------------
