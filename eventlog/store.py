@@ -654,7 +654,8 @@ class Store:
             elif e.parent_id not in present:
                 fault(e.parent_id, f"event {e.parent_id} was removed: event {e.id} follows it")
             elif e.parent_id >= e.id:
-                fault(e.id, f"event {e.id} ({e.kind}) was re-ordered: it follows event {e.parent_id}, recorded after it")
+                fault(e.id, f"event {e.id} ({e.kind}) was re-ordered: it follows event {e.parent_id}, "
+                           "which is not recorded before it")
             by_command.setdefault(e.command_id, []).append(e)
             cmd = cmds.get(e.command_id)
             if cmd is None:
@@ -679,7 +680,8 @@ class Store:
             elif m.to_event in present and move_hash(
                 encounter_id, m, previous, cmd.hash, present[m.to_event].hash
             ) != m.hash:
-                fault(m.to_event + 0.5, f"head move {m.id} ({m.reason} on {m.branch}) was altered, removed or re-ordered")
+                fault(m.to_event + 0.5, f"head move {m.id} ({m.reason} on {m.branch}) was altered, removed or "
+                                       f"re-ordered: it moves the head to event {m.to_event}")
             previous = m.hash
             digest.update(m.hash.encode())
             if m.reason in ("append", "start") and cmd is not None:
