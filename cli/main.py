@@ -395,20 +395,27 @@ def log(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per event.")] = False,
 ) -> None:
     """The events of the current branch (or of the whole tree)."""
+    from skirmish.projections.audit import notes_shown
+
     enc = ctx().encounter()
     current = enc.branch
-    for rec, branches_ in enc.log(all_):
+    listed = enc.log(all_)
+    notes = notes_shown(enc, [rec.id for rec, _ in listed])
+    for rec, branches_ in listed:
         if as_json:
             line = rec.to_json()
             if all_:
                 line["branches"] = branches_
                 line["undone"] = not branches_
+            if rec.id in notes:
+                line["notes"] = [{"id": n.id, "text": n.text} for n in notes[rec.id]]
             typer.echo(json.dumps(line, ensure_ascii=False))
             continue
         mark = ""
         if all_:
             mark = "  (undone)" if not branches_ else ("" if current in branches_ else f"  ({', '.join(branches_)})")
         typer.echo(f"#{rec.id:<5} {enc.describe(rec)}{mark}")
+        _print_notes(notes.get(rec.id, []))
     if all_ and not as_json:
         typer.echo("head moves:")
         for m in enc.store.head_moves(enc.row.id):
@@ -422,7 +429,10 @@ def replay(
     to: Annotated[int | None, typer.Option("--to", help="Last event (default: the head).")] = None,
 ) -> None:
     """Narrate the fight step by step: round, moment, who did what, what changed."""
+    from skirmish.projections.audit import notes_shown
+
     enc = ctx().encounter()
+    notes = notes_shown(enc)
     for rec, before, after in enc.replay(to, start=from_):
         view = enc.ruleset.view(after)
         clock = ", ".join(f"{k} {v}" for k, v in view["clock"].items() if v is not None and not isinstance(v, bool))
@@ -431,6 +441,12 @@ def replay(
         if before is not None:
             for change in view_changes(enc.ruleset.view(before), view):
                 typer.echo(f"         {change}")
+        _print_notes(notes.get(rec.id, []))
+
+
+def _print_notes(notes: Sequence[Any]) -> None:
+    for n in notes:
+        typer.echo(f"         note #{n.id}: {n.text}")
 
 
 @command()
@@ -567,3 +583,6 @@ def _strip_db(args: list[str]) -> list[str]:
 
 def main() -> None:
     sys.exit(run_cli(sys.argv[1:]))
+
+
+from skirmish.cli import audit as _audit  # noqa: E402,F401  (registers explain, why, diff, amend)
