@@ -8,7 +8,7 @@ particular ruleset.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -24,7 +24,6 @@ from skirmish.eventlog.events import (
     EncounterStarted,
     Event,
     NoteAdded,
-    Roll,
     tag_of,
 )
 from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Store
@@ -202,19 +201,28 @@ class Encounter:
     # --- writing -------------------------------------------------------------------------
 
     def execute(
-        self, command: Command, text: str, branch: str | None = None, again: Sequence[Roll] = ()
+        self,
+        command: Command,
+        text: str,
+        branch: str | None = None,
+        dice_from: int | None = None,
+        keep: int | None = None,
     ) -> list[Recorded]:
         """Decide ``command`` on the head of ``branch`` (default: the current one) and append
-        what it produced; ``again``: the tool's rolls of an earlier decision to use again."""
+        what it produced. Deciding an earlier command again (amending the past):
+        ``dice_from`` is the event it was first decided on, so the tool rolls the same dice;
+        ``keep`` appends only the first so many events (a branch forked inside a command
+        holds only those)."""
         head = self.head(branch)
-        events = self.decide(command, head.event_id, again)
+        events = self.decide(command, head.event_id, dice_from)[:keep]
         new = [NewEvent(tag_of(type(e)), type(e).version, self.codec.encode(e)) for e in events]
         ids = self.store.append(self.row.id, head, text, command_encoder.encode(command), new)
         parents = [head.event_id, *ids[:-1]]
         return [Recorded(i, p, 0, e, "") for i, p, e in zip(ids, parents, events, strict=True)]
 
-    def decide(self, command: Command, at: int, again: Sequence[Roll] = ()) -> list[Event]:
-        """The events ``command`` produces when decided at event ``at``; nothing is written."""
+    def decide(self, command: Command, at: int, dice_from: int | None = None) -> list[Event]:
+        """The events ``command`` produces when decided at event ``at``; nothing is written.
+        The tool's dice are seeded from ``dice_from`` (default: ``at``)."""
         check_numbers(command)
         path = self.path(at, checked=True)
         state = self.fold(path)
@@ -229,7 +237,8 @@ class Encounter:
             check_details(self.ruleset, command)
             # Seeded by the event decided on: the same script rolls the same dice, and two
             # what-if branches from one moment share their next rolls.
-            dice = Dice(started.seed, str(at), getattr(command, "rolls", None), again)
+            place = at if dice_from is None else dice_from
+            dice = Dice(started.seed, str(place), getattr(command, "rolls", None))
             events = self.ruleset.decide(state, command, dice)
             if not events:
                 raise RuleViolation("that command changes nothing")

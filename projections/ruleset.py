@@ -268,24 +268,15 @@ class Dice:
 
     The tool's rolls are seeded from the encounter's seed and the hash of the event the
     command is decided on, so deciding the same command at the same place rolls the
-    same faces. Replays never roll: the faces are in the events. ``again`` are the tool's
-    rolls of an earlier decision of the same command (amending the past decides it
-    anew elsewhere in the tree): they are used again, in order, before any fresh roll.
+    same faces. Replays never roll: the faces are in the events.
     """
 
-    def __init__(
-        self,
-        seed: int,
-        place: str,
-        typed: Mapping[str, Sequence[int]] | None = None,
-        again: Sequence[Roll] = (),
-    ) -> None:
+    def __init__(self, seed: int, place: str, typed: Mapping[str, Sequence[int]] | None = None) -> None:
         material = hashlib.sha256(f"{seed}:{place}".encode()).digest()
         self._rng = random.Random(int.from_bytes(material[:8], "big"))
         self._typed = {k.lower(): tuple(v) for k, v in (typed or {}).items()}
         self._names = {k.lower(): k for k in typed or {}}
         self._used: set[str] = set()
-        self._again = [r for r in again if r.source == "tool"]
 
     def unused(self) -> list[str]:
         """Typed dice no roll of the decision asked for (the engine refuses them)."""
@@ -296,10 +287,6 @@ class Dice:
         typed = self._typed.get(who.lower())
         self._used.add(who.lower())
         if typed is None:
-            earlier = next((r for r in self._again if r.dice == spec), None)
-            if earlier is not None:
-                self._again.remove(earlier)
-                return earlier
             faces = tuple(self._rng.randint(1, sides) for _ in range(count))
             return Roll(dice=spec, faces=faces, source="tool")
         if len(typed) != count or any(not 1 <= f <= sides for f in typed):
