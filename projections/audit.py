@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import shlex
+from collections import Counter
 
 import msgspec
 
@@ -305,24 +306,14 @@ def _commands_on(path: list[Recorded]) -> list[list[Recorded]]:
     return groups
 
 
-def _tool_rolls(events: Sequence[Recorded]) -> list[Roll]:
-    """Every roll the events hold, in the order they hold them (Dice keeps the tool's)."""
-    rolls = []
-    for rec in events:
-        for _, value in numbers(rec.event):
-            roll = value.roll if isinstance(value, Derivation) else value
-            if isinstance(roll, Roll):
-                rolls.append(roll)
-    return rolls
-
-
 def amend(enc: Encounter, event_id: int, command: Command, text: str, branch: str | None, why: str) -> Amended:
     """Replace the command behind ``event_id`` (on the current branch) with ``command`` and
     decide every later command of the branch again on top of it, on a new branch.
 
     A later command that no longer holds is skipped with its reason, like a conflict in a
-    rebase; the original branch keeps every event. The tool's dice rolled when a command
-    was first decided are used again, so only what the correction changes changes.
+    rebase; the original branch keeps every event. Each command rolls the tool's dice it
+    rolled when first decided (they are seeded from where it was decided), so only what
+    the correction changes changes.
     """
     enc.store.event(enc.row.id, event_id)
     head = enc.head()
@@ -339,8 +330,9 @@ def amend(enc: Encounter, event_id: int, command: Command, text: str, branch: st
     assert at is not None
     name = branch or _free_name(enc, f"amend-{event_id}")
     # Decided first, so a replacement that does not hold records nothing at all.
-    enc.decide(command, at, _tool_rolls(groups[k]))
+    enc.decide(command, at)
     enc.fork(name, at, why)
+    sizes = Counter(row.command_id for row in enc.store.all_events(enc.row.id))
     renumbered: dict[int, int] = {}
     steps: list[Redecided] = []
     for i, group in enumerate(groups[k:]):
@@ -355,7 +347,10 @@ def amend(enc: Encounter, event_id: int, command: Command, text: str, branch: st
         steps.append(step)
         try:
             todo = _renumber(todo, renumbered, {r.id for g in groups[k:] for r in g})
-            step.new = enc.execute(todo, step.text, branch=name, again=_tool_rolls(group))
+            # A command the branch holds only in part (it was forked inside the command)
+            # is held in the same part again.
+            keep = len(group) if i and len(group) < sizes[group[0].command_id] else None
+            step.new = enc.execute(todo, step.text, branch=name, dice_from=group[0].parent, keep=keep)
         except SkirmishError as exc:
             step.skipped = str(exc)
             continue

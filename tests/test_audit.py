@@ -13,8 +13,13 @@ from typing import Any
 
 import pytest
 from conftest import Cli
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_invariants import RULESETS, Run
 
 from skirmish.cli.main import run_cli
+from skirmish.eventlog.commands import command_decoder
+from skirmish.projections.audit import amend, diff
 from skirmish.projections.rulesets.ap_countdown import ApCountdown
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "bridge-ambush.skirmish"
@@ -421,3 +426,45 @@ def test_notes_show_beside_their_event_in_log_and_replay(cli: Cli, bridge: Calla
     line = json.loads(cli.ok("log", "--json").splitlines()[19])
     assert (line["id"], line["notes"]) == (20, [{"id": 84, "text": "the players say 8"}])
     assert as_json(cli, "explain", "20")["notes"] == [{"id": 84, "text": "the players say 8"}]
+
+
+# --- for every ruleset -------------------------------------------------------------------------
+
+
+AMEND_EXAMPLES = settings(
+    max_examples=25, deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+@AMEND_EXAMPLES
+@given(data=st.data())
+def test_amending_a_command_with_itself_changes_no_figure(ruleset_id: str, data: st.DataObject) -> None:
+    """Any ruleset, any history (undos, redos, branches): deciding the branch again from any
+    command, unchanged, skips nothing and ends where the branch ends, figure for figure."""
+    run = Run(data, ruleset_id)
+    try:
+        for _ in range(data.draw(st.integers(1, 40), label="steps")):
+            if data.draw(st.integers(0, 5), label="move?") == 0:
+                run.move()
+            else:
+                run.step()
+        enc = run.enc
+        original = enc.head()
+        path = enc.path(original.event_id)
+        if len(path) < 2:
+            return
+        target = data.draw(st.sampled_from(path[1:]), label="amend")
+        command = command_decoder.decode(enc.store.command(target.command_id).body)
+        done = amend(enc, target.id, command, "the same again", None, "test amend")
+        assert [s.skipped for s in done.steps if s.skipped is not None] == [], [
+            (s.text, s.old, s.skipped) for s in done.steps]
+        assert enc.head() == original and enc.branch == original.branch
+        amended = enc.head(done.branch).event_id
+        assert len(enc.path(amended)) == len(path)
+        result = diff(enc, original.branch, done.branch)
+        assert (result["scene"], result["combatants"]) == ([], []), (result, done.to_json())
+        assert enc.store.verify(enc.row.id)
+    finally:
+        run.close()
