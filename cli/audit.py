@@ -8,8 +8,10 @@ from typing import Annotated, Any
 import typer
 
 from skirmish.cli.main import _json, command, ctx, parse_command
-from skirmish.projections import audit
 from skirmish.projections.render import _cell
+
+# skirmish.projections.audit is imported by each command that needs it: a command at the
+# table does not pay for it.
 
 
 @command()
@@ -18,6 +20,8 @@ def explain(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Every number of an event with its derivation: dice faces, modifiers, formula, rule."""
+    from skirmish.projections import audit
+
     data = audit.explain(ctx().encounter(), event)
     if as_json:
         _json(data)
@@ -56,6 +60,8 @@ def why(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """The events that made a combatant's figure what it is, from the cause through every tick."""
+    from skirmish.projections import audit
+
     data = audit.why(ctx().encounter(), who, figure)
     if as_json:
         _json(data)
@@ -79,6 +85,8 @@ def diff(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """What differs between two branches or events, figure by figure, and where they split."""
+    from skirmish.projections import audit
+
     data = audit.diff(ctx().encounter(), a, b)
     if as_json:
         _json(data)
@@ -119,6 +127,8 @@ def amend(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Fix the past: replace the command behind EVENT and decide every later one again, on a new branch."""
+    from skirmish.projections import audit
+
     replacement = parse_command(new_command)
     enc = ctx().encounter()
     done = audit.amend(enc, event, replacement, shlex.join(new_command), branch, ctx().text)

@@ -16,9 +16,11 @@ from conftest import Cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_invariants import RULESETS, Run
+from test_store import tamper as tamper_store
 
 from skirmish.cli.main import run_cli
 from skirmish.eventlog.commands import command_decoder
+from skirmish.eventlog.store import Store
 from skirmish.projections.audit import amend, diff
 from skirmish.projections.rulesets.ap_countdown import ApCountdown
 
@@ -188,16 +190,11 @@ def test_why_refuses_an_unknown_figure_or_combatant(cli: Cli, bridge: Callable[[
 
 def tamper(db: str, *statements: str) -> None:
     """What anyone with the sqlite3 shell can do: drop the guards, edit, commit."""
-    raw = sqlite3.connect(db)
+    store = Store(db)
     try:
-        for table in TABLES:
-            raw.execute(f"DROP TRIGGER {table}_refuse_update")
-            raw.execute(f"DROP TRIGGER {table}_refuse_delete")
-        for sql in statements:
-            raw.execute(sql)
-        raw.commit()
+        tamper_store(store, *statements)
     finally:
-        raw.close()
+        store.close()
 
 
 def test_verify_an_intact_log_prints_its_digest(cli: Cli, bridge: Callable[[Cli], None]) -> None:
