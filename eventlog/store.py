@@ -439,6 +439,14 @@ class Store:
         )
         return (EventRow(*r) for r in rows)
 
+    def events_of_kind(self, encounter_id: int, kind: str) -> list[EventRow]:
+        """The encounter's events of one kind (its notes, say), in order."""
+        rows = self.conn.execute(
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE encounter_id = ? AND kind = ? ORDER BY id",
+            (encounter_id, kind),
+        )
+        return [EventRow(*r) for r in rows]
+
     def commands(self, encounter_id: int) -> dict[int, CommandRow]:
         rows = self.conn.execute(
             "SELECT id, branch, text, body, recorded_at, hash FROM commands WHERE encounter_id = ?",
