@@ -106,8 +106,7 @@ def notes_shown(enc: Encounter, event_ids: Sequence[int] | None = None) -> dict[
     are shown; an undone note (on no branch's history) was taken back and is not.
     """
     wanted = set(event_ids) if event_ids is not None else None
-    kind = tag_of(NoteAdded)
-    rows = [row for row in enc.store.all_events(enc.row.id) if row.kind == kind]
+    rows = enc.store.events_of_kind(enc.row.id, tag_of(NoteAdded))
     if not rows:
         return {}
     on = enc.reachable()
