@@ -150,7 +150,8 @@ def why(enc: Encounter, who: str, figure: str | None = None) -> dict[str, Any]:
     causes: dict[int, list[Recorded]] = {}  # event id -> the events that caused it
     origin: dict[str, Recorded] = {}  # effect kind -> the event where it appeared
     siblings: dict[int, list[Recorded]] = {}  # command id -> its events so far
-    texts = {cid: row.text for cid, row in enc.store.commands(enc.row.id).items()}
+    commands = enc.store.commands(enc.row.id)
+    texts = {cid: row.text for cid, row in commands.items()}
     for rec, _, after in enc.replay(head.event_id):
         siblings.setdefault(rec.command_id, []).append(rec)
         row = _row(enc.ruleset.view(after), name)
@@ -159,13 +160,13 @@ def why(enc: Encounter, who: str, figure: str | None = None) -> dict[str, Any]:
         if before is None:
             start = before = row
             continue
-        linked = _mentions(rec, _kinds(before))
-        for key, value in row.items():
-            if key in IDENTITY or before.get(key) == value:
-                continue
-            changes.setdefault(key, []).append((rec, before.get(key), value))
+        changed = [k for k, v in row.items() if k not in IDENTITY and before.get(k) != v]
+        for key in changed:
+            changes.setdefault(key, []).append((rec, before.get(key), row[key]))
+        if changed:
+            linked = _mentions(rec, _kinds(before))
             causes[rec.id] = [origin[k] for k in sorted(linked) if k in origin] or _decided_with(
-                rec, siblings.get(rec.command_id, []), name, texts
+                rec, siblings[rec.command_id], name, texts
             )
         for kind in _kinds(row) - _kinds(before):
             origin[kind] = rec
@@ -178,7 +179,6 @@ def why(enc: Encounter, who: str, figure: str | None = None) -> dict[str, Any]:
         wanted = [figure]
     else:
         wanted = [k for k in figures if before[k] != start[k]]
-    commands = enc.store.commands(enc.row.id)
     out: list[dict[str, Any]] = []
     for key in wanted:
         chain: dict[int, dict[str, Any]] = {}
