@@ -345,7 +345,11 @@ def amend(enc: Encounter, event_id: int, command: Command, text: str, branch: st
             todo = command_decoder.decode(row.body)
         steps.append(step)
         try:
-            todo = _renumber(todo, renumbered, {r.id for g in groups[k:] for r in g})
+            moved = _renumber(todo, renumbered, {r.id for g in groups[k:] for r in g})
+            if moved is not todo and isinstance(moved, AddNote):
+                # The command line as it would be typed now, about the new event.
+                step.text = shlex.join([str(type(moved).__struct_config__.tag), str(moved.event), moved.text])
+                todo = moved
             # A command the branch holds only in part (it was forked inside the command)
             # is held in the same part again.
             keep = len(group) if i and len(group) < sizes[group[0].command_id] else None

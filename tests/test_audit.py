@@ -374,7 +374,8 @@ def test_amend_uses_the_tools_dice_again(cli: Cli) -> None:
 def test_amend_carries_a_note_to_the_event_decided_again(cli: Cli, bridge: Callable[[Cli], None]) -> None:
     bridge(cli)
     cli.ok("note", "20", "disputed: 12 or 8?")
-    cli.ok("amend", "20", "--branch", "eight", "--", "resolve", "Hauser", "--hits", "8")
+    out = cli.ok("amend", "20", "--branch", "eight", "--", "resolve", "Hauser", "--hits", "8")
+    assert "  #84 -> #145 `note 87 'disputed: 12 or 8?'`\n" in out
     cli.ok("switch", "eight")
     damage = next(json.loads(line) for line in cli.ok("log", "--json").splitlines()
                   if json.loads(line)["kind"] == "ap.damage-taken" and json.loads(line)["who"] == "Orc")
