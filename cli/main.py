@@ -452,6 +452,7 @@ def _print_notes(notes: Sequence[Any]) -> None:
 @command()
 def verify(
     expect: Annotated[str | None, typer.Option(help="A digest noted down earlier: fail if the log differs.")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Recompute the hash chain of the current encounter; print its digest if intact."""
     enc = ctx().encounter()
@@ -461,6 +462,9 @@ def verify(
             f"the log is intact but its digest is {digest}, not {expect.strip()}: "
             "events were added or removed since that digest was noted"
         )
+    if as_json:
+        _json({"encounter": enc.row.name, "intact": True, "digest": digest})
+        return
     typer.echo(f"intact: {enc.row.name!r}, digest {digest}")
 
 

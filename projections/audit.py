@@ -18,7 +18,7 @@ from collections import Counter
 import msgspec
 
 from skirmish.eventlog.commands import AddNote, AnyCommand, Command, command_decoder
-from skirmish.eventlog.errors import BadInput, SkirmishError, UnknownEvent
+from skirmish.eventlog.errors import BadInput, HeadMoved, SkirmishError, StoreError, TamperedLog, UnknownEvent
 from skirmish.eventlog.events import Derivation, EncounterStarted, NoteAdded, Roll, tag_of
 from skirmish.projections.engine import Encounter, Recorded
 from skirmish.projections.ruleset import find_name, suggest
@@ -354,6 +354,8 @@ def amend(enc: Encounter, event_id: int, command: Command, text: str, branch: st
             # is held in the same part again.
             keep = len(group) if i and len(group) < sizes[group[0].command_id] else None
             step.new = enc.execute(todo, step.text, branch=name, dice_from=group[0].parent, keep=keep)
+        except (HeadMoved, StoreError, TamperedLog):
+            raise  # not the command's fault: the store's, and the amend stops where it is
         except SkirmishError as exc:
             step.skipped = str(exc)
             continue

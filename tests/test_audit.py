@@ -20,6 +20,7 @@ from test_store import tamper as tamper_store
 
 from skirmish.cli.main import run_cli
 from skirmish.eventlog.commands import command_decoder
+from skirmish.eventlog.errors import HeadMoved
 from skirmish.eventlog.store import Store
 from skirmish.projections.audit import amend, diff
 from skirmish.projections.rulesets.ap_countdown import ApCountdown
@@ -203,6 +204,7 @@ def test_verify_an_intact_log_prints_its_digest(cli: Cli, bridge: Callable[[Cli]
     digest = out.split()[-1]
     assert out == f"intact: 'Bridge ambush', digest {digest}\n" and len(digest) == 64
     cli.ok("verify", "--expect", digest)
+    assert as_json(cli, "verify") == {"encounter": "Bridge ambush", "intact": True, "digest": digest}
 
 
 def test_verify_names_the_event_whose_body_was_changed(cli: Cli, bridge: Callable[[Cli], None]) -> None:
@@ -466,3 +468,24 @@ def test_amending_a_command_with_itself_changes_no_figure(ruleset_id: str, data:
         assert enc.store.verify(enc.row.id)
     finally:
         run.close()
+
+
+def test_amend_stops_on_another_writer_rather_than_skipping(
+    cli: Cli, bridge: Callable[[Cli], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A moved head is the store's news, not a conflict of the command: it is not "skipped"."""
+    bridge(cli)
+    real = Store.append
+    calls = []
+
+    def append_then_interfere(self: Store, *args: Any) -> list[int]:
+        calls.append(1)
+        if len(calls) == 3:
+            raise HeadMoved("branch 'eight' moved (another writer)")
+        return real(self, *args)
+
+    monkeypatch.setattr(Store, "append", append_then_interfere)
+    assert cli.fails("amend", "20", "--branch", "eight", "--", "damage", "Orc", "8") == (
+        "Error: branch 'eight' moved (another writer)"
+    )
+    assert cli.code == 3
