@@ -41,6 +41,8 @@ class Context:
         self._store: Store | None = None
 
     def store(self, *, create: bool = False) -> Store:
+        if _capture:
+            raise BadInput("only a command that decides events can stand in for one (add, round, declare, ...)")
         if self._store is None:
             self._store = Store(self.db, create=create)
         return self._store
@@ -57,6 +59,7 @@ class Context:
 _current = Context(DEFAULT_DB)
 _command_text: list[str] = []
 _error_prefix: list[str] = [""]  # "script:line: " while `run` plays a script
+_capture: list[list[c.Command]] = []  # set by parse_command: commands are parsed, not run
 
 
 def ctx() -> Context:
@@ -125,6 +128,9 @@ def _print_events(enc: Encounter, recorded: Sequence[Recorded]) -> None:
 
 
 def _execute(cmd: c.Command) -> None:
+    if _capture:
+        _capture[-1].append(cmd)
+        return
     enc = ctx().encounter()
     _print_events(enc, enc.execute(cmd, ctx().text or cmd.__struct_config__.tag or ""))
 
@@ -389,20 +395,27 @@ def log(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per event.")] = False,
 ) -> None:
     """The events of the current branch (or of the whole tree)."""
+    from skirmish.projections.audit import notes_shown
+
     enc = ctx().encounter()
     current = enc.branch
-    for rec, branches_ in enc.log(all_):
+    listed = enc.log(all_)
+    notes = notes_shown(enc, [rec.id for rec, _ in listed])
+    for rec, branches_ in listed:
         if as_json:
             line = rec.to_json()
             if all_:
                 line["branches"] = branches_
                 line["undone"] = not branches_
+            if rec.id in notes:
+                line["notes"] = [{"id": n.id, "text": n.text} for n in notes[rec.id]]
             typer.echo(json.dumps(line, ensure_ascii=False))
             continue
         mark = ""
         if all_:
             mark = "  (undone)" if not branches_ else ("" if current in branches_ else f"  ({', '.join(branches_)})")
         typer.echo(f"#{rec.id:<5} {enc.describe(rec)}{mark}")
+        _print_notes(notes.get(rec.id, []))
     if all_ and not as_json:
         typer.echo("head moves:")
         for m in enc.store.head_moves(enc.row.id):
@@ -417,8 +430,10 @@ def replay(
 ) -> None:
     """Narrate the fight step by step: round, moment, who did what, what changed."""
     from skirmish.cli.progress import progress
+    from skirmish.projections.audit import notes_shown
 
     enc = ctx().encounter()
+    notes = notes_shown(enc)
     held: list[str] = []
     with progress("replay", lambda: len(enc.store.path(to if to is not None else enc.head().event_id))) as bar:
         # While a bar is drawn the narration waits for it to be wiped; otherwise it streams.
@@ -431,14 +446,22 @@ def replay(
             if before is not None:
                 for change in view_changes(enc.ruleset.view(before), view):
                     say(f"         {change}")
+            for n in notes.get(rec.id, []):
+                say(f"         note #{n.id}: {n.text}")
             bar.advance(1)
     for line in held:
         typer.echo(line)
 
 
+def _print_notes(notes: Sequence[Any]) -> None:
+    for n in notes:
+        typer.echo(f"         note #{n.id}: {n.text}")
+
+
 @command()
 def verify(
     expect: Annotated[str | None, typer.Option(help="A digest noted down earlier: fail if the log differs.")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Recompute the hash chain of the current encounter; print its digest if intact."""
     enc = ctx().encounter()
@@ -448,6 +471,9 @@ def verify(
             f"the log is intact but its digest is {digest}, not {expect.strip()}: "
             "events were added or removed since that digest was noted"
         )
+    if as_json:
+        _json({"encounter": enc.row.name, "intact": True, "digest": digest})
+        return
     typer.echo(f"intact: {enc.row.name!r}, digest {digest}")
 
 
@@ -485,6 +511,33 @@ def run(script: Annotated[Path, typer.Argument(help="A file of skirmish commands
             raise typer.Exit(code)
     global _current
     _current = Context(db)
+
+
+def parse_command(words: Sequence[str]) -> c.Command:
+    """The Command a skirmish command line stands for, parsed exactly as `skirmish` parses
+    it, without running it (for `amend`). Parser errors are BadInput."""
+    global _current
+    if not words or words[0] in ("run", "skirmish"):
+        raise BadInput("give the new command as skirmish takes it, e.g. `-- damage Orc 6`")
+    saved = _current
+    _capture.append([])
+    try:
+        code = typer.main.get_command(app).main(
+            args=["--db", saved.db, *words], prog_name="skirmish", standalone_mode=False
+        )
+    except Exception as exc:
+        message = getattr(exc, "format_message", None)
+        if message is None:
+            raise
+        raise BadInput(f"the new command: {message()}") from None
+    finally:
+        captured = _capture.pop()
+        _current = saved
+    if isinstance(code, int) and code != 0:
+        raise typer.Exit(code)  # the command's own error line is out already
+    if len(captured) != 1:
+        raise BadInput(f"`{words[0]}` decides no events: it cannot stand in for a command")
+    return captured[0]
 
 
 # --- the entry point -------------------------------------------------------------------------
@@ -545,4 +598,5 @@ def main() -> None:
     sys.exit(run_cli(sys.argv[1:]))
 
 
+from skirmish.cli import audit as _audit  # noqa: E402,F401  (registers explain, why, diff, amend)
 from skirmish.cli import reports as _reports  # noqa: E402,F401  (registers export and import)

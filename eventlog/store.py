@@ -553,6 +553,14 @@ class Store:
         )
         return (EventRow(*r) for r in rows)
 
+    def events_of_kind(self, encounter_id: int, kind: str) -> list[EventRow]:
+        """The encounter's events of one kind (its notes, say), in order."""
+        rows = self.conn.execute(
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE encounter_id = ? AND kind = ? ORDER BY id",
+            (encounter_id, kind),
+        )
+        return [EventRow(*r) for r in rows]
+
     def commands(self, encounter_id: int) -> dict[int, CommandRow]:
         rows = self.conn.execute(
             "SELECT id, branch, text, body, recorded_at, hash FROM commands WHERE encounter_id = ?",
@@ -813,53 +821,72 @@ class Store:
     def verify(self, encounter_id: int) -> str:
         """Recompute every hash of the encounter; return a digest of the whole log.
 
-        Raises TamperedLog naming the first row whose stored hash or links do not match.
+        Raises TamperedLog naming the first event (in the order events were recorded)
+        that was altered, removed or re-ordered, or the first other row that does not
+        match its hash: every row is checked, and the earliest fault is the one named.
         """
-        cmds = {c.id: c for c in self.commands(encounter_id).values()}
+        faults: list[tuple[float, str]] = []  # (position in the event order, message)
+
+        def fault(at: float, message: str) -> None:
+            faults.append((at, message))
+
+        cmds = self.commands(encounter_id)
+        events = list(self.all_events(encounter_id))
+        present = {e.id: e for e in events}
+        first_of: dict[int, int] = {}
+        for e in events:
+            first_of.setdefault(e.command_id, e.id)
+        moves = self.head_moves(encounter_id)
+        for m in moves:
+            first_of.setdefault(m.command_id, m.to_event)
         for c in cmds.values():
             if command_hash(encounter_id, c) != c.hash:
-                raise TamperedLog(f"command {c.id} ({c.text!r}) was altered after it was recorded")
+                fault(first_of.get(c.id, 0), f"command {c.id} ({c.text!r}) was altered after it was recorded")
         enc = self.conn.execute(
             "SELECT name, ruleset FROM encounters WHERE id = ?", (encounter_id,)
         ).fetchone()
         hashes: dict[int, str] = {}
         by_command: dict[int, list[EventRow]] = {}
-        last_id = 0
-        for e in self.all_events(encounter_id):
+        for e in events:
             if e.parent_id is None:
                 # The encounter's row is not chained: its first event is, and must agree.
                 first = json.loads(e.body)
                 if [first.get("name"), first.get("ruleset")] != list(enc):
-                    raise TamperedLog(
-                        f"the encounters row ({enc[0]!r}, {enc[1]}) does not match its first event {e.id}"
-                    )
-            if e.id <= last_id:
-                raise TamperedLog(f"event {e.id} is out of order")
-            last_id = e.id
-            if e.parent_id is not None and e.parent_id not in hashes:
-                raise TamperedLog(f"event {e.id} follows event {e.parent_id}, which is missing or later")
+                    fault(e.id, f"the encounters row ({enc[0]!r}, {enc[1]}) does not match its first event {e.id}")
+            elif e.parent_id not in present:
+                fault(e.parent_id, f"event {e.parent_id} was removed: event {e.id} follows it")
+            elif e.parent_id >= e.id:
+                fault(e.id, f"event {e.id} ({e.kind}) was re-ordered: it follows event {e.parent_id}, "
+                           "which is not recorded before it")
+            by_command.setdefault(e.command_id, []).append(e)
             cmd = cmds.get(e.command_id)
             if cmd is None:
-                raise TamperedLog(f"event {e.id} names command {e.command_id}, which is missing")
-            parent_hash = hashes[e.parent_id] if e.parent_id is not None else None
+                fault(e.id, f"event {e.id} names command {e.command_id}, which is missing")
+                continue
+            parent_hash = present[e.parent_id].hash if e.parent_id in present else None
             if event_hash(encounter_id, e, parent_hash, cmd.hash) != e.hash:
-                raise TamperedLog(f"event {e.id} ({e.kind}) was altered after it was recorded")
+                fault(e.id, f"event {e.id} ({e.kind}) was altered or re-ordered after it was recorded")
             hashes[e.id] = e.hash
-            by_command.setdefault(e.command_id, []).append(e)
         previous: str | None = None
         digest = hashlib.sha256()
         moved: set[int] = set()
-        for m in self.head_moves(encounter_id):
+        for m in moves:
             moved.add(m.command_id)
             cmd = cmds.get(m.command_id)
-            to_hash = hashes.get(m.to_event)
-            if cmd is None or to_hash is None:
-                raise TamperedLog(f"head move {m.id} points at a missing event or command")
-            if move_hash(encounter_id, m, previous, cmd.hash, to_hash) != m.hash:
-                raise TamperedLog(f"head move {m.id} ({m.reason} on {m.branch}) was altered, removed or re-ordered")
+            for end in (m.from_event, m.to_event):
+                if end is not None and end not in present:
+                    fault(end, f"event {end} was removed: head move {m.id} ({m.reason} on {m.branch}) "
+                               "points at a missing event")
+            if cmd is None:
+                fault(m.to_event, f"head move {m.id} ({m.reason} on {m.branch}) points at a missing command")
+            elif m.to_event in present and move_hash(
+                encounter_id, m, previous, cmd.hash, present[m.to_event].hash
+            ) != m.hash:
+                fault(m.to_event + 0.5, f"head move {m.id} ({m.reason} on {m.branch}) was altered, removed or "
+                                       f"re-ordered: it moves the head to event {m.to_event}")
             previous = m.hash
             digest.update(m.hash.encode())
-            if m.reason in ("append", "start"):
+            if m.reason in ("append", "start") and cmd is not None:
                 # A command's events are exactly one chain from where the head was to
                 # where it moved: an event slipped in beside them, reusing the command's
                 # hash, breaks this.
@@ -867,18 +894,18 @@ class Store:
                 links = [e.parent_id for e in chain]
                 ids = [m.from_event, *(e.id for e in chain[:-1])]
                 if not chain or links != ids or chain[-1].id != m.to_event:
-                    raise TamperedLog(
-                        f"the events of command {m.command_id} ({cmd.text!r}) are not the chain "
-                        f"from #{m.from_event} to #{m.to_event}: one was added, removed or moved"
-                    )
-        if by_command:
-            command_id, chain = next(iter(by_command.items()))
-            raise TamperedLog(f"event {chain[0].id} was never appended by a head move (command {command_id})")
+                    odd = next((e.id for e, want in zip(chain, ids, strict=False) if e.parent_id != want), m.to_event)
+                    fault(odd, f"the events of command {m.command_id} ({cmd.text!r}) are not the chain "
+                               f"from #{m.from_event} to #{m.to_event}: one was added, removed or moved")
+        for command_id, chain in by_command.items():
+            fault(chain[0].id, f"event {chain[0].id} was never appended by a head move (command {command_id})")
         # Every command moves a head; the chain's last move has no successor to break, so
         # its removal shows only as a command left without one.
         for c in cmds.values():
             if c.id not in moved:
-                raise TamperedLog(f"command {c.id} ({c.text!r}) has no head move: one was removed")
+                fault(first_of.get(c.id, float("inf")), f"command {c.id} ({c.text!r}) has no head move: one was removed")
+        if faults:
+            raise TamperedLog(min(faults, key=lambda f: f[0])[1])
         # Leaves no head move points at (never happens by append) would escape the move chain.
         for event_id, h in hashes.items():
             digest.update(f"{event_id}:{h}".encode())

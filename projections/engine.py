@@ -17,7 +17,15 @@ import msgspec
 
 from skirmish.eventlog.commands import AddNote, Command, MoveHead, command_encoder
 from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent
-from skirmish.eventlog.events import CORE_EVENTS, Codec, CombatantAdded, EncounterStarted, Event, NoteAdded, tag_of
+from skirmish.eventlog.events import (
+    CORE_EVENTS,
+    Codec,
+    CombatantAdded,
+    EncounterStarted,
+    Event,
+    NoteAdded,
+    tag_of,
+)
 from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Store
 from skirmish.projections.ruleset import (
     Dice,
@@ -192,11 +200,31 @@ class Encounter:
 
     # --- writing -------------------------------------------------------------------------
 
-    def execute(self, command: Command, text: str) -> list[Recorded]:
-        """Decide ``command`` on the current branch's head and append what it produced."""
+    def execute(
+        self,
+        command: Command,
+        text: str,
+        branch: str | None = None,
+        dice_from: int | None = None,
+        keep: int | None = None,
+    ) -> list[Recorded]:
+        """Decide ``command`` on the head of ``branch`` (default: the current one) and append
+        what it produced. Deciding an earlier command again (amending the past):
+        ``dice_from`` is the event it was first decided on, so the tool rolls the same dice;
+        ``keep`` appends only the first so many events (a branch forked inside a command
+        holds only those)."""
+        head = self.head(branch)
+        events = self.decide(command, head.event_id, dice_from)[:keep]
+        new = [NewEvent(tag_of(type(e)), type(e).version, self.codec.encode(e)) for e in events]
+        ids = self.store.append(self.row.id, head, text, command_encoder.encode(command), new)
+        parents = [head.event_id, *ids[:-1]]
+        return [Recorded(i, p, 0, e, "") for i, p, e in zip(ids, parents, events, strict=True)]
+
+    def decide(self, command: Command, at: int, dice_from: int | None = None) -> list[Event]:
+        """The events ``command`` produces when decided at event ``at``; nothing is written.
+        The tool's dice are seeded from ``dice_from`` (default: ``at``)."""
         check_numbers(command)
-        head = self.head()
-        path = self.path(head.event_id, checked=True)
+        path = self.path(at, checked=True)
         state = self.fold(path)
         if isinstance(command, AddNote):
             self.store.event(self.row.id, command.event)
@@ -209,7 +237,8 @@ class Encounter:
             check_details(self.ruleset, command)
             # Seeded by the event decided on: the same script rolls the same dice, and two
             # what-if branches from one moment share their next rolls.
-            dice = Dice(started.seed, str(head.event_id), getattr(command, "rolls", None))
+            place = at if dice_from is None else dice_from
+            dice = Dice(started.seed, str(place), getattr(command, "rolls", None))
             events = self.ruleset.decide(state, command, dice)
             if not events:
                 raise RuleViolation("that command changes nothing")
@@ -219,10 +248,7 @@ class Encounter:
         # Every stored event must fold: evolve runs once here, before anything is written.
         for event in events:
             state = self.ruleset.evolve(state, event)
-        new = [NewEvent(tag_of(type(e)), type(e).version, self.codec.encode(e)) for e in events]
-        ids = self.store.append(self.row.id, head, text, command_encoder.encode(command), new)
-        parents = [head.event_id, *ids[:-1]]
-        return [Recorded(i, p, 0, e, "") for i, p, e in zip(ids, parents, events, strict=True)]
+        return events
 
     def undo(self, steps: int, text: str) -> list[int]:
         """Move the branch's head back over ``steps`` commands; their events stay in the tree."""

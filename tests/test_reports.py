@@ -151,9 +151,9 @@ def tampered(cli: Cli, change: str) -> Path:
 
 
 @pytest.mark.parametrize(("change", "error"), [
-    ("body", "Error: {path} does not verify: event 20 (ap.damage-taken) was altered after it was recorded"),
-    ("leaf", "Error: {path} does not verify: head move 25 points at a missing event or command"),
-    ("swap", "Error: {path} does not verify: event 11 (ap.clock-advanced) was altered after it was recorded"),
+    ("body", "Error: {path} does not verify: event 20 (ap.damage-taken) was altered or re-ordered after it was recorded"),
+    ("leaf", "Error: {path} does not verify: event 29 was removed: head move 25 (append on main) points at a missing event"),
+    ("swap", "Error: {path} does not verify: event 11 (ap.clock-advanced) was altered or re-ordered after it was recorded"),
 ])
 def test_import_refuses_a_file_whose_chain_does_not_verify(ambush: Cli, change: str, error: str) -> None:
     path = tampered(ambush, change)
@@ -199,7 +199,7 @@ def test_export_refuses_a_log_that_does_not_verify(ambush: Cli) -> None:
     conn.commit()
     conn.close()
     out = Path(ambush.db).with_name("x.jsonl")
-    assert ambush.fails("export", "--out", str(out)) == "Error: event 20 (ap.damage-taken) was altered after it was recorded"
+    assert ambush.fails("export", "--out", str(out)) == "Error: event 20 (ap.damage-taken) was altered or re-ordered after it was recorded"
     assert not out.exists() and not list(out.parent.glob(".x.jsonl*"))
 
 

@@ -1,0 +1,149 @@
+"""The `skirmish` commands that settle disputes: explain, why, diff, amend (verify is in main)."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Annotated, Any
+
+import typer
+
+from skirmish.cli.main import _json, command, ctx, parse_command
+from skirmish.projections.render import _cell
+
+# skirmish.projections.audit is imported by each command that needs it: a command at the
+# table does not pay for it.
+
+
+@command()
+def explain(
+    event: Annotated[int, typer.Argument(help="The event whose numbers to explain (see `skirmish log`).")],
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Every number of an event with its derivation: dice faces, modifiers, formula, rule."""
+    from skirmish.projections import audit
+
+    data = audit.explain(ctx().encounter(), event)
+    if as_json:
+        _json(data)
+        return
+    typer.echo(f"#{data['event']} {data['description']}")
+    typer.echo(f"  command: {data['command']}  (branch {data['branch']}, {data['recorded_at'][:19]})")
+    options = ", ".join(f"{k}={v}" for k, v in data["options"].items()) or "none"
+    typer.echo(f"  ruleset: {data['ruleset']} ({data['rules_file']}), options: {options}")
+    derived = [n for n in data["numbers"] if not n.get("recorded")]
+    recorded = [n for n in data["numbers"] if n.get("recorded")]
+    for n in derived:
+        formula = f" = {n['formula']}" if n.get("formula") else ""
+        typer.echo(f"  {n['figure']}: {n['value']}{formula}")
+        if n.get("terms"):
+            typer.echo("      " + ", ".join(f"{t['name']} {t['value']:+d}" for t in n["terms"]))
+        if n.get("roll"):
+            r = n["roll"]
+            who = "the GM's dice" if r["source"] == "gm" else "rolled by skirmish"
+            typer.echo(f"      dice: {r['dice']} = {' + '.join(map(str, r['faces']))} = {r['total']} ({who})")
+        if n.get("rule"):
+            typer.echo(f"      rule: {n['rule']}")
+    if recorded:
+        rules = {n["rule"] for n in recorded if n["rule"]}
+        tail = f" ({', '.join(sorted(rules))})" if rules else " (no derivation recorded)"
+        typer.echo("  as recorded: " + ", ".join(f"{n['figure']} {n['value']}" for n in recorded) + tail)
+    if not data["numbers"]:
+        typer.echo("  no numbers: nothing was computed")
+    for note in data["notes"]:
+        typer.echo(f"  note #{note['id']}: {note['text']}")
+
+
+@command()
+def why(
+    who: Annotated[str, typer.Argument(help="The combatant.")],
+    figure: Annotated[str | None, typer.Argument(help="A figure of `skirmish state --json` (default: every changed one).")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """The events that made a combatant's figure what it is, from the cause through every tick."""
+    from skirmish.projections import audit
+
+    data = audit.why(ctx().encounter(), who, figure)
+    if as_json:
+        _json(data)
+        return
+    if not data["figures"]:
+        typer.echo(f"{data['who']}: every figure is at its starting value (branch {data['branch']}, at #{data['at']})")
+    for f in data["figures"]:
+        name = f["figure"].replace("_", " ")
+        typer.echo(f"{data['who']} {name}: {_cell(f['start'])} at the start, now {_cell(f['now'])} "
+                   f"(branch {data['branch']}, at #{data['at']})")
+        for link in f["chain"]:
+            change = f"   {_cell(link['before'])} -> {_cell(link['after'])}" if link["role"] == "change" else "   (cause)"
+            typer.echo(f"  #{link['id']:<5} {link['description']}{change}")
+            typer.echo(f"         by `{link['command']}`")
+
+
+@command()
+def diff(
+    a: Annotated[str, typer.Argument(help="A branch name or an event id.")],
+    b: Annotated[str, typer.Argument(help="A branch name or an event id.")],
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """What differs between two branches or events, figure by figure, and where they split."""
+    from skirmish.projections import audit
+
+    data = audit.diff(ctx().encounter(), a, b)
+    if as_json:
+        _json(data)
+        return
+    ea, eb = data["a"], data["b"]
+    typer.echo(f"{ea['name']} (#{ea['at']}) and {eb['name']} (#{eb['at']}) split after "
+               f"#{data['split']['id']} {data['split']['description']}")
+    for side, key in ((ea, "only_a"), (eb, "only_b")):
+        only = data[key]
+        span = f": #{only[0]['id']} .. #{only[-1]['id']}" if only else ""
+        typer.echo(f"  {len(only)} event(s) only on {side['name']}{span}")
+    for s in data["scene"]:
+        typer.echo(f"{s['figure']}: {_short(s['a'])} | {_short(s['b'])}")
+    for c in data["combatants"]:
+        if "only_in" in c:
+            typer.echo(f"{c['name']}: only on {c['only_in']}")
+            continue
+        typer.echo(f"{c['name']}:")
+        for f in c["figures"]:
+            typer.echo(f"  {f['figure'].replace('_', ' ')}: {_cell(f['a'])} | {_cell(f['b'])}")
+    if not data["scene"] and not data["combatants"]:
+        typer.echo("no figure differs")
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_cell(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return "; ".join(_short(v) for v in value) or "-"
+    return _cell(value)
+
+
+@command()
+def amend(
+    event: Annotated[int, typer.Argument(help="An event of the current branch; its command is replaced.")],
+    new_command: Annotated[list[str], typer.Argument(metavar="-- NEW COMMAND", help="The command that should have been typed.")],
+    branch: Annotated[str | None, typer.Option(help="Name of the new branch (default: amend-EVENT).")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Fix the past: replace the command behind EVENT and decide every later one again, on a new branch."""
+    from skirmish.projections import audit
+
+    replacement = parse_command(new_command)
+    enc = ctx().encounter()
+    done = audit.amend(enc, event, replacement, shlex.join(new_command), branch, ctx().text)
+    if as_json:
+        _json(done.to_json())
+        return
+    typer.echo(f"Branch {done.branch!r} starts at #{done.at}; {done.original!r} stays as it was")
+    for step in done.steps:
+        old = f"#{step.old[0]}" + (f"..#{step.old[-1]}" if len(step.old) > 1 else "")
+        if step.skipped is not None:
+            typer.echo(f"  skipped {old} `{step.text}`: {step.skipped}")
+            continue
+        new = f"#{step.new[0].id}" + (f"..#{step.new[-1].id}" if len(step.new) > 1 else "")
+        typer.echo(f"  {old} -> {new} `{step.text}`")
+    skipped = sum(s.skipped is not None for s in done.steps)
+    typer.echo(f"{len(done.steps) - skipped} command(s) decided again, {skipped} skipped: "
+               f"`skirmish diff {shlex.quote(done.original)} {shlex.quote(done.branch)}` shows what changed, "
+               f"`skirmish switch {shlex.quote(done.branch)}` plays on")

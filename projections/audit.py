@@ -1,0 +1,382 @@
+"""Settling disputes: explain an event's numbers, why a figure is what it is, diff, amend the past.
+
+Everything here works on the events as stored and on the ruleset's ``view``, never on
+a ruleset's internals: an explanation shows the Derivations recorded when the event was
+decided (no recomputation), ``why`` and ``diff`` compare views, and ``amend`` decides the
+branch's later commands again, as they were recorded, on a new branch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import shlex
+from collections import Counter
+
+import msgspec
+
+from skirmish.eventlog.commands import AddNote, AnyCommand, Command, command_decoder
+from skirmish.eventlog.errors import BadInput, HeadMoved, SkirmishError, StoreError, TamperedLog, UnknownEvent
+from skirmish.eventlog.events import Derivation, EncounterStarted, NoteAdded, Roll, tag_of
+from skirmish.projections.engine import Encounter, Recorded
+from skirmish.projections.ruleset import find_name, suggest
+
+# Keys of a combatant's row in ``view`` that name it rather than measure it.
+IDENTITY = ("name", "side")
+
+
+# --- explain ---------------------------------------------------------------------------------
+
+
+def numbers(value: Any, where: str = "") -> Iterator[tuple[str, Any]]:
+    """Every number an event holds, with where it sits: Derivations and Rolls whole, plain
+    numbers as they are. Items of a list are labelled by their ``who`` or ``name``."""
+    if isinstance(value, (Derivation, Roll)):
+        yield where, value
+    elif isinstance(value, msgspec.Struct):
+        for name in value.__struct_fields__:
+            yield from numbers(getattr(value, name), f"{where}.{name}" if where else name)
+    elif isinstance(value, (tuple, list)):
+        for i, item in enumerate(value):
+            label = getattr(item, "who", None) or getattr(item, "name", None)
+            yield from numbers(item, f"{where}[{label if isinstance(label, str) else i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from numbers(item, f"{where}[{key}]")
+    elif isinstance(value, int) and not isinstance(value, bool):
+        yield where, value
+
+
+def _roll_json(roll: Roll) -> dict[str, Any]:
+    return {"dice": roll.dice, "faces": list(roll.faces), "total": roll.total, "source": roll.source}
+
+
+def explain(enc: Encounter, event_id: int) -> dict[str, Any]:
+    """Every number of one event with its derivation as recorded, the command behind it,
+    the options in force and the notes about it."""
+    rec = enc.decode(enc.store.event(enc.row.id, event_id))
+    path = enc.path(event_id, checked=True)
+    started = path[0].event
+    assert isinstance(started, EncounterStarted)
+    command = enc.store.command(rec.command_id)
+    # A plain number an event holds beside a ``rule`` of its own is governed by that rule.
+    own_rule = getattr(rec.event, "rule", "")
+    entries: list[dict[str, Any]] = []
+    for where, value in numbers(rec.event):
+        if isinstance(value, Derivation):
+            entries.append({
+                "figure": where, "value": value.value, "formula": value.formula,
+                "terms": [{"name": t.name, "value": t.value} for t in value.terms],
+                "roll": _roll_json(value.roll) if value.roll is not None else None,
+                "rule": value.rule,
+            })
+        elif isinstance(value, Roll):
+            entries.append({"figure": where, "value": value.total, "roll": _roll_json(value)})
+        else:
+            entries.append({"figure": where, "value": value, "recorded": True,
+                            "rule": own_rule if isinstance(own_rule, str) else ""})
+    return {
+        "event": rec.id,
+        "kind": rec.kind,
+        "description": enc.describe(rec),
+        "command": command.text,
+        "branch": command.branch,
+        "recorded_at": rec.recorded_at,
+        "ruleset": enc.ruleset.id,
+        "rules_file": enc.ruleset.rules_file,
+        "options": dict(started.options),
+        "numbers": entries,
+        "notes": [{"id": n.id, "text": n.text} for n in notes_shown(enc, [rec.id]).get(rec.id, [])],
+    }
+
+
+@dataclass(frozen=True)
+class Note:
+    id: int
+    about: int
+    text: str
+
+
+def notes_shown(enc: Encounter, event_ids: Sequence[int] | None = None) -> dict[int, list[Note]]:
+    """The notes about these events (default: every event), keyed by the event they annotate.
+
+    A note annotates what happened wherever the GM wrote it, so notes from every branch
+    are shown; an undone note (on no branch's history) was taken back and is not.
+    """
+    wanted = set(event_ids) if event_ids is not None else None
+    rows = enc.store.events_of_kind(enc.row.id, tag_of(NoteAdded))
+    if not rows:
+        return {}
+    on = enc.reachable()
+    by: dict[int, list[Note]] = {}
+    for row in rows:
+        note = enc.decode(row).event
+        assert isinstance(note, NoteAdded)
+        if on[row.id] and (wanted is None or note.about in wanted):
+            by.setdefault(note.about, []).append(Note(row.id, note.about, note.text))
+    return by
+
+
+# --- why -------------------------------------------------------------------------------------
+
+
+def _row(view: dict[str, Any], name: str) -> dict[str, Any] | None:
+    return next((c for c in view.get("combatants", []) if c["name"] == name), None)
+
+
+def _kinds(row: dict[str, Any] | None) -> set[str]:
+    effects = row.get("effects") if row else None
+    return {e["kind"] for e in effects if isinstance(e, dict) and "kind" in e} if isinstance(effects, list) else set()
+
+
+def _mentions(rec: Recorded, words: set[str]) -> set[str]:
+    """The effect kinds an event names in one of its text fields (an upkeep tick's effect)."""
+    values = (getattr(rec.event, f) for f in rec.event.__struct_fields__)
+    return {v for v in values if isinstance(v, str) and v in words}
+
+
+def why(enc: Encounter, who: str, figure: str | None = None) -> dict[str, Any]:
+    """The events of the current branch that made WHO's figure what it is now: each event
+    that changed it, and the events that caused those (the resolution that dealt the
+    damage, the effect an upkeep tick ticks). Without a figure: every figure no longer at
+    its starting value."""
+    head = enc.head()
+    name = find_name([c["name"] for c in enc.view()["combatants"]], who)
+    start: dict[str, Any] | None = None
+    before: dict[str, Any] | None = None
+    changes: dict[str, list[tuple[Recorded, Any, Any]]] = {}
+    causes: dict[int, list[Recorded]] = {}  # event id -> the events that caused it
+    origin: dict[str, Recorded] = {}  # effect kind -> the event where it appeared
+    siblings: dict[int, list[Recorded]] = {}  # command id -> its events so far
+    commands = enc.store.commands(enc.row.id)
+    texts = {cid: row.text for cid, row in commands.items()}
+    for rec, _, after in enc.replay(head.event_id):
+        siblings.setdefault(rec.command_id, []).append(rec)
+        row = _row(enc.ruleset.view(after), name)
+        if row is None:
+            continue
+        if before is None:
+            start = before = row
+            continue
+        changed = [k for k, v in row.items() if k not in IDENTITY and before.get(k) != v]
+        for key in changed:
+            changes.setdefault(key, []).append((rec, before.get(key), row[key]))
+        if changed:
+            linked = _mentions(rec, _kinds(before))
+            causes[rec.id] = [origin[k] for k in sorted(linked) if k in origin] or _decided_with(
+                rec, siblings[rec.command_id], name, texts
+            )
+        for kind in _kinds(row) - _kinds(before):
+            origin[kind] = rec
+        before = row
+    assert start is not None and before is not None
+    figures = [k for k in before if k not in IDENTITY]
+    if figure is not None:
+        if figure not in figures:
+            raise BadInput(f"{name} has no figure {figure!r} ({suggest(figure, figures)})")
+        wanted = [figure]
+    else:
+        wanted = [k for k in figures if before[k] != start[k]]
+    out: list[dict[str, Any]] = []
+    for key in wanted:
+        chain: dict[int, dict[str, Any]] = {}
+        for rec, old, new in changes.get(key, []):
+            for cause in causes.get(rec.id, []):
+                chain.setdefault(cause.id, _link(enc, cause, commands, "cause"))
+            chain[rec.id] = {**_link(enc, rec, commands, "change"), "before": old, "after": new}
+        out.append({"figure": key, "start": start[key], "now": before[key],
+                    "chain": [chain[i] for i in sorted(chain)]})
+    return {"who": name, "branch": head.branch, "at": head.event_id, "figures": out}
+
+
+def _decided_with(rec: Recorded, siblings: list[Recorded], name: str, texts: dict[int, str]) -> list[Recorded]:
+    """When a command about someone else changed this combatant (a resolution dealing
+    damage), the cause is the nearest earlier event of that command that names it."""
+    try:
+        words = {w.lower() for w in shlex.split(texts.get(rec.command_id, ""))}
+    except ValueError:
+        words = set()
+    if name.lower() in words:
+        return []
+    for earlier in reversed(siblings[:-1]):
+        if name in _mentions(earlier, {name}):
+            return [earlier]
+    return []
+
+
+def _link(enc: Encounter, rec: Recorded, commands: dict[int, Any], role: str) -> dict[str, Any]:
+    cmd = commands.get(rec.command_id)
+    return {"id": rec.id, "kind": rec.kind, "role": role, "description": enc.describe(rec),
+            "command": cmd.text if cmd else ""}
+
+
+# --- diff ------------------------------------------------------------------------------------
+
+
+def _moment(enc: Encounter, spec: str) -> tuple[str, int]:
+    """A branch name or an event id: the label to show and the event it stands for."""
+    text = spec.strip().lstrip("#")
+    if text.isdigit():
+        return f"#{int(text)}", enc.store.event(enc.row.id, int(text)).id
+    return spec, enc.head(spec).event_id
+
+
+def diff(enc: Encounter, a: str, b: str) -> dict[str, Any]:
+    """What differs between two branches or events, combatant by combatant and figure by
+    figure, and where their histories split (the last event both share)."""
+    (label_a, at_a), (label_b, at_b) = _moment(enc, a), _moment(enc, b)
+    path_a, path_b = enc.path(at_a, checked=True), enc.path(at_b, checked=True)
+    split = path_a[0]
+    for x, y in zip(path_a, path_b, strict=False):
+        if x.id != y.id:
+            break
+        split = x
+    view_a, view_b = enc.ruleset.view(enc.fold(path_a)), enc.ruleset.view(enc.fold(path_b))
+    rows_a = {c["name"]: c for c in view_a.get("combatants", [])}
+    rows_b = {c["name"]: c for c in view_b.get("combatants", [])}
+    combatants = []
+    for name in [*rows_a, *(n for n in rows_b if n not in rows_a)]:
+        ra, rb = rows_a.get(name), rows_b.get(name)
+        if ra is None or rb is None:
+            combatants.append({"name": name, "only_in": label_a if rb is None else label_b, "figures": []})
+            continue
+        figures = [{"figure": k, "a": ra.get(k), "b": rb.get(k)}
+                   for k in dict.fromkeys([*ra, *rb]) if k not in IDENTITY and ra.get(k) != rb.get(k)]
+        if figures:
+            combatants.append({"name": name, "figures": figures})
+    scene = [{"figure": k, "a": view_a.get(k), "b": view_b.get(k)}
+             for k in ("round", "clock", "pending", "environment") if view_a.get(k) != view_b.get(k)]
+
+    def after_split(path: list[Recorded]) -> list[dict[str, Any]]:
+        return [{"id": r.id, "description": enc.describe(r)} for r in path if r.id > split.id]
+
+    return {
+        "a": {"name": label_a, "at": at_a},
+        "b": {"name": label_b, "at": at_b},
+        "split": {"id": split.id, "description": enc.describe(split)},
+        "only_a": after_split(path_a),
+        "only_b": after_split(path_b),
+        "scene": scene,
+        "combatants": combatants,
+    }
+
+
+# --- amend -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Redecided:
+    """One command of the original branch and what deciding it again gave."""
+
+    text: str
+    old: list[int]
+    new: list[Recorded] = field(default_factory=list)
+    skipped: str | None = None  # why it no longer holds, if it was skipped
+
+
+@dataclass
+class Amended:
+    branch: str
+    at: int  # the event the new branch starts from (where the amended command was decided)
+    original: str  # the branch whose history was amended
+    steps: list[Redecided]  # the amended command first, then every later one
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "branch": self.branch, "from": self.original, "at": self.at,
+            "commands": [
+                {"command": s.text, "old": s.old, "new": [r.id for r in s.new], "skipped": s.skipped}
+                for s in self.steps
+            ],
+        }
+
+
+def _commands_on(path: list[Recorded]) -> list[list[Recorded]]:
+    """The path's events grouped by the command that produced them, in order: the commands
+    whose events are on the branch (undone ones are not, redone ones are, once)."""
+    groups: list[list[Recorded]] = []
+    for rec in path:
+        if groups and groups[-1][0].command_id == rec.command_id:
+            groups[-1].append(rec)
+        else:
+            groups.append([rec])
+    return groups
+
+
+def amend(enc: Encounter, event_id: int, command: Command, text: str, branch: str | None, why: str) -> Amended:
+    """Replace the command behind ``event_id`` (on the current branch) with ``command`` and
+    decide every later command of the branch again on top of it, on a new branch.
+
+    A later command that no longer holds is skipped with its reason, like a conflict in a
+    rebase; the original branch keeps every event. Each command rolls the tool's dice it
+    rolled when first decided (they are seeded from where it was decided), so only what
+    the correction changes changes.
+    """
+    enc.store.event(enc.row.id, event_id)
+    head = enc.head()
+    groups = _commands_on(enc.path(head.event_id, checked=True))
+    k = next((i for i, g in enumerate(groups) if any(r.id == event_id for r in g)), None)
+    if k is None:
+        raise UnknownEvent(
+            f"event {event_id} is not in the history of branch {head.branch!r}: "
+            "`skirmish switch` to the branch it is on first"
+        )
+    if k == 0:
+        raise BadInput("the encounter's first event cannot be amended: start a new encounter instead")
+    at = groups[k][0].parent
+    assert at is not None
+    name = branch or _free_name(enc, f"amend-{event_id}")
+    # Decided first, so a replacement that does not hold records nothing at all.
+    enc.decide(command, at)
+    enc.fork(name, at, why)
+    sizes = Counter(row.command_id for row in enc.store.all_events(enc.row.id))
+    renumbered: dict[int, int] = {}
+    steps: list[Redecided] = []
+    for i, group in enumerate(groups[k:]):
+        old = [r.id for r in group]
+        if i == 0:
+            step = Redecided(text, old)
+            todo: Command = command
+        else:
+            row = enc.store.command(group[0].command_id)
+            step = Redecided(row.text, old)
+            todo = command_decoder.decode(row.body)
+        steps.append(step)
+        try:
+            moved = _renumber(todo, renumbered, {r.id for g in groups[k:] for r in g})
+            if moved is not todo and isinstance(moved, AddNote):
+                # The command line as it would be typed now, about the new event.
+                step.text = shlex.join([str(type(moved).__struct_config__.tag), str(moved.event), moved.text])
+                todo = moved
+            # A command the branch holds only in part (it was forked inside the command)
+            # is held in the same part again.
+            keep = len(group) if i and len(group) < sizes[group[0].command_id] else None
+            step.new = enc.execute(todo, step.text, branch=name, dice_from=group[0].parent, keep=keep)
+        except (HeadMoved, StoreError, TamperedLog):
+            raise  # not the command's fault: the store's, and the amend stops where it is
+        except SkirmishError as exc:
+            step.skipped = str(exc)
+            continue
+        renumbered.update(zip(old, (r.id for r in step.new), strict=False))
+    return Amended(name, at, head.branch, steps)
+
+
+def _renumber(command: AnyCommand | Command, renumbered: dict[int, int], replaced: set[int]) -> Command:
+    """A note about an event that was decided again is about its new counterpart."""
+    if not isinstance(command, AddNote) or command.event not in replaced:
+        return command
+    new = renumbered.get(command.event)
+    if new is None:
+        raise UnknownEvent(f"the event it annotates (#{command.event}) was not decided again")
+    return msgspec.structs.replace(command, event=new)
+
+
+def _free_name(enc: Encounter, base: str) -> str:
+    taken = set(enc.store.branches(enc.row.id))
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}-{n}"
+    return name
