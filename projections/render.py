@@ -26,7 +26,11 @@ def _cell(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, list):
-        return _effects(value)
+        if all(isinstance(v, dict) and "kind" in v for v in value):
+            return _effects(value)
+        return ", ".join(_cell(v) for v in value) or "-"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_cell(v)}" for k, v in value.items()) or "-"
     return str(value)
 
 
