@@ -101,6 +101,13 @@ class Ruleset(Protocol[State]):
     @property
     def event_types(self) -> tuple[type[Event], ...]: ...
 
+    @property
+    def state_version(self) -> int:
+        """The version of the state's shape (``initial``'s type, a msgspec-encodable value):
+        raise it whenever that shape or the meaning of a field changes, so states cached
+        (snapshots) by an older version are not read back."""
+        ...
+
     def initial(self, started: EncounterStarted) -> State: ...
 
     def decide(self, state: State, command: Command, dice: Dice) -> list[Event]: ...
