@@ -11,6 +11,11 @@ Every row carries a SHA-256 hash chained to what it follows (an event to its par
 a head move to the encounter's previous head move), so ``verify`` finds any edited,
 removed or re-ordered row.
 
+A fourth table, ``snapshots``, is a cache and nothing more: the folded state after one
+event (a node of the tree, so one snapshot serves every branch through it), per
+projection and projection version. It has no triggers and no hashes, ``verify`` never
+reads it, and deleting any or all of its rows only makes the next read fold further.
+
 The schema is made by named, ordered migrations (sqlite-utils' Migrations). sqlite-utils
 is imported only when a database needs migrating: appends and reads at the table use
 the sqlite3 connection directly, to keep each command's process start short and to
@@ -46,6 +51,7 @@ DEFAULT_DB = "skirmish.db"
 BUSY_TIMEOUT_MS = 10_000
 IMMUTABLE_TABLES = ("encounters", "commands", "events", "head_moves")
 EVENT_COLUMNS = "id, parent_id, command_id, kind, version, body, recorded_at, hash"  # EventRow's fields
+_EVENT_COLUMNS_OF_E = ", ".join("e." + c for c in EVENT_COLUMNS.split(", "))
 
 
 class EncounterRow(NamedTuple):
@@ -93,6 +99,14 @@ class Head(NamedTuple):
     branch: str
     event_id: int
     seq: int
+
+
+class Snapshot(NamedTuple):
+    """A cached state: after event ``event_id``, ``depth`` events below the root."""
+
+    event_id: int
+    depth: int
+    state: bytes
 
 
 class NewEvent(NamedTuple):
@@ -177,10 +191,25 @@ def _migration_set() -> sqlite_utils.Migrations:
             FROM events ev JOIN encounters e ON e.id = ev.encounter_id
             JOIN commands c ON c.id = ev.command_id""")
 
+    @migrations(name="0002_snapshots")
+    def snapshots(db: sqlite_utils.Database) -> None:
+        # A cache of folded states, not part of the log: no append-only triggers, no hash
+        # chain. ``depth`` is the event's distance from the root, which decides where the
+        # next snapshot falls on a path whatever branch the path belongs to.
+        db.execute("""
+            CREATE TABLE snapshots (
+                event_id INTEGER NOT NULL REFERENCES events(id),
+                projection TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                depth INTEGER NOT NULL,
+                state BLOB NOT NULL,
+                PRIMARY KEY (event_id, projection, version)
+            ) WITHOUT ROWID""")
+
     return migrations
 
 
-SCHEMA_VERSION = 1  # the number of migrations above; stored as PRAGMA user_version
+SCHEMA_VERSION = 2  # the number of migrations above; stored as PRAGMA user_version
 
 
 def _now() -> str:
@@ -416,20 +445,66 @@ class Store:
             raise UnknownEvent(f"no event {event_id} in this encounter (see `skirmish log --all`)")
         return EventRow(*row)
 
-    def path(self, event_id: int) -> list[EventRow]:
-        """The events from the root to ``event_id``, in order (ids grow from parent to child)."""
+    def path(self, event_id: int) -> Iterator[EventRow]:
+        """The events from the root to ``event_id``, in order (ids grow from parent to child),
+        streamed: a replay of a long log holds one row at a time, not the whole path."""
         rows = self.conn.execute(
             f"""
             WITH RECURSIVE up(id) AS (
                 SELECT ? UNION ALL
                 SELECT e.parent_id FROM events e JOIN up ON e.id = up.id WHERE e.parent_id IS NOT NULL
             )
-            SELECT {", ".join("e." + c for c in EVENT_COLUMNS.split(", "))}
+            SELECT {_EVENT_COLUMNS_OF_E}
             FROM events e JOIN up ON e.id = up.id ORDER BY e.id
             """,
             (event_id,),
         )
-        return [EventRow(*r) for r in rows]
+        return (EventRow(*r) for r in rows)
+
+    def path_since_snapshot(
+        self, event_id: int, projection: str, version: int
+    ) -> tuple[Snapshot | None, list[EventRow]]:
+        """The nearest snapshot on the path to ``event_id`` (``event_id`` itself included) and
+        the events after it, in order; no snapshot: the whole path from the root."""
+        rows = self.conn.execute(
+            f"""
+            WITH RECURSIVE up(id, parent_id) AS (
+                SELECT id, parent_id FROM events WHERE id = ?1
+                UNION ALL
+                SELECT e.id, e.parent_id FROM up JOIN events e ON e.id = up.parent_id
+                WHERE NOT EXISTS (SELECT 1 FROM snapshots s WHERE s.event_id = up.id
+                                  AND s.projection = ?2 AND s.version = ?3)
+            )
+            SELECT {_EVENT_COLUMNS_OF_E}, s.depth, s.state
+            FROM up JOIN events e ON e.id = up.id
+            LEFT JOIN snapshots s ON s.event_id = e.id AND s.projection = ?2 AND s.version = ?3
+            ORDER BY e.id
+            """,
+            (event_id, projection, version),
+        ).fetchall()
+        if rows and rows[0][-1] is not None:
+            first = rows[0]
+            return Snapshot(first[0], int(first[-2]), bytes(first[-1])), [EventRow(*r[:-2]) for r in rows[1:]]
+        return None, [EventRow(*r[:-2]) for r in rows]
+
+    def save_snapshots(self, projection: str, version: int, snapshots: Sequence[Snapshot]) -> bool:
+        """Cache folded states; False (and nothing raised) when the file cannot take them now
+        (read-only, or locked past the busy timeout): a cache must never fail a command."""
+        try:
+            with self._transaction():
+                self.conn.executemany(
+                    "INSERT OR REPLACE INTO snapshots(event_id, projection, version, depth, state) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    [(s.event_id, projection, version, s.depth, s.state) for s in snapshots],
+                )
+        except (StoreError, sqlite3.DatabaseError):
+            return False
+        return True
+
+    def drop_snapshots(self) -> int:
+        """Delete every cached state (they are rebuilt as commands read and append)."""
+        with self._transaction():
+            return self.conn.execute("DELETE FROM snapshots").rowcount
 
     def all_events(self, encounter_id: int) -> Iterator[EventRow]:
         rows = self.conn.execute(
@@ -451,6 +526,14 @@ class Store:
             "SELECT id, branch, text, body, recorded_at, hash FROM commands WHERE id = ?", (command_id,)
         ).fetchone()
         return CommandRow(*row)
+
+    def first_event(self, encounter_id: int) -> EventRow:
+        """The encounter's root: the first event appended, by ``create_encounter``."""
+        row = self.conn.execute(
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE encounter_id = ? ORDER BY id LIMIT 1",
+            (encounter_id,),
+        ).fetchone()
+        return EventRow(*row)
 
     def first_event_of_command(self, command_id: int) -> EventRow:
         row = self.conn.execute(
@@ -592,27 +675,44 @@ class Store:
     class _Txn:
         def __init__(self, conn: sqlite3.Connection, path: str) -> None:
             self.conn, self.file = conn, path
+            self.nested = False
 
         def __enter__(self) -> None:
+            if self.conn.in_transaction:
+                # Inside batch(): a savepoint, so a refused command rolls back alone and the
+                # batch goes on.
+                self.nested = True
+                self.conn.execute("SAVEPOINT command")
+                return
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
                 raise StoreError(f"{self.file} cannot be written: {exc}") from exc
 
         def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-            if exc_type is None:
+            if self.nested:
+                if exc_type is not None:
+                    self.conn.execute("ROLLBACK TO command")
+                self.conn.execute("RELEASE command")
+            elif exc_type is None:
                 try:
                     self.conn.execute("COMMIT")
                     return
                 except sqlite3.Error as err:
                     self.conn.execute("ROLLBACK")
                     raise StoreError(f"{self.file} cannot be written: {err}") from err
-            self.conn.execute("ROLLBACK")
+            else:
+                self.conn.execute("ROLLBACK")
             if isinstance(exc, sqlite3.OperationalError):
                 raise StoreError(f"{self.file} cannot be written: {exc}") from exc
 
     def _transaction(self) -> Store._Txn:
         return Store._Txn(self.conn, self.file)
+
+    def batch(self) -> Store._Txn:
+        """Many commands in one transaction, as an import appends them: one sync to disk for
+        all of them; each command inside is still checked, and refused alone."""
+        return self._transaction()
 
     # --- audit --------------------------------------------------------------------------------
 

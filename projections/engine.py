@@ -18,7 +18,7 @@ import msgspec
 from skirmish.eventlog.commands import AddNote, Command, MoveHead, command_encoder
 from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent
 from skirmish.eventlog.events import CORE_EVENTS, Codec, CombatantAdded, EncounterStarted, Event, NoteAdded, tag_of
-from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Store
+from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Snapshot, Store
 from skirmish.projections.ruleset import (
     Dice,
     Ruleset,
@@ -28,6 +28,13 @@ from skirmish.projections.ruleset import (
     get_ruleset,
     settle_options,
 )
+
+
+# A snapshot every this many events down any path: a state at any event folds at most this
+# many events from the snapshot above it (a few ms), and a 1M-event log keeps ~4,000 of them.
+SNAPSHOT_EVERY = 256
+
+_state_encoder = msgspec.msgpack.Encoder()
 
 
 @cache
@@ -86,6 +93,8 @@ class Encounter:
         self.row = row
         self.ruleset: Ruleset[Any] = get_ruleset(row.ruleset)
         self.codec = codec_for(row.ruleset)
+        self._started: EncounterStarted | None = None
+        self._state_decoder: msgspec.msgpack.Decoder[Any] | None = None
 
     @classmethod
     def open(cls, store: Store, name: str | None = None) -> Encounter:
@@ -124,13 +133,61 @@ class Encounter:
         return state
 
     def state_at(self, event_id: int) -> Any:
-        return self.fold(self.path(event_id))
+        self.store.event(self.row.id, event_id)
+        return self.fold_to(event_id)[0]
+
+    @property
+    def started(self) -> EncounterStarted:
+        """The encounter's first event: its ruleset, options and dice seed."""
+        if self._started is None:
+            event = self.decode(self.store.first_event(self.row.id)).event
+            assert isinstance(event, EncounterStarted)
+            self._started = event
+        return self._started
+
+    def fold_to(self, event_id: int) -> tuple[Any, int]:
+        """The state after ``event_id`` (an event of this encounter) and its depth below the
+        root, folded from the nearest snapshot on its path; the snapshots due on the way
+        are cached for the next read."""
+        snapshot, rows = self.store.path_since_snapshot(event_id, self.row.ruleset, self.ruleset.state_version)
+        state: Any = None
+        depth = -1
+        if snapshot is not None:
+            if self._state_decoder is None:
+                self._state_decoder = msgspec.msgpack.Decoder(type(self.ruleset.initial(self.started)))
+            state, depth = self._state_decoder.decode(snapshot.state), snapshot.depth
+        evolve, decode = self.ruleset.evolve, self.codec.decode
+        due: list[Snapshot] = []
+        for row in rows:
+            event = decode(row.body, row.kind, row.version)
+            depth += 1
+            if state is None:
+                assert isinstance(event, EncounterStarted)
+                state = self.ruleset.initial(event)
+            else:
+                state = evolve(state, event)
+            if depth % SNAPSHOT_EVERY == 0 and depth:
+                due.append(Snapshot(row.id, depth, _state_encoder.encode(state)))
+        if due:
+            self.store.save_snapshots(self.row.ruleset, self.ruleset.state_version, due)
+        return state, depth
+
+    def remember(self, ids: Iterable[int], first_depth: int, states: Iterable[Any]) -> None:
+        """Cache the states after newly appended events (the first ``first_depth`` below the
+        root) where the snapshot spacing falls."""
+        due = [
+            Snapshot(i, depth, _state_encoder.encode(state))
+            for depth, (i, state) in enumerate(zip(ids, states, strict=True), first_depth)
+            if depth % SNAPSHOT_EVERY == 0
+        ]
+        if due:
+            self.store.save_snapshots(self.row.ruleset, self.ruleset.state_version, due)
 
     def view(self, event_id: int | None = None) -> dict[str, Any]:
         """The state as ``state --json`` prints it: the same top-level keys for every ruleset."""
         head = self.head()
-        at = head.event_id if event_id is None else event_id
-        body = self.ruleset.view(self.fold(self.path(at, checked=event_id is None)))
+        at = head.event_id if event_id is None else self.store.event(self.row.id, event_id).id
+        body = self.ruleset.view(self.fold_to(at)[0])
         return {
             "encounter": self.row.name,
             "ruleset": self.row.ruleset,
@@ -142,17 +199,24 @@ class Encounter:
 
     def replay(self, to: int | None = None, start: int | None = None) -> Iterator[tuple[Recorded, Any, Any]]:
         """Each event of the path to ``to`` (default: the head) with the state before and after,
-        from ``start`` on (an event of that path) or from the beginning."""
-        path = self.path(to if to is not None else self.head().event_id)
-        if start is not None and all(rec.id != start for rec in path):
-            end = f"#{to}" if to is not None else f"the head of branch {self.branch!r}"
-            raise UnknownEvent(f"event {start} is not in the history leading to {end}")
+        from ``start`` on (an event of that path) or from the beginning. Rows are streamed:
+        memory does not grow with the length of the log."""
+        end = to if to is not None else self.head().event_id
+        if to is not None:
+            self.store.event(self.row.id, to)
         state: Any = None
-        for rec in path:
+        initial, evolve, decode = self.ruleset.initial, self.ruleset.evolve, self.decode
+        seen = start is None
+        for row in self.store.path(end):
+            rec = decode(row)
             before = state
-            state = self.ruleset.initial(rec.event) if before is None else self.ruleset.evolve(before, rec.event)  # type: ignore[arg-type]
-            if start is None or rec.id >= start:
+            state = initial(rec.event) if before is None else evolve(before, rec.event)  # type: ignore[arg-type]
+            seen = seen or rec.id == start
+            if seen:
                 yield rec, before, state
+        if not seen:
+            where = f"#{to}" if to is not None else f"the head of branch {self.branch!r}"
+            raise UnknownEvent(f"event {start} is not in the history leading to {where}")
 
     def log(self, everything: bool = False) -> list[tuple[Recorded, list[str]]]:
         """The current branch's events, or every event of the tree, each with the branches
@@ -196,20 +260,17 @@ class Encounter:
         """Decide ``command`` on the current branch's head and append what it produced."""
         check_numbers(command)
         head = self.head()
-        path = self.path(head.event_id, checked=True)
-        state = self.fold(path)
+        state, depth = self.fold_to(head.event_id)
         if isinstance(command, AddNote):
             self.store.event(self.row.id, command.event)
             if not command.text.strip():
                 raise BadInput("a note needs some text")
             events: list[Event] = [NoteAdded(about=command.event, text=command.text)]
         else:
-            started = path[0].event
-            assert isinstance(started, EncounterStarted)
             check_details(self.ruleset, command)
             # Seeded by the event decided on: the same script rolls the same dice, and two
             # what-if branches from one moment share their next rolls.
-            dice = Dice(started.seed, str(head.event_id), getattr(command, "rolls", None))
+            dice = Dice(self.started.seed, str(head.event_id), getattr(command, "rolls", None))
             events = self.ruleset.decide(state, command, dice)
             if not events:
                 raise RuleViolation("that command changes nothing")
@@ -217,10 +278,13 @@ class Encounter:
             if unused:
                 raise BadInput(f"no roll of this command uses the dice typed for {', '.join(unused)}")
         # Every stored event must fold: evolve runs once here, before anything is written.
+        states = []
         for event in events:
             state = self.ruleset.evolve(state, event)
+            states.append(state)
         new = [NewEvent(tag_of(type(e)), type(e).version, self.codec.encode(e)) for e in events]
         ids = self.store.append(self.row.id, head, text, command_encoder.encode(command), new)
+        self.remember(ids, depth + 1, states)
         parents = [head.event_id, *ids[:-1]]
         return [Recorded(i, p, 0, e, "") for i, p, e in zip(ids, parents, events, strict=True)]
 
