@@ -206,10 +206,22 @@ def _migration_set() -> sqlite_utils.Migrations:
                 PRIMARY KEY (event_id, projection, version)
             ) WITHOUT ROWID""")
 
+    @migrations(name="0003_lookups_that_stay_flat")
+    def lookups(db: sqlite_utils.Database) -> None:
+        # Without these, every append (the encounter's latest head move, which its hash
+        # chains to), undo (a command's first event) and every command (the current branch:
+        # the latest start or switch) scan the log, and slow down as it grows.
+        db.execute("CREATE INDEX head_moves_by_encounter ON head_moves(encounter_id, id)")
+        db.execute("CREATE INDEX events_by_command ON events(command_id, id)")
+        db.execute(
+            "CREATE INDEX head_moves_switches ON head_moves(encounter_id, id) "
+            "WHERE reason IN ('start', 'switch')"
+        )
+
     return migrations
 
 
-SCHEMA_VERSION = 2  # the number of migrations above; stored as PRAGMA user_version
+SCHEMA_VERSION = 3  # the number of migrations above; stored as PRAGMA user_version
 
 
 def _now() -> str:
@@ -421,14 +433,22 @@ class Store:
 
     def redo_stack(self, encounter_id: int, branch: str) -> list[int]:
         """Events undone on this branch and not yet redone or overwritten by an append."""
+        # Any other move (append, start, fork) empties the stack: only the undos, redos and
+        # switches since the latest one matter, read from the newest back.
+        tail: list[tuple[str, int | None]] = []
+        for reason, from_event in self.conn.execute(
+            "SELECT reason, from_event FROM head_moves WHERE encounter_id = ? AND branch = ? ORDER BY seq DESC",
+            (encounter_id, branch),
+        ):
+            if reason not in ("undo", "redo", "switch"):
+                break
+            tail.append((reason, from_event))
         stack: list[int] = []
-        for move in self.head_moves(encounter_id, branch):
-            if move.reason == "undo" and move.from_event is not None:
-                stack.append(move.from_event)
-            elif move.reason == "redo":
+        for reason, from_event in reversed(tail):
+            if reason == "undo" and from_event is not None:
+                stack.append(from_event)
+            elif reason == "redo":
                 stack.pop()
-            elif move.reason != "switch":
-                stack.clear()
         return stack
 
     # --- events ---------------------------------------------------------------------------
@@ -585,7 +605,10 @@ class Store:
         now = _now()
         with self._transaction():
             if expected is None:
-                if branch in self.branches(encounter_id):
+                taken = self.conn.execute(
+                    "SELECT 1 FROM head_moves WHERE encounter_id = ? AND branch = ? LIMIT 1", (encounter_id, branch)
+                ).fetchone()
+                if taken:
                     raise BadInput(f"a branch named {branch!r} already exists")
                 seq, current = 0, None
             else:
