@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -42,9 +41,11 @@ def codec_for(ruleset_id: str) -> Codec:
     return Codec((*CORE_EVENTS, *get_ruleset(ruleset_id).event_types))
 
 
-@dataclass(frozen=True)
-class Recorded:
-    """An event as stored and decoded: its id, its parent and the event itself."""
+class Recorded(msgspec.Struct, frozen=True):
+    """An event as stored and decoded: its id, its parent and the event itself.
+
+    A Struct, not a dataclass: a replay makes one per event, and a frozen dataclass costs
+    as much to build as decoding the event does."""
 
     id: int
     parent: int | None
@@ -149,13 +150,19 @@ class Encounter:
         """The state after ``event_id`` (an event of this encounter) and its depth below the
         root, folded from the nearest snapshot on its path; the snapshots due on the way
         are cached for the next read."""
-        snapshot, rows = self.store.path_since_snapshot(event_id, self.row.ruleset, self.ruleset.state_version)
+        version = self.ruleset.state_version
+        snapshot, rows = self.store.path_since_snapshot(event_id, self.row.ruleset, version)
         state: Any = None
         depth = -1
         if snapshot is not None:
             if self._state_decoder is None:
                 self._state_decoder = msgspec.msgpack.Decoder(type(self.ruleset.initial(self.started)))
-            state, depth = self._state_decoder.decode(snapshot.state), snapshot.depth
+            try:
+                state, depth = self._state_decoder.decode(snapshot.state), snapshot.depth
+            except msgspec.DecodeError:
+                # A cache that cannot be read is a cache miss: fold from the root (and the
+                # snapshots due on the way replace the unreadable one).
+                _, rows = self.store.path_since_snapshot(event_id, self.row.ruleset, -1)  # no such version
         evolve, decode = self.ruleset.evolve, self.codec.decode
         due: list[Snapshot] = []
         for row in rows:
@@ -169,7 +176,7 @@ class Encounter:
             if depth % SNAPSHOT_EVERY == 0 and depth:
                 due.append(Snapshot(row.id, depth, _state_encoder.encode(state)))
         if due:
-            self.store.save_snapshots(self.row.ruleset, self.ruleset.state_version, due)
+            self.store.save_snapshots(self.row.ruleset, version, due)
         return state, depth
 
     def remember(self, ids: Iterable[int], first_depth: int, states: Iterable[Any]) -> None:
