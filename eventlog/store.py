@@ -24,7 +24,6 @@ control the transaction (BEGIN IMMEDIATE, one per command) exactly.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shlex
@@ -231,6 +230,8 @@ def _now() -> str:
 def _sha(*parts: object) -> str:
     # Each field is prefixed by its length (None by a mark of its own), so no text a GM
     # types can make two different rows hash alike.
+    import hashlib  # here: reads never hash, and OpenSSL's load is felt at start-up
+
     h = hashlib.sha256()
     for part in parts:
         if part is None:
@@ -779,6 +780,8 @@ class Store:
             hashes[e.id] = e.hash
             by_command.setdefault(e.command_id, []).append(e)
         previous: str | None = None
+        import hashlib
+
         digest = hashlib.sha256()
         moved: set[int] = set()
         for m in self.head_moves(encounter_id):
