@@ -466,22 +466,24 @@ class Store:
             raise UnknownEvent(f"no event {event_id} in this encounter (see `skirmish log --all`)")
         return EventRow(*row)
 
-    def path(self, event_id: int) -> Iterator[EventRow]:
-        """The events from the root to ``event_id``, in order (ids grow from parent to child),
-        streamed: a replay of a long log holds one row at a time, not the whole path."""
+    def path(self, event_id: int, since: int | None = None) -> Iterator[EventRow]:
+        """The events from the root (or from ``since``, if it is on the way) to ``event_id``,
+        in order (ids grow from parent to child), streamed: a replay of a long log holds
+        one row at a time, not the whole path."""
         # The ids are gathered first, as an IN list SQLite keeps sorted: the rows then come
         # in id order straight off the primary key, with no sort of whole rows.
         rows = self.conn.execute(
             f"""
             SELECT {EVENT_COLUMNS} FROM events WHERE id IN (
                 WITH RECURSIVE up(id) AS (
-                    SELECT ? UNION ALL
-                    SELECT e.parent_id FROM events e JOIN up ON e.id = up.id WHERE e.parent_id IS NOT NULL
+                    SELECT ?1 UNION ALL
+                    SELECT e.parent_id FROM events e JOIN up ON e.id = up.id
+                    WHERE e.parent_id IS NOT NULL AND up.id IS NOT ?2
                 )
                 SELECT id FROM up
             ) ORDER BY id
             """,
-            (event_id,),
+            (event_id, since),
         )
         return (EventRow(*r) for r in rows)
 

@@ -7,6 +7,7 @@ particular ruleset.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
@@ -206,24 +207,28 @@ class Encounter:
 
     def replay(self, to: int | None = None, start: int | None = None) -> Iterator[tuple[Recorded, Any, Any]]:
         """Each event of the path to ``to`` (default: the head) with the state before and after,
-        from ``start`` on (an event of that path) or from the beginning. Rows are streamed:
-        memory does not grow with the length of the log."""
+        from ``start`` on (an event of that path) or from the beginning. Rows are streamed,
+        so memory does not grow with the log; a replay from ``start`` folds up to it from
+        the nearest snapshot."""
         end = to if to is not None else self.head().event_id
         if to is not None:
             self.store.event(self.row.id, to)
         state: Any = None
+        rows = self.store.path(end, since=start)
+        if start is not None:
+            first = next(rows)
+            if first.id != start:
+                where = f"#{to}" if to is not None else f"the head of branch {self.branch!r}"
+                raise UnknownEvent(f"event {start} is not in the history leading to {where}")
+            if first.parent_id is not None:
+                state = self.fold_to(first.parent_id)[0]
+            rows = itertools.chain((first,), rows)
         initial, evolve, decode = self.ruleset.initial, self.ruleset.evolve, self.decode
-        seen = start is None
-        for row in self.store.path(end):
+        for row in rows:
             rec = decode(row)
             before = state
             state = initial(rec.event) if before is None else evolve(before, rec.event)  # type: ignore[arg-type]
-            seen = seen or rec.id == start
-            if seen:
-                yield rec, before, state
-        if not seen:
-            where = f"#{to}" if to is not None else f"the head of branch {self.branch!r}"
-            raise UnknownEvent(f"event {start} is not in the history leading to {where}")
+            yield rec, before, state
 
     def log(self, everything: bool = False) -> list[tuple[Recorded, list[str]]]:
         """The current branch's events, or every event of the tree, each with the branches

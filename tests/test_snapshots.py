@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from benchmarks.fight import Generator
 from conftest import start
 from skirmish.eventlog.commands import AddCombatant, Damage
+from skirmish.eventlog.errors import UnknownEvent
 from skirmish.eventlog.store import Store
 from skirmish.projections import engine
 from skirmish.projections.engine import Encounter
@@ -158,3 +159,15 @@ def test_replay_streams_rows(memory_store: Store) -> None:
 
     short, full = peak(400), peak(3_900)
     assert full < 2 * short + 64_000
+
+
+def test_a_replay_from_an_event_starts_at_the_snapshot_before_it(memory_store: Store) -> None:
+    enc = fight(memory_store, 1_500)
+    head = enc.head().event_id
+    full = list(enc.replay())
+    on_path = {rec.id for rec, _, _ in full}
+    for start in (full[0][0].id, full[1][0].id, full[700][0].id, head):
+        assert list(enc.replay(start=start)) == [step for step in full if step[0].id >= start]
+    off_path = next(row.id for row in memory_store.all_events(enc.row.id) if row.id not in on_path)
+    with pytest.raises(UnknownEvent, match=f"event {off_path} is not in the history"):
+        list(enc.replay(start=off_path))
