@@ -212,6 +212,10 @@ def _migration_set() -> sqlite_utils.Migrations:
         # the latest start or switch) scan the log, and slow down as it grows.
         db.execute("CREATE INDEX head_moves_by_encounter ON head_moves(encounter_id, id)")
         db.execute("CREATE INDEX events_by_command ON events(command_id, id)")
+        # An event whose parent is not the event just before it starts a new run of the
+        # path it is on (the root, the first append after an undo or on a branch). Only
+        # those are indexed: a path is read as a few runs of ids (see `path`).
+        db.execute("CREATE INDEX events_jumps ON events(id) WHERE parent_id IS NOT id - 1")
         db.execute(
             "CREATE INDEX head_moves_switches ON head_moves(encounter_id, id) "
             "WHERE reason IN ('start', 'switch')"
@@ -469,23 +473,35 @@ class Store:
     def path(self, event_id: int, since: int | None = None) -> Iterator[EventRow]:
         """The events from the root (or from ``since``, if it is on the way) to ``event_id``,
         in order (ids grow from parent to child), streamed: a replay of a long log holds
-        one row at a time, not the whole path."""
-        # The ids are gathered first, as an IN list SQLite keeps sorted: the rows then come
-        # in id order straight off the primary key, with no sort of whole rows.
-        rows = self.conn.execute(
-            f"""
-            SELECT {EVENT_COLUMNS} FROM events WHERE id IN (
-                WITH RECURSIVE up(id) AS (
-                    SELECT ?1 UNION ALL
-                    SELECT e.parent_id FROM events e JOIN up ON e.id = up.id
-                    WHERE e.parent_id IS NOT NULL AND up.id IS NOT ?2
-                )
-                SELECT id FROM up
-            ) ORDER BY id
-            """,
-            (event_id, since),
-        )
-        return (EventRow(*r) for r in rows)
+        one row at a time, not the whole path, and reads it as fast as a plain scan."""
+        for low, high in self.runs(event_id, since):
+            rows = self.conn.execute(
+                f"SELECT {EVENT_COLUMNS} FROM events WHERE id BETWEEN ? AND ? ORDER BY id", (low, high)
+            )
+            yield from (EventRow(*r) for r in rows)
+
+    def runs(self, event_id: int, since: int | None = None) -> list[tuple[int, int]]:
+        """The path to ``event_id`` as runs of consecutive ids, oldest first.
+
+        Between two events that start a run (events_jumps), every event's parent is the
+        one just before it, so the path walks down that run in one step: the walk costs
+        one lookup per undo or fork on the way, not one per event.
+        """
+        runs: list[tuple[int, int]] = []
+        at: int | None = event_id
+        while at is not None:
+            jump, parent = self.conn.execute(
+                "SELECT id, parent_id FROM events INDEXED BY events_jumps "
+                "WHERE parent_id IS NOT id - 1 AND id <= ? ORDER BY id DESC LIMIT 1",
+                (at,),
+            ).fetchone()
+            if since is not None and jump <= since <= at:
+                runs.append((since, at))
+                break
+            runs.append((jump, at))
+            at = parent
+        runs.reverse()
+        return runs
 
     def path_since_snapshot(
         self, event_id: int, projection: str, version: int

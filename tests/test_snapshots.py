@@ -19,7 +19,7 @@ from skirmish.eventlog.commands import AddCombatant, Damage
 from skirmish.eventlog.errors import UnknownEvent
 from skirmish.eventlog.store import Store
 from skirmish.projections import engine
-from skirmish.projections.engine import Encounter
+from skirmish.projections.engine import Encounter, new_encounter
 from skirmish.projections.ruleset import registry
 from test_invariants import Run, fresh
 
@@ -171,3 +171,36 @@ def test_a_replay_from_an_event_starts_at_the_snapshot_before_it(memory_store: S
     off_path = next(row.id for row in memory_store.all_events(enc.row.id) if row.id not in on_path)
     with pytest.raises(UnknownEvent, match=f"event {off_path} is not in the history"):
         list(enc.replay(start=off_path))
+
+
+def naive_path(store: Store, event_id: int) -> list[int]:
+    parents = dict(store.conn.execute("SELECT id, parent_id FROM events").fetchall())
+    ids: list[int] = []
+    at: int | None = event_id
+    while at is not None:
+        ids.append(at)
+        at = parents[at]
+    return ids[::-1]
+
+
+def test_paths_read_as_runs_agree_with_a_walk_up_the_parents(memory_store: Store) -> None:
+    """Two encounters appended in turn (every event of one follows one of the other), undos
+    and branches: the runs a path is read in never cross into another history."""
+    one = start(memory_store)
+    two = new_encounter(memory_store, "Second fight", "ap-countdown", {}, "new", seed=2)
+    for enc in (one, two):
+        enc.execute(AddCombatant(name="Hauser", stats={"qu": "1", "hits": "90"}), "add Hauser")
+    for turn in range(12):
+        for enc in (one, two):
+            enc.execute(Damage(who="Hauser", amount=1 + turn % 3), "damage")
+        if turn % 4 == 3:
+            one.undo(2, "undo 2")
+        if turn == 6:
+            two.fork("what-if", two.head().event_id - 4, "branch what-if")
+            two.switch("what-if", "switch what-if")
+    for event_id in [row[0] for row in memory_store.conn.execute("SELECT id FROM events")]:
+        assert [r.id for r in memory_store.path(event_id)] == naive_path(memory_store, event_id)
+        for since in naive_path(memory_store, event_id)[::3]:
+            assert [r.id for r in memory_store.path(event_id, since)] == [
+                i for i in naive_path(memory_store, event_id) if i >= since
+            ]
