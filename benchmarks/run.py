@@ -20,6 +20,7 @@ import itertools
 import json
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -197,21 +198,29 @@ def cli_latency(db: str, runs: int, log: Any) -> dict[str, Any]:
     declare = _declare_args(db)
     log(f"whole-process latency on {db}: skirmish {' '.join(declare)}")
 
-    def timed(args: Sequence[str]) -> float:
+    def timed(args: Sequence[str]) -> tuple[float, float]:
+        """Wall time and CPU time (user + system) of one whole process."""
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run(args, check=True, capture_output=True, env=env)
-        return time.perf_counter() - started
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+    def medians(samples: list[tuple[float, float]]) -> tuple[float, float]:
+        return statistics.median(w for w, _ in samples), statistics.median(c for _, c in samples)
 
     results: dict[str, Any] = {}
     floor = [sys.executable, "-c", "import msgspec, sqlite3"]
-    results["python -c 'import msgspec, sqlite3'"] = statistics.median(timed(floor) for _ in range(runs))
-    results["skirmish state"] = statistics.median(timed([script, "state"]) for _ in range(runs))
-    times = []
+    results["python -c 'import msgspec, sqlite3'"] = medians([timed(floor) for _ in range(runs)])
+    results["skirmish state"] = medians([timed([script, "state"]) for _ in range(runs)])
+    samples = []
     for _ in range(runs):
-        times.append(timed([script, *declare]))
+        samples.append(timed([script, *declare]))
         subprocess.run([script, "undo"], check=True, capture_output=True, env=env)
-    results[f"skirmish {' '.join(declare)}"] = statistics.median(times)
+    results[f"skirmish {' '.join(declare)}"] = medians(samples)
     results["imports"] = import_times()
+    results["runs"] = runs
     return results
 
 
@@ -303,10 +312,11 @@ def table(sizes: list[Size], cli: dict[str, Any]) -> str:
         lines.append(f"{label + ' (' + unit + ')':{width}}{cells}")
     lines.append(f"{'generate (s), verify (s)':{width}}" + "".join(f"{f'{s.generate_s:.0f}, {s.verify_s:.1f}':>14}" for s in sizes))
     lines.append("")
-    lines.append("whole process, median wall time:")
-    for name, seconds in cli.items():
-        if name != "imports":
-            lines.append(f"  {name:<{width + 10}}{seconds * 1000:>8.0f} ms")
+    lines.append(f"whole process, median of {cli['runs']} runs:{'wall':>{width - 15}}{'cpu':>10}")
+    for name, figures in cli.items():
+        if name not in ("imports", "runs"):
+            wall, cpu = figures
+            lines.append(f"  {name:<{width + 10}}{wall * 1000:>6.0f} ms{cpu * 1000:>7.0f} ms")
     lines.append("import time of `skirmish.cli.main`, by top-level module (python -X importtime):")
     lines.append("  " + ", ".join(f"{name} {ms:.1f} ms" for name, ms in cli["imports"][:10]))
     lines.append(f"targets: {TARGETS}")

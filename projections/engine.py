@@ -215,18 +215,18 @@ class Encounter:
         if to is not None:
             self.store.event(self.row.id, to)
         state: Any = None
-        rows = self.store.path(end, since=start)
+        rows = self.store.replay_rows(end, since=start)
         if start is not None:
             first = next(rows)
-            if first.id != start:
+            if first[0] != start:
                 where = f"#{to}" if to is not None else f"the head of branch {self.branch!r}"
                 raise UnknownEvent(f"event {start} is not in the history leading to {where}")
-            if first.parent_id is not None:
-                state = self.fold_to(first.parent_id)[0]
+            if first[1] is not None:
+                state = self.fold_to(first[1])[0]
             rows = itertools.chain((first,), rows)
-        initial, evolve, decode = self.ruleset.initial, self.ruleset.evolve, self.decode
-        for row in rows:
-            rec = decode(row)
+        initial, evolve, decode = self.ruleset.initial, self.ruleset.evolve, self.codec.decode
+        for event_id, parent, command_id, kind, version, body, recorded_at in rows:
+            rec = Recorded(event_id, parent, command_id, decode(body, kind, version), recorded_at)
             before = state
             state = initial(rec.event) if before is None else evolve(before, rec.event)  # type: ignore[arg-type]
             yield rec, before, state
