@@ -3,6 +3,16 @@
 This is the one library call behind every CLI command. It joins the store (where events
 and heads live) and the encounter's ruleset (what they mean); it knows nothing of any
 particular ruleset.
+
+States are folded from the nearest snapshot on the event's path (the store's
+``snapshots`` table: the state after one event, keyed by that event and the ruleset's
+``state_version``, so one snapshot serves every branch through it). A snapshot falls on
+every SNAPSHOT_EVERY-th event down a path, counted from the root. They are written when a
+command appends the event they belong to, in the command's own transaction (the state is
+in hand then, so it costs an encoding and one row), and by any read that folds past a
+place where one is missing (a log imported, migrated or with its snapshots deleted heals
+as it is read; a file that cannot be written is read without them). Deleting them changes
+nothing but speed; ``verify`` never reads them.
 """
 
 from __future__ import annotations
