@@ -194,15 +194,17 @@ def _chunks(items: Iterator[list[Event]], n: int) -> Iterator[list[list[Event]]]
 def cli_latency(db: str, runs: int, log: Any) -> dict[str, Any]:
     """Median wall time of whole processes: the interpreter's floor, `state`, `declare`."""
     script = shutil.which("skirmish", path=str(Path(sys.executable).parent)) or "skirmish"
-    env = {**os.environ, "SKIRMISH_DB": db}
+    # As an installed skirmish runs: from cached bytecode (PYTHONDONTWRITEBYTECODE would
+    # make every run compile skirmish's sources again), after one warm-up run.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | {"SKIRMISH_DB": db}
     declare = _declare_args(db)
     log(f"whole-process latency on {db}: skirmish {' '.join(declare)}")
 
-    def timed(args: Sequence[str]) -> tuple[float, float]:
+    def timed(args: Sequence[str], environment: dict[str, str] = env) -> tuple[float, float]:
         """Wall time and CPU time (user + system) of one whole process."""
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        subprocess.run(args, check=True, capture_output=True, env=env)
+        subprocess.run(args, check=True, capture_output=True, env=environment)
         wall = time.perf_counter() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
@@ -212,6 +214,8 @@ def cli_latency(db: str, runs: int, log: Any) -> dict[str, Any]:
 
     results: dict[str, Any] = {}
     floor = [sys.executable, "-c", "import msgspec, sqlite3"]
+    for warm_up in (floor, [script, "state"]):
+        timed(warm_up)
     results["python -c 'import msgspec, sqlite3'"] = medians([timed(floor) for _ in range(runs)])
     results["skirmish state"] = medians([timed([script, "state"]) for _ in range(runs)])
     samples = []
@@ -219,7 +223,12 @@ def cli_latency(db: str, runs: int, log: Any) -> dict[str, Any]:
         samples.append(timed([script, *declare]))
         subprocess.run([script, "undo"], check=True, capture_output=True, env=env)
     results[f"skirmish {' '.join(declare)}"] = medians(samples)
-    results["imports"] = import_times()
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        compiling = {**os.environ, "SKIRMISH_DB": db}
+        results["skirmish state, compiling its sources (PYTHONDONTWRITEBYTECODE)"] = medians(
+            [timed([script, "state"], compiling) for _ in range(runs)]
+        )
+    results["imports"] = import_times(env)
     results["runs"] = runs
     return results
 
@@ -243,12 +252,12 @@ def _declare_args(db: str) -> list[str]:
     raise AssertionError("no declaration in 500 commands")
 
 
-def import_times() -> list[tuple[str, float]]:
+def import_times(env: dict[str, str]) -> list[tuple[str, float]]:
     """What `import skirmish.cli.main` costs, summed per package (each module's own time,
     from `python -X importtime`), largest first."""
     err = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", "import skirmish.cli.main"],
-        check=True, capture_output=True, text=True,
+        check=True, capture_output=True, text=True, env=env,
     ).stderr
     totals: dict[str, float] = {}
     for line in err.splitlines():
@@ -312,11 +321,11 @@ def table(sizes: list[Size], cli: dict[str, Any]) -> str:
         lines.append(f"{label + ' (' + unit + ')':{width}}{cells}")
     lines.append(f"{'generate (s), verify (s)':{width}}" + "".join(f"{f'{s.generate_s:.0f}, {s.verify_s:.1f}':>14}" for s in sizes))
     lines.append("")
-    lines.append(f"whole process, median of {cli['runs']} runs:{'wall':>{width - 15}}{'cpu':>10}")
+    lines.append(f"{'whole process, median of ' + str(cli['runs']) + ' runs:':<68}{'wall':>6}{'cpu':>10}")
     for name, figures in cli.items():
         if name not in ("imports", "runs"):
             wall, cpu = figures
-            lines.append(f"  {name:<{width + 10}}{wall * 1000:>6.0f} ms{cpu * 1000:>7.0f} ms")
+            lines.append(f"  {name:<66}{wall * 1000:>6.0f} ms{cpu * 1000:>7.0f} ms")
     lines.append("import time of `skirmish.cli.main`, by top-level module (python -X importtime):")
     lines.append("  " + ", ".join(f"{name} {ms:.1f} ms" for name, ms in cli["imports"][:10]))
     lines.append(f"targets: {TARGETS}")
