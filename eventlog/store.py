@@ -28,7 +28,7 @@ import json
 import os
 import shlex
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -53,7 +53,6 @@ EVENT_COLUMNS = "id, parent_id, command_id, kind, version, body, recorded_at, ha
 REPLAY_COLUMNS = "id, parent_id, command_id, kind, version, body, recorded_at"  # ReplayRow's
 # (id, parent_id, command_id, kind, version, body, recorded_at): an event row without its hash
 ReplayRow = tuple[int, "int | None", int, str, int, str, str]
-_EVENT_COLUMNS_OF_E = ", ".join("e." + c for c in EVENT_COLUMNS.split(", "))
 
 
 class EncounterRow(NamedTuple):
@@ -486,19 +485,33 @@ class Store:
         return self._path_rows(REPLAY_COLUMNS, event_id, since)
 
     def _path_rows(self, columns: str, event_id: int, since: int | None) -> Iterator[Any]:
-        for low, high in self.runs(event_id, since):
+        return self._rows(columns, self.runs(event_id, since))
+
+    def _rows(self, columns: str, runs: Iterable[tuple[int, int]]) -> Iterator[Any]:
+        for low, high in runs:
             yield from self.conn.execute(
                 f"SELECT {columns} FROM events WHERE id BETWEEN ? AND ? ORDER BY id", (low, high)
             )
 
     def runs(self, event_id: int, since: int | None = None) -> list[tuple[int, int]]:
-        """The path to ``event_id`` as runs of consecutive ids, oldest first.
+        """The path to ``event_id`` (from ``since``, if it is on the way) as runs of
+        consecutive ids, oldest first."""
+        runs: list[tuple[int, int]] = []
+        for low, high in self._runs_back(event_id):
+            if since is not None and low <= since <= high:
+                runs.append((since, high))
+                break
+            runs.append((low, high))
+        runs.reverse()
+        return runs
+
+    def _runs_back(self, event_id: int) -> Iterator[tuple[int, int]]:
+        """The path to ``event_id`` as runs of consecutive ids, newest first.
 
         Between two events that start a run (events_jumps), every event's parent is the
         one just before it, so the path walks down that run in one step: the walk costs
         one lookup per undo or fork on the way, not one per event.
         """
-        runs: list[tuple[int, int]] = []
         at: int | None = event_id
         while at is not None:
             jump, parent = self.conn.execute(
@@ -506,39 +519,29 @@ class Store:
                 "WHERE parent_id IS NOT id - 1 AND id <= ? ORDER BY id DESC LIMIT 1",
                 (at,),
             ).fetchone()
-            if since is not None and jump <= since <= at:
-                runs.append((since, at))
-                break
-            runs.append((jump, at))
+            yield jump, at
             at = parent
-        runs.reverse()
-        return runs
 
     def path_since_snapshot(
         self, event_id: int, projection: str, version: int
     ) -> tuple[Snapshot | None, list[EventRow]]:
         """The nearest snapshot on the path to ``event_id`` (``event_id`` itself included) and
         the events after it, in order; no snapshot: the whole path from the root."""
-        rows = self.conn.execute(
-            f"""
-            WITH RECURSIVE up(id, parent_id) AS (
-                SELECT id, parent_id FROM events WHERE id = ?1
-                UNION ALL
-                SELECT e.id, e.parent_id FROM up JOIN events e ON e.id = up.parent_id
-                WHERE NOT EXISTS (SELECT 1 FROM snapshots s WHERE s.event_id = up.id
-                                  AND s.projection = ?2 AND s.version = ?3)
-            )
-            SELECT {_EVENT_COLUMNS_OF_E}, s.depth, s.state
-            FROM up JOIN events e ON e.id = up.id
-            LEFT JOIN snapshots s ON s.event_id = e.id AND s.projection = ?2 AND s.version = ?3
-            ORDER BY e.id
-            """,
-            (event_id, projection, version),
-        ).fetchall()
-        if rows and rows[0][-1] is not None:
-            first = rows[0]
-            return Snapshot(first[0], int(first[-2]), bytes(first[-1])), [EventRow(*r[:-2]) for r in rows[1:]]
-        return None, [EventRow(*r[:-2]) for r in rows]
+        runs: list[tuple[int, int]] = []
+        snapshot: Snapshot | None = None
+        for low, high in self._runs_back(event_id):
+            found = self.conn.execute(
+                "SELECT event_id, depth, state FROM snapshots WHERE event_id BETWEEN ? AND ? "
+                "AND projection = ? AND version = ? ORDER BY event_id DESC LIMIT 1",
+                (low, high, projection, version),
+            ).fetchone()
+            if found is not None:
+                snapshot = Snapshot(found[0], found[1], bytes(found[2]))
+                runs.append((found[0] + 1, high))
+                break
+            runs.append((low, high))
+        rows = [EventRow(*r) for r in self._rows(EVENT_COLUMNS, reversed(runs))]
+        return snapshot, rows
 
     def save_snapshots(self, projection: str, version: int, snapshots: Sequence[Snapshot]) -> bool:
         """Cache folded states; False (and nothing raised) when the file cannot take them now

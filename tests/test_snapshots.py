@@ -183,9 +183,11 @@ def naive_path(store: Store, event_id: int) -> list[int]:
     return ids[::-1]
 
 
-def test_paths_read_as_runs_agree_with_a_walk_up_the_parents(memory_store: Store) -> None:
+def test_paths_read_as_runs_agree_with_a_walk_up_the_parents(memory_store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two encounters appended in turn (every event of one follows one of the other), undos
-    and branches: the runs a path is read in never cross into another history."""
+    and branches: the runs a path is read in never cross into another history, nor does
+    the search for the nearest snapshot."""
+    monkeypatch.setattr(engine, "SNAPSHOT_EVERY", 3)
     one = start(memory_store)
     two = new_encounter(memory_store, "Second fight", "ap-countdown", {}, "new", seed=2)
     for enc in (one, two):
@@ -198,8 +200,10 @@ def test_paths_read_as_runs_agree_with_a_walk_up_the_parents(memory_store: Store
         if turn == 6:
             two.fork("what-if", two.head().event_id - 4, "branch what-if")
             two.switch("what-if", "switch what-if")
-    for event_id in [row[0] for row in memory_store.conn.execute("SELECT id FROM events")]:
+    for event_id, encounter_id in memory_store.conn.execute("SELECT id, encounter_id FROM events").fetchall():
         assert [r.id for r in memory_store.path(event_id)] == naive_path(memory_store, event_id)
+        enc = one if encounter_id == one.row.id else two
+        assert fresh(memory_store, enc).state_at(event_id) == full_fold(enc, event_id)
         for since in naive_path(memory_store, event_id)[::3]:
             assert [r.id for r in memory_store.path(event_id, since)] == [
                 i for i in naive_path(memory_store, event_id) if i >= since
