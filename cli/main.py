@@ -435,7 +435,7 @@ def replay(
     enc = ctx().encounter()
     notes = notes_shown(enc)
     held: list[str] = []
-    with progress("replay", lambda: len(enc.store.path(to if to is not None else enc.head().event_id))) as bar:
+    with progress("replay", lambda: enc.store.path_length(to if to is not None else enc.head().event_id)) as bar:
         # While a bar is drawn the narration waits for it to be wiped; otherwise it streams.
         say = held.append if bar.shown else typer.echo
         for rec, before, after in enc.replay(to, start=from_):

@@ -11,6 +11,11 @@ Every row carries a SHA-256 hash chained to what it follows (an event to its par
 a head move to the encounter's previous head move), so ``verify`` finds any edited,
 removed or re-ordered row.
 
+A fourth table, ``snapshots``, is a cache and nothing more: the folded state after one
+event (a node of the tree, so one snapshot serves every branch through it), per
+projection and projection version. It has no triggers and no hashes, ``verify`` never
+reads it, and deleting any or all of its rows only makes the next read fold further.
+
 The schema is made by named, ordered migrations (sqlite-utils' Migrations). sqlite-utils
 is imported only when a database needs migrating: appends and reads at the table use
 the sqlite3 connection directly, to keep each command's process start short and to
@@ -19,12 +24,11 @@ control the transaction (BEGIN IMMEDIATE, one per command) exactly.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shlex
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -48,6 +52,9 @@ DEFAULT_DB = "skirmish.db"
 BUSY_TIMEOUT_MS = 10_000
 IMMUTABLE_TABLES = ("encounters", "commands", "events", "head_moves")
 EVENT_COLUMNS = "id, parent_id, command_id, kind, version, body, recorded_at, hash"  # EventRow's fields
+REPLAY_COLUMNS = "id, parent_id, command_id, kind, version, body, recorded_at"  # ReplayRow's
+# (id, parent_id, command_id, kind, version, body, recorded_at): an event row without its hash
+ReplayRow = tuple[int, "int | None", int, str, int, str, str]
 
 
 class EncounterRow(NamedTuple):
@@ -95,6 +102,14 @@ class Head(NamedTuple):
     branch: str
     event_id: int
     seq: int
+
+
+class Snapshot(NamedTuple):
+    """A cached state: after event ``event_id``, ``depth`` events below the root."""
+
+    event_id: int
+    depth: int
+    state: bytes
 
 
 class NewEvent(NamedTuple):
@@ -223,10 +238,41 @@ def _migration_set() -> sqlite_utils.Migrations:
             FROM events ev JOIN encounters e ON e.id = ev.encounter_id
             WHERE ev.kind = 'combatant-added'""")
 
+    @migrations(name="0003_snapshots")
+    def snapshots(db: sqlite_utils.Database) -> None:
+        # A cache of folded states, not part of the log: no append-only triggers, no hash
+        # chain. ``depth`` is the event's distance from the root, which decides where the
+        # next snapshot falls on a path whatever branch the path belongs to.
+        db.execute("""
+            CREATE TABLE snapshots (
+                event_id INTEGER NOT NULL REFERENCES events(id),
+                projection TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                depth INTEGER NOT NULL,
+                state BLOB NOT NULL,
+                PRIMARY KEY (event_id, projection, version)
+            ) WITHOUT ROWID""")
+
+    @migrations(name="0004_lookups_that_stay_flat")
+    def lookups(db: sqlite_utils.Database) -> None:
+        # Without these, every append (the encounter's latest head move, which its hash
+        # chains to), undo (a command's first event) and every command (the current branch:
+        # the latest start or switch) scan the log, and slow down as it grows.
+        db.execute("CREATE INDEX head_moves_by_encounter ON head_moves(encounter_id, id)")
+        db.execute("CREATE INDEX events_by_command ON events(command_id, id)")
+        # An event whose parent is not the event just before it starts a new run of the
+        # path it is on (the root, the first append after an undo or on a branch). Only
+        # those are indexed: a path is read as a few runs of ids (see `path`).
+        db.execute("CREATE INDEX events_jumps ON events(id) WHERE parent_id IS NOT id - 1")
+        db.execute(
+            "CREATE INDEX head_moves_switches ON head_moves(encounter_id, id) "
+            "WHERE reason IN ('start', 'switch')"
+        )
+
     return migrations
 
 
-SCHEMA_VERSION = 2  # the number of migrations above; stored as PRAGMA user_version
+SCHEMA_VERSION = 4  # the number of migrations above; stored as PRAGMA user_version
 
 
 def _now() -> str:
@@ -235,16 +281,19 @@ def _now() -> str:
 
 def _sha(*parts: object) -> str:
     # Each field is prefixed by its length (None by a mark of its own), so no text a GM
-    # types can make two different rows hash alike.
-    h = hashlib.sha256()
+    # types can make two different rows hash alike. The pieces are joined and hashed in
+    # one call: the same digest as feeding them one by one, at a third of the cost.
+    import hashlib  # here: reads never hash, and OpenSSL's load is felt at start-up
+
+    pieces: list[bytes] = []
     for part in parts:
         if part is None:
-            h.update(b"~")
+            pieces.append(b"~")
             continue
         data = str(part).encode()
-        h.update(b"%d:" % len(data))
-        h.update(data)
-    return h.hexdigest()
+        pieces.append(b"%d:" % len(data))
+        pieces.append(data)
+    return hashlib.sha256(b"".join(pieces)).hexdigest()
 
 
 def command_hash(encounter_id: int, c: CommandRow) -> str:
@@ -506,14 +555,22 @@ class Store:
 
     def redo_stack(self, encounter_id: int, branch: str) -> list[int]:
         """Events undone on this branch and not yet redone or overwritten by an append."""
+        # Any other move (append, start, fork) empties the stack: only the undos, redos and
+        # switches since the latest one matter, read from the newest back.
+        tail: list[tuple[str, int | None]] = []
+        for reason, from_event in self.conn.execute(
+            "SELECT reason, from_event FROM head_moves WHERE encounter_id = ? AND branch = ? ORDER BY seq DESC",
+            (encounter_id, branch),
+        ):
+            if reason not in ("undo", "redo", "switch"):
+                break
+            tail.append((reason, from_event))
         stack: list[int] = []
-        for move in self.head_moves(encounter_id, branch):
-            if move.reason == "undo" and move.from_event is not None:
-                stack.append(move.from_event)
-            elif move.reason == "redo":
+        for reason, from_event in reversed(tail):
+            if reason == "undo" and from_event is not None:
+                stack.append(from_event)
+            elif reason == "redo":
                 stack.pop()
-            elif move.reason != "switch":
-                stack.clear()
         return stack
 
     # --- events ---------------------------------------------------------------------------
@@ -530,20 +587,99 @@ class Store:
             raise UnknownEvent(f"no event {event_id} in this encounter (see `skirmish log --all`)")
         return EventRow(*row)
 
-    def path(self, event_id: int) -> list[EventRow]:
-        """The events from the root to ``event_id``, in order (ids grow from parent to child)."""
-        rows = self.conn.execute(
-            f"""
-            WITH RECURSIVE up(id) AS (
-                SELECT ? UNION ALL
-                SELECT e.parent_id FROM events e JOIN up ON e.id = up.id WHERE e.parent_id IS NOT NULL
+    def path(self, event_id: int, since: int | None = None) -> Iterator[EventRow]:
+        """The events from the root (or from ``since``, if it is on the way) to ``event_id``,
+        in order (ids grow from parent to child), streamed: a replay of a long log holds
+        one row at a time, not the whole path, and reads it as fast as a plain scan."""
+        return (EventRow(*r) for r in self._path_rows(EVENT_COLUMNS, event_id, since))
+
+    def replay_rows(self, event_id: int, since: int | None = None) -> Iterator[ReplayRow]:
+        """The path as ``path`` reads it, each row as a plain tuple without its hash: what a
+        replay needs, at the least cost per row."""
+        return self._path_rows(REPLAY_COLUMNS, event_id, since)
+
+    def _path_rows(self, columns: str, event_id: int, since: int | None) -> Iterator[Any]:
+        return self._rows(columns, self.runs(event_id, since))
+
+    def _rows(self, columns: str, runs: Iterable[tuple[int, int]]) -> Iterator[Any]:
+        for low, high in runs:
+            yield from self.conn.execute(
+                f"SELECT {columns} FROM events WHERE id BETWEEN ? AND ? ORDER BY id", (low, high)
             )
-            SELECT {", ".join("e." + c for c in EVENT_COLUMNS.split(", "))}
-            FROM events e JOIN up ON e.id = up.id ORDER BY e.id
-            """,
-            (event_id,),
-        )
-        return [EventRow(*r) for r in rows]
+
+    def runs(self, event_id: int, since: int | None = None) -> list[tuple[int, int]]:
+        """The path to ``event_id`` (from ``since``, if it is on the way) as runs of
+        consecutive ids, oldest first."""
+        runs: list[tuple[int, int]] = []
+        for low, high in self._runs_back(event_id):
+            if since is not None and low <= since <= high:
+                runs.append((since, high))
+                break
+            runs.append((low, high))
+        runs.reverse()
+        return runs
+
+    def path_length(self, event_id: int) -> int:
+        """How many events the path from the root to ``event_id`` holds (a progress bar's
+        total), counted from its runs without reading the rows."""
+        return sum(high - low + 1 for low, high in self._runs_back(event_id))
+
+    def _runs_back(self, event_id: int) -> Iterator[tuple[int, int]]:
+        """The path to ``event_id`` as runs of consecutive ids, newest first.
+
+        Between two events that start a run (events_jumps), every event's parent is the
+        one just before it, so the path walks down that run in one step: the walk costs
+        one lookup per undo or fork on the way, not one per event.
+        """
+        at: int | None = event_id
+        while at is not None:
+            jump, parent = self.conn.execute(
+                "SELECT id, parent_id FROM events INDEXED BY events_jumps "
+                "WHERE parent_id IS NOT id - 1 AND id <= ? ORDER BY id DESC LIMIT 1",
+                (at,),
+            ).fetchone()
+            yield jump, at
+            at = parent
+
+    def path_since_snapshot(
+        self, event_id: int, projection: str, version: int
+    ) -> tuple[Snapshot | None, list[EventRow]]:
+        """The nearest snapshot on the path to ``event_id`` (``event_id`` itself included) and
+        the events after it, in order; no snapshot: the whole path from the root."""
+        runs: list[tuple[int, int]] = []
+        snapshot: Snapshot | None = None
+        for low, high in self._runs_back(event_id):
+            found = self.conn.execute(
+                "SELECT event_id, depth, state FROM snapshots WHERE event_id BETWEEN ? AND ? "
+                "AND projection = ? AND version = ? ORDER BY event_id DESC LIMIT 1",
+                (low, high, projection, version),
+            ).fetchone()
+            if found is not None:
+                snapshot = Snapshot(found[0], found[1], bytes(found[2]))
+                runs.append((found[0] + 1, high))
+                break
+            runs.append((low, high))
+        rows = [EventRow(*r) for r in self._rows(EVENT_COLUMNS, reversed(runs))]
+        return snapshot, rows
+
+    def save_snapshots(self, projection: str, version: int, snapshots: Sequence[Snapshot]) -> bool:
+        """Cache folded states; False (and nothing raised) when the file cannot take them now
+        (read-only, or locked past the busy timeout): a cache must never fail a command."""
+        try:
+            with self._transaction():
+                self.conn.executemany(
+                    "INSERT OR REPLACE INTO snapshots(event_id, projection, version, depth, state) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    [(s.event_id, projection, version, s.depth, s.state) for s in snapshots],
+                )
+        except (StoreError, sqlite3.DatabaseError):
+            return False
+        return True
+
+    def drop_snapshots(self) -> int:
+        """Delete every cached state (they are rebuilt as commands read and append)."""
+        with self._transaction():
+            return self.conn.execute("DELETE FROM snapshots").rowcount
 
     def all_events(self, encounter_id: int) -> Iterator[EventRow]:
         rows = self.conn.execute(
@@ -573,6 +709,14 @@ class Store:
             "SELECT id, branch, text, body, recorded_at, hash FROM commands WHERE id = ?", (command_id,)
         ).fetchone()
         return CommandRow(*row)
+
+    def first_event(self, encounter_id: int) -> EventRow:
+        """The encounter's root: the first event appended, by ``create_encounter``."""
+        row = self.conn.execute(
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE encounter_id = ? ORDER BY id LIMIT 1",
+            (encounter_id,),
+        ).fetchone()
+        return EventRow(*row)
 
     def first_event_of_command(self, command_id: int) -> EventRow:
         row = self.conn.execute(
@@ -624,7 +768,10 @@ class Store:
         now = _now()
         with self._transaction():
             if expected is None:
-                if branch in self.branches(encounter_id):
+                taken = self.conn.execute(
+                    "SELECT 1 FROM head_moves WHERE encounter_id = ? AND branch = ? LIMIT 1", (encounter_id, branch)
+                ).fetchone()
+                if taken:
                     raise BadInput(f"a branch named {branch!r} already exists")
                 seq, current = 0, None
             else:
@@ -718,8 +865,15 @@ class Store:
 
         def __init__(self, conn: _Connection, path: str) -> None:
             self.conn, self.file = conn, path
+            self.nested = False
 
         def __enter__(self) -> None:
+            if self.conn.in_transaction:
+                # Inside batch(): a savepoint, so a refused command rolls back alone and the
+                # batch goes on.
+                self.nested = True
+                self.conn.execute("SAVEPOINT command")
+                return
             self.conn.writing = True
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
@@ -728,6 +882,12 @@ class Store:
                 raise
 
         def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+            if self.nested:
+                if exc_type is not None and self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK TO command")
+                if self.conn.in_transaction:
+                    self.conn.execute("RELEASE command")
+                return
             try:
                 if exc_type is None:
                     self.conn.execute("COMMIT")
@@ -816,6 +976,11 @@ class Store:
             )
         return digest
 
+    def batch(self) -> Store._Txn:
+        """Many commands in one transaction, as an import appends them: one sync to disk for
+        all of them; each command inside is still checked, and refused alone."""
+        return self._transaction()
+
     # --- audit --------------------------------------------------------------------------------
 
     def verify(self, encounter_id: int) -> str:
@@ -868,6 +1033,8 @@ class Store:
                 fault(e.id, f"event {e.id} ({e.kind}) was altered or re-ordered after it was recorded")
             hashes[e.id] = e.hash
         previous: str | None = None
+        import hashlib
+
         digest = hashlib.sha256()
         moved: set[int] = set()
         for m in moves:

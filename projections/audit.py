@@ -312,7 +312,8 @@ def amend(enc: Encounter, event_id: int, command: Command, text: str, branch: st
     A later command that no longer holds is skipped with its reason, like a conflict in a
     rebase; the original branch keeps every event. Each command rolls the tool's dice it
     rolled when first decided (they are seeded from where it was decided), so only what
-    the correction changes changes.
+    the correction changes changes. The replacement itself is decided whole, even where
+    the branch was forked between the events of the command it replaces.
     """
     enc.store.event(enc.row.id, event_id)
     head = enc.head()

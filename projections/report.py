@@ -328,4 +328,4 @@ def build(enc: Encounter, branch: str | None = None, advance: Callable[[int], No
 
 
 def path_length(enc: Encounter, branch: str | None = None) -> int:
-    return len(enc.store.path(enc.head(branch).event_id))
+    return enc.store.path_length(enc.head(branch).event_id)

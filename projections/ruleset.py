@@ -14,8 +14,6 @@ exactly as a third-party package would.
 from __future__ import annotations
 
 import difflib
-import hashlib
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -100,6 +98,13 @@ class Ruleset(Protocol[State]):
 
     @property
     def event_types(self) -> tuple[type[Event], ...]: ...
+
+    @property
+    def state_version(self) -> int:
+        """The version of the state's shape (``initial``'s type, a msgspec-encodable value):
+        raise it whenever that shape or the meaning of a field changes, so states cached
+        (snapshots) by an older version are not read back."""
+        ...
 
     def initial(self, started: EncounterStarted) -> State: ...
 
@@ -272,6 +277,11 @@ class Dice:
     """
 
     def __init__(self, seed: int, place: str, typed: Mapping[str, Sequence[int]] | None = None) -> None:
+        # Imported here: only a command that decides rolls dice (OpenSSL's load is felt in
+        # every read-only command's start-up).
+        import hashlib
+        import random
+
         material = hashlib.sha256(f"{seed}:{place}".encode()).digest()
         self._rng = random.Random(int.from_bytes(material[:8], "big"))
         self._typed = {k.lower(): tuple(v) for k, v in (typed or {}).items()}

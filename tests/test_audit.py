@@ -7,6 +7,7 @@ import io
 import json
 import shutil
 import sqlite3
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -455,7 +456,14 @@ def test_amending_a_command_with_itself_changes_no_figure(ruleset_id: str, data:
         path = enc.path(original.event_id)
         if len(path) < 2:
             return
-        target = data.draw(st.sampled_from(path[1:]), label="amend")
+        # A command the branch holds only in part (forked between its events) is replaced
+        # by the whole new command: amend documents that, so such a target is left out here.
+        sizes = Counter(row.command_id for row in enc.store.all_events(enc.row.id))
+        held = Counter(rec.command_id for rec in path)
+        whole = [rec for rec in path[1:] if held[rec.command_id] == sizes[rec.command_id]]
+        if not whole:
+            return
+        target = data.draw(st.sampled_from(whole), label="amend")
         command = command_decoder.decode(enc.store.command(target.command_id).body)
         done = amend(enc, target.id, command, "the same again", None, "test amend")
         assert [s.skipped for s in done.steps if s.skipped is not None] == [], [

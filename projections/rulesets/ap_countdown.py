@@ -440,6 +440,7 @@ class ApCountdown:
     vital = "hits_left"
     budget = "ap_spent"
     event_types = EVENT_TYPES
+    state_version = 1  # ApState's shape: raise it when ApState, Fighter, Action, Effect or Counter change
 
     # --- initial / evolve ---------------------------------------------------------------
 

@@ -388,6 +388,7 @@ class Crisis:
     }
     vital = "health"
     budget = "ap_spent"
+    state_version = 1  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
     event_types = EVENT_TYPES
 
     # --- initial / evolve ---------------------------------------------------------------

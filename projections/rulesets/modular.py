@@ -407,6 +407,7 @@ class Modular:
     }
     vital = "health_left"
     budget = "slots_used"
+    state_version = 1  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
     event_types = EVENT_TYPES
 
     # --- initial / evolve ---------------------------------------------------------------

@@ -328,6 +328,7 @@ class PercentActivity:
     }
     vital = "hits_left"
     budget = "activity_used"
+    state_version = 1  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
     event_types = EVENT_TYPES
 
     # --- initial / evolve ---------------------------------------------------------------

@@ -359,6 +359,7 @@ class Phases:
     }
     vital = "initiative"
     budget = "actions"
+    state_version = 1  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
     event_types = EVENT_TYPES
 
     # --- initial / evolve ---------------------------------------------------------------

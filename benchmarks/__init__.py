@@ -1,0 +1,1 @@
+"""skirmish's benchmarks: `python -m benchmarks [--quick]` (see benchmarks/run.py)."""

@@ -1,0 +1,211 @@
+"""Snapshots are a cache: each agrees with a full fold, serves every branch through its event,
+can be deleted, is ignored when unreadable or of another state version, and is no part of
+the log (no triggers, no hashes, not read by verify). Replays stream."""
+
+from __future__ import annotations
+
+import sqlite3
+import tracemalloc
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from benchmarks.fight import Generator
+from conftest import start
+from skirmish.eventlog.commands import AddCombatant, Damage
+from skirmish.eventlog.errors import UnknownEvent
+from skirmish.eventlog.store import Store
+from skirmish.projections import engine
+from skirmish.projections.engine import Encounter, new_encounter
+from skirmish.projections.ruleset import registry
+from test_invariants import Run, fresh
+
+RULESETS = sorted(registry())
+FIGHTS = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+def full_fold(enc: Encounter, event_id: int) -> Any:
+    """The state at ``event_id`` folded from the root, no snapshot read."""
+    return enc.fold(enc.path(event_id))
+
+
+def snapshot_rows(store: Store) -> list[tuple[int, str, int, int, bytes]]:
+    return store.conn.execute(
+        "SELECT event_id, projection, version, depth, state FROM snapshots ORDER BY event_id"
+    ).fetchall()
+
+
+def decoded(enc: Encounter, blob: bytes) -> Any:
+    return msgspec.msgpack.decode(blob, type=type(enc.ruleset.initial(enc.started)))
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+@FIGHTS
+@given(data=st.data())
+def test_a_snapshot_and_a_full_fold_agree(ruleset_id: str, data: st.DataObject) -> None:
+    """Random fights with undos, redos and what-if branches, a snapshot every few events:
+    every snapshot is exactly the full fold at its event, every state read through one is
+    too, and after deleting them all nothing changes but the work done."""
+    every = data.draw(st.integers(1, 6), label="snapshot every")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine, "SNAPSHOT_EVERY", every)
+        run = Run(data, ruleset_id)
+        try:
+            run.wander(40)
+            enc, store = run.enc, run.store
+            ids = [row.id for row in store.all_events(enc.row.id)]
+            for event_id, projection, version, depth, blob in snapshot_rows(store):
+                assert (projection, version) == (ruleset_id, enc.ruleset.state_version)
+                path = enc.path(event_id)
+                assert depth == len(path) - 1 and depth % every == 0
+                assert decoded(enc, blob) == enc.fold(path)
+            reader = fresh(store, enc)
+            for event_id in ids:
+                assert reader.state_at(event_id) == full_fold(enc, event_id)
+            digest = store.verify(enc.row.id)
+            view = enc.view()
+            store.drop_snapshots()
+            assert fresh(store, enc).view() == view
+            assert store.verify(enc.row.id) == digest
+            for event_id in ids:
+                assert fresh(store, enc).state_at(event_id) == full_fold(enc, event_id)
+        finally:
+            run.close()
+
+
+def fight(store: Store, events: int) -> Encounter:
+    return Generator(store, seed=3).run(events)
+
+
+def test_snapshots_fall_every_so_many_events_down_each_path(memory_store: Store) -> None:
+    enc = fight(memory_store, 2_000)
+    rows = snapshot_rows(memory_store)
+    assert rows and all(depth % engine.SNAPSHOT_EVERY == 0 for _, _, _, depth, _ in rows)
+    for event_id, _, _, _, blob in rows[:3]:
+        assert decoded(enc, blob) == full_fold(enc, event_id)
+
+
+def test_one_snapshot_serves_every_branch_through_its_event(memory_store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "SNAPSHOT_EVERY", 4)
+    enc = start(memory_store)
+    enc.execute(AddCombatant(name="Hauser", stats={"qu": "1", "hits": "90"}), "add Hauser")
+    for _ in range(10):
+        enc.execute(Damage(who="Hauser", amount=1), "damage Hauser 1")
+    fork_at = enc.head().event_id
+    before = snapshot_rows(memory_store)
+    enc.fork("what-if", fork_at, "branch what-if")
+    enc.switch("what-if", "switch what-if")
+    for _ in range(2):
+        enc.execute(Damage(who="Hauser", amount=5), "damage Hauser 5")
+    state = enc.state_at(enc.head().event_id)
+    # No snapshot was written for the shared history again: the branch reads main's.
+    assert [r for r in snapshot_rows(memory_store) if r[0] <= fork_at] == before
+    assert state == full_fold(enc, enc.head().event_id)
+    assert enc.view()["combatants"][0]["hits_left"] == 90 - 10 - 10
+
+
+def test_an_unreadable_or_older_snapshot_is_a_miss(memory_store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    enc = fight(memory_store, 1_200)
+    head = enc.head().event_id
+    want = full_fold(enc, head)
+    # Snapshots are no part of the log: no append-only trigger guards them.
+    memory_store.conn.execute("UPDATE snapshots SET state = x'c1c1'")
+    assert fresh(memory_store, enc).state_at(head) == want
+    monkeypatch.setattr(type(enc.ruleset), "state_version", enc.ruleset.state_version + 1)
+    assert fresh(memory_store, enc).state_at(head) == want
+    versions = {r[2] for r in snapshot_rows(memory_store)}
+    assert versions == {enc.ruleset.state_version - 1, enc.ruleset.state_version}
+
+
+def test_verify_does_not_read_snapshots(file_store: Store) -> None:
+    enc = fight(file_store, 1_000)
+    digest = file_store.verify(enc.row.id)
+    file_store.conn.execute("UPDATE snapshots SET depth = depth + 1")
+    assert file_store.verify(enc.row.id) == digest
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        file_store.conn.execute("UPDATE events SET body = body")
+
+
+def test_a_file_that_cannot_be_written_still_reads_without_its_snapshots(file_store: Store) -> None:
+    enc = fight(file_store, 800)
+    file_store.drop_snapshots()
+    head = enc.head().event_id
+    reader = Store(file_store.file, create=False)
+    reader.conn.execute("PRAGMA query_only = ON")  # as a read-only file or mount would
+    assert Encounter.open(reader).state_at(head) == full_fold(enc, head)
+    assert reader.conn.execute("SELECT count(*) FROM snapshots").fetchone()[0] == 0
+    reader.close()
+
+
+def test_replay_streams_rows(memory_store: Store) -> None:
+    """Memory held by a replay does not grow with the length of the log."""
+    enc = fight(memory_store, 4_000)
+
+    def peak(events: int) -> int:
+        steps = iter(enc.replay())
+        tracemalloc.start()
+        for _ in range(events):
+            next(steps)
+        top = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return top
+
+    short, full = peak(400), peak(3_900)
+    assert full < 2 * short + 64_000
+
+
+def test_a_replay_from_an_event_starts_at_the_snapshot_before_it(memory_store: Store) -> None:
+    enc = fight(memory_store, 1_500)
+    head = enc.head().event_id
+    full = list(enc.replay())
+    on_path = {rec.id for rec, _, _ in full}
+    for start in (full[0][0].id, full[1][0].id, full[700][0].id, head):
+        assert list(enc.replay(start=start)) == [step for step in full if step[0].id >= start]
+    off_path = next(row.id for row in memory_store.all_events(enc.row.id) if row.id not in on_path)
+    with pytest.raises(UnknownEvent, match=f"event {off_path} is not in the history"):
+        list(enc.replay(start=off_path))
+
+
+def naive_path(store: Store, event_id: int) -> list[int]:
+    parents = dict(store.conn.execute("SELECT id, parent_id FROM events").fetchall())
+    ids: list[int] = []
+    at: int | None = event_id
+    while at is not None:
+        ids.append(at)
+        at = parents[at]
+    return ids[::-1]
+
+
+def test_paths_read_as_runs_agree_with_a_walk_up_the_parents(memory_store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two encounters appended in turn (every event of one follows one of the other), undos
+    and branches: the runs a path is read in never cross into another history, nor does
+    the search for the nearest snapshot."""
+    monkeypatch.setattr(engine, "SNAPSHOT_EVERY", 3)
+    one = start(memory_store)
+    two = new_encounter(memory_store, "Second fight", "ap-countdown", {}, "new", seed=2)
+    for enc in (one, two):
+        enc.execute(AddCombatant(name="Hauser", stats={"qu": "1", "hits": "90"}), "add Hauser")
+    for turn in range(12):
+        for enc in (one, two):
+            enc.execute(Damage(who="Hauser", amount=1 + turn % 3), "damage")
+        if turn % 4 == 3:
+            one.undo(2, "undo 2")
+        if turn == 6:
+            two.fork("what-if", two.head().event_id - 4, "branch what-if")
+            two.switch("what-if", "switch what-if")
+    for event_id, encounter_id in memory_store.conn.execute("SELECT id, encounter_id FROM events").fetchall():
+        assert [r.id for r in memory_store.path(event_id)] == naive_path(memory_store, event_id)
+        assert memory_store.path_length(event_id) == len(naive_path(memory_store, event_id))
+        enc = one if encounter_id == one.row.id else two
+        assert fresh(memory_store, enc).state_at(event_id) == full_fold(enc, event_id)
+        for since in naive_path(memory_store, event_id)[::3]:
+            assert [r.id for r in memory_store.path(event_id, since)] == [
+                i for i in naive_path(memory_store, event_id) if i >= since
+            ]
