@@ -6,6 +6,9 @@ what it must replay to (bridge-ambush.expected.json). Event layouts may move on;
 change bumps the event's ``version`` and registers an upcaster (eventlog/events.py) that
 turns the old stored body into the new layout when it is read. The stored bytes are
 never rewritten, so the hash chain, and ``verify``'s digest, stay as they were.
+
+tests/fixtures/exports/ holds every sample fight (one per ruleset) exported as JSON lines
+(tests/fixtures/make_exports.py), with the digest and states each must import to.
 """
 
 from __future__ import annotations
@@ -200,3 +203,28 @@ def test_upcasters_run_one_version_at_a_time() -> None:
     assert steps == [1, 2, 2]
     with pytest.raises(StoreError, match="layout version 4, this skirmish knows 3"):
         codec.decode(current, "test.wound", 4)
+
+
+EXPORTS = sorted((FIXTURES / "exports").glob("*.jsonl"))
+
+
+def test_there_is_an_old_export_of_every_ruleset() -> None:
+    from skirmish.projections.ruleset import registry
+
+    rulesets = {json.loads(p.with_suffix(".expected.json").read_text())["ruleset"] for p in EXPORTS}
+    assert rulesets == set(registry())
+
+
+@pytest.mark.parametrize("export", EXPORTS, ids=[p.stem for p in EXPORTS])
+def test_an_old_export_imports_to_the_state_and_digest_it_was_written_with(cli: Cli, export: Path) -> None:
+    """tests/fixtures/exports/*.jsonl: each sample exported by an earlier skirmish
+    (tests/fixtures/make_exports.py), committed with what it must import to."""
+    expected = json.loads(export.with_suffix(".expected.json").read_text())
+    before = export.read_bytes()
+    cli.ok("import", str(export))
+    assert cli.ok("verify").split("digest ")[1].strip() == expected["digest"]
+    heads = {b["name"]: b["head"] for b in json.loads(cli.ok("branches", "--json"))}
+    assert set(heads) == set(expected["heads"])
+    for name, head in heads.items():
+        assert json.loads(cli.ok("state", "--json", "--at", str(head))) == expected["heads"][name], name
+    assert export.read_bytes() == before
