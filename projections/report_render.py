@@ -146,8 +146,16 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
+CHAR_W = 7  # px a character of the labels takes, near enough
+
+
 def timeline_svg(r: Round, colours: dict[str, str]) -> str:
-    label_w, col, row_h, top = 210, 34, 20, 28
+    label_w, row_h, top = 210, 20, 28
+    # Columns widen for longer moment labels (a phase and its call), up to a point; a label
+    # still too long is cut, and shown whole as the column's tooltip.
+    longest = max((len(m) for m in r.moments), default=1)
+    col = max(34, min(CHAR_W * longest + 8, 90))
+    fits = max(1, (col - 6) // CHAR_W)
     width = label_w + col * len(r.moments) + 10
     height = top + row_h * len(r.spans) + 8
     parts = [f'<svg class="timeline" role="img" xmlns="http://www.w3.org/2000/svg" width="{width}" '
@@ -157,7 +165,9 @@ def timeline_svg(r: Round, colours: dict[str, str]) -> str:
     for i, m in enumerate(r.moments):
         x = label_w + col * i
         parts.append(f'<line x1="{x}" y1="{top - 6}" x2="{x}" y2="{height}" stroke="#e4e4e4"/>')
-        parts.append(f'<text x="{x + col / 2}" y="{top - 10}" text-anchor="middle">{escape(m)}</text>')
+        shown = m if len(m) <= fits else m[: fits - 1] + "…"
+        parts.append(f'<text x="{x + col / 2}" y="{top - 10}" text-anchor="middle">'
+                     f"<title>{escape(m)}</title>{escape(shown)}</text>")
     for j, s in enumerate(r.spans):
         y = top + row_h * j
         first, last = _span_reach(s, len(r.moments))
