@@ -19,14 +19,18 @@ from skirmish.eventlog.store import DEFAULT_DB, Store
 from skirmish.projections.engine import Encounter, Recorded, new_encounter
 from skirmish.projections.render import render_state, view_changes
 
-app = typer.Typer(
-    name="skirmish",
-    help="An event-sourced log and replayer for tactical combat encounters.",
-    add_completion=False,
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
+def _typer() -> typer.Typer:
+    return typer.Typer(
+        name="skirmish",
+        help="An event-sourced log and replayer for tactical combat encounters.",
+        add_completion=False,
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
+
+
+app = _typer()
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -550,7 +554,7 @@ def run_cli(args: Sequence[str], prefix: str = "") -> int:
     _command_text = _strip_db(list(args))
     _error_prefix[0] = prefix
     try:
-        command_ = typer.main.get_command(app)
+        command_ = typer.main.get_command(_app_for(args))
         result = command_.main(args=list(args), prog_name="skirmish", standalone_mode=False)
         return result if isinstance(result, int) else 0
     except typer.Exit as exc:
@@ -577,6 +581,25 @@ def run_cli(args: Sequence[str], prefix: str = "") -> int:
     finally:
         _current.close()
         _command_text, _error_prefix[0] = saved
+
+
+def _app_for(args: Sequence[str]) -> typer.Typer:
+    """The app with only the command the words name, when they name one: typer builds every
+    command's parameters before it parses (about 25 ms for all of them, a command at the
+    table pays it on every run). Help, a mistyped or missing command get the whole app."""
+    words = list(args)
+    while words and words[0].startswith("--db"):
+        words = words[1:] if "=" in words[0] else words[2:]
+    if not words or words[0].startswith("-"):
+        return app
+    for info in app.registered_commands:
+        name = info.name or (info.callback.__name__.replace("_", "-") if info.callback else "")
+        if name == words[0]:
+            one = _typer()
+            one.registered_callback = app.registered_callback
+            one.registered_commands = [info]
+            return one
+    return app
 
 
 def _strip_db(args: list[str]) -> list[str]:

@@ -17,6 +17,24 @@ def test_the_built_in_ruleset_is_an_entry_point_of_skirmish() -> None:
     assert registry_module.get_ruleset("ap-countdown") is RULESET
 
 
+def test_the_built_in_table_is_skirmishs_own_entry_points() -> None:
+    """get_ruleset's shortcut for built-in rulesets names exactly what pyproject registers."""
+    from importlib.metadata import distribution
+
+    own = distribution(registry_module.DISTRIBUTION).entry_points.select(group=registry_module.ENTRY_POINT_GROUP)
+    assert {ep.name: ep.value for ep in own} == registry_module.BUILT_IN
+    for ruleset_id, entry in registry_module.BUILT_IN.items():
+        assert registry_module.get_ruleset(ruleset_id) is registry_module.registry()[ruleset_id].load()
+        assert get_ruleset_id(entry) == ruleset_id
+
+
+def get_ruleset_id(entry: str) -> str:
+    from importlib import import_module
+
+    module, _, attribute = entry.partition(":")
+    return str(getattr(import_module(module), attribute).id)
+
+
 def test_a_third_party_ruleset_is_found_through_its_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
     foreign = EntryPoint(
         name="house-rules", value="skirmish.projections.rulesets.ap_countdown:RULESET",
