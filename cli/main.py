@@ -186,7 +186,7 @@ def use(name: str) -> None:
 
 @command()
 def rules(ruleset: Annotated[str | None, typer.Argument()] = None) -> None:
-    """List the rulesets, or one ruleset's options and stats."""
+    """List the rulesets, or one ruleset's options, stats, actions and details."""
     from skirmish.projections.ruleset import get_ruleset, registry
 
     if ruleset is None:

@@ -9,10 +9,11 @@ hits) rolls 5 + 5, base 10, 30 with 4 AP.
 from __future__ import annotations
 
 import json
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from conftest import Cli, start
+from encounter_helpers import do, effects, one, pending, refused, stored, who
 
 from skirmish.eventlog.commands import (
     AddCombatant,
@@ -25,7 +26,7 @@ from skirmish.eventlog.commands import (
     StartRound,
     Upkeep,
 )
-from skirmish.eventlog.errors import BadInput, RuleViolation, SkirmishError
+from skirmish.eventlog.errors import BadInput, RuleViolation
 from skirmish.eventlog.events import EncounterStarted, Event, Term
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
@@ -46,7 +47,6 @@ from skirmish.projections.rulesets.ap_countdown import (
     UpkeepTick,
 )
 
-E = TypeVar("E", bound=Event)
 DICE = {"Hauser": (6, 8), "Orc": (5, 5)}
 
 
@@ -60,44 +60,22 @@ def fight(store: Store, **options: str) -> Encounter:
     return enc
 
 
-def do(enc: Encounter, command: Command) -> list[Event]:
-    return [rec.event for rec in enc.execute(command, "test")]
 
 
 def new_round(enc: Encounter, rolls: dict[str, tuple[int, ...]] | None = None) -> list[Event]:
     return do(enc, StartRound(rolls=DICE if rolls is None else rolls))
 
 
-def stored(enc: Encounter) -> int:
-    return len(list(enc.store.all_events(enc.row.id)))
 
 
-def refused(enc: Encounter, command: Command, error: type[SkirmishError], message: str) -> None:
-    """The command is refused with exactly this message, and nothing is appended."""
-    before, head = stored(enc), enc.head().event_id
-    with pytest.raises(error) as info:
-        enc.execute(command, "test")
-    assert str(info.value) == message
-    assert stored(enc) == before
-    assert enc.head().event_id == head
 
 
-def who(enc: Encounter, name: str) -> dict[str, Any]:
-    return next(c for c in enc.view()["combatants"] if c["name"] == name)
 
 
-def pending(enc: Encounter, name: str) -> dict[str, Any] | None:
-    return next((p for p in enc.view()["pending"] if p["who"] == name), None)
 
 
-def one(events: list[Event], kind: type[E]) -> E:
-    found = [e for e in events if isinstance(e, kind)]
-    assert len(found) == 1, events
-    return found[0]
 
 
-def effects(enc: Encounter, name: str) -> list[tuple[str, int | None]]:
-    return [(e["kind"], e["rounds"]) for e in who(enc, name)["effects"]]
 
 
 def hauser_melee_resolved(enc: Encounter) -> None:

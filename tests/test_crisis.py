@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, TypeVar
 
 import pytest
 from conftest import Cli, start
+from encounter_helpers import do, refused, stored, who
+from encounter_helpers import one as only
 
 from skirmish.eventlog.commands import (
     AddCombatant,
@@ -28,8 +29,8 @@ from skirmish.eventlog.commands import (
     StartRound,
     Upkeep,
 )
-from skirmish.eventlog.errors import BadInput, RuleViolation, SkirmishError
-from skirmish.eventlog.events import Event, Term
+from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.events import Term
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
 from skirmish.projections.rulesets.crisis import (
@@ -44,7 +45,6 @@ from skirmish.projections.rulesets.crisis import (
     TurnStarted,
 )
 
-E = TypeVar("E", bound=Event)
 JACK = {"int": "1", "speed": "2", "endurance": "10", "health": "8", "melee": "3", "might": "2",
         "armour": "1", "dr": "2", "durability": "3"}
 DRONE = {"int": "0", "speed": "1", "endurance": "4", "health": "4"}
@@ -62,36 +62,18 @@ def fight(store: Store, **options: str) -> Encounter:
     return enc
 
 
-def do(enc: Encounter, command: Command) -> list[Event]:
-    return [rec.event for rec in enc.execute(command, "test")]
 
 
 def turn(enc: Encounter, rolls: dict[str, tuple[int, ...]] | None = None, **details: str) -> TurnStarted:
     return only(do(enc, StartRound(rolls=DICE if rolls is None else rolls, details=details)), TurnStarted)
 
 
-def only(events: list[Event], kind: type[E]) -> E:
-    found = [e for e in events if isinstance(e, kind)]
-    assert len(found) == 1, events
-    return found[0]
 
 
-def stored(enc: Encounter) -> int:
-    return len(list(enc.store.all_events(enc.row.id)))
 
 
-def refused(enc: Encounter, command: Command, error: type[SkirmishError], message: str) -> None:
-    """The command is refused with exactly this message, and nothing is appended."""
-    before, head = stored(enc), enc.head().event_id
-    with pytest.raises(error) as info:
-        enc.execute(command, "test")
-    assert str(info.value) == message
-    assert stored(enc) == before
-    assert enc.head().event_id == head
 
 
-def who(enc: Encounter, name: str) -> dict[str, Any]:
-    return next(c for c in enc.view()["combatants"] if c["name"] == name)
 
 
 def attack(enc: Encounter, by: str, target: str, faces: tuple[int, int, int], **details: str) -> AttackRolled:

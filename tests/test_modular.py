@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import Cli, start
-from test_ap_countdown import do, one, refused, who  # the ruleset-agnostic helpers
+from encounter_helpers import do, one, refused, who
 
 from skirmish.eventlog.commands import (
     AddCombatant,

@@ -16,7 +16,7 @@ import pytest
 from conftest import Cli, start
 
 # The generic encounter helpers (run a command, refuse one exactly, read a combatant's row).
-from test_ap_countdown import do, effects, one, pending, refused, who
+from encounter_helpers import do, effects, one, pending, refused, who
 
 from skirmish.eventlog.commands import (
     AddCombatant,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import Cli, start
-from test_ap_countdown import do, one, refused  # the generic helpers: run, pick one event, refuse
+from encounter_helpers import do, one, refused
 
 from skirmish.eventlog.commands import (
     AddCombatant,

@@ -1,0 +1,50 @@
+"""Helpers every ruleset's tests use: run a command, read a figure, check a refusal."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import pytest
+
+from skirmish.eventlog.commands import Command
+from skirmish.eventlog.errors import SkirmishError
+from skirmish.eventlog.events import Event
+from skirmish.projections.engine import Encounter
+
+E = TypeVar("E", bound=Event)
+
+
+def do(enc: Encounter, command: Command) -> list[Event]:
+    return [rec.event for rec in enc.execute(command, "test")]
+
+
+def stored(enc: Encounter) -> int:
+    return len(list(enc.store.all_events(enc.row.id)))
+
+
+def refused(enc: Encounter, command: Command, error: type[SkirmishError], message: str) -> None:
+    """The command is refused with exactly this message, and nothing is appended."""
+    before, head = stored(enc), enc.head().event_id
+    with pytest.raises(error) as info:
+        enc.execute(command, "test")
+    assert str(info.value) == message
+    assert stored(enc) == before
+    assert enc.head().event_id == head
+
+
+def who(enc: Encounter, name: str) -> dict[str, Any]:
+    return next(c for c in enc.view()["combatants"] if c["name"] == name)
+
+
+def pending(enc: Encounter, name: str) -> dict[str, Any] | None:
+    return next((p for p in enc.view()["pending"] if p["who"] == name), None)
+
+
+def one(events: list[Event], kind: type[E]) -> E:
+    found = [e for e in events if isinstance(e, kind)]
+    assert len(found) == 1, events
+    return found[0]
+
+
+def effects(enc: Encounter, name: str) -> list[tuple[str, int | None]]:
+    return [(e["kind"], e["rounds"]) for e in who(enc, name)["effects"]]
