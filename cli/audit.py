@@ -7,8 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from skirmish.cli.main import _json, command, ctx, parse_command
-from skirmish.projections.render import _cell
+from skirmish.cli.main import command, ctx, parse_command, print_json
+from skirmish.projections.render import cell
 
 # skirmish.projections.audit is imported by each command that needs it: a command at the
 # table does not pay for it.
@@ -24,7 +24,7 @@ def explain(
 
     data = audit.explain(ctx().encounter(), event)
     if as_json:
-        _json(data)
+        print_json(data)
         return
     typer.echo(f"#{data['event']} {data['description']}")
     typer.echo(f"  command: {data['command']}  (branch {data['branch']}, {data['recorded_at'][:19]})")
@@ -64,16 +64,16 @@ def why(
 
     data = audit.why(ctx().encounter(), who, figure)
     if as_json:
-        _json(data)
+        print_json(data)
         return
     if not data["figures"]:
         typer.echo(f"{data['who']}: every figure is at its starting value (branch {data['branch']}, at #{data['at']})")
     for f in data["figures"]:
         name = f["figure"].replace("_", " ")
-        typer.echo(f"{data['who']} {name}: {_cell(f['start'])} at the start, now {_cell(f['now'])} "
+        typer.echo(f"{data['who']} {name}: {cell(f['start'])} at the start, now {cell(f['now'])} "
                    f"(branch {data['branch']}, at #{data['at']})")
         for link in f["chain"]:
-            change = f"   {_cell(link['before'])} -> {_cell(link['after'])}" if link["role"] == "change" else "   (cause)"
+            change = f"   {cell(link['before'])} -> {cell(link['after'])}" if link["role"] == "change" else "   (cause)"
             typer.echo(f"  #{link['id']:<5} {link['description']}{change}")
             typer.echo(f"         by `{link['command']}`")
 
@@ -89,7 +89,7 @@ def diff(
 
     data = audit.diff(ctx().encounter(), a, b)
     if as_json:
-        _json(data)
+        print_json(data)
         return
     ea, eb = data["a"], data["b"]
     typer.echo(f"{ea['name']} (#{ea['at']}) and {eb['name']} (#{eb['at']}) split after "
@@ -106,17 +106,17 @@ def diff(
             continue
         typer.echo(f"{c['name']}:")
         for f in c["figures"]:
-            typer.echo(f"  {f['figure'].replace('_', ' ')}: {_cell(f['a'])} | {_cell(f['b'])}")
+            typer.echo(f"  {f['figure'].replace('_', ' ')}: {cell(f['a'])} | {cell(f['b'])}")
     if not data["scene"] and not data["combatants"]:
         typer.echo("no figure differs")
 
 
 def _short(value: Any) -> str:
     if isinstance(value, dict):
-        return ", ".join(f"{k} {_cell(v)}" for k, v in value.items())
+        return ", ".join(f"{k} {cell(v)}" for k, v in value.items())
     if isinstance(value, list):
         return "; ".join(_short(v) for v in value) or "-"
-    return _cell(value)
+    return cell(value)
 
 
 @command()
@@ -133,7 +133,7 @@ def amend(
     enc = ctx().encounter()
     done = audit.amend(enc, event, replacement, shlex.join(new_command), branch, ctx().text)
     if as_json:
-        _json(done.to_json())
+        print_json(done.to_json())
         return
     typer.echo(f"Branch {done.branch!r} starts at #{done.at}; {done.original!r} stays as it was")
     for step in done.steps:

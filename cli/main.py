@@ -139,7 +139,7 @@ def _execute(cmd: c.Command) -> None:
     _print_events(enc, enc.execute(cmd, ctx().text or cmd.__struct_config__.tag or ""))
 
 
-def _json(data: Any) -> None:
+def print_json(data: Any) -> None:
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
@@ -170,7 +170,7 @@ def encounters(as_json: Annotated[bool, typer.Option("--json")] = False) -> None
     except SkirmishError:
         current = None
     if as_json:
-        _json([{"name": r.name, "ruleset": r.ruleset, "created_at": r.created_at, "current": r.name == current}
+        print_json([{"name": r.name, "ruleset": r.ruleset, "created_at": r.created_at, "current": r.name == current}
                for r in rows])
         return
     for r in rows:
@@ -370,7 +370,7 @@ def branches(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     current = enc.branch
     heads = enc.store.branches(enc.row.id)
     if as_json:
-        _json([{"name": h.branch, "head": h.event_id, "moves": h.seq, "current": h.branch == current}
+        print_json([{"name": h.branch, "head": h.event_id, "moves": h.seq, "current": h.branch == current}
                for h in heads.values()])
         return
     for h in heads.values():
@@ -388,7 +388,7 @@ def state(
     """What is true now (or at an event)."""
     view = ctx().encounter().view(at)
     if as_json:
-        _json(view)
+        print_json(view)
     else:
         typer.echo(render_state(view))
 
@@ -476,7 +476,7 @@ def verify(
             "events were added or removed since that digest was noted"
         )
     if as_json:
-        _json({"encounter": enc.row.name, "intact": True, "digest": digest})
+        print_json({"encounter": enc.row.name, "intact": True, "digest": digest})
         return
     typer.echo(f"intact: {enc.row.name!r}, digest {digest}")
 

@@ -20,7 +20,7 @@ def _effects(effects: list[dict[str, Any]]) -> str:
     return ", ".join(parts) or "-"
 
 
-def _cell(value: Any) -> str:
+def cell(value: Any) -> str:
     if value is None:
         return "-"
     if isinstance(value, bool):
@@ -28,15 +28,15 @@ def _cell(value: Any) -> str:
     if isinstance(value, list):
         if all(isinstance(v, dict) and "kind" in v for v in value):
             return _effects(value)
-        return ", ".join(_cell(v) for v in value) or "-"
+        return ", ".join(cell(v) for v in value) or "-"
     if isinstance(value, dict):
-        return ", ".join(f"{k} {_cell(v)}" for k, v in value.items()) or "-"
+        return ", ".join(f"{k} {cell(v)}" for k, v in value.items()) or "-"
     return str(value)
 
 
 def render_state(view: dict[str, Any]) -> str:
     clock = ", ".join(
-        f"{k.replace('_', ' ')} {_cell(v)}" for k, v in view.get("clock", {}).items()
+        f"{k.replace('_', ' ')} {cell(v)}" for k, v in view.get("clock", {}).items()
     )
     head = "" if view["at"] == view["head"] else f" (head #{view['head']})"
     lines = [
@@ -47,7 +47,7 @@ def render_state(view: dict[str, Any]) -> str:
     if combatants:
         columns = [k for k in combatants[0] if k not in _IDENTITY]
         header = ["name", "side", *columns]
-        rows = [[_cell(row.get(k)) for k in header] for row in combatants]
+        rows = [[cell(row.get(k)) for k in header] for row in combatants]
         widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
         lines.append("  ".join(h.replace("_", " ").ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
         for r in rows:
@@ -56,7 +56,7 @@ def render_state(view: dict[str, Any]) -> str:
         lines.append("no combatants yet")
     for p in view.get("pending", []):
         extra = ", ".join(
-            f"{k.replace('_', ' ')} {_cell(v)}" for k, v in p.items() if k not in ("who", "action") and v not in (None, 0)
+            f"{k.replace('_', ' ')} {cell(v)}" for k, v in p.items() if k not in ("who", "action") and v not in (None, 0)
         )
         lines.append(f"pending: {p['who']} {p['action']}" + (f" ({extra})" if extra else ""))
     for e in view.get("environment", []):
@@ -75,5 +75,5 @@ def view_changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
         for key, value in c.items():
             if key in _IDENTITY or prior.get(key) == value:
                 continue
-            changes.append(f"{c['name']}: {key.replace('_', ' ')} {_cell(prior.get(key))} -> {_cell(value)}")
+            changes.append(f"{c['name']}: {key.replace('_', ' ')} {cell(prior.get(key))} -> {cell(value)}")
     return changes
