@@ -199,6 +199,37 @@ def check_stats(ruleset: Ruleset[Any], name: str, raw: Mapping[str, str]) -> dic
     return stats
 
 
+class Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+N = TypeVar("N", bound=Named)
+
+
+def names_of(roster: Sequence[Named]) -> list[str]:
+    return [f.name for f in roster]
+
+
+def by_name(roster: Sequence[N], name: str) -> N:
+    """The combatant of that exact name (decide has already matched the GM's spelling)."""
+    for f in roster:
+        if f.name == name:
+            return f
+    raise KeyError(name)
+
+
+def replaced(roster: tuple[N, ...], fighter: N) -> tuple[N, ...]:
+    """The roster with ``fighter`` in place of the combatant of its name (a fold's update)."""
+    return tuple(fighter if f.name == fighter.name else f for f in roster)
+
+
+def options_in_force(ruleset: Ruleset[Any], started: EncounterStarted) -> dict[str, str]:
+    """The options recorded in the first event; an option added to the ruleset after the
+    encounter was recorded takes its default on replay."""
+    return {key: opt.default for key, opt in ruleset.options.items()} | dict(started.options)
+
+
 def check_details(ruleset: Ruleset[Any], command: Command) -> None:
     """Refuse any `--with KEY=VALUE` the ruleset does not declare for this command."""
     given: Mapping[str, str] = getattr(command, "details", {})

@@ -83,7 +83,20 @@ from skirmish.eventlog.events import (
     Term,
     upcaster,
 )
-from skirmish.projections.ruleset import ActionInfo, Detail, Dice, Option, Stat, decide_add, find_name, suggest
+from skirmish.projections.ruleset import (
+    ActionInfo,
+    Detail,
+    Dice,
+    Option,
+    Stat,
+    by_name,
+    decide_add,
+    find_name,
+    names_of,
+    options_in_force,
+    replaced,
+    suggest,
+)
 
 RULES = "ap-countdown.md"
 R_AP = f"{RULES}, Action Points"
@@ -220,17 +233,14 @@ class ApState(msgspec.Struct, frozen=True):
     counters: tuple[Counter, ...] = ()
 
     def names(self) -> list[str]:
-        return [f.name for f in self.fighters]
+        return names_of(self.fighters)
 
     def fighter(self, name: str) -> Fighter:
-        for f in self.fighters:
-            if f.name == name:
-                return f
-        raise KeyError(name)
+        return by_name(self.fighters, name)
 
 
 def _put(state: ApState, fighter: Fighter) -> ApState:
-    return replace(state, fighters=tuple(fighter if f.name == fighter.name else f for f in state.fighters))
+    return replace(state, fighters=replaced(state.fighters, fighter))
 
 
 # --- events ------------------------------------------------------------------------------
@@ -445,8 +455,7 @@ class ApCountdown:
     # --- initial / evolve ---------------------------------------------------------------
 
     def initial(self, started: EncounterStarted) -> ApState:
-        # An option added after an encounter was recorded takes its default on replay.
-        options = {key: opt.default for key, opt in self.options.items()} | dict(started.options)
+        options = options_in_force(self, started)
         return ApState(options=options, seed=started.seed)
 
     def evolve(self, state: ApState, event: Event) -> ApState:

@@ -105,9 +105,13 @@ from skirmish.projections.ruleset import (
     Dice,
     Option,
     Stat,
+    by_name,
     decide_add,
     detail_int,
     find_name,
+    names_of,
+    options_in_force,
+    replaced,
     suggest,
 )
 
@@ -213,13 +217,10 @@ class CrisisState(msgspec.Struct, frozen=True):
     fighters: tuple[Fighter, ...] = ()
 
     def names(self) -> list[str]:
-        return [f.name for f in self.fighters]
+        return names_of(self.fighters)
 
     def fighter(self, name: str) -> Fighter:
-        for f in self.fighters:
-            if f.name == name:
-                return f
-        raise KeyError(name)
+        return by_name(self.fighters, name)
 
     def stunned(self, f: Fighter) -> bool:
         return any(c.kind == "stunned" and (c.until is None or c.until >= self.turn) for c in f.conditions)
@@ -232,7 +233,7 @@ class CrisisState(msgspec.Struct, frozen=True):
 
 
 def _put(state: CrisisState, fighter: Fighter) -> CrisisState:
-    return replace(state, fighters=tuple(fighter if f.name == fighter.name else f for f in state.fighters))
+    return replace(state, fighters=replaced(state.fighters, fighter))
 
 
 # --- events ------------------------------------------------------------------------------
@@ -394,8 +395,7 @@ class Crisis:
     # --- initial / evolve ---------------------------------------------------------------
 
     def initial(self, started: EncounterStarted) -> CrisisState:
-        # An option added after an encounter was recorded takes its default on replay.
-        options = {key: opt.default for key, opt in self.options.items()} | dict(started.options)
+        options = options_in_force(self, started)
         return CrisisState(options=options, seed=started.seed)
 
     def evolve(self, state: CrisisState, event: Event) -> CrisisState:

@@ -89,9 +89,13 @@ from skirmish.projections.ruleset import (
     Dice,
     Option,
     Stat,
+    by_name,
     decide_add,
     detail_int,
     find_name,
+    names_of,
+    options_in_force,
+    replaced,
     suggest,
 )
 
@@ -218,13 +222,10 @@ class ModularState(msgspec.Struct, frozen=True):
     fighters: tuple[Fighter, ...] = ()
 
     def names(self) -> list[str]:
-        return [f.name for f in self.fighters]
+        return names_of(self.fighters)
 
     def fighter(self, name: str) -> Fighter:
-        for f in self.fighters:
-            if f.name == name:
-                return f
-        raise KeyError(name)
+        return by_name(self.fighters, name)
 
     @property
     def current(self) -> str | None:
@@ -236,7 +237,7 @@ def speed_of(agility: int) -> int:
 
 
 def _put(state: ModularState, fighter: Fighter) -> ModularState:
-    return replace(state, fighters=tuple(fighter if f.name == fighter.name else f for f in state.fighters))
+    return replace(state, fighters=replaced(state.fighters, fighter))
 
 
 # --- events ------------------------------------------------------------------------------
@@ -413,7 +414,7 @@ class Modular:
     # --- initial / evolve ---------------------------------------------------------------
 
     def initial(self, started: EncounterStarted) -> ModularState:
-        options = {key: opt.default for key, opt in self.options.items()} | dict(started.options)
+        options = options_in_force(self, started)
         return ModularState(options=options, seed=started.seed)
 
     def evolve(self, state: ModularState, event: Event) -> ModularState:

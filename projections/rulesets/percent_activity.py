@@ -76,7 +76,20 @@ from skirmish.eventlog.commands import (
 )
 from skirmish.eventlog.errors import BadInput, RuleViolation
 from skirmish.eventlog.events import CombatantAdded, Derivation, EncounterStarted, Event, NoteAdded, Term
-from skirmish.projections.ruleset import ActionInfo, Detail, Dice, Option, Stat, decide_add, find_name, suggest
+from skirmish.projections.ruleset import (
+    ActionInfo,
+    Detail,
+    Dice,
+    Option,
+    Stat,
+    by_name,
+    decide_add,
+    find_name,
+    names_of,
+    options_in_force,
+    replaced,
+    suggest,
+)
 
 RULES = "percent-activity.md"
 R_ROUND = f"{RULES}, Round"
@@ -170,17 +183,17 @@ class PaState(msgspec.Struct, frozen=True):
     fighters: tuple[Fighter, ...] = ()
 
     def names(self) -> list[str]:
-        return [f.name for f in self.fighters]
+        return names_of(self.fighters)
 
     def fighter(self, name: str) -> Fighter:
-        return next(f for f in self.fighters if f.name == name)
+        return by_name(self.fighters, name)
 
     def acting(self) -> str | None:
         return self.order[self.turn] if self.in_round and self.turn < len(self.order) else None
 
 
 def _put(state: PaState, fighter: Fighter) -> PaState:
-    return replace(state, fighters=tuple(fighter if f.name == fighter.name else f for f in state.fighters))
+    return replace(state, fighters=replaced(state.fighters, fighter))
 
 
 # --- events ------------------------------------------------------------------------------
@@ -334,8 +347,7 @@ class PercentActivity:
     # --- initial / evolve ---------------------------------------------------------------
 
     def initial(self, started: EncounterStarted) -> PaState:
-        # An option added after an encounter was recorded takes its default on replay.
-        options = {key: opt.default for key, opt in self.options.items()} | dict(started.options)
+        options = options_in_force(self, started)
         return PaState(options=options, seed=started.seed)
 
     def evolve(self, state: PaState, event: Event) -> PaState:

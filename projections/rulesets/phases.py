@@ -93,9 +93,13 @@ from skirmish.projections.ruleset import (
     Dice,
     Option,
     Stat,
+    by_name,
     decide_add,
     detail_int,
     find_name,
+    names_of,
+    options_in_force,
+    replaced,
     suggest,
 )
 
@@ -203,17 +207,14 @@ class PhaseState(msgspec.Struct, frozen=True):
     fighters: tuple[Fighter, ...] = ()
 
     def names(self) -> list[str]:
-        return [f.name for f in self.fighters]
+        return names_of(self.fighters)
 
     def fighter(self, name: str) -> Fighter:
-        for f in self.fighters:
-            if f.name == name:
-                return f
-        raise KeyError(name)
+        return by_name(self.fighters, name)
 
 
 def _put(state: PhaseState, fighter: Fighter) -> PhaseState:
-    return replace(state, fighters=tuple(fighter if f.name == fighter.name else f for f in state.fighters))
+    return replace(state, fighters=replaced(state.fighters, fighter))
 
 
 # --- events ------------------------------------------------------------------------------
@@ -365,8 +366,7 @@ class Phases:
     # --- initial / evolve ---------------------------------------------------------------
 
     def initial(self, started: EncounterStarted) -> PhaseState:
-        # An option added after an encounter was recorded takes its default on replay.
-        options = {key: opt.default for key, opt in self.options.items()} | dict(started.options)
+        options = options_in_force(self, started)
         return PhaseState(options=options)
 
     def evolve(self, state: PhaseState, event: Event) -> PhaseState:
