@@ -28,6 +28,7 @@ import json
 import os
 import shlex
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -386,9 +387,27 @@ class Store:
             assert isinstance(conn, _Connection)
             conn.file = path
             self.conn = conn
-            self._configure()
+            self._configure_when_free()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path} cannot be used as a skirmish database: {exc}") from exc
+
+    def _configure_when_free(self) -> None:
+        """Configure, retrying while another process is turning a new file to WAL or
+        migrating it: in those moments SQLite answers "database is locked" at once, without
+        waiting out the busy timeout, so the wait is done here, up to the same timeout."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                self._configure()
+                return
+            except StoreError as exc:
+                cause = exc.__cause__
+                busy = isinstance(cause, sqlite3.OperationalError) and getattr(
+                    cause, "sqlite_errorcode", 0
+                ) & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+                if not busy or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.02)
 
     def _configure(self) -> None:
         conn = self.conn
