@@ -313,7 +313,8 @@ def amend(enc: Encounter, event_id: int, command: Command, text: str, branch: st
     rebase; the original branch keeps every event. Each command rolls the tool's dice it
     rolled when first decided (they are seeded from where it was decided), so only what
     the correction changes changes. The replacement itself is decided whole, even where
-    the branch was forked between the events of the command it replaces.
+    the branch was forked between the events of the command it replaces. The new branch
+    is written in one transaction: it is there whole, or not at all.
     """
     enc.store.event(enc.row.id, event_id)
     head = enc.head()
@@ -331,36 +332,39 @@ def amend(enc: Encounter, event_id: int, command: Command, text: str, branch: st
     name = branch or _free_name(enc, f"amend-{event_id}")
     # Decided first, so a replacement that does not hold records nothing at all.
     enc.decide(command, at)
-    enc.fork(name, at, why)
-    sizes = Counter(row.command_id for row in enc.store.all_events(enc.row.id))
-    renumbered: dict[int, int] = {}
-    steps: list[Redecided] = []
-    for i, group in enumerate(groups[k:]):
-        old = [r.id for r in group]
-        if i == 0:
-            step = Redecided(text, old)
-            todo: Command = command
-        else:
-            row = enc.store.command(group[0].command_id)
-            step = Redecided(row.text, old)
-            todo = command_decoder.decode(row.body)
-        steps.append(step)
-        try:
-            moved = _renumber(todo, renumbered, {r.id for g in groups[k:] for r in g})
-            if moved is not todo and isinstance(moved, AddNote):
-                # The command line as it would be typed now, about the new event.
-                step.text = shlex.join([str(type(moved).__struct_config__.tag), str(moved.event), moved.text])
-                todo = moved
-            # A command the branch holds only in part (it was forked inside the command)
-            # is held in the same part again.
-            keep = len(group) if i and len(group) < sizes[group[0].command_id] else None
-            step.new = enc.execute(todo, step.text, branch=name, dice_from=group[0].parent, keep=keep)
-        except (HeadMoved, StoreError, TamperedLog):
-            raise  # not the command's fault: the store's, and the amend stops where it is
-        except SkirmishError as exc:
-            step.skipped = str(exc)
-            continue
-        renumbered.update(zip(old, (r.id for r in step.new), strict=False))
+    # One transaction for the whole amend: a crash or another writer part-way leaves no
+    # half-built branch behind (each command inside is a savepoint of it).
+    with enc.store.batch():
+        enc.fork(name, at, why)
+        sizes = Counter(row.command_id for row in enc.store.all_events(enc.row.id))
+        renumbered: dict[int, int] = {}
+        steps: list[Redecided] = []
+        for i, group in enumerate(groups[k:]):
+            old = [r.id for r in group]
+            if i == 0:
+                step = Redecided(text, old)
+                todo: Command = command
+            else:
+                row = enc.store.command(group[0].command_id)
+                step = Redecided(row.text, old)
+                todo = command_decoder.decode(row.body)
+            steps.append(step)
+            try:
+                moved = _renumber(todo, renumbered, {r.id for g in groups[k:] for r in g})
+                if moved is not todo and isinstance(moved, AddNote):
+                    # The command line as it would be typed now, about the new event.
+                    step.text = shlex.join([str(type(moved).__struct_config__.tag), str(moved.event), moved.text])
+                    todo = moved
+                # A command the branch holds only in part (it was forked inside the command)
+                # is held in the same part again.
+                keep = len(group) if i and len(group) < sizes[group[0].command_id] else None
+                step.new = enc.execute(todo, step.text, branch=name, dice_from=group[0].parent, keep=keep)
+            except (HeadMoved, StoreError, TamperedLog):
+                raise  # not the command's fault: the store's; the whole amend is rolled back
+            except SkirmishError as exc:
+                step.skipped = str(exc)
+                continue
+            renumbered.update(zip(old, (r.id for r in step.new), strict=False))
     return Amended(name, at, head.branch, steps)
 
 

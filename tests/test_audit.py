@@ -493,7 +493,10 @@ def test_amend_stops_on_another_writer_rather_than_skipping(
         return real(self, *args)
 
     monkeypatch.setattr(Store, "append", append_then_interfere)
+    before = json.loads(cli.ok("branches", "--json"))
     assert cli.fails("amend", "20", "--branch", "eight", "--", "damage", "Orc", "8") == (
         "Error: branch 'eight' moved (another writer)"
     )
     assert cli.code == 3
+    # The amend is one transaction: no half-built branch is left behind.
+    assert json.loads(cli.ok("branches", "--json")) == before
