@@ -442,24 +442,25 @@ def replay(
     with progress("replay", lambda: enc.store.path_length(to if to is not None else enc.head().event_id)) as bar:
         # While a bar is drawn the narration waits for it to be wiped; otherwise it streams.
         say = held.append if bar.shown else typer.echo
+        prior: dict[str, Any] | None = None  # the view after the previous event: this one's before
         for rec, before, after in enc.replay(to, start=from_):
             view = enc.ruleset.view(after)
             clock = ", ".join(f"{k} {v}" for k, v in view["clock"].items() if v is not None and not isinstance(v, bool))
             where = f"[round {view['round']}{', ' + clock if clock and view['round'] else ''}]"
             say(f"#{rec.id:<5} {where} {enc.describe(rec)}")
             if before is not None:
-                for change in view_changes(enc.ruleset.view(before), view):
+                for change in view_changes(prior if prior is not None else enc.ruleset.view(before), view):
                     say(f"         {change}")
-            for n in notes.get(rec.id, []):
-                say(f"         note #{n.id}: {n.text}")
+            _print_notes(notes.get(rec.id, []), say)
+            prior = view
             bar.advance(1)
     for line in held:
         typer.echo(line)
 
 
-def _print_notes(notes: Sequence[Any]) -> None:
+def _print_notes(notes: Sequence[Any], say: Callable[[str], Any] = typer.echo) -> None:
     for n in notes:
-        typer.echo(f"         note #{n.id}: {n.text}")
+        say(f"         note #{n.id}: {n.text}")
 
 
 @command()

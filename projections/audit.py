@@ -233,7 +233,8 @@ def diff(enc: Encounter, a: str, b: str) -> dict[str, Any]:
         if x.id != y.id:
             break
         split = x
-    view_a, view_b = enc.ruleset.view(enc.fold(path_a)), enc.ruleset.view(enc.fold(path_b))
+    # From the nearest snapshot, not from the root: the paths are only read for where they split.
+    view_a, view_b = enc.ruleset.view(enc.fold_to(at_a)[0]), enc.ruleset.view(enc.fold_to(at_b)[0])
     rows_a = {c["name"]: c for c in view_a.get("combatants", [])}
     rows_b = {c["name"]: c for c in view_b.get("combatants", [])}
     combatants = []

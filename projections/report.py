@@ -282,8 +282,11 @@ def collect(
 
 def steps_of(enc: Encounter, head: int, advance: Callable[[int], None]) -> Iterator[Step]:
     commands = enc.store.commands(enc.row.id)
+    bodies: dict[int, dict[str, Any]] = {}  # each command's body, parsed once for all its events
     for rec, _, after in enc.replay(head):
-        body = json.loads(commands[rec.command_id].body)
+        body = bodies.get(rec.command_id)
+        if body is None:
+            body = bodies[rec.command_id] = json.loads(commands[rec.command_id].body)
         who, action = body.get("who"), body.get("action")
         event = rec.event
         yield Step(
