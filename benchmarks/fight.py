@@ -91,7 +91,7 @@ class Gm:
 
     def proposals(self, state: ApState) -> Iterator[Command]:
         rng = self.rng
-        fighters = state.fighters
+        fighters = list(state.fighters.values())
         if len(fighters) < len(ROSTER):
             name, side, stats = ROSTER[len(fighters)]
             yield AddCombatant(name=name, side=side, stats=stats)
@@ -198,7 +198,7 @@ class Generator:
         return self.seconds - self.deciding
 
     def _events(self) -> int:
-        return int(self.store.conn.execute("SELECT count(*) FROM events").fetchone()[0])
+        return self.store.counts(self.enc.row.id).events
 
     def step(self) -> int:
         """Play one command (or a head move); return how many events it appended."""
@@ -237,16 +237,14 @@ class Generator:
                 continue
             break
         stored = time.perf_counter()
-        states, state = [], place.state
-        for event in events:
-            state = ruleset.evolve(state, event)
-            states.append(state)
+        state = ruleset.copy(place.state)  # place.state stays as it was: `recent` may hold it
+        due = self.enc.advance(state, place.depth, events)
         new = [NewEvent(tag_of(type(e)), type(e).version, codec.encode(e)) for e in events]
         ids = self.store.append(self.enc.row.id, place.head, text_of(command), command_encoder.encode(command), new)
-        self.enc.remember(ids, place.depth + 1, states)
+        self.enc.remember(ids, due)
         self._stored = time.perf_counter() - stored
-        for offset, (i, s) in enumerate(zip(ids, states, strict=True), place.depth + 1):
-            self.recent[i] = (s, offset)
+        # Undo and redo land on a command's last event: the state after it is all `_moved` needs.
+        self.recent[ids[-1]] = (state, place.depth + len(ids))
         while len(self.recent) > 400:
             self.recent.popitem(last=False)
         self.place = Place(Head(place.head.branch, ids[-1], place.head.seq + 1), state, place.depth + len(ids))

@@ -117,9 +117,9 @@ def measure(label: str, events: int, workdir: Path, settings: Settings, log: Any
     gen = Generator(store, seed=7)
     enc = gen.run(events)
     size.generate_s = gen.seconds
-    size.events = int(store.conn.execute("SELECT count(*) FROM events").fetchone()[0])
+    counts = store.counts(enc.row.id)
+    size.events, size.undos = counts.events, counts.undos
     size.branches = len(store.branches(enc.row.id))
-    size.undos = int(store.conn.execute("SELECT count(*) FROM head_moves WHERE reason = 'undo'").fetchone()[0])
     size.figures["skirmish bulk"] = (size.events - 1) / gen.appending
     started = time.perf_counter()
     store.verify(enc.row.id)
@@ -147,7 +147,7 @@ def measure(label: str, events: int, workdir: Path, settings: Settings, log: Any
             size.path_events = int(result["events"])
 
     log(f"{label}: state at random past events")
-    ids = [r[0] for r in store.conn.execute("SELECT id FROM events WHERE encounter_id = ?", (enc.row.id,))]
+    ids = store.event_ids(enc.row.id)
     reader = Encounter.open(Store(db, create=False))
     timings = []
     for event_id in random.Random(3).sample(ids, min(settings.state_samples, len(ids))):

@@ -17,7 +17,8 @@ from skirmish.eventlog import commands as c
 from skirmish.eventlog.errors import BadInput, SkirmishError, TamperedLog
 from skirmish.eventlog.store import DEFAULT_DB, Store
 from skirmish.projections.engine import Encounter, Recorded, new_encounter
-from skirmish.projections.render import render_state, view_changes
+from skirmish.projections.render import clock_label, render_state, view_changes
+from skirmish.projections.view import View
 
 def _typer() -> typer.Typer:
     return typer.Typer(
@@ -140,7 +141,10 @@ def _execute(cmd: c.Command) -> None:
 
 
 def print_json(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    """Data (Structs of the typed view included) as indented JSON."""
+    import msgspec
+
+    typer.echo(json.dumps(msgspec.to_builtins(data), indent=2, ensure_ascii=False))
 
 
 # --- encounters -----------------------------------------------------------------------------
@@ -384,13 +388,14 @@ def branches(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
 def state(
     at: Annotated[int | None, typer.Option(help="Show the state as it was at this event.")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
+    wide: Annotated[bool, typer.Option("--wide", help="Every figure of the ruleset, not only the 80-column core.")] = False,
 ) -> None:
     """What is true now (or at an event)."""
     view = ctx().encounter().view(at)
     if as_json:
         print_json(view)
     else:
-        typer.echo(render_state(view))
+        typer.echo(render_state(view, wide=wide))
 
 
 @command()
@@ -442,14 +447,14 @@ def replay(
     with progress("replay", lambda: enc.store.path_length(to if to is not None else enc.head().event_id)) as bar:
         # While a bar is drawn the narration waits for it to be wiped; otherwise it streams.
         say = held.append if bar.shown else typer.echo
-        prior: dict[str, Any] | None = None  # the view after the previous event: this one's before
-        for rec, before, after in enc.replay(to, start=from_):
+        prior: View | None = None  # the view after the previous event: this one's before
+        for rec, after in enc.replay(to, start=from_):
+            if prior is None and rec.parent is not None:  # --from: the state before it
+                prior = enc.ruleset.view(enc.fold_to(rec.parent)[0])
             view = enc.ruleset.view(after)
-            clock = ", ".join(f"{k} {v}" for k, v in view["clock"].items() if v is not None and not isinstance(v, bool))
-            where = f"[round {view['round']}{', ' + clock if clock and view['round'] else ''}]"
-            say(f"#{rec.id:<5} {where} {enc.describe(rec)}")
-            if before is not None:
-                for change in view_changes(prior if prior is not None else enc.ruleset.view(before), view):
+            say(f"#{rec.id:<5} [{clock_label(view.clock)}] {enc.describe(rec)}")
+            if prior is not None:
+                for change in view_changes(prior, view):
                     say(f"         {change}")
             _print_notes(notes.get(rec.id, []), say)
             prior = view

@@ -30,9 +30,12 @@ class AtTheTable(Command, frozen=True, kw_only=True):
 
 
 class AddCombatant(Command, frozen=True, tag="add"):
+    """``count`` above 1 adds NAME 1 to NAME count, each with the same stats."""
+
     name: str
     side: str = "neutral"
     stats: dict[str, str] = {}
+    count: int = 1
 
 
 class StartRound(AtTheTable, frozen=True, kw_only=True, tag="round"):
@@ -79,10 +82,31 @@ class ApplyEffect(AtTheTable, frozen=True, kw_only=True, tag="effect"):
     rounds: int | None = None
     start: int | None = None
     end: bool = False
+    custom: bool = False  # a kind the ruleset does not know, recorded as the GM's own
 
 
 class Upkeep(AtTheTable, frozen=True, kw_only=True, tag="upkeep"):
     pass
+
+
+class Heal(AtTheTable, frozen=True, kw_only=True, tag="heal"):
+    """Give back ``amount`` of the combatant's vital figure (first aid, a potion, a rest)."""
+
+    who: str
+    amount: int
+
+
+class Leave(AtTheTable, frozen=True, kw_only=True, tag="leave"):
+    """The combatant leaves the fight (flees, is carried off): the clock passes it by."""
+
+    who: str
+    reason: str = "leaves the fight"
+
+
+class Return(AtTheTable, frozen=True, kw_only=True, tag="return"):
+    """A combatant who left comes back into the fight."""
+
+    who: str
 
 
 class AddNote(Command, frozen=True, tag="note"):
@@ -101,7 +125,7 @@ class MoveHead(Command, frozen=True, tag="move-head"):
 
 AnyCommand = Union[
     AddCombatant, StartRound, Next, Declare, Resolve, Cancel, Damage, ApplyEffect,
-    Upkeep, AddNote, MoveHead,
+    Upkeep, AddNote, MoveHead, Heal, Leave, Return,
 ]
 
 command_encoder = msgspec.json.Encoder()

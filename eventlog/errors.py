@@ -68,3 +68,13 @@ class StoreError(SkirmishError):
     """The database file cannot be used (not SQLite, another program's, newer schema)."""
 
     exit_code = 5
+
+
+class UnreadableEvent(StoreError):
+    """A stored event this skirmish cannot decode: a kind or layout version it does not know
+    (written by a newer skirmish or ruleset), or a body that is not its layout (edited?).
+    Raised for the row, by the codec, whatever the cause; the message names the row."""
+
+    def __init__(self, event_id: int, kind: str, reason: str) -> None:
+        self.event_id, self.kind, self.reason = event_id, kind, reason
+        super().__init__(f"event {event_id} ({kind}) cannot be read: {reason}")

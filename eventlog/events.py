@@ -6,19 +6,23 @@ own event structs (subclasses of Event) and the codec for an encounter is built 
 ruleset from the core events plus the ruleset's.
 
 Any other change to a stored layout (a field renamed, split or retyped) bumps the event's
-``version`` and registers an upcaster from the old version with :func:`upcaster`, beside
-the event. Rows keep the version they were stored with; old bodies are upcast as they are
-read, one version at a time, and never rewritten (the hash chain covers the stored bytes).
+``version`` and gives the class an upcaster for the step, where a reader of the class
+finds it: a static method ``upcast_v1_v2(body) -> body`` turns a body stored at version 1
+into version 2's layout (or :func:`upcaster` registers one by tag, beside the class).
+Every step from version 1 up must be there: a Codec is not built without them, so a gap
+fails when a ruleset is loaded, not when an old row is read. Rows keep the version they
+were stored with; old bodies are upcast as they are read, one version at a time, and
+never rewritten (the hash chain covers the stored bytes).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, Literal, Union
 
 import msgspec
 
-from skirmish.eventlog.errors import StoreError
+from skirmish.eventlog.errors import UnreadableEvent
 
 
 class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
@@ -95,16 +99,32 @@ class NoteAdded(Event, frozen=True, tag="note-added"):
     text: str
 
 
-CORE_EVENTS: tuple[type[Event], ...] = (EncounterStarted, CombatantAdded, NoteAdded)
+class CombatantLeft(Event, frozen=True, tag="combatant-left"):
+    """A combatant leaves the fight (flees, is carried off); the clock passes it by."""
 
-# Upcasters turn an old stored body (as a dict) into the next version's layout, keyed by the
-# event's tag and the version it was stored with. Stored bytes are never rewritten.
+    who: str
+    reason: str
+
+
+class CombatantReturned(Event, frozen=True, tag="combatant-returned"):
+    """A combatant who left comes back; it acts again from the next round or turn."""
+
+    who: str
+
+
+CORE_EVENTS: tuple[type[Event], ...] = (
+    EncounterStarted, CombatantAdded, NoteAdded, CombatantLeft, CombatantReturned,
+)
+
+# An upcaster turns an old stored body (as a dict) into the next version's layout. Those not
+# on their class are registered here, keyed by the event's tag and the version it was stored with.
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 
 
 def upcaster(tag: str, stored_version: int) -> Callable[[Upcaster], Upcaster]:
-    """Register ``fn`` to turn a ``tag`` body stored at ``stored_version`` into the next version."""
+    """Register ``fn`` to turn a ``tag`` body stored at ``stored_version`` into the next version
+    (the class's own ``upcast_vN_vM`` static method does the same, where a reader looks first)."""
 
     def register(fn: Upcaster) -> Upcaster:
         assert (tag, stored_version) not in UPCASTERS, f"two upcasters for {tag} version {stored_version}"
@@ -114,47 +134,89 @@ def upcaster(tag: str, stored_version: int) -> Callable[[Upcaster], Upcaster]:
     return register
 
 
+def upcasts(event_type: type[Event], registry: Mapping[tuple[str, int], Upcaster]) -> tuple[Upcaster, ...]:
+    """The steps from version 1 to ``event_type``'s version, in order: each the class's
+    ``upcast_vN_vM`` or the one ``registry`` holds for its tag. A TypeError names the
+    first step missing (or given twice): an old row of that version could not be read."""
+    tag, version = tag_of(event_type), event_type.version
+    if not isinstance(version, int) or version < 1:
+        raise TypeError(f"event {tag} ({event_type.__name__}) has layout version {version!r}: versions count from 1")
+    steps: list[Upcaster] = []
+    for stored in range(1, version):
+        name = f"upcast_v{stored}_v{stored + 1}"
+        on_class: Upcaster | None = getattr(event_type, name, None)
+        registered = registry.get((tag, stored))
+        if on_class is not None and registered is not None:
+            raise TypeError(f"event {tag} ({event_type.__name__}) has two upcasters from version {stored} to "
+                            f"{stored + 1}: {name} and one registered with upcaster({tag!r}, {stored})")
+        step = on_class or registered
+        if step is None:
+            raise TypeError(f"event {tag} ({event_type.__name__}) is at layout version {version} but has no "
+                            f"upcaster from version {stored} to {stored + 1}: give the class a static method "
+                            f"{name}(body) -> body")
+        steps.append(step)
+    return tuple(steps)
+
+
 class Codec:
-    """Encodes and decodes one ruleset's event union; build once, reuse for every row."""
+    """Encodes and decodes one ruleset's event union; build once, reuse for every row.
+
+    Building one checks every event's upcasters (:func:`upcasts`); decoding a stored row
+    that cannot be read, for whatever reason, raises one UnreadableEvent naming the row.
+    """
 
     encoder: ClassVar[msgspec.json.Encoder] = msgspec.json.Encoder()
 
     def __init__(
         self,
         event_types: Iterable[type[Event]],
-        upcasters: dict[tuple[str, int], Upcaster] | None = None,
+        upcasters: Mapping[tuple[str, int], Upcaster] | None = None,
     ) -> None:
         types = tuple(event_types)
+        registry = UPCASTERS if upcasters is None else upcasters
         self.versions: dict[str, int] = {tag_of(t): t.version for t in types}
+        # Resolved once, here: a ruleset's module has registered its upcasters by the time
+        # its event types are handed over (importing it ran the decorators).
+        self._upcasts: dict[str, tuple[Upcaster, ...]] = {tag_of(t): upcasts(t, registry) for t in types}
         union: Any = Union[types]  # noqa: UP007 - a runtime union of struct types
         self._decoder: msgspec.json.Decoder[Event] = msgspec.json.Decoder(union)
         self._type: Any = union
-        # The module's registry by default, read at decode time: a ruleset registers its
-        # upcasters when its module is imported, which may be after this codec was built.
-        self._upcasters = UPCASTERS if upcasters is None else upcasters
 
     def encode(self, event: Event) -> bytes:
         return self.encoder.encode(event)
 
-    def decode(self, body: bytes | str, kind: str, version: int) -> Event:
+    def decode(self, body: bytes | str, kind: str, version: int, event_id: int) -> Event:
+        """The event stored in row ``event_id`` as this codec's current layout of ``kind``."""
         current = self.versions.get(kind)
+        try:
+            if version == current:
+                return self._decoder.decode(body)
+        except msgspec.DecodeError as exc:  # bad JSON, or not the layout of its version
+            raise UnreadableEvent(event_id, kind, str(exc)) from exc
         if current is None:
-            raise StoreError(
-                f"a stored event of kind {kind!r} is unknown to this skirmish: it was written by a "
-                "newer skirmish or a newer version of the encounter's ruleset; upgrade to read it"
+            raise UnreadableEvent(
+                event_id, kind, "this skirmish does not know its kind: it was written by a newer skirmish "
+                "or a newer version of the encounter's ruleset; upgrade to read it"
             )
-        if version == current:
-            return self._decoder.decode(body)
         if version > current:
-            raise StoreError(
-                f"a stored {kind} event has layout version {version}, this skirmish knows {current}: "
+            raise UnreadableEvent(
+                event_id, kind, f"it has layout version {version}, this skirmish knows {current}: "
                 "it was written by a newer skirmish; upgrade to read it"
             )
-        raw: dict[str, Any] = msgspec.json.decode(body)
-        while version < current:
-            raw = self._upcasters[(kind, version)](raw)
-            version += 1
-        event: Event = msgspec.convert(raw, self._type)
+        if version < 1:
+            raise UnreadableEvent(event_id, kind, f"it has layout version {version}, which no skirmish writes")
+        try:
+            raw: Any = msgspec.json.decode(body)
+            for step in self._upcasts[kind][version - 1:]:
+                raw = step(raw)
+            event: Event = msgspec.convert(raw, self._type)
+        except msgspec.DecodeError as exc:
+            raise UnreadableEvent(event_id, kind, str(exc)) from exc
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+            # The old body is not what its version's upcaster expects (a field missing).
+            raise UnreadableEvent(
+                event_id, kind, f"its version {version} body does not upcast: {type(exc).__name__}: {exc}"
+            ) from exc
         return event
 
 

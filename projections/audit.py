@@ -21,10 +21,11 @@ from skirmish.eventlog.commands import AddNote, AnyCommand, Command, command_dec
 from skirmish.eventlog.errors import BadInput, HeadMoved, SkirmishError, StoreError, TamperedLog, UnknownEvent
 from skirmish.eventlog.events import Derivation, EncounterStarted, NoteAdded, Roll, tag_of
 from skirmish.projections.engine import Encounter, Recorded
+from skirmish.projections.render import clock_label, own_figures
+from skirmish.projections.render import figures as figures_of
 from skirmish.projections.ruleset import find_name, suggest
+from skirmish.projections.view import Effect, View
 
-# Keys of a combatant's row in ``view`` that name it rather than measure it.
-IDENTITY = ("name", "side")
 
 
 # --- explain ---------------------------------------------------------------------------------
@@ -122,13 +123,25 @@ def notes_shown(enc: Encounter, event_ids: Sequence[int] | None = None) -> dict[
 # --- why -------------------------------------------------------------------------------------
 
 
-def _row(view: dict[str, Any], name: str) -> dict[str, Any] | None:
-    return next((c for c in view.get("combatants", []) if c["name"] == name), None)
+def _row(view: View, name: str) -> dict[str, Any] | None:
+    """The combatant's figures, label -> value (the labels `state --wide` prints)."""
+    for c in view.combatants:
+        if c.name == name:
+            return figures_of(c)
+    return None
 
 
 def _kinds(row: dict[str, Any] | None) -> set[str]:
-    effects = row.get("effects") if row else None
-    return {e["kind"] for e in effects if isinstance(e, dict) and "kind" in e} if isinstance(effects, list) else set()
+    return {e.kind for e in row.get("effects", ()) if isinstance(e, Effect)} if row else set()
+
+
+def _figure(name: str, wanted: str, known: Sequence[str]) -> str:
+    """The figure a GM typed, as `state` prints it ("hits left") or as a field ("hits_left")."""
+    key = " ".join(wanted.replace("_", " ").split()).lower()
+    for k in known:
+        if k.lower() == key:
+            return k
+    raise BadInput(f"{name} has no figure {wanted!r} ({suggest(wanted, list(known))})")
 
 
 def _mentions(rec: Recorded, words: set[str]) -> set[str]:
@@ -143,7 +156,7 @@ def why(enc: Encounter, who: str, figure: str | None = None) -> dict[str, Any]:
     damage, the effect an upkeep tick ticks). Without a figure: every figure no longer at
     its starting value."""
     head = enc.head()
-    name = find_name([c["name"] for c in enc.view()["combatants"]], who)
+    name = find_name([c.name for c in enc.view().combatants], who)
     start: dict[str, Any] | None = None
     before: dict[str, Any] | None = None
     changes: dict[str, list[tuple[Recorded, Any, Any]]] = {}
@@ -152,7 +165,7 @@ def why(enc: Encounter, who: str, figure: str | None = None) -> dict[str, Any]:
     siblings: dict[int, list[Recorded]] = {}  # command id -> its events so far
     commands = enc.store.commands(enc.row.id)
     texts = {cid: row.text for cid, row in commands.items()}
-    for rec, _, after in enc.replay(head.event_id):
+    for rec, after in enc.replay(head.event_id):
         siblings.setdefault(rec.command_id, []).append(rec)
         row = _row(enc.ruleset.view(after), name)
         if row is None:
@@ -160,7 +173,7 @@ def why(enc: Encounter, who: str, figure: str | None = None) -> dict[str, Any]:
         if before is None:
             start = before = row
             continue
-        changed = [k for k, v in row.items() if k not in IDENTITY and before.get(k) != v]
+        changed = [k for k, v in row.items() if before.get(k) != v]
         for key in changed:
             changes.setdefault(key, []).append((rec, before.get(key), row[key]))
         if changed:
@@ -172,13 +185,11 @@ def why(enc: Encounter, who: str, figure: str | None = None) -> dict[str, Any]:
             origin[kind] = rec
         before = row
     assert start is not None and before is not None
-    figures = [k for k in before if k not in IDENTITY]
+    known = list(before)
     if figure is not None:
-        if figure not in figures:
-            raise BadInput(f"{name} has no figure {figure!r} ({suggest(figure, figures)})")
-        wanted = [figure]
+        wanted = [_figure(name, figure, known)]
     else:
-        wanted = [k for k in figures if before[k] != start[k]]
+        wanted = [k for k in known if before[k] != start[k]]
     out: list[dict[str, Any]] = []
     for key in wanted:
         chain: dict[int, dict[str, Any]] = {}
@@ -223,6 +234,13 @@ def _moment(enc: Encounter, spec: str) -> tuple[str, int]:
     return spec, enc.head(spec).event_id
 
 
+def _scene(view: View) -> dict[str, Any]:
+    """What is not any one combatant's: the clock, the pending actions, the ruleset's own."""
+    pending = [f"{p.who} {p.action}" + (f" on {p.target}" if p.target else "") for p in view.pending]
+    return {"clock": clock_label(view.clock), "pending": pending, **own_figures(view.clock.own),
+            **own_figures(view.own)}
+
+
 def diff(enc: Encounter, a: str, b: str) -> dict[str, Any]:
     """What differs between two branches or events, combatant by combatant and figure by
     figure, and where their histories split (the last event both share)."""
@@ -235,20 +253,21 @@ def diff(enc: Encounter, a: str, b: str) -> dict[str, Any]:
         split = x
     # From the nearest snapshot, not from the root: the paths are only read for where they split.
     view_a, view_b = enc.ruleset.view(enc.fold_to(at_a)[0]), enc.ruleset.view(enc.fold_to(at_b)[0])
-    rows_a = {c["name"]: c for c in view_a.get("combatants", [])}
-    rows_b = {c["name"]: c for c in view_b.get("combatants", [])}
-    combatants = []
+    rows_a = {c.name: figures_of(c) for c in view_a.combatants}
+    rows_b = {c.name: figures_of(c) for c in view_b.combatants}
+    combatants: list[dict[str, Any]] = []
     for name in [*rows_a, *(n for n in rows_b if n not in rows_a)]:
         ra, rb = rows_a.get(name), rows_b.get(name)
         if ra is None or rb is None:
             combatants.append({"name": name, "only_in": label_a if rb is None else label_b, "figures": []})
             continue
-        figures = [{"figure": k, "a": ra.get(k), "b": rb.get(k)}
-                   for k in dict.fromkeys([*ra, *rb]) if k not in IDENTITY and ra.get(k) != rb.get(k)]
-        if figures:
-            combatants.append({"name": name, "figures": figures})
-    scene = [{"figure": k, "a": view_a.get(k), "b": view_b.get(k)}
-             for k in ("round", "clock", "pending", "environment") if view_a.get(k) != view_b.get(k)]
+        changed = [{"figure": k, "a": ra.get(k), "b": rb.get(k)}
+                   for k in dict.fromkeys([*ra, *rb]) if ra.get(k) != rb.get(k)]
+        if changed:
+            combatants.append({"name": name, "figures": changed})
+    scene_a, scene_b = _scene(view_a), _scene(view_b)
+    scene = [{"figure": k, "a": scene_a.get(k), "b": scene_b.get(k)}
+             for k in dict.fromkeys([*scene_a, *scene_b]) if scene_a.get(k) != scene_b.get(k)]
 
     def after_split(path: list[Recorded]) -> list[dict[str, Any]]:
         return [{"id": r.id, "description": enc.describe(r)} for r in path if r.id > split.id]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -27,12 +27,25 @@ import msgspec
 
 from skirmish.eventlog.commands import AddNote, Command, MoveHead, command_encoder
 from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent
-from skirmish.eventlog.events import CORE_EVENTS, Codec, CombatantAdded, EncounterStarted, Event, NoteAdded, tag_of
+from skirmish.eventlog.events import (
+    CORE_EVENTS,
+    Codec,
+    CombatantAdded,
+    CombatantLeft,
+    CombatantReturned,
+    EncounterStarted,
+    Event,
+    NoteAdded,
+    tag_of,
+)
 from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Snapshot, Store
+from skirmish.projections.view import Shown
 from skirmish.projections.ruleset import (
     Dice,
     Ruleset,
     check_details,
+    check_effect,
+    check_flags,
     check_name,
     check_numbers,
     get_ruleset,
@@ -124,7 +137,7 @@ class Encounter:
         return self.store.head(self.row.id, branch or self.branch)
 
     def decode(self, row: EventRow) -> Recorded:
-        event = self.codec.decode(row.body, row.kind, row.version)
+        event = self.codec.decode(row.body, row.kind, row.version, row.id)
         return Recorded(row.id, row.parent_id, row.command_id, event, row.recorded_at)
 
     def path(self, event_id: int, *, checked: bool = False) -> list[Recorded]:
@@ -136,13 +149,13 @@ class Encounter:
 
     def fold(self, events: Iterable[Recorded]) -> Any:
         state: Any = None
-        evolve = self.ruleset.evolve
+        apply = self.ruleset.apply
         for rec in events:
             if state is None:
                 assert isinstance(rec.event, EncounterStarted)
                 state = self.ruleset.initial(rec.event)
             else:
-                state = evolve(state, rec.event)
+                apply(state, rec.event)
         return state
 
     def state_at(self, event_id: int) -> Any:
@@ -161,7 +174,7 @@ class Encounter:
     def fold_to(self, event_id: int) -> tuple[Any, int]:
         """The state after ``event_id`` (an event of this encounter) and its depth below the
         root, folded from the nearest snapshot on its path; the snapshots due on the way
-        are cached for the next read."""
+        are cached for the next read. The state is the caller's own (a working copy)."""
         version = self.ruleset.state_version
         snapshot, rows = self.store.path_since_snapshot(event_id, self.row.ruleset, version)
         state: Any = None
@@ -175,52 +188,53 @@ class Encounter:
                 # A cache that cannot be read is a cache miss: fold from the root (and the
                 # snapshots due on the way replace the unreadable one).
                 _, rows = self.store.path_since_snapshot(event_id, self.row.ruleset, -1)  # no such version
-        evolve, decode = self.ruleset.evolve, self.codec.decode
+        apply, decode = self.ruleset.apply, self.codec.decode
         due: list[Snapshot] = []
         for row in rows:
-            event = decode(row.body, row.kind, row.version)
+            event = decode(row.body, row.kind, row.version, row.id)
             depth += 1
             if state is None:
                 assert isinstance(event, EncounterStarted)
                 state = self.ruleset.initial(event)
             else:
-                state = evolve(state, event)
+                apply(state, event)
             if depth % SNAPSHOT_EVERY == 0 and depth:
                 due.append(Snapshot(row.id, depth, _state_encoder.encode(state)))
         if due:
             self.store.save_snapshots(self.row.ruleset, version, due)
         return state, depth
 
-    def remember(self, ids: Iterable[int], first_depth: int, states: Iterable[Any]) -> None:
-        """Cache the states after newly appended events (the first ``first_depth`` below the
-        root) where the snapshot spacing falls."""
-        due = [
-            Snapshot(i, depth, _state_encoder.encode(state))
-            for depth, (i, state) in enumerate(zip(ids, states, strict=True), first_depth)
-            if depth % SNAPSHOT_EVERY == 0
-        ]
+    def remember(self, ids: Sequence[int], due: Mapping[int, tuple[int, bytes]]) -> None:
+        """Cache the states (encoded) after newly appended events: ``due`` maps an index
+        into ``ids`` to the state after that event, where the snapshot spacing falls."""
         if due:
-            self.store.save_snapshots(self.row.ruleset, self.ruleset.state_version, due)
+            snapshots = [Snapshot(ids[index], depth, state) for index, (depth, state) in due.items()]
+            self.store.save_snapshots(self.row.ruleset, self.ruleset.state_version, snapshots)
 
-    def view(self, event_id: int | None = None) -> dict[str, Any]:
-        """The state as ``state --json`` prints it: the same top-level keys for every ruleset."""
+    def view(self, event_id: int | None = None) -> Shown:
+        """The state as every surface reads it, and ``state --json`` prints it."""
         head = self.head()
         at = head.event_id if event_id is None else self.store.event(self.row.id, event_id).id
-        body = self.ruleset.view(self.fold_to(at)[0])
-        return {
-            "encounter": self.row.name,
-            "ruleset": self.row.ruleset,
-            "branch": head.branch,
-            "head": head.event_id,
-            "at": at,
-            **body,
-        }
+        branch, head_id = head.branch, head.event_id
+        if at != head_id and not self.store.holds(head_id, at):
+            # An event of another branch is shown as that branch's; an undone one, on none.
+            heads = self.store.branches(self.row.id)
+            holding = self.store.branches_holding(self.row.id, at)
+            branch, head_id = (holding[0], heads[holding[0]].event_id) if holding else ("", at)
+        seen = self.ruleset.view(self.fold_to(at)[0])
+        return Shown(
+            encounter=self.row.name, ruleset=self.row.ruleset, branch=branch, head=head_id, at=at,
+            clock=seen.clock, combatants=seen.combatants, pending=seen.pending, own=seen.own,
+        )
 
-    def replay(self, to: int | None = None, start: int | None = None) -> Iterator[tuple[Recorded, Any, Any]]:
-        """Each event of the path to ``to`` (default: the head) with the state before and after,
+    def replay(self, to: int | None = None, start: int | None = None) -> Iterator[tuple[Recorded, Any]]:
+        """Each event of the path to ``to`` (default: the head) with the state after it,
         from ``start`` on (an event of that path) or from the beginning. Rows are streamed,
         so memory does not grow with the log; a replay from ``start`` folds up to it from
-        the nearest snapshot."""
+        the nearest snapshot.
+
+        The state is the fold's one working copy, changed in place by the next event: read
+        it (``view``) before taking the next, or ``ruleset.copy`` it to keep it."""
         end = to if to is not None else self.head().event_id
         if to is not None:
             self.store.event(self.row.id, to)
@@ -234,12 +248,14 @@ class Encounter:
             if first[1] is not None:
                 state = self.fold_to(first[1])[0]
             rows = itertools.chain((first,), rows)
-        initial, evolve, decode = self.ruleset.initial, self.ruleset.evolve, self.codec.decode
+        initial, apply, decode = self.ruleset.initial, self.ruleset.apply, self.codec.decode
         for event_id, parent, command_id, kind, version, body, recorded_at in rows:
-            rec = Recorded(event_id, parent, command_id, decode(body, kind, version), recorded_at)
-            before = state
-            state = initial(rec.event) if before is None else evolve(before, rec.event)  # type: ignore[arg-type]
-            yield rec, before, state
+            rec = Recorded(event_id, parent, command_id, decode(body, kind, version, event_id), recorded_at)
+            if state is None:
+                state = initial(rec.event)  # type: ignore[arg-type]
+            else:
+                apply(state, rec.event)
+            yield rec, state
 
     def log(self, everything: bool = False) -> list[tuple[Recorded, list[str]]]:
         """The current branch's events, or every event of the tree, each with the branches
@@ -275,6 +291,10 @@ class Encounter:
                 return f"{name} joins the {side} side ({figures})"
             case NoteAdded(about=about, text=text):
                 return f"Note on #{about}: {text}"
+            case CombatantLeft(who=who, reason=reason):
+                return f"{who} leaves the fight ({reason})"
+            case CombatantReturned(who=who):
+                return f"{who} returns to the fight"
         return self.ruleset.describe(event)
 
     # --- writing -------------------------------------------------------------------------
@@ -293,12 +313,13 @@ class Encounter:
         ``keep`` appends only the first so many events (a branch forked inside a command
         holds only those)."""
         head = self.head(branch)
-        events, states, depth = self._decide(command, head.event_id, dice_from)
-        events, states = events[:keep], states[:keep]
+        events, due = self._decide(command, head.event_id, dice_from)
+        events = events[:keep]
+        due = {index: snapshot for index, snapshot in due.items() if index < len(events)}
         new = [NewEvent(tag_of(type(e)), type(e).version, self.codec.encode(e)) for e in events]
         with self.store.batch():  # the snapshots due ride in the command's transaction
             ids = self.store.append(self.row.id, head, text, command_encoder.encode(command), new)
-            self.remember(ids, depth + 1, states)
+            self.remember(ids, due)
         parents = [head.event_id, *ids[:-1]]
         return [Recorded(i, p, 0, e, "") for i, p, e in zip(ids, parents, events, strict=True)]
 
@@ -308,8 +329,11 @@ class Encounter:
         (default: ``at``)."""
         return self._decide(command, at, dice_from)[0]
 
-    def _decide(self, command: Command, at: int, dice_from: int | None) -> tuple[list[Event], list[Any], int]:
-        """The events, the state after each of them, and the depth of ``at`` below the root."""
+    def _decide(
+        self, command: Command, at: int, dice_from: int | None
+    ) -> tuple[list[Event], dict[int, tuple[int, bytes]]]:
+        """The events, and the snapshots due among them: event index -> (its depth below
+        the root, the state after it, encoded)."""
         check_numbers(command)
         state, depth = self.fold_to(at)
         if isinstance(command, AddNote):
@@ -319,6 +343,8 @@ class Encounter:
             events: list[Event] = [NoteAdded(about=command.event, text=command.text)]
         else:
             check_details(self.ruleset, command)
+            check_flags(self.ruleset, command)
+            check_effect(self.ruleset, command)
             # Seeded by the event decided on: the same script rolls the same dice, and two
             # what-if branches from one moment share their next rolls.
             place = at if dice_from is None else dice_from
@@ -329,12 +355,21 @@ class Encounter:
             unused = dice.unused()
             if unused:
                 raise BadInput(f"no roll of this command uses the dice typed for {', '.join(unused)}")
-        # Every stored event must fold: evolve runs once here, before anything is written.
-        states = []
-        for event in events:
-            state = self.ruleset.evolve(state, event)
-            states.append(state)
-        return events, states, depth
+        # Every stored event must fold: it is applied once here, before anything is written
+        # (decide has left the state as it was, so it is applied to in place).
+        return events, self.advance(state, depth, events)
+
+    def advance(self, state: Any, depth: int, events: Sequence[Event]) -> dict[int, tuple[int, bytes]]:
+        """Apply newly decided ``events`` to ``state`` (a working copy at ``depth``) in place,
+        and return the snapshots due among them for :meth:`remember`: event index -> (its
+        depth, the state after it, encoded)."""
+        due: dict[int, tuple[int, bytes]] = {}
+        apply = self.ruleset.apply
+        for index, event in enumerate(events):
+            apply(state, event)
+            if (depth + 1 + index) % SNAPSHOT_EVERY == 0:
+                due[index] = (depth + 1 + index, _state_encoder.encode(state))
+        return due
 
     def undo(self, steps: int, text: str) -> list[int]:
         """Move the branch's head back over ``steps`` commands; their events stay in the tree."""

@@ -1,79 +1,163 @@
-"""Plain-text renderings of a state view, and what changed between two views, for any ruleset."""
+"""Plain-text renderings of the typed view, and what changed between two views, for any ruleset.
+
+Everything here reads the view's core by attribute (projections/view.py) and a ruleset's
+own parts only as name -> value, so one renderer serves every ruleset.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Any
 
-# Keys every combatant row has that are not figures to tabulate.
-_IDENTITY = ("name", "side")
+import msgspec
+
+from skirmish.projections.view import Budget, Clock, Combatant, Effect, Gauge, Own, Shown, View
+
+WIDTH = 80  # the default state table fits a terminal this wide
 
 
-def _effects(effects: list[dict[str, Any]]) -> str:
-    parts = []
-    for e in effects:
-        detail = []
-        if e.get("per_round"):
-            detail.append(f"{e['per_round']}/round")
-        if e.get("rounds") is not None:
-            detail.append(f"{e['rounds']} rd")
-        parts.append(e["kind"] + (f" ({', '.join(detail)})" if detail else ""))
-    return ", ".join(parts) or "-"
+def label(name: str) -> str:
+    """A field's name as a GM reads it: ``feet_left`` -> ``feet left``."""
+    return name.replace("_", " ")
+
+
+def effect_text(e: Effect) -> str:
+    detail = [d for d in ("GM's own" if e.custom else "", e.detail, f"{e.left} left" if e.left is not None else "") if d]
+    return e.kind + (f" ({', '.join(detail)})" if detail else "")
 
 
 def cell(value: Any) -> str:
+    """One figure as table text: None is "-", booleans yes/no, lists joined, Structs by field."""
     if value is None:
         return "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, list):
-        if all(isinstance(v, dict) and "kind" in v for v in value):
-            return _effects(value)
+    if isinstance(value, Effect):
+        return effect_text(value)
+    if isinstance(value, Gauge):
+        return f"{value.value}" + (f"/{value.maximum}" if value.maximum is not None else "")
+    if isinstance(value, Budget):
+        return f"{value.left}" + (f"/{value.of}" if value.of is not None else "")
+    if isinstance(value, msgspec.Struct):
+        return cell({label(k): getattr(value, k) for k in value.__struct_fields__})
+    if isinstance(value, (list, tuple)):
         return ", ".join(cell(v) for v in value) or "-"
     if isinstance(value, dict):
         return ", ".join(f"{k} {cell(v)}" for k, v in value.items()) or "-"
     return str(value)
 
 
-def render_state(view: dict[str, Any]) -> str:
-    clock = ", ".join(
-        f"{k.replace('_', ' ')} {cell(v)}" for k, v in view.get("clock", {}).items()
-    )
-    head = "" if view["at"] == view["head"] else f" (head #{view['head']})"
-    lines = [
-        f"{view['encounter']} ({view['ruleset']}), branch {view['branch']}, at #{view['at']}{head}",
-        f"round {view['round']}" + (f", {clock}" if clock else ""),
-    ]
-    combatants = view.get("combatants", [])
-    if combatants:
-        columns = [k for k in combatants[0] if k not in _IDENTITY]
-        header = ["name", "side", *columns]
-        rows = [[cell(row.get(k)) for k in header] for row in combatants]
-        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-        lines.append("  ".join(h.replace("_", " ").ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
-        for r in rows:
-            lines.append("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
-    else:
+def own_figures(part: Own) -> dict[str, Any]:
+    """A ruleset's own part as label -> value, in its declared order."""
+    return {label(name): getattr(part, name) for name in part.__struct_fields__}
+
+
+def vital_label(c: Combatant) -> str:
+    return c.vital.name
+
+
+def budget_label(c: Combatant) -> str:
+    return f"{c.budget.name} left"
+
+
+def figures(c: Combatant) -> dict[str, Any]:
+    """Every figure of a combatant as label -> value: the core's, then the ruleset's own.
+    The labels are those `state --wide` prints and `why WHO FIGURE` takes."""
+    return {
+        "status": c.status,
+        vital_label(c): c.vital.value,
+        budget_label(c): c.budget.left,
+        **{k: v for k, v in own_figures(c.own).items() if k not in ("status", vital_label(c))},
+        "effects": c.effects,
+    }
+
+
+def clock_label(clock: Clock) -> str:
+    """The one label of a moment, for the state's first line, the log, the replay and reports."""
+    if clock.round == 0:
+        return clock.moment or f"before the first {clock.unit}"
+    numbered = f"{clock.unit} {clock.round}"
+    if re.search(rf"\b{numbered}\b", clock.moment.lower()):  # "after round 2" says it already
+        return clock.moment
+    return numbered + (f", {clock.moment}" if clock.moment else "")
+
+
+def who_acts(clock: Clock) -> str:
+    now = ", ".join(clock.now) or "-"
+    following = ", ".join(clock.next) or ("the end of the " + clock.unit if clock.running else "-")
+    return f"now: {now}; next: {following}"
+
+
+def _fit(widths: list[int], limit: int) -> list[int]:
+    """Narrow the last column (effects, the longest text) so the row fits ``limit``."""
+    total = sum(widths) + 2 * (len(widths) - 1)
+    if total > limit:
+        widths = [*widths[:-1], max(len("effects"), widths[-1] - (total - limit))]
+    return widths
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]], limit: int | None = None) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    if limit is not None:
+        widths = _fit(widths, limit)
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
+    lines += ["  ".join(_cut(v, w).ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    return lines
+
+
+def render_state(shown: Shown, wide: bool = False) -> str:
+    """The state a GM reads: where, when and who acts, then one row per combatant in acting
+    order (80 columns: status, vital, budget, effects; ``wide``: every figure)."""
+    head = "" if shown.at == shown.head else f" (head #{shown.head})"
+    clock = shown.clock
+    when = f"{clock_label(clock)}; {who_acts(clock)}"
+    if wide and clock.own.__struct_fields__:
+        when += "; " + ", ".join(f"{k} {cell(v)}" for k, v in own_figures(clock.own).items())
+    where = f"branch {shown.branch}" if shown.branch else "on no branch (undone)"
+    lines = [f"{shown.encounter} ({shown.ruleset}), {where}, at #{shown.at}{head}", when]
+    if not shown.combatants:
         lines.append("no combatants yet")
-    for p in view.get("pending", []):
-        extra = ", ".join(
-            f"{k.replace('_', ' ')} {cell(v)}" for k, v in p.items() if k not in ("who", "action") and v not in (None, 0)
-        )
-        lines.append(f"pending: {p['who']} {p['action']}" + (f" ({extra})" if extra else ""))
-    for e in view.get("environment", []):
-        lines.append(f"scene: {e['name']} {e['value']} ({e['per_round']:+d} each upkeep)")
+    elif wide:
+        first = shown.combatants[0]
+        keys = [k for k in figures(first) if k != "effects"]
+        header = ["name", "side", *keys, "effects"]
+        rows = [[c.name, c.side, *(cell(figures(c).get(k)) for k in keys), cell(c.effects)] for c in shown.combatants]
+        lines += table(header, rows)
+    else:
+        first = shown.combatants[0]
+        header = ["name", "side", "status", vital_label(first), budget_label(first), "effects"]
+        rows = [
+            [("> " if c.acting else "") + c.name, c.side, c.status, cell(c.vital), cell(c.budget), cell(c.effects)]
+            for c in shown.combatants
+        ]
+        lines += table(header, rows, WIDTH)
+    for p in shown.pending:
+        extra = [f"on {p.target}"] if p.target else []
+        extra += [p.resolves] if p.resolves else []
+        if wide:
+            extra += [f"{k} {cell(v)}" for k, v in own_figures(p.own).items() if v not in (None, 0, "")]
+        lines.append(f"pending: {p.who} {p.action}" + (f" ({', '.join(extra)})" if extra else ""))
+    for key, value in own_figures(shown.own).items():
+        if value not in (None, (), []):
+            lines.append(f"{key}: {cell(value)}")
     return "\n".join(lines)
 
 
-def view_changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+def view_changes(before: View, after: View) -> list[str]:
     """Figure by figure, what differs between two views of the same encounter."""
     changes: list[str] = []
-    old = {c["name"]: c for c in before.get("combatants", [])}
-    for c in after.get("combatants", []):
-        prior = old.get(c["name"])
-        if prior is None:
+    old = {c.name: c for c in before.combatants}
+    for c in after.combatants:
+        prior = old.get(c.name)
+        if prior is None or prior == c:
             continue
-        for key, value in c.items():
-            if key in _IDENTITY or prior.get(key) == value:
-                continue
-            changes.append(f"{c['name']}: {key.replace('_', ' ')} {cell(prior.get(key))} -> {cell(value)}")
+        was = figures(prior)
+        for key, value in figures(c).items():
+            if was.get(key) != value:
+                changes.append(f"{c.name}: {key} {cell(was.get(key))} -> {cell(value)}")
     return changes

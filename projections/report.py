@@ -6,12 +6,13 @@ stored beside the events. ``collect`` is a pure fold over those steps, so it kno
 ruleset. Readings it makes, the same for every ruleset:
 
 - an action's span runs from the moment it appears in the view's ``pending`` list to the
-  moment it leaves it; a moment is one value of the clock (its scalar, non-boolean
-  fields); one declared and resolved within one command is a point;
-- damage taken is every drop of the ruleset's ``vital`` figure; it was dealt by the
+  moment it leaves it; a moment is one value of the clock's ``moment`` label; one
+  declared and resolved within one command is a point;
+- damage taken is every drop of the combatant's ``vital`` figure; it was dealt by the
   combatant whose pending action aimed at the victim left the list in the same command
   (resolved); other drops (upkeep ticks, damage typed by the GM) are dealt by no one;
-- budget spent is the highest ``budget`` figure seen in each round, summed over rounds;
+- budget spent is the most of its ``budget`` spent (``of - left``) seen in each round,
+  summed over rounds;
 - actions declared are the ``declare`` commands on the branch in the combatant's name.
 """
 
@@ -23,7 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skirmish.eventlog.events import NoteAdded
+from skirmish.projections.audit import Note, notes_shown
 from skirmish.projections.engine import Encounter
+from skirmish.projections.view import Combatant, Shown, View
 
 
 @dataclass(frozen=True)
@@ -36,15 +39,8 @@ class Step:
     actor: str | None  # the command's `who`, if it names one
     action: str | None  # the command's `action`, if it names one
     text: str  # the ruleset's describe of the event
-    view: dict[str, Any]  # the ruleset's view after the event
+    view: View  # the ruleset's view after the event
     note_about: int | None = None  # set when the event is a note
-
-
-@dataclass(frozen=True)
-class Note:
-    id: int
-    about: int
-    text: str
 
 
 @dataclass
@@ -74,8 +70,7 @@ class Span:
 class Round:
     number: int  # 0: the set-up before the first round
     lines: list[Line] = field(default_factory=list)
-    moments: list[str] = field(default_factory=list)  # each moment's clock, as a label
-    clock: list[str] = field(default_factory=list)  # the clock fields the labels show
+    moments: list[str] = field(default_factory=list)  # each moment's label (the clock's ``moment``)
     phases: list[str | None] = field(default_factory=list)  # each moment's phase, if the clock has one
     spans: list[Span] = field(default_factory=list)
 
@@ -121,23 +116,11 @@ class Report:
     figures: list[Figures]
     vital_series: dict[str, list[Any]]  # name -> the vital figure at the end of each round (0: set-up), or now
     notes: list[Note]
-    final: dict[str, Any]  # the view at the head
+    final: Shown  # the view at the head
 
     @property
     def has_phases(self) -> bool:
         return any(r.phase_order() for r in self.rounds)
-
-
-def _moment(clock: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
-    return tuple((k, v) for k, v in clock.items() if not isinstance(v, bool) and isinstance(v, str | int | float))
-
-
-def _label(moment: tuple[tuple[str, Any], ...]) -> str:
-    return " ".join(str(v) for _, v in moment) or "-"
-
-
-def _number(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 @dataclass
@@ -154,8 +137,7 @@ class _Command:
 
 
 class _Fold:
-    def __init__(self, vital: str, budget: str, notes: list[Note]) -> None:
-        self.vital, self.budget = vital, budget
+    def __init__(self, notes: list[Note]) -> None:
         self.about: dict[int, list[Note]] = {}
         for n in notes:
             self.about.setdefault(n.about, []).append(n)
@@ -166,7 +148,7 @@ class _Fold:
         self.open: dict[tuple[str, str], Span] = {}
         self.pending_before: set[tuple[str, str]] = set()
         self.vital_before: dict[str, int] = {}
-        self.moment: tuple[tuple[str, Any], ...] | None = None
+        self.moment: str | None = None
         self.round: Round | None = None
         self.cmd: _Command | None = None
 
@@ -180,23 +162,21 @@ class _Fold:
         if self.cmd is None or self.cmd.id != s.command_id:
             self.flush()
             self.cmd = _Command(s.command_id, s.command, s.actor, s.action)
-        number = int(view.get("round") or 0)
+        number = view.clock.round
         if self.round is None or self.round.number != number:
             self.new_round(number)
         rnd = self.round
         assert rnd is not None
-        moment = _moment(view.get("clock") or {})
+        moment = view.clock.moment or "-"
         if moment != self.moment or not rnd.moments:
             self.moment = moment
-            rnd.moments.append(_label(moment))
-            rnd.clock += [k for k, _ in moment if k not in rnd.clock]
-            phase = (view.get("clock") or {}).get("phase")
-            rnd.phases.append(None if phase is None else str(phase))
+            rnd.moments.append(moment)
+            rnd.phases.append(view.clock.phase)
         at = len(rnd.moments) - 1
         rnd.lines.append(Line(s.id, s.text, self.about.get(s.id, [])))
-        for row in view.get("combatants", []):
+        for row in view.combatants:
             self.combatant(row, number)
-        pending = {(str(p["who"]), str(p["action"])): p for p in view.get("pending", [])}
+        pending = {(p.who, p.action): p for p in view.pending}
         for key, span in list(self.open.items()):
             if key not in pending:
                 span.end = at
@@ -205,32 +185,27 @@ class _Fold:
                     self.cmd.left[span.target.lower()] = span.who
         for key, p in pending.items():
             if key not in self.open:
-                target = p.get("target")
-                span = Span(key[0], key[1], at, carried=key in self.pending_before,
-                            target=str(target) if target else None)
+                span = Span(key[0], key[1], at, carried=key in self.pending_before, target=p.target)
                 rnd.spans.append(span)
                 self.open[key] = span
                 self.cmd.started.add(key[0].lower())
         self.pending_before = set(pending)
 
-    def combatant(self, row: dict[str, Any], number: int) -> None:
-        name = str(row["name"])
+    def combatant(self, row: Combatant, number: int) -> None:
+        name = row.name
         fig = self.figures.get(name)
-        value = row.get(self.vital)
+        vital = row.vital.value
         if fig is None:
-            fig = self.figures[name] = Figures(name, str(row.get("side", "")), vital_start=value)
-        fig.vital_end = value
-        self.series.setdefault(name, {})[number] = value
-        vital = _number(value)
+            fig = self.figures[name] = Figures(name, row.side, vital_start=vital)
+        fig.vital_end = vital
+        self.series.setdefault(name, {})[number] = vital
         before = self.vital_before.get(name)
-        if vital is not None and before is not None and vital < before and self.cmd is not None:
+        if before is not None and vital < before and self.cmd is not None:
             self.cmd.drops[name] = self.cmd.drops.get(name, 0) + before - vital
-        if vital is not None:
-            self.vital_before[name] = vital
-        spent = _number(row.get(self.budget))
-        if spent is not None:
+        self.vital_before[name] = vital
+        if row.budget.of is not None:
             key = (name, number)
-            self.spent[key] = max(self.spent.get(key, 0), spent)
+            self.spent[key] = max(self.spent.get(key, 0), row.budget.of - row.budget.left)
 
     def new_round(self, number: int) -> None:
         # Actions still pending are cut at the round's end and carried into the next.
@@ -242,12 +217,16 @@ class _Fold:
         cmd = self.cmd
         if cmd is None:
             return
+        actor = self.name(cmd.actor)
         for victim, amount in cmd.drops.items():
             self.figures[victim].taken += amount
+            # The resolved action that targeted the victim dealt it; failing that, an action
+            # declared and resolved at once (a strike) was its actor's.
             dealer = self.name(cmd.left.get(victim.lower()))
+            if dealer is None and cmd.tag in ("declare", "resolve") and actor not in (None, victim):
+                dealer = actor
             if dealer is not None:
                 self.figures[dealer].dealt += amount
-        actor = self.name(cmd.actor)
         if cmd.tag == "declare" and actor is not None:
             self.figures[actor].declared += 1
             rnd = self.round
@@ -257,11 +236,9 @@ class _Fold:
         self.cmd = None
 
 
-def collect(
-    steps: Iterable[Step], *, vital: str, budget: str, notes: list[Note]
-) -> tuple[list[Round], list[Figures], dict[str, list[Any]]]:
+def collect(steps: Iterable[Step], *, notes: list[Note]) -> tuple[list[Round], list[Figures], dict[str, list[Any]]]:
     """Fold the branch's steps into rounds, per-combatant figures and the vital series."""
-    fold = _Fold(vital, budget, notes)
+    fold = _Fold(notes)
     for s in steps:
         fold.step(s)
     fold.flush()
@@ -283,7 +260,7 @@ def collect(
 def steps_of(enc: Encounter, head: int, advance: Callable[[int], None]) -> Iterator[Step]:
     commands = enc.store.commands(enc.row.id)
     bodies: dict[int, dict[str, Any]] = {}  # each command's body, parsed once for all its events
-    for rec, _, after in enc.replay(head):
+    for rec, after in enc.replay(head):
         body = bodies.get(rec.command_id)
         if body is None:
             body = bodies[rec.command_id] = json.loads(commands[rec.command_id].body)
@@ -303,30 +280,29 @@ def build(enc: Encounter, branch: str | None = None, advance: Callable[[int], No
     head = enc.head(branch)
     digest = enc.store.verify(enc.row.id)
     on_path = {row.id for row in enc.store.path(head.event_id)}
-    # Notes made anywhere in the tree about an event of this branch belong in its report.
-    notes = [
-        Note(rec.id, rec.event.about, rec.event.text)
-        for rec in (enc.decode(r) for r in enc.store.all_events(enc.row.id) if r.kind == "note-added")
-        if isinstance(rec.event, NoteAdded) and rec.event.about in on_path
-    ]
-    last: dict[str, Any] = {}
+    # Notes made on any branch about an event of this one belong in its report.
+    notes = sorted((n for about, ns in notes_shown(enc).items() if about in on_path for n in ns), key=lambda n: n.id)
+    last: list[View] = []
 
     def remembered(steps: Iterable[Step]) -> Iterator[Step]:
         for s in steps:
-            last.update(s.view)  # the view at the head is the final state: no second fold
+            last[:] = [s.view]  # the view at the head is the final state: no second fold
             yield s
 
-    rounds, figures, series = collect(
-        remembered(steps_of(enc, head.event_id, advance)),
-        vital=enc.ruleset.vital, budget=enc.ruleset.budget, notes=notes,
-    )
+    rounds, figures, series = collect(remembered(steps_of(enc, head.event_id, advance)), notes=notes)
     first = enc.decode(enc.store.event(enc.row.id, min(on_path))).event
+    final = last[0]
+    someone = final.combatants[0] if final.combatants else None
     return Report(
         encounter=enc.row.name, ruleset=enc.row.ruleset, branch=head.branch, head=head.event_id,
-        options=dict(getattr(first, "options", {})), vital=enc.ruleset.vital, budget=enc.ruleset.budget,
+        options=dict(getattr(first, "options", {})),
+        vital=someone.vital.name if someone else "vital figure",
+        budget=someone.budget.name if someone else "budget",
         digest=digest, rounds=rounds, figures=figures, vital_series=series, notes=notes,
-        final={"encounter": enc.row.name, "ruleset": enc.row.ruleset, "branch": head.branch,
-               "head": head.event_id, "at": head.event_id, **last},
+        final=Shown(
+            encounter=enc.row.name, ruleset=enc.row.ruleset, branch=head.branch, head=head.event_id,
+            at=head.event_id, clock=final.clock, combatants=final.combatants, pending=final.pending, own=final.own,
+        ),
     )
 
 

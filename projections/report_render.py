@@ -31,7 +31,7 @@ def _colours(report: Report) -> dict[str, str]:
 def _figure_rows(report: Report) -> tuple[list[str], list[list[str]]]:
     header = [
         "combatant", "side", f"{_words(report.vital)} (start -> end)", "damage dealt", "damage taken",
-        "actions declared", f"{_words(report.budget)} (summed over rounds)",
+        "actions declared", f"{_words(report.budget)} spent (summed over rounds)",
     ]
 
     def row(f: Figures) -> list[str]:
@@ -57,6 +57,11 @@ def _span_reach(span: Span, moments: int) -> tuple[int, int]:
 # --- Markdown ---------------------------------------------------------------------------------
 
 
+def _first_up(text: str) -> str:
+    """Sentence case that keeps an abbreviation whole (HP, AP), as str.capitalize does not."""
+    return text[:1].upper() + text[1:]
+
+
 def _md_cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -70,12 +75,14 @@ def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
 def _text_timeline(r: Round) -> list[str]:
     labels = [f"{s.who}: {s.action}" for s in r.spans]
     width = max(len(x) for x in labels)
-    cell = max(3, *(len(m) for m in r.moments))
-    lines = [" ".join(_words(k) for k in r.clock).ljust(width) + "  " + "".join(m.rjust(cell) for m in r.moments)]
+    # Each column as wide as its moment's label, two spaces apart: "count 35" is narrower
+    # than "after round 1" and the table stays as short as its labels allow.
+    cells = [max(3, len(m)) + 2 for m in r.moments]
+    lines = ["moment".ljust(width) + "  " + "".join(m.rjust(c) for m, c in zip(r.moments, cells, strict=True))]
     for label, s in zip(labels, r.spans, strict=True):
         first, last = _span_reach(s, len(r.moments))
         bar = ""
-        for i in range(len(r.moments)):
+        for i, cell in enumerate(cells):
             mark = "=" if first <= i <= last else "."
             if i == first and s.carried:
                 mark = "<"
@@ -99,7 +106,7 @@ def markdown(report: Report) -> str:
     out = [f"# {report.encounter}: session report", "", _subtitle(report), ""]
     out += ["## Combatants", ""]
     out += _md_table(*_figure_rows(report))
-    out += ["", f"## {_words(report.vital).capitalize()} over rounds", ""]
+    out += ["", f"## {_first_up(_words(report.vital))} over rounds", ""]
     out += _md_table(
         ["combatant", *(_round_title(r) if r.number == 0 else f"round {r.number}"
                         for r in report.rounds)],
@@ -161,7 +168,7 @@ def timeline_svg(r: Round, colours: dict[str, str]) -> str:
     parts = [f'<svg class="timeline" role="img" xmlns="http://www.w3.org/2000/svg" width="{width}" '
              f'height="{height}" viewBox="0 0 {width} {height}">',
              f"<title>{escape(_round_title(r))}: actions from declaration to resolution</title>",
-             f'<text x="4" y="{top - 10}" fill="#777">{escape(" ".join(_words(k) for k in r.clock))}</text>']
+             f'<text x="4" y="{top - 10}" fill="#777">moment</text>']
     for i, m in enumerate(r.moments):
         x = label_w + col * i
         parts.append(f'<line x1="{x}" y1="{top - 6}" x2="{x}" y2="{height}" stroke="#e4e4e4"/>')
@@ -256,7 +263,7 @@ def html(report: Report) -> str:
     title = f"{report.encounter}: session report"
     body = [f"<h1>{escape(title)}</h1>", f'<p class="sub">{escape(_subtitle(report))}</p>',
             "<h2>Combatants</h2>", _table(*_figure_rows(report)),
-            f"<h2>{escape(_words(report.vital).capitalize())} over rounds</h2>", vital_svg(report, colours)]
+            f"<h2>{escape(_first_up(_words(report.vital)))} over rounds</h2>", vital_svg(report, colours)]
     for r in report.rounds:
         body.append(f"<h2>{escape(_round_title(r))}</h2>")
         if r.spans:

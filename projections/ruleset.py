@@ -2,26 +2,39 @@
 
 A ruleset is a decider: ``initial`` builds the state from the encounter's first event,
 ``decide`` validates a command against the state and computes every number (dice,
-derived figures, each with the rule that produced it), ``evolve`` applies one event and
-never rolls, reads the clock or fails on a stored event. ``view`` renders the state as
-the JSON object ``skirmish state --json`` prints, with the same top-level keys for every
-ruleset; ``describe`` narrates one event for the log, the replay and the command output.
+derived figures, each with the rule that produced it), ``apply`` applies one event to a
+working copy of the state in place and never rolls, reads the clock or fails on a stored
+event. ``view`` returns the typed :class:`~skirmish.projections.view.View` every surface
+reads (the same core for every ruleset, ``state --json`` prints it); ``describe``
+narrates one event for the log, the replay and the command output. :class:`Rules` gives
+a ruleset its dispatch (``@decides``, ``@applies``) and the decisions every ruleset
+shares (``add``, ``leave``, ``return``).
 
 Rulesets register under the ``skirmish.rulesets`` entry-point group: the built-in ones
-exactly as a third-party package would.
+exactly as a third-party package would (docs/adding-a-ruleset.md).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
-from typing import Any, Protocol, TypeVar
+from functools import cache, cached_property
+from typing import Any, Generic, Protocol, TypeVar
 
-from skirmish.eventlog.commands import AddCombatant, Command
+import msgspec
+
+from skirmish.eventlog.commands import AddCombatant, ApplyEffect, AtTheTable, Command, Leave, Return
 from skirmish.eventlog.errors import BadInput, RuleViolation, UnknownCombatant, UnknownRuleset
-from skirmish.eventlog.events import CombatantAdded, EncounterStarted, Event, Roll
+from skirmish.eventlog.events import (
+    CombatantAdded,
+    CombatantLeft,
+    CombatantReturned,
+    EncounterStarted,
+    Event,
+    Roll,
+)
+from skirmish.projections.view import View
 
 State = TypeVar("State")
 ENTRY_POINT_GROUP = "skirmish.rulesets"
@@ -66,14 +79,26 @@ class Detail:
 
 
 class Ruleset(Protocol[State]):
-    @property
-    def id(self) -> str: ...
+    """What a ruleset provides (docs/adding-a-ruleset.md walks through it).
+
+    Most rulesets subclass :class:`Rules`, which implements ``decide``, ``apply``,
+    ``copy`` and ``evolve`` from handlers marked with :func:`decides` and :func:`applies`.
+    """
 
     @property
-    def rules_file(self) -> str: ...
+    def id(self) -> str:
+        """The name `new --rules` takes and the entry point is registered under."""
+        ...
 
     @property
-    def options(self) -> Mapping[str, Option]: ...
+    def rules_file(self) -> str:
+        """The rules text it implements, cited by file and section beside each rule."""
+        ...
+
+    @property
+    def options(self) -> Mapping[str, Option]:
+        """The open points of the rules text, settled per encounter (first event)."""
+        ...
 
     @property
     def stats(self) -> Mapping[str, Stat]: ...
@@ -82,18 +107,21 @@ class Ruleset(Protocol[State]):
     def actions(self) -> Mapping[str, ActionInfo]: ...
 
     @property
-    def details(self) -> Mapping[str, Detail]: ...
-
-    @property
-    def vital(self) -> str:
-        """The combatant figure (a key of each combatant in ``view``) that says how close
-        it is to going down, charted over rounds in reports: hits left, Health, ..."""
+    def details(self) -> Mapping[str, Detail]:
+        """The `--with KEY=VALUE` words it takes, and on which commands."""
         ...
 
     @property
-    def budget(self) -> str:
-        """The combatant figure (a key of each combatant in ``view``) holding what it has
-        spent of its budget this round or turn: AP spent, activity used, slots used, ..."""
+    def flags(self) -> Mapping[str, tuple[str, ...]]:
+        """Command tag -> the shared optional fields of that command it reads ("ap",
+        "target", "hits", ...: the command struct's field names). The engine refuses a
+        command that sets any other, naming them all in one message."""
+        ...
+
+    @property
+    def effects(self) -> Mapping[str, str]:
+        """The effect kinds it knows (kind -> what it does); `effect` refuses any other as
+        a likely typo unless the GM marks it ``--custom``. Empty: any kind is taken."""
         ...
 
     @property
@@ -108,13 +136,155 @@ class Ruleset(Protocol[State]):
 
     def initial(self, started: EncounterStarted) -> State: ...
 
-    def decide(self, state: State, command: Command, dice: Dice) -> list[Event]: ...
+    def decide(self, state: State, command: Command, dice: Dice) -> list[Event]:
+        """The events ``command`` produces at ``state``, or a SkirmishError; ``state`` is
+        left as it was."""
+        ...
 
-    def evolve(self, state: State, event: Event) -> State: ...
+    def apply(self, state: State, event: Event) -> None:
+        """Apply one stored event to a working copy of the state, in place. Never rolls,
+        reads the clock or fails on a stored event."""
+        ...
 
-    def view(self, state: State) -> dict[str, Any]: ...
+    def copy(self, state: State) -> State:
+        """A copy of a state that later ``apply`` calls on either leave the other alone."""
+        ...
 
-    def describe(self, event: Event) -> str: ...
+    def evolve(self, state: State, event: Event) -> State:
+        """The state after ``event``: a new state, ``state`` left as it was."""
+        ...
+
+    def view(self, state: State) -> View:
+        """The typed view every surface reads (projections/view.py)."""
+        ...
+
+    def describe(self, event: Event) -> str:
+        """One line of narration of one of its events, for the log and the replay."""
+        ...
+
+
+C = TypeVar("C", bound=Command)
+E = TypeVar("E", bound=Event)
+Decider = Callable[[Any, Any, Any, "Dice"], list[Event]]
+Applier = Callable[[Any, Any, Any], None]
+
+
+def decides(*commands: type[Command]) -> Callable[[F], F]:
+    """Mark a method ``(self, state, command, dice) -> events`` of a :class:`Rules` as the
+    decision for these command types."""
+
+    def mark(method: F) -> F:
+        method.__dict__["_decides"] = commands
+        return method
+
+    return mark
+
+
+def applies(*events: type[Event]) -> Callable[[F], F]:
+    """Mark a method ``(self, state, event) -> None`` of a :class:`Rules` as what these
+    event types do to a working copy of the state."""
+
+    def mark(method: F) -> F:
+        method.__dict__["_applies"] = events
+        return method
+
+    return mark
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Rules(Generic[State]):
+    """The shared machinery of a ruleset: one dispatch for decisions and one for the fold.
+
+    A subclass sets ``state_type`` (a msgspec Struct, mutable: the fold works on a copy
+    in place, STYLE 7) and marks its handlers with :func:`decides` and :func:`applies`.
+    ``add`` is decided here for every ruleset (a unique name and the declared stats);
+    events a ruleset has no handler for (notes, the encounter's start) change nothing.
+    """
+
+    state_type: type[State]
+    _deciders: dict[type[Command], Decider]
+    _appliers: dict[type[Event], Applier]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        deciders: dict[type[Command], Decider] = {}
+        appliers: dict[type[Event], Applier] = {}
+        for klass in reversed(cls.__mro__):
+            for member in vars(klass).values():
+                for command in getattr(member, "_decides", ()):
+                    deciders[command] = member
+                for event in getattr(member, "_applies", ()):
+                    appliers[event] = member
+        cls._deciders, cls._appliers = deciders, appliers
+
+    @cached_property
+    def _codec(self) -> tuple[msgspec.msgpack.Encoder, msgspec.msgpack.Decoder[State]]:
+        return msgspec.msgpack.Encoder(), msgspec.msgpack.Decoder(self.state_type)
+
+    def decide(self, state: State, command: Command, dice: Dice) -> list[Event]:
+        decider = self._deciders.get(type(command))
+        if decider is None:
+            raise RuleViolation(f"{getattr(self, 'id', '?')} has no use for `{tag_of_command(command)}`")
+        return decider(self, state, command, dice)
+
+    def apply(self, state: State, event: Event) -> None:
+        applier = self._appliers.get(type(event))
+        if applier is not None:
+            applier(self, state, event)
+
+    def copy(self, state: State) -> State:
+        encoder, decoder = self._codec
+        return decoder.decode(encoder.encode(state))
+
+    def evolve(self, state: State, event: Event) -> State:
+        after = self.copy(state)
+        self.apply(after, event)
+        return after
+
+    effects: Mapping[str, str] = {}
+
+    @decides(AddCombatant)
+    def _decide_add(self, state: State, command: AddCombatant, dice: Dice) -> list[Event]:
+        names: Sequence[str] = state.names()  # type: ignore[attr-defined]
+        return decide_add(self, names, command)  # type: ignore[arg-type]
+
+    # Leaving and coming back are the same in every ruleset: a combatant's ``left`` flag
+    # (a field of its fighter struct), which the ruleset's clock and refusals read. A
+    # ruleset that must do more when someone leaves (drop a pending action) marks its own
+    # handler for CombatantLeft, which replaces this one.
+
+    @decides(Leave)
+    def _decide_leave(self, state: State, command: Leave, dice: Dice) -> list[Event]:
+        fighter = self._fighter(state, command.who)
+        if fighter.left:
+            raise RuleViolation(f"{fighter.name} has already left the fight (`skirmish return {fighter.name}`)")
+        reason = " ".join(command.reason.split()) or "leaves the fight"
+        return [CombatantLeft(who=fighter.name, reason=reason)]
+
+    @decides(Return)
+    def _decide_return(self, state: State, command: Return, dice: Dice) -> list[Event]:
+        fighter = self._fighter(state, command.who)
+        if not fighter.left:
+            raise RuleViolation(f"{fighter.name} has not left the fight: nothing to return from")
+        return [CombatantReturned(who=fighter.name)]
+
+    @applies(CombatantLeft)
+    def _left(self, state: State, event: CombatantLeft) -> None:
+        state.fighters[event.who].left = True  # type: ignore[attr-defined]
+
+    @applies(CombatantReturned)
+    def _returned(self, state: State, event: CombatantReturned) -> None:
+        state.fighters[event.who].left = False  # type: ignore[attr-defined]
+
+    def _fighter(self, state: State, who: str) -> Any:
+        names: Sequence[str] = state.names()  # type: ignore[attr-defined]
+        return state.fighters[find_name(names, who)]  # type: ignore[attr-defined]
+
+
+def tag_of_command(command: Command) -> str:
+    return str(type(command).__struct_config__.tag)
 
 
 @cache
@@ -233,7 +403,7 @@ def options_in_force(ruleset: Ruleset[Any], started: EncounterStarted) -> dict[s
 def check_details(ruleset: Ruleset[Any], command: Command) -> None:
     """Refuse any `--with KEY=VALUE` the ruleset does not declare for this command."""
     given: Mapping[str, str] = getattr(command, "details", {})
-    tag = str(type(command).__struct_config__.tag)
+    tag = tag_of_command(command)
     for key, value in given.items():
         spec = ruleset.details.get(key)
         if spec is None or tag not in spec.commands:
@@ -242,6 +412,63 @@ def check_details(ruleset: Ruleset[Any], command: Command) -> None:
             raise BadInput(f"{ruleset.id} `{tag}` has no detail {key!r} ({takes})")
         if spec.choices and value not in spec.choices:
             raise BadInput(f"--with {key}= takes {' or '.join(spec.choices)}, not {value!r}")
+
+
+# The CLI's spelling of a command field where it is not the field's own name.
+FLAG_NAMES = {"charge_speed": "--charge"}
+_NOT_FLAGS = frozenset({"rolls", "details", "custom"})  # the engine's own, for every ruleset
+
+
+def flag_name(field: str) -> str:
+    return FLAG_NAMES.get(field, "--" + field.replace("_", "-"))
+
+
+@cache
+def optional_fields(command_type: type[Command]) -> tuple[tuple[str, Any], ...]:
+    """A command type's shared optional fields (those with a default), with the default."""
+    info = msgspec.structs.fields(command_type)
+    return tuple(
+        (f.name, f.default) for f in info
+        if f.name not in _NOT_FLAGS and f.default is not msgspec.NODEFAULT
+    )
+
+
+def check_flags(ruleset: Ruleset[Any], command: Command) -> None:
+    """Refuse, in one message naming them all, the shared flags the ruleset does not read
+    on this command (``Ruleset.flags``)."""
+    if not isinstance(command, AtTheTable):
+        return
+    tag = tag_of_command(command)
+    takes = ruleset.flags.get(tag, ())
+    unused = [
+        flag_name(name) for name, default in optional_fields(type(command))
+        if name not in takes and getattr(command, name) != default
+    ]
+    if unused:
+        known = ", ".join(flag_name(n) for n in takes) or "none of the shared flags"
+        raise BadInput(f"{ruleset.id} `{tag}` takes no {', '.join(unused)} (it takes: {known})")
+
+
+def check_effect(ruleset: Ruleset[Any], command: Command) -> None:
+    """An effect kind the ruleset does not know is a typo (did-you-mean) unless the GM says
+    it is their own (``--custom``); a known kind marked custom is refused too. A ruleset
+    that declares no ``effects`` takes any kind."""
+    known: Mapping[str, str] = getattr(ruleset, "effects", {})
+    if not isinstance(command, ApplyEffect) or not known or command.who.strip().lower() in RESERVED_NAMES:
+        return
+    kind = command.kind.strip().lower()
+    if kind in known:
+        if command.custom:
+            raise BadInput(f"{kind} is one of {ruleset.id}'s own effects: no --custom")
+        return
+    if command.custom or command.end:
+        return
+    close = difflib.get_close_matches(kind, list(known), n=1, cutoff=0.75)
+    if close:
+        raise BadInput(f"no effect {kind!r} in {ruleset.id}: did you mean {close[0]}? "
+                       f"(--custom records it as your own)")
+    raise BadInput(f"no effect {kind!r} in {ruleset.id} (known: {', '.join(known)}); "
+                   f"--custom records it as your own")
 
 
 def detail_int(command: Command, key: str, default: int = 0) -> int:
@@ -261,14 +488,49 @@ def detail_int(command: Command, key: str, default: int = 0) -> int:
 def decide_add(
     ruleset: Ruleset[Any], names: Sequence[str], command: AddCombatant
 ) -> list[Event]:
-    """The shared decision for ``add``: a unique name and the ruleset's stats."""
+    """The shared decision for ``add``: unique names and the ruleset's stats; ``count``
+    above 1 adds NAME 1 to NAME count."""
     name = check_name("a combatant", command.name)
     side = check_name("a side", command.side)
-    if name.lower() in {n.lower() for n in names}:
-        raise RuleViolation(f"there is already a combatant named {name}")
-    if name.lower() in RESERVED_NAMES:
-        raise BadInput(f"{name!r} is reserved (it names the scene's own counters)")
-    return [CombatantAdded(name=name, side=side, stats=check_stats(ruleset, name, command.stats))]
+    if not 1 <= command.count <= MOST_AT_ONCE:
+        raise BadInput(f"--count takes 1 to {MOST_AT_ONCE}, not {command.count}")
+    stats = check_stats(ruleset, name, command.stats)
+    taken = {n.lower() for n in names}
+    added = [name] if command.count == 1 else [f"{name} {i}" for i in range(1, command.count + 1)]
+    for each in added:
+        if each.lower() in taken:
+            raise RuleViolation(f"there is already a combatant named {each}")
+        if each.lower() in RESERVED_NAMES:
+            raise BadInput(f"{each!r} is reserved (it names the scene's own counters)")
+    return [CombatantAdded(name=each, side=side, stats=stats) for each in added]
+
+
+MOST_AT_ONCE = 100  # `add NAME --count N`: a horde, not a typo
+
+
+# Where a rules text does not say when a combatant goes down, the table rule is this
+# option, recorded in the encounter's first event like any other (README, "Down, out,
+# dead, left"). Rulesets whose text is silent declare it under this name.
+GOES_DOWN = "goes-down"
+GOES_DOWN_OPTION = Option(
+    "at-0", ("at-0", "below-0", "never"),
+    "the rules text is silent on going down: at 0 or less of the vital figure (at-0), "
+    "only below 0 (below-0), or never (the GM takes combatants out with `leave`)",
+)
+
+
+def unable(name: str, status: str, why: str, rule: str = "") -> RuleViolation:
+    """The one-line refusal of an action by a combatant the clock passes by: "Bob is down
+    (health -3, option goes-down=at-0): it cannot act"."""
+    return RuleViolation(f"{name} is {status} ({why}): it cannot act", rule)
+
+
+def is_down(value: int, options: Mapping[str, str]) -> bool:
+    """Whether a vital figure at ``value`` puts a combatant down under the goes-down option."""
+    rule = options.get(GOES_DOWN, GOES_DOWN_OPTION.default)
+    if rule == "never":
+        return False
+    return value <= 0 if rule == "at-0" else value < 0
 
 
 RESERVED_NAMES = {"scene"}

@@ -22,7 +22,8 @@ from typing import Any, Union, get_type_hints
 
 import msgspec
 
-from skirmish.eventlog.errors import BadInput, TamperedLog, UnknownEncounter
+from skirmish.eventlog.chain import verify
+from skirmish.eventlog.errors import BadInput, TamperedLog, UnknownEncounter, UnreadableEvent
 from skirmish.eventlog.store import CommandRow, EncounterRow, EventRow, HeadMove, Store
 from skirmish.projections.engine import Encounter, codec_for
 
@@ -70,30 +71,22 @@ _decoder: msgspec.json.Decoder[_Record] = msgspec.json.Decoder(_union)
 
 def row_count(enc: Encounter) -> int:
     """How many rows an export writes (for a progress bar's total)."""
-    commands, events, moves = enc.store.conn.execute(
-        "SELECT (SELECT count(*) FROM commands WHERE encounter_id = ?1), "
-        "(SELECT count(*) FROM events WHERE encounter_id = ?1), "
-        "(SELECT count(*) FROM head_moves WHERE encounter_id = ?1)",
-        (enc.row.id,),
-    ).fetchone()
-    return int(commands + events + moves)
+    counts = enc.store.counts(enc.row.id)
+    return counts.commands + counts.events + counts.moves
 
 
 def export_jsonl(enc: Encounter, advance: Advance = _quiet) -> Iterator[bytes]:
-    """The encounter's whole tree as jsonl lines; refuses a log that does not verify."""
-    digest = enc.store.verify(enc.row.id)
-    store, eid = enc.store, enc.row.id
-    yield _line(Header(format=FORMAT, version=FORMAT_VERSION, digest=digest, rows=row_count(enc)))
-    yield _line(EncounterRecord(*enc.row))
-    for c in sorted(store.commands(eid).values()):
-        yield _line(CommandRecord(*c))
-        advance(1)
-    for e in store.all_events(eid):
-        yield _line(EventRecord(*e))
-        advance(1)
-    for m in store.head_moves(eid):
-        yield _line(MoveRecord(*m))
-        advance(1)
+    """The encounter's whole tree as jsonl lines, as it stood at one moment (another writer
+    may go on appending); refuses a log that does not verify."""
+    log = enc.store.log(enc.row.id)
+    digest = verify(log)
+    rows = len(log.commands) + len(log.events) + len(log.moves)
+    yield _line(Header(format=FORMAT, version=FORMAT_VERSION, digest=digest, rows=rows))
+    yield _line(EncounterRecord(*log.encounter))
+    for records, record in ((log.commands, CommandRecord), (log.events, EventRecord), (log.moves, MoveRecord)):
+        for row in records:
+            yield _line(record(*row))
+            advance(1)
 
 
 def _line(record: _Record) -> bytes:
@@ -158,9 +151,9 @@ def import_jsonl(store: Store, records: list[_Record], source: str) -> Imported:
     codec = codec_for(enc.ruleset)  # an unknown ruleset is refused here
     for e in events:
         try:
-            codec.decode(e.body, e.kind, e.version)
-        except (msgspec.DecodeError, msgspec.ValidationError, KeyError) as exc:
-            raise BadInput(f"{source}: event {e.id} ({e.kind}) does not decode under {enc.ruleset}: {exc}") from None
+            codec.decode(e.body, e.kind, e.version, e.id)
+        except UnreadableEvent as exc:
+            raise BadInput(f"{source}: event {e.id} ({e.kind}) does not decode under {enc.ruleset}: {exc.reason}") from None
     try:
         digest = store.restore(enc, commands, events, moves, expect=header.digest)
     except TamperedLog as exc:

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# The example third-party ruleset (docs/adding-a-ruleset.md), installed for the whole
+# suite as a package would be: its dist-info in tests/toy registers it under the entry
+# points, so every test parametrized over the registry (the shared invariants, the view
+# contract, the flag refusals) runs it too.
+TOY = str(Path(__file__).resolve().parent / "toy")
+if TOY not in sys.path:
+    sys.path.append(TOY)
 
 from skirmish.cli.main import run_cli
 from skirmish.eventlog.store import Store

@@ -10,6 +10,7 @@ from skirmish.eventlog.commands import Command
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.eventlog.events import Event
 from skirmish.projections.engine import Encounter
+from skirmish.projections.view import Combatant, Pending
 
 E = TypeVar("E", bound=Event)
 
@@ -32,12 +33,18 @@ def refused(enc: Encounter, command: Command, error: type[SkirmishError], messag
     assert enc.head().event_id == head
 
 
-def who(enc: Encounter, name: str) -> dict[str, Any]:
-    return next(c for c in enc.view()["combatants"] if c["name"] == name)
+def combatant(enc: Encounter, name: str) -> Combatant:
+    """The combatant's row of the typed view (projections/view.py)."""
+    return enc.view().combatant(name)
 
 
-def pending(enc: Encounter, name: str) -> dict[str, Any] | None:
-    return next((p for p in enc.view()["pending"] if p["who"] == name), None)
+def who(enc: Encounter, name: str) -> Any:
+    """The combatant's own figures under its ruleset (the view's ``own`` part)."""
+    return combatant(enc, name).own
+
+
+def pending(enc: Encounter, name: str) -> Pending | None:
+    return next((p for p in enc.view().pending if p.who == name), None)
 
 
 def one(events: list[Event], kind: type[E]) -> E:
@@ -47,4 +54,5 @@ def one(events: list[Event], kind: type[E]) -> E:
 
 
 def effects(enc: Encounter, name: str) -> list[tuple[str, int | None]]:
-    return [(e["kind"], e["rounds"]) for e in who(enc, name)["effects"]]
+    """(kind, rounds or turns left) of each effect on the combatant; None: until ended."""
+    return [(e.kind, e.left) for e in combatant(enc, name).effects]

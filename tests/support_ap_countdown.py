@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from rulesets_support import core_commands, core_invalid, support
 from skirmish.eventlog.commands import (
     AddCombatant,
@@ -39,15 +40,26 @@ AP_DECLARES: tuple[tuple[str, tuple[int | None, ...]], ...] = (
 )
 
 
+def flat(enc: Encounter) -> dict[str, Any]:
+    """The typed view with each combatant's and pending action's own figures at hand."""
+    view = enc.view()
+    return {
+        "in_round": view.clock.running, "count": view.clock.own.count,  # type: ignore[attr-defined]
+        "head": view.head,
+        "combatants": [{"name": c.name, **msgspec.structs.asdict(c.own)} for c in view.combatants],
+        "pending": [{"who": p.who, "action": p.action, **msgspec.structs.asdict(p.own)} for p in view.pending],
+    }
+
+
 @support("ap-countdown")
 class ApCountdownSupport:
     @staticmethod
     def commands(enc: Encounter) -> list[Command]:
         """Weighted by repetition: hypothesis picks uniformly, and a fight must get through
         round, declare, next and resolve often enough to reach the upkeep."""
-        view = enc.view()
-        in_round: bool = view["clock"]["in_round"]
-        count: int | None = view["clock"]["count"]
+        view = flat(enc)
+        in_round: bool = view["in_round"]
+        count: int | None = view["count"]
         fighters: list[dict[str, Any]] = view["combatants"]
         names = [f["name"] for f in fighters]
         pending = {p["who"]: p for p in view["pending"]}
@@ -113,8 +125,8 @@ class ApCountdownSupport:
 
     @staticmethod
     def invalid(enc: Encounter) -> list[Command]:
-        view = enc.view()
-        in_round: bool = view["clock"]["in_round"]
+        view = flat(enc)
+        in_round: bool = view["in_round"]
         fighters: list[dict[str, Any]] = view["combatants"]
         pending = {p["who"] for p in view["pending"]}
         out: list[Command] = core_invalid(enc)

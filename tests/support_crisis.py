@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rulesets_support import core_commands, core_invalid, support
 from skirmish.eventlog.commands import (
     AddCombatant,
@@ -33,20 +31,20 @@ class CrisisSupport:
     def commands(enc: Encounter) -> list[Command]:
         """Weighted by repetition so fights pass whole turns: next and round come often."""
         view = enc.view()
-        clock: dict[str, Any] = view["clock"]
-        fighters: list[dict[str, Any]] = view["combatants"]
-        names = [f["name"] for f in fighters]
-        pending = {p["who"]: p for p in view["pending"]}
-        turn = view["head"]
+        clock = view.clock
+        fighters = view.combatants
+        names = [f.name for f in fighters]
+        pending = {p.who: p for p in view.pending}
+        turn = view.head
         out: list[Command] = core_commands(enc)[turn % 2:][:1] if turn % 3 == 0 else []
-        if not clock["in_turn"]:
+        if not clock.running:
             if len(fighters) < len(NAMES):
                 name = NAMES[len(fighters)]
                 out += [AddCombatant(name=name, side=side, stats=stats)
                         for side, stats in zip(("players", "foes"), STATS, strict=True)]
             if fighters:
                 out += [StartRound()] * 3
-                if clock["turn"] == 0:
+                if clock.round == 0:
                     out += [StartRound(rolls={names[0].lower(): (3, 3, 3)})]
                     if len(fighters) > 1:
                         out.append(StartRound(details={"surprise": names[0]}))
@@ -54,11 +52,11 @@ class CrisisSupport:
             out += [Next()] * 3 + [Upkeep()]
         side: list[Command] = []
         for f in fighters:
-            who = f["name"]
+            who = f.name
             others = [n for n in names if n != who]
             target = others[turn % len(others)] if others else None
             action = pending.get(who)
-            if f["acting"]:
+            if f.acting:
                 if target is not None:
                     out += [
                         Declare(who=who, action="attack", target=target, details={"skill": "2", "ability": "1"}),
@@ -76,9 +74,9 @@ class CrisisSupport:
                 ]
             if action is not None:
                 resolves = [Resolve(who=who, hits=5), Resolve(who=who, hits=9, details={"critical": "yes"})] \
-                    if action["step"] == "awaits damage" else [Resolve(who=who)]
+                    if action.resolves == "awaits damage" else [Resolve(who=who)]
                 # A spanning action is carried on in its owner's turn: weight it up then.
-                weight = 8 if f["acting"] and action["step"] == "spans turns" else 3
+                weight = 8 if f.acting and action.resolves == "spans turns" else 3
                 out += resolves * weight + [Cancel(who=who)]
             side += [
                 Damage(who=who, amount=4),
@@ -94,9 +92,8 @@ class CrisisSupport:
     @staticmethod
     def invalid(enc: Encounter) -> list[Command]:
         view = enc.view()
-        clock: dict[str, Any] = view["clock"]
-        fighters: list[dict[str, Any]] = view["combatants"]
-        pending = {p["who"] for p in view["pending"]}
+        fighters = view.combatants
+        pending = {p.who for p in view.pending}
         out: list[Command] = core_invalid(enc)
         out += [
             AddCombatant(name="Nameless", stats={"int": "1", "speed": "1", "endurance": "3"}),  # health missing
@@ -105,16 +102,16 @@ class CrisisSupport:
             AddCombatant(name="Brute", stats={"int": "1", "speed": "1", "endurance": "3", "health": "3", "qu": "1"}),
             ApplyEffect(who="scene", kind="fire", per_round=1),
         ]
-        if clock["in_turn"]:
+        if view.clock.running:
             out += [StartRound()]
         else:
             out += [Next(), Upkeep()]
             if not fighters:
                 out += [StartRound()]
-            if clock["turn"] > 0 and fighters:
-                out += [StartRound(details={"surprise": fighters[0]["name"]})]
+            if view.clock.round > 0 and fighters:
+                out += [StartRound(details={"surprise": fighters[0].name})]
         for f in fighters:
-            who = f["name"]
+            who = f.name
             out += [
                 AddCombatant(name=who.lower(), stats={"int": "1", "speed": "1", "endurance": "3", "health": "3"}),
                 Damage(who=who, amount=-1),
@@ -125,7 +122,7 @@ class CrisisSupport:
                 ApplyEffect(who=who, kind="drunk", rounds=2),
                 Cancel(who=who, orientation="near"),
             ]
-            if not f["acting"]:
+            if not f.acting:
                 out += [Declare(who=who, action="draw")]  # not its turn
             else:
                 out += [
@@ -134,12 +131,12 @@ class CrisisSupport:
                     Declare(who=who, action="draw", details={"skill": "2"}),
                     Declare(who=who, action="hide", ap=7, details={"cover": "total"}),
                 ]
-            if f["ap"] < 6:
+            if f.budget.left < 6:
                 out += [Declare(who=who, action="use-item", ap=6)]
             if who not in pending:
                 out += [Resolve(who=who), Cancel(who=who)]
-            if f["dead"]:
+            if f.status == "dead":
                 out += [Damage(who=who, amount=1)]
-            if not any(c["kind"] == "prone" for c in f["conditions"]):
+            if not any(e.kind == "prone" for e in f.effects):
                 out += [ApplyEffect(who=who, kind="prone", end=True)]
         return out

@@ -33,13 +33,13 @@ class ModularSupport:
     def commands(enc: Encounter) -> list[Command]:
         """Weighted by repetition so fights get through whole rounds, Readies and the upkeep."""
         view = enc.view()
-        clock: dict[str, Any] = view["clock"]
-        fighters: list[dict[str, Any]] = view["combatants"]
-        names = [f["name"] for f in fighters]
-        pending = {p["who"] for p in view["pending"]}
-        turn = view["head"]
+        clock = view.clock
+        fighters = view.combatants
+        names = [f.name for f in fighters]
+        pending = {p.who for p in view.pending}
+        turn = view.head
         out: list[Command] = core_commands(enc)[turn % 2:][:1] if turn % 3 == 0 else []
-        if not clock["in_round"]:
+        if not clock.running:
             if len(fighters) < len(NAMES):
                 name = NAMES[len(fighters)]
                 out += [
@@ -54,9 +54,9 @@ class ModularSupport:
             out += [Next()] * 4
             if turn % 37 == 0:
                 out.append(Upkeep(details={"combat": "over"}))
-        current = clock["turn"]
+        current = clock.now[0] if clock.now else None
         for f in fighters:
-            who = f["name"]
+            who = f.name
             others = [n for n in names if n != who]
             target = others[turn % len(others)] if others else None
             if who == current:
@@ -78,7 +78,7 @@ class ModularSupport:
                 ] * 2 + [Cancel(who=who)]
         side: list[Command] = []
         for f in fighters:
-            who = f["name"]
+            who = f.name
             side += [
                 Damage(who=who, amount=4),
                 ApplyEffect(who=who, kind="prone", rounds=2),
@@ -90,9 +90,9 @@ class ModularSupport:
     @staticmethod
     def invalid(enc: Encounter) -> list[Command]:
         view = enc.view()
-        clock: dict[str, Any] = view["clock"]
-        fighters: list[dict[str, Any]] = view["combatants"]
-        pending = {p["who"] for p in view["pending"]}
+        clock = view.clock
+        fighters = view.combatants
+        pending = {p.who for p in view.pending}
         out: list[Command] = core_invalid(enc)
         out += [
             AddCombatant(name="Nameless", stats={"agility": "10", "dodge": "10"}),  # health missing
@@ -102,18 +102,17 @@ class ModularSupport:
             ApplyEffect(who="scene", kind="smoke", per_round=1),
             Upkeep(details={"combat": "soon"}),
         ]
-        if clock["in_round"]:
+        if clock.running:
             out += [StartRound()]
-            order = [part.rsplit(" ", 1)[0] for part in clock["order"].split(", ")]
-            if clock["turn"] != order[-1]:
+            if clock.next:
                 out += [Upkeep()]  # turns left
         else:
             out += [Next()]
-            if not fighters or clock["combat_over"]:
+            if not fighters or clock.moment == "the combat is over":
                 out += [StartRound()]
-        current = clock["turn"]
+        current = clock.now[0] if clock.now else None
         for f in fighters:
-            who = f["name"]
+            who = f.name
             out += [
                 AddCombatant(name=who.upper(), stats={"agility": "1", "dodge": "1", "health": "1"}),
                 Damage(who=who, amount=0),
@@ -129,11 +128,11 @@ class ModularSupport:
             if who != current:
                 out += [Declare(who=who, action="skill"), Declare(who=who, action="move", amount=5)]
             else:
-                if f["primary"] is not None:
+                if f.own.primary is not None:  # type: ignore[attr-defined]
                     out += [Declare(who=who, action="evade")]
-                if f["tertiary"] is not None:
+                if f.own.tertiary is not None:  # type: ignore[attr-defined]
                     out += [Declare(who=who, action="drop-item")]
-                out += [Declare(who=who, action="move", amount=f["feet_left"] + 5)]
+                out += [Declare(who=who, action="move", amount=f.own.feet_left + 5)]  # type: ignore[attr-defined]
             if who not in pending:
                 out += [Resolve(who=who), Cancel(who=who)]
         return out

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rulesets_support import core_commands, core_invalid, support
 from skirmish.eventlog.commands import (
     AddCombatant,
@@ -18,6 +16,7 @@ from skirmish.eventlog.commands import (
     Upkeep,
 )
 from skirmish.projections.engine import Encounter
+from skirmish.projections.rulesets.percent_activity import PaPending
 
 NAMES = ("Hauser", "Orc", "Mira")
 # (action, % values worth trying): the table's ends, one in between, one off the table.
@@ -43,12 +42,12 @@ class PercentActivitySupport:
         """Weighted by repetition: hypothesis picks uniformly, and a fight must get through
         round, declare, resolve and next often enough to reach the upkeep."""
         view = enc.view()
-        in_round: bool = view["clock"]["in_round"]
-        turn_of: str | None = view["clock"]["turn"]
-        fighters: list[dict[str, Any]] = view["combatants"]
-        names = [f["name"] for f in fighters]
-        pending = {p["who"]: p for p in view["pending"]}
-        turn = view["head"]
+        in_round = view.clock.running
+        turn_of = view.clock.now[0] if view.clock.now else None
+        fighters = view.combatants
+        names = [f.name for f in fighters]
+        pending = {p.who: p.own for p in view.pending}
+        turn = view.head
         out: list[Command] = core_commands(enc)[turn % 2:][:1] if turn % 3 == 0 else []
         if not in_round:
             if len(fighters) < len(NAMES):
@@ -66,8 +65,7 @@ class PercentActivitySupport:
         else:
             out += [Next()] * 4 + [Upkeep()]
         side: list[Command] = []
-        for f in fighters:
-            who = f["name"]
+        for who in names:
             others = [n for n in names if n != who]
             target = others[turn % len(others)] if others else None
             action = pending.get(who)
@@ -79,7 +77,8 @@ class PercentActivitySupport:
                 out.append(Declare(who=who, action="dodge"))  # out of turn: refused
             if action is not None:
                 resolves = [Resolve(who=who), Resolve(who=who, outcome="hit", hits=3)]
-                out += resolves * (3 if action["step"] in ("resolves", "held") else 1)
+                assert isinstance(action, PaPending)
+                out += resolves * (3 if action.step in ("resolves", "held") else 1)
                 out.append(Cancel(who=who))
             side += [
                 Damage(who=who, amount=7),
@@ -98,9 +97,9 @@ class PercentActivitySupport:
     @staticmethod
     def invalid(enc: Encounter) -> list[Command]:
         view = enc.view()
-        in_round: bool = view["clock"]["in_round"]
-        fighters: list[dict[str, Any]] = view["combatants"]
-        pending = {p["who"] for p in view["pending"]}
+        in_round = view.clock.running
+        fighters = view.combatants
+        pending = {p.who for p in view.pending}
         out: list[Command] = core_invalid(enc)
         out += [
             AddCombatant(name="Nameless", stats={"qu": "1"}),  # hits missing
@@ -116,13 +115,16 @@ class PercentActivitySupport:
                 out += [StartRound()]
             else:
                 out += [StartRound(details={"surprised": "Nobody-at-all"}), StartRound(details={"tired": "x"})]
-        for f in fighters:
-            who = f["name"]
+        for who in (f.name for f in fighters):
             out += [
                 AddCombatant(name=who.lower(), stats={"qu": "1", "hits": "10"}),  # name taken
                 Damage(who=who, amount=0),
                 Declare(who=who, action="somersault"),
-                Declare(who=who, action="melee-attack", ap=2),
+                Declare(who=who, action="melee-attack", ap=2),  # flags it does not read (check_flags)
+                Declare(who=who, action="move", pace="run"),
+                Resolve(who=who, charge_speed=3),
+                Cancel(who=who, orientation="left"),
+                ApplyEffect(who=who, kind="stunned", rounds=1, start=2),
                 Declare(who=who, action="melee-attack", percent=101),
                 Declare(who=who, action="draw", percent=10),
                 Declare(who=who, action="instantaneous", percent=5),

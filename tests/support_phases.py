@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rulesets_support import core_commands, core_invalid, support
 from skirmish.eventlog.commands import (
     AddCombatant,
@@ -18,6 +16,8 @@ from skirmish.eventlog.commands import (
     Upkeep,
 )
 from skirmish.projections.engine import Encounter
+from skirmish.projections.rulesets.phases import PhasesClock, PhasesFigures
+from skirmish.projections.view import Clock, Combatant
 
 # name, side, initiative, agility, bulk: two share initiative 4 so the Agility order matters.
 PHASE_FIGHTERS = (
@@ -26,6 +26,18 @@ PHASE_FIGHTERS = (
     ("Vance", "players", "2", "5", "1"),
     ("Gob", "foes", "6", "3", "0"),
 )
+
+
+def figures(c: Combatant) -> PhasesFigures:
+    """A combatant's own figures under phases (the view's ``own`` part), typed."""
+    assert isinstance(c.own, PhasesFigures)
+    return c.own
+
+
+def place(clock: Clock) -> PhasesClock:
+    """The phase and call of the clock (its ``own`` part), typed."""
+    assert isinstance(clock.own, PhasesClock)
+    return clock.own
 
 
 def _declares(who: str, target: str | None, phase: int | None) -> list[Command]:
@@ -60,12 +72,13 @@ class PhasesSupport:
     def commands(enc: Encounter) -> list[Command]:
         """Weighted by repetition: `next` often enough for turns to end, declares at each call."""
         view = enc.view()
-        clock: dict[str, Any] = view["clock"]
-        fighters: list[dict[str, Any]] = view["combatants"]
-        names = [f["name"] for f in fighters]
-        turn = view["head"]
+        clock = view.clock
+        phase = place(clock).phase
+        fighters = view.combatants
+        names = [c.name for c in fighters]
+        turn = view.head
         out: list[Command] = core_commands(enc)[turn % 2:][:1] if turn % 3 == 0 else []
-        if not clock["in_turn"]:
+        if not clock.running:
             if len(fighters) < len(PHASE_FIGHTERS):
                 name, side, init, agility, bulk = PHASE_FIGHTERS[len(fighters)]
                 out.append(AddCombatant(name=name, side=side, stats={
@@ -75,19 +88,18 @@ class PhasesSupport:
                 out += [Declare(who=names[0], action="aim", target=names[-1])]
         else:
             out += [Next()] * 4
-            if clock["phase"] == 1:
+            if phase == 1:
                 out.append(Upkeep())
-        acting = (clock.get("acting") or "").split(", ")
         side: list[Command] = []
-        for f in fighters:
-            who = f["name"]
+        for c in fighters:
+            who, own = c.name, figures(c)
             others = [n for n in names if n != who]
             target = others[turn % len(others)] if others else None
-            if clock["in_turn"] and (who in acting or clock["phase"] == 6):
-                out += _declares(who, target, clock["phase"])
-            if f["aiming"] is not None and target is not None:
+            if clock.running and (c.acting or phase == 6):
+                out += _declares(who, target, phase)
+            if own.aiming is not None and target is not None:
                 out += [Declare(who=who, action="fire", target=target)] * 2  # opportunity fire, maybe
-            if f["repeating"] is not None:
+            if own.repeating is not None:
                 out.append(Cancel(who=who))
             out.append(Resolve(who=who, outcome="hit"))
             side += [
@@ -104,8 +116,8 @@ class PhasesSupport:
     @staticmethod
     def invalid(enc: Encounter) -> list[Command]:
         view = enc.view()
-        in_turn: bool = view["clock"]["in_turn"]
-        fighters: list[dict[str, Any]] = view["combatants"]
+        in_turn = view.clock.running
+        fighters = view.combatants
         out: list[Command] = core_invalid(enc)
         out += [
             AddCombatant(name="Nameless", stats={"agility": "3"}),  # initiative missing
@@ -121,8 +133,8 @@ class PhasesSupport:
             out += [Next(), Upkeep(), StartRound(details={"ambush": "nobody-side"})]
             if not fighters:
                 out += [StartRound()]
-        for f in fighters:
-            who = f["name"]
+        for c in fighters:
+            who = c.name
             out += [
                 AddCombatant(name=who.upper(), stats={"initiative": "3"}),  # name taken
                 Damage(who=who, amount=2),  # no hits in phases.md
@@ -135,7 +147,7 @@ class PhasesSupport:
                 ApplyEffect(who=who, kind="slight-wound", rounds=2),
                 Resolve(who=who, outcome="hit", hits=3),
             ]
-            if f["repeating"] is None:
+            if figures(c).repeating is None:
                 out.append(Cancel(who=who))
             if not in_turn:
                 out.append(Declare(who=who, action="walk"))

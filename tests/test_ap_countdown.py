@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import Cli, start
-from encounter_helpers import do, effects, one, pending, refused, stored, who
+from encounter_helpers import combatant, do, effects, one, pending, refused, stored, who
 
 from skirmish.eventlog.commands import (
     AddCombatant,
@@ -60,22 +60,8 @@ def fight(store: Store, **options: str) -> Encounter:
     return enc
 
 
-
-
 def new_round(enc: Encounter, rolls: dict[str, tuple[int, ...]] | None = None) -> list[Event]:
     return do(enc, StartRound(rolls=DICE if rolls is None else rolls))
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 def hauser_melee_resolved(enc: Encounter) -> None:
@@ -106,7 +92,14 @@ def logged(cli: Cli) -> list[dict[str, Any]]:
 
 
 def state(cli: Cli) -> dict[str, Any]:
+    """`state --json` (the typed view, README) with each combatant's and pending action's
+    own figures beside its core ones, the clock's count and the scene's counters at hand."""
     data: dict[str, Any] = json.loads(cli.ok("state", "--json"))
+    data["round"] = data["clock"]["round"]
+    data["clock"] = {"in_round": data["clock"]["running"], "count": data["clock"]["own"]["count"]}
+    data["combatants"] = [{**c, **c["own"], "hits_left": c["vital"]["value"]} for c in data["combatants"]]
+    data["pending"] = [{**p, **p["own"]} for p in data["pending"]]
+    data["environment"] = data["own"]["environment"]
     return data
 
 
@@ -135,7 +128,7 @@ def test_base_initiative_is_2d10_plus_qu_less_1_per_full_minus_10_penalty(memory
     assert lame.base.value == 14  # 14 + 2 - 2
     assert lame.base.terms == (Term("2d10", 14), Term("Qu", 2), Term("1 per -10 penalty", -2))
     assert lame.base.rule == "ap-countdown.md, Initiative"
-    assert [(who(enc, n)["base_initiative"], who(enc, n)["initiative"]) for n in ("Scratched", "Hurt", "Lame")] == [
+    assert [(who(enc, n).base_initiative, who(enc, n).initiative) for n in ("Scratched", "Hurt", "Lame")] == [
         (10, 30), (9, 29), (14, 34),
     ]
 
@@ -189,12 +182,12 @@ def test_actual_initiative_is_base_plus_5_per_ap_left(memory_store: Store) -> No
     assert hauser.actual.terms == (Term("base initiative", 15), Term("5 x AP left", 20))
     do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
     # Declared before the AP are spent: still 35 until the attack resolves.
-    assert (who(enc, "Hauser")["ap"], who(enc, "Hauser")["initiative"]) == (4, 35)
+    assert (who(enc, "Hauser").ap, who(enc, "Hauser").initiative) == (4, 35)
     do(enc, Next())
     do(enc, Next())
     do(enc, Resolve(who="Hauser"))
-    assert (who(enc, "Hauser")["ap"], who(enc, "Hauser")["initiative"]) == (1, 20)  # 15 + 1 x 5
-    assert (who(enc, "Orc")["ap"], who(enc, "Orc")["initiative"]) == (4, 30)
+    assert (who(enc, "Hauser").ap, who(enc, "Hauser").initiative) == (1, 20)  # 15 + 1 x 5
+    assert (who(enc, "Orc").ap, who(enc, "Orc").initiative) == (4, 30)
 
 
 def test_hauser_worked_example(cli: Cli) -> None:
@@ -226,10 +219,10 @@ def test_initiative_each_round_rolls_anew_by_default(memory_store: Store) -> Non
     assert isinstance(first, EncounterStarted)
     assert first.options == {"initiative": "each-round", "carry-ap": "no"}
     new_round(enc)
-    assert who(enc, "Hauser")["base_initiative"] == 15
+    assert who(enc, "Hauser").base_initiative == 15
     do(enc, Upkeep())
     new_round(enc, {"Hauser": (2, 3), "Orc": (1, 1)})
-    assert [(who(enc, n)["base_initiative"], who(enc, n)["initiative"]) for n in ("Hauser", "Orc")] == [
+    assert [(who(enc, n).base_initiative, who(enc, n).initiative) for n in ("Hauser", "Orc")] == [
         (6, 26), (2, 22),
     ]
     do(enc, Upkeep())
@@ -246,7 +239,7 @@ def test_initiative_once_keeps_the_base_of_round_1(memory_store: Store) -> None:
     do(enc, Upkeep())
     second = one(new_round(enc, {}), RoundStarted)
     assert second.initiatives == first.initiatives  # same faces (6, 8; 5, 5), same GM source
-    assert [(who(enc, n)["base_initiative"], who(enc, n)["initiative"]) for n in ("Hauser", "Orc")] == [
+    assert [(who(enc, n).base_initiative, who(enc, n).initiative) for n in ("Hauser", "Orc")] == [
         (15, 35), (10, 30),
     ]
 
@@ -282,9 +275,9 @@ def test_unspent_ap_are_lost_by_default(memory_store: Store) -> None:
     hauser_melee_resolved(enc)
     ended = one(do(enc, Upkeep()), RoundEnded)
     assert ended.ap_lost == {"Hauser": 1, "Orc": 4}
-    assert who(enc, "Hauser")["ap"] == 0
+    assert who(enc, "Hauser").ap == 0
     new_round(enc)
-    assert (who(enc, "Hauser")["ap"], who(enc, "Hauser")["initiative"]) == (4, 35)
+    assert (who(enc, "Hauser").ap, who(enc, "Hauser").initiative) == (4, 35)
 
 
 def test_unspent_ap_carry_over_with_carry_ap_yes(memory_store: Store) -> None:
@@ -351,7 +344,7 @@ def test_declaring_late_is_allowed(memory_store: Store) -> None:
     assert (declared.count, declared.at.value) == (30, 25)
     assert one(do(enc, Next()), ClockAdvanced) == ClockAdvanced(count=25, resolving=("Hauser",))
     do(enc, Resolve(who="Hauser"))
-    assert (who(enc, "Hauser")["ap"], who(enc, "Hauser")["initiative"]) == (3, 30)
+    assert (who(enc, "Hauser").ap, who(enc, "Hauser").initiative) == (3, 30)
 
 
 # --- Actions: AP ranges and fixed costs ---------------------------------------------------------
@@ -380,7 +373,8 @@ def test_faster_action_in_a_range_takes_minus_25_per_ap_under_the_maximum(
     assert (declared.cost.value, declared.penalty.value, declared.at.value) == (cost, penalty, 35 - 5 * cost)
     assert declared.penalty.rule == "ap-countdown.md, Actions"
     row = pending(enc, "Hauser")
-    assert row is not None and (row["ap"], row["penalty"], row["resolves_at"]) == (cost, penalty, 35 - 5 * cost)
+    assert row is not None and (row.own.ap, row.own.penalty, row.own.resolves_at) == (cost, penalty, 35 - 5 * cost)  # type: ignore[attr-defined]
+    assert row.resolves == f"count {35 - 5 * cost}"
 
 
 def test_ap_outside_an_actions_range_is_refused(cli: Cli) -> None:
@@ -450,7 +444,7 @@ def test_first_instantaneous_action_is_free_and_resolves_on_the_same_count(memor
     assert declared.cost.rule == "ap-countdown.md, Instantaneous actions"
     resolved = one(do(enc, Resolve(who="Hauser")), ActionResolved)
     assert (resolved.paid, resolved.count) == (0, 35)
-    assert (who(enc, "Hauser")["ap"], who(enc, "Hauser")["initiative"]) == (4, 35)
+    assert (who(enc, "Hauser").ap, who(enc, "Hauser").initiative) == (4, 35)
     refused(enc, Declare(who="Hauser", action="use-shield", ap=0), BadInput, "use-shield is instantaneous: no --ap")
 
 
@@ -487,7 +481,7 @@ def test_round_to_round_action_pays_each_rounds_share_and_resolves_when_complete
     do(enc, Next())
     share = do(enc, Next())
     assert share == [ClockAdvanced(count=15), ActionProgressed(who="Hauser", action="ammo-reload", paid=4, progress=4, cost=6)]
-    assert (who(enc, "Hauser")["ap"], who(enc, "Hauser")["ap_spent"]) == (0, 4)
+    assert (who(enc, "Hauser").ap, who(enc, "Hauser").ap_spent) == (0, 4)
     refused(enc, Resolve(who="Hauser"), RuleViolation,
             "Hauser's ammo-reload has 2 AP to go: it completes in a later round (ap-countdown.md, Round to Round Actions)")
     assert one(do(enc, Next()), RoundEnded).ap_lost == {"Orc": 4}  # Hauser's 4 AP went into the reload
@@ -496,7 +490,7 @@ def test_round_to_round_action_pays_each_rounds_share_and_resolves_when_complete
     do(enc, Next())
     assert one(do(enc, Next()), ClockAdvanced) == ClockAdvanced(count=25, resolving=("Hauser",))
     assert one(do(enc, Resolve(who="Hauser")), ActionResolved).paid == 2
-    assert (who(enc, "Hauser")["ap"], who(enc, "Hauser")["initiative"]) == (2, 25)
+    assert (who(enc, "Hauser").ap, who(enc, "Hauser").initiative) == (2, 25)
     assert pending(enc, "Hauser") is None
 
 
@@ -511,14 +505,14 @@ def test_round_to_round_action_started_late_pays_the_ap_left_this_round(memory_s
     assert (declared.count, declared.at.value) == (30, 15)  # 30 - 3 AP x 5
     progressed = one(do(enc, Next()), ActionProgressed)
     assert (progressed.paid, progressed.progress) == (3, 3)
-    assert (who(enc, "Hauser")["ap"], who(enc, "Hauser")["ap_spent"]) == (0, 4)
+    assert (who(enc, "Hauser").ap, who(enc, "Hauser").ap_spent) == (0, 4)
     do(enc, Next())  # the upkeep
     continued = one(new_round(enc), ActionContinued)
     assert (continued.step, continued.at.value) == ("resolves", 20)  # 35 - 3 AP x 5
     do(enc, Next())
     do(enc, Next())
     assert one(do(enc, Resolve(who="Hauser")), ActionResolved).paid == 3
-    assert (who(enc, "Hauser")["ap"], who(enc, "Hauser")["initiative"]) == (1, 20)
+    assert (who(enc, "Hauser").ap, who(enc, "Hauser").initiative) == (1, 20)
 
 
 def test_pick_lock_takes_five_rounds(cli: Cli) -> None:
@@ -562,7 +556,7 @@ def test_round_to_round_action_is_cancelled_by_declaring_another_action(memory_s
     assert cancelled.action == "ammo-reload"
     assert cancelled.reason.startswith("interrupted by draw: a round-to-round action ends")
     row = pending(enc, "Hauser")
-    assert row is not None and (row["action"], row["ap"], row["resolves_at"]) == ("draw", 1, 30)
+    assert row is not None and (row.action, row.own.ap, row.own.resolves_at) == ("draw", 1, 30)  # type: ignore[attr-defined]
 
 
 def test_round_to_round_action_is_not_cancelled_by_movement(cli: Cli) -> None:
@@ -595,18 +589,19 @@ def test_held_action_readies_at_its_count_and_is_held_across_rounds(memory_store
     events = do(enc, Next())
     assert events == [ClockAdvanced(count=20), ActionReadied(who="Hauser", action="ranged-attack", paid=3,
                                                              trigger="the orc steps onto the bridge")]
-    assert (who(enc, "Hauser")["ap"], who(enc, "Hauser")["initiative"]) == (1, 20)
+    assert (who(enc, "Hauser").ap, who(enc, "Hauser").initiative) == (1, 20)
     assert one(do(enc, Next()), RoundEnded).ap_lost == {"Hauser": 1, "Orc": 4}
     new_round(enc)  # round 2: still held, nothing more to pay
     row = pending(enc, "Hauser")
-    assert row is not None and (row["step"], row["trigger"], row["progress"]) == ("ready", "the orc steps onto the bridge", 3)
+    assert row is not None and (row.own.step, row.own.trigger, row.own.progress) == ("ready", "the orc steps onto the bridge", 3)  # type: ignore[attr-defined]
+    assert row.resolves == "held until: the orc steps onto the bridge"
     do(enc, Next())
     do(enc, Declare(who="Orc", action="melee-attack", ap=4, target="Hauser"))
     events = do(enc, Resolve(who="Hauser", hits=5))  # the trigger happens on the Orc's count
     resolved = one(events, ActionResolved)
     assert (resolved.paid, resolved.count, resolved.target) == (0, 30, "Orc")
     assert one(events, DamageTaken).hits_left == 25
-    assert (who(enc, "Hauser")["ap"], pending(enc, "Hauser")) == (4, None)
+    assert (who(enc, "Hauser").ap, pending(enc, "Hauser")) == (4, None)
 
 
 def test_held_action_must_be_ready_within_this_round(memory_store: Store) -> None:
@@ -627,7 +622,7 @@ def test_held_action_is_broken_by_declaring_another_action(memory_store: Store) 
     events = do(enc, Declare(who="Hauser", action="draw"))
     assert [type(e) for e in events] == [ActionCancelled, ActionDeclared]
     assert one(events, ActionCancelled).reason.startswith("interrupted by draw: a held action ends")
-    assert (who(enc, "Hauser")["ap"], pending(enc, "Hauser")["action"]) == (3, "draw")  # type: ignore[index]
+    assert (who(enc, "Hauser").ap, pending(enc, "Hauser").action) == (3, "draw")  # type: ignore[index]
 
 
 def test_held_instantaneous_action_is_ready_at_once(memory_store: Store) -> None:
@@ -682,7 +677,7 @@ def test_cancel_with_orientation_delays_initiative(
     do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
     cancelled = one(do(enc, Cancel(who="Hauser", orientation=result)), ActionCancelled)
     assert (cancelled.delay, cancelled.out) == (delay, False)
-    assert (who(enc, "Hauser")["delay"], who(enc, "Hauser")["initiative"], who(enc, "Hauser")["ap"]) == (delay, initiative, 4)
+    assert (who(enc, "Hauser").delay, who(enc, "Hauser").initiative, who(enc, "Hauser").ap) == (delay, initiative, 4)
     if initiative < 35:
         refused(enc, Declare(who="Hauser", action="draw"), RuleViolation,
                 f"not Hauser's turn: initiative {initiative}, the count is 35 (ap-countdown.md, Resolution)")
@@ -737,7 +732,7 @@ def test_pace_penalty_applies_to_later_actions(memory_store: Store) -> None:
     declared = one(do(enc, Declare(who="Hauser", action="ranged-attack", ap=2, target="Orc")), ActionDeclared)
     assert declared.penalty.value == -35
     assert declared.penalty.terms == (Term("1 AP under the maximum", -25), Term("run pace", -10))
-    assert pending(enc, "Hauser")["penalty"] == -35  # type: ignore[index]
+    assert pending(enc, "Hauser").own.penalty == -35  # type: ignore[index]
 
 
 # --- Parry -----------------------------------------------------------------------------------------
@@ -769,12 +764,12 @@ def test_used_parry_spends_the_pending_melee_attacks_ap_at_once(memory_store: St
     events = do(enc, Resolve(who="Hauser", hits=3))
     assert [type(e) for e in events] == [ParryUsed, ActionResolved, DamageTaken]
     assert one(events, ParryUsed) == ParryUsed(who="Orc", against="Hauser", paid=2)
-    assert (who(enc, "Orc")["ap"], who(enc, "Orc")["ap_spent"], who(enc, "Orc")["initiative"]) == (2, 2, 20)
+    assert (who(enc, "Orc").ap, who(enc, "Orc").ap_spent, who(enc, "Orc").initiative) == (2, 2, 20)
     refused(enc, Cancel(who="Orc"), RuleViolation, "Orc used a parry: the melee attack's AP are spent (ap-countdown.md, Parry)")
     # The attack itself still happens at its normal count, already paid for.
     resolved = one(do(enc, Resolve(who="Orc")), ActionResolved)
     assert (resolved.paid, resolved.count) == (0, 20)
-    assert who(enc, "Orc")["ap"] == 2
+    assert who(enc, "Orc").ap == 2
     # The AP left over after that melee attack are the Orc's to use.
     assert one(do(enc, Declare(who="Orc", action="draw")), ActionDeclared).at.value == 15
 
@@ -790,7 +785,7 @@ def test_used_parry_pays_a_held_melee_attack_once(memory_store: Store) -> None:
     do(enc, Next())
     assert one(do(enc, Resolve(who="Hauser")), ParryUsed).paid == 2
     assert one(do(enc, Next()), ActionReadied).paid == 0
-    assert (who(enc, "Orc")["ap"], who(enc, "Orc")["ap_spent"]) == (2, 2)
+    assert (who(enc, "Orc").ap, who(enc, "Orc").ap_spent) == (2, 2)
     assert one(do(enc, Resolve(who="Orc")), ActionResolved).paid == 0
 
 
@@ -808,7 +803,7 @@ def test_used_parry_with_no_melee_pending_makes_the_next_action_a_melee_attack(m
     assert one(do(enc, Declare(who="Orc", action="melee-attack", ap=2, target="Hauser")), ActionDeclared).at.value == 15
     assert one(do(enc, Next()), ClockAdvanced).count == 15
     do(enc, Resolve(who="Orc"))
-    assert (who(enc, "Orc")["ap"], who(enc, "Orc")["initiative"]) == (2, 20)
+    assert (who(enc, "Orc").ap, who(enc, "Orc").initiative) == (2, 20)
     assert one(do(enc, Declare(who="Orc", action="draw")), ActionDeclared).at.value == 10
 
 
@@ -833,7 +828,7 @@ def test_charge_multiplies_hits_by_relative_speed(memory_store: Store, speed: in
     assert (resolved.charge.value, resolved.critical_bonus) == (multiplier, critical)
     damage = one(events, DamageTaken)
     assert (damage.hits.value, damage.hits_left) == (5 * multiplier, 30 - 5 * multiplier)
-    assert who(enc, "Orc")["hits_left"] == 30 - 5 * multiplier
+    assert combatant(enc, "Orc").vital.value == 30 - 5 * multiplier
 
 
 def test_charge_through_the_cli(cli: Cli) -> None:
@@ -873,9 +868,9 @@ def test_next_moves_to_the_next_count_where_someone_declares_or_resolves(memory_
     do(enc, Declare(who="Orc", action="ranged-attack", ap=1, target="Hauser"))
     assert do(enc, Next()) == [ClockAdvanced(count=25, resolving=("Orc",))]
     do(enc, Resolve(who="Orc"))
-    assert who(enc, "Orc")["initiative"] == 25
+    assert who(enc, "Orc").initiative == 25
     assert do(enc, Next()) == [ClockAdvanced(count=20, resolving=("Hauser",))]
-    assert enc.view()["clock"] == {"in_round": True, "count": 20}
+    assert (enc.view().clock.running, enc.view().clock.own.count) == (True, 20)
 
 
 def test_next_refuses_to_pass_an_unresolved_action(cli: Cli) -> None:
@@ -908,8 +903,8 @@ def test_next_at_the_end_of_the_countdown_runs_the_upkeep(memory_store: Store) -
         UpkeepTick(step="bleeding", who="Hauser", effect="bleeding", change=-2, reason="bleeding 2 a round"),
         RoundEnded(round=1, ap_lost={}),
     ]
-    assert enc.view()["clock"] == {"in_round": False, "count": None}
-    assert who(enc, "Hauser")["hits_left"] == 38
+    assert (enc.view().clock.running, enc.view().clock.own.count) == (False, None)
+    assert combatant(enc, "Hauser").vital.value == 38
 
 
 # --- Upkeep ------------------------------------------------------------------------------------------
@@ -946,13 +941,13 @@ def test_upkeep_subtracts_hits_due_to_bleeding(memory_store: Store) -> None:
     new_round(enc)
     do(enc, ApplyEffect(who="Hauser", kind="bleeding", per_round=2))
     do(enc, ApplyEffect(who="Hauser", kind="bleeding", per_round=1))  # wounds add up: 3 a round
-    assert who(enc, "Hauser")["effects"] == [{"kind": "bleeding", "per_round": 3, "rounds": None}]
+    assert [(e.kind, e.detail) for e in combatant(enc, "Hauser").effects] == [("bleeding", "3 a round")]
     do(enc, Upkeep())
-    assert (who(enc, "Hauser")["damage"], who(enc, "Hauser")["hits_left"]) == (3, 37)
+    assert (who(enc, "Hauser").damage, combatant(enc, "Hauser").vital.value) == (3, 37)
     new_round(enc)
     do(enc, Upkeep())
-    assert who(enc, "Hauser")["hits_left"] == 34
-    assert who(enc, "Orc")["hits_left"] == 30
+    assert combatant(enc, "Hauser").vital.value == 34
+    assert combatant(enc, "Orc").vital.value == 30
 
 
 def test_timed_effects_lose_a_round_each_upkeep_and_expire(memory_store: Store) -> None:
@@ -1089,7 +1084,7 @@ def test_first_aid_reduces_bleeding_by_1(memory_store: Store) -> None:
     assert one(do(enc, Declare(who="Hauser", action="first-aid", target="Orc")), ActionDeclared).step == "progresses"
     for _ in range(3):
         do(enc, Next())  # 30, 15 (first share), the upkeep
-    assert who(enc, "Orc")["hits_left"] == 27
+    assert combatant(enc, "Orc").vital.value == 27
     new_round(enc)
     do(enc, Next())
     do(enc, Next())
@@ -1097,8 +1092,8 @@ def test_first_aid_reduces_bleeding_by_1(memory_store: Store) -> None:
     assert one(events, ActionResolved).paid == 4
     assert one(events, BleedingStaunched) == BleedingStaunched(who="Orc", by="Hauser", per_round=2)
     do(enc, Next())
-    assert who(enc, "Orc")["hits_left"] == 25
-    assert who(enc, "Orc")["effects"] == [{"kind": "bleeding", "per_round": 2, "rounds": None}]
+    assert combatant(enc, "Orc").vital.value == 25
+    assert [(e.kind, e.detail) for e in combatant(enc, "Orc").effects] == [("bleeding", "2 a round")]
 
 
 def test_undo_of_an_upkeep_brings_expired_effects_back_exactly(cli: Cli) -> None:
@@ -1114,7 +1109,7 @@ def test_undo_of_an_upkeep_brings_expired_effects_back_exactly(cli: Cli) -> None
     before = state(cli)
     cli.ok("upkeep")
     after = state(cli)
-    assert [(e["kind"], e["rounds"]) for e in cli_who(cli, "Hauser")["effects"]] == [("dazed", 3)]
+    assert [(e["kind"], e["left"]) for e in cli_who(cli, "Hauser")["effects"]] == [("dazed", 3)]
     assert [e["kind"] for e in cli_who(cli, "Orc")["effects"]] == ["bleeding"]
     assert (cli_who(cli, "Orc")["hits_left"], after["environment"][0]["value"]) == (28, 1)
     cli.ok("undo")
@@ -1125,3 +1120,41 @@ def test_undo_of_an_upkeep_brings_expired_effects_back_exactly(cli: Cli) -> None
     assert {k: v for k, v in again.items() if k not in ("head", "at")} == {
         k: v for k, v in after.items() if k not in ("head", "at")
     }
+
+
+# --- the clock in the view --------------------------------------------------------------------
+
+
+def test_the_clock_says_who_acts_at_each_count_and_who_is_next(memory_store: Store) -> None:
+    """Hauser 6 + 8 + Qu 1 = 15, Orc 5 + 5 = 10; actual initiative + 5 x 4 AP: 35 and 30
+    (Initiative). Hauser's 3 AP attack declared at 35 resolves at 20, the Orc's 4 AP one
+    declared at 30 at 10 (Resolution)."""
+    enc = fight(memory_store)
+    new_round(enc)
+    view = enc.view()
+    assert (view.clock.moment, view.clock.now, view.clock.next) == ("count 35", ("Hauser",), ("Orc",))
+    assert [(c.name, c.acting) for c in view.combatants] == [("Hauser", True), ("Orc", False)]
+    assert (view.combatants[0].budget.left, view.combatants[0].budget.of) == (4, 4)
+    do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
+    view = enc.view()
+    assert (view.clock.now, view.clock.next) == ((), ("Orc",))
+    assert [(p.who, p.target, p.resolves) for p in view.pending] == [("Hauser", "Orc", "count 20")]
+    do(enc, Next())
+    assert (enc.view().clock.moment, enc.view().clock.now, enc.view().clock.next) == ("count 30", ("Orc",), ("Hauser",))
+    do(enc, Declare(who="Orc", action="melee-attack", target="Hauser"))
+    do(enc, Next())
+    view = enc.view()
+    assert (view.clock.moment, view.clock.now, view.clock.next) == ("count 20", ("Hauser",), ("Orc",))
+    do(enc, Resolve(who="Hauser"))
+    # Hauser has 1 AP left: initiative 15 + 5 = 20, the count he is at: he may declare again.
+    assert enc.view().clock.now == ("Hauser",)
+    assert [c.name for c in enc.view().combatants] == ["Orc", "Hauser"], "Orc 30 now above Hauser's 20"
+
+
+def test_a_failed_orientation_maneuver_puts_the_combatant_out_for_the_round(memory_store: Store) -> None:
+    enc = fight(memory_store)
+    new_round(enc)
+    do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
+    do(enc, Cancel(who="Hauser", orientation="failure"))
+    view = enc.view()
+    assert view.combatant("Hauser").status == "out" and "Hauser" not in view.clock.now + view.clock.next

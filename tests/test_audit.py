@@ -55,8 +55,11 @@ def as_json(cli: Cli, *args: str) -> Any:
 
 
 def figure(cli: Cli, name: str, key: str, *at: str) -> Any:
+    """A figure of the typed view (`state --json`): hits left is the vital one, the rest
+    are ap-countdown's own."""
     view = as_json(cli, "state", *at)
-    return next(c for c in view["combatants"] if c["name"] == name)[key]
+    row = next(c for c in view["combatants"] if c["name"] == name)
+    return row["vital"]["value"] if key == "hits_left" else row["own"][key]
 
 
 def event_line(cli: Cli, event_id: int) -> str:
@@ -162,7 +165,7 @@ def test_why_the_orc_is_down_to_its_hits_from_the_blow_through_every_bleeding_ti
         (76, "change", 5, 1),
         (81, "change", 1, -1),  # round 3 upkeep
     ]
-    out = cli.ok("why", "Orc", "hits_left")
+    out = cli.ok("why", "Orc", "hits left")  # the label `state` prints; hits_left is taken too
     assert "  #21    Orc is bleeding (2 a round)   (cause)\n         by `effect Orc bleeding --per-round 2`" in out
     assert "  #32    Upkeep: Orc bleeds 2 hits   18 -> 16\n         by `next`" in out
 
@@ -170,7 +173,7 @@ def test_why_the_orc_is_down_to_its_hits_from_the_blow_through_every_bleeding_ti
 def test_why_without_a_figure_lists_every_figure_not_at_its_start(cli: Cli, bridge: Callable[[Cli], None]) -> None:
     bridge(cli)
     figures = {f["figure"]: f for f in as_json(cli, "why", "Hauser")["figures"]}
-    assert "hits_left" in figures and "damage" in figures and "hits" not in figures
+    assert "hits left" in figures and "damage" in figures and "hits" not in figures
     # The stun came and went: effects are back at the start, so they are not listed.
     assert "effects" not in figures
     stun = as_json(cli, "why", "Hauser", "effects")["figures"][0]["chain"]
@@ -183,7 +186,7 @@ def test_why_without_a_figure_lists_every_figure_not_at_its_start(cli: Cli, brid
 
 def test_why_refuses_an_unknown_figure_or_combatant(cli: Cli, bridge: Callable[[Cli], None]) -> None:
     bridge(cli)
-    assert cli.fails("why", "Orc", "hitsleft") == "Error: Orc has no figure 'hitsleft' (did you mean hits_left?)"
+    assert cli.fails("why", "Orc", "hitsleft") == "Error: Orc has no figure 'hitsleft' (did you mean hits left?)"
     assert cli.fails("why", "Ork").startswith("Error: no combatant named 'Ork' (did you mean Orc?)")
 
 
@@ -279,7 +282,7 @@ def test_diff_two_branches_figure_by_figure_and_where_they_split(cli: Cli, bridg
     assert (data["a"], data["b"]) == ({"name": "main", "at": 83}, {"name": "what-if", "at": 57})
     assert [e["id"] for e in data["only_b"]] == [53, 54, 55, 56, 57]
     orc = next(c for c in data["combatants"] if c["name"] == "Orc")["figures"]
-    assert {"figure": "hits_left", "a": -1, "b": 5} in orc
+    assert {"figure": "hits left", "a": -1, "b": 5} in orc
     out = cli.ok("diff", "main", "what-if")
     assert out.splitlines()[0] == "main (#83) and what-if (#57) split after #52 Orc takes 9 hits (7 left)"
     assert "Orc:\n" in out and "  hits left: -1 | 5\n" in out
@@ -290,9 +293,9 @@ def test_diff_two_events_of_one_history(cli: Cli, bridge: Callable[[Cli], None])
     data = as_json(cli, "diff", "20", "32")
     assert data["split"]["id"] == 20 and data["only_a"] == []
     assert [c for c in data["combatants"] if c["name"] == "Orc"][0]["figures"] == [
+        {"figure": "hits left", "a": 18, "b": 16},
         {"figure": "damage", "a": 12, "b": 14},
-        {"figure": "hits_left", "a": 18, "b": 16},
-        {"figure": "effects", "a": [], "b": [{"kind": "bleeding", "per_round": 2, "rounds": None}]},
+        {"figure": "effects", "a": [], "b": [{"kind": "bleeding", "left": None, "detail": "2 a round", "custom": False}]},
     ]
 
 
@@ -323,7 +326,7 @@ def test_amend_wrong_damage_in_round_one_changes_the_later_ticks_and_the_outcome
     assert ticks == [(22, 20), (11, 9), (5, 3)]  # on main: 18 -> 16, 7 -> 5, 1 -> -1
     diff = as_json(cli, "diff", "main", "eight")
     orc = next(c for c in diff["combatants"] if c["name"] == "Orc")["figures"]
-    assert {"figure": "hits_left", "a": -1, "b": 3} in orc
+    assert {"figure": "hits left", "a": -1, "b": 3} in orc
     assert diff["split"]["id"] == 17
     # The undone "damage Hauser 16" stays undone on the new branch too.
     assert figure(cli, "Hauser", "damage") == 6
@@ -370,8 +373,9 @@ def test_amend_uses_the_tools_dice_again(cli: Cli) -> None:
     cli.ok("amend", "4", "--", "damage", "Orc", "8")
     cli.ok("switch", "amend-4")
     again = as_json(cli, "state")["combatants"]
-    assert [c["base_initiative"] for c in again] == [c["base_initiative"] for c in rolled]
-    assert (again[1]["damage"], rolled[1]["damage"]) == (8, 12)
+    assert [c["own"]["base_initiative"] for c in again] == [c["own"]["base_initiative"] for c in rolled]
+    orc_again, orc_rolled = (next(c for c in rows if c["name"] == "Orc") for rows in (again, rolled))
+    assert (orc_again["own"]["damage"], orc_rolled["own"]["damage"]) == (8, 12)
 
 
 def test_amend_carries_a_note_to_the_event_decided_again(cli: Cli, bridge: Callable[[Cli], None]) -> None:

@@ -119,13 +119,24 @@ def test_state_json_has_the_shared_shape(cli: Cli) -> None:
     cli.ok("round", "--roll", "Hauser=6,8", "--roll", "Orc=5,5")
     cli.ok("declare", "Hauser", "melee-attack", "--ap", "3", "--target", "Orc")
     view = json.loads(cli.ok("state", "--json"))
-    assert {"ruleset", "branch", "head", "round", "combatants", "pending"} <= set(view)
-    assert view["ruleset"] == "ap-countdown" and view["branch"] == "main" and view["round"] == 1
-    hauser = next(c for c in view["combatants"] if c["name"] == "Hauser")
-    assert (hauser["side"], hauser["initiative"], hauser["ap"], hauser["hits_left"]) == ("players", 35, 4, 40)
+    # The typed view (projections/view.py), version 2 (README, "At the table").
+    assert set(view) == {"view", "encounter", "ruleset", "branch", "head", "at", "clock", "combatants", "pending", "own"}
+    assert (view["view"], view["ruleset"], view["branch"], view["clock"]["round"]) == (2, "ap-countdown", "main", 1)
+    # Hauser 6 + 8 + 1 = 15, + 5 x 4 AP = 35; the count is 35 and nobody else acts there.
+    assert view["clock"] == {"round": 1, "unit": "round", "running": True, "moment": "count 35", "now": [],
+                             "next": ["Orc"], "phase": None, "own": {"count": 35}}
+    hauser = view["combatants"][0]
+    assert hauser == {
+        "name": "Hauser", "side": "players", "status": "fighting", "acting": False,
+        "vital": {"name": "hits left", "value": 40, "maximum": 40}, "budget": {"name": "AP", "left": 4, "of": 4},
+        "effects": [],
+        "own": {"initiative": 35, "base_initiative": 15, "ap": 4, "ap_spent": 0, "hits": 40, "damage": 0,
+                "pace": "still", "delay": 0, "out_of_round": False, "parry": None},
+    }
+    # 3 AP of melee-attack's 2-4 at 35: resolves at 35 - 15 = 20, at -25 for 1 AP under the maximum.
     assert view["pending"] == [{
-        "who": "Hauser", "action": "melee-attack", "ap": 3, "resolves_at": 20, "step": "resolves",
-        "target": "Orc", "trigger": None, "progress": 0, "penalty": -25,
+        "who": "Hauser", "action": "melee-attack", "target": "Orc", "resolves": "count 20",
+        "own": {"ap": 3, "resolves_at": 20, "step": "resolves", "trigger": None, "progress": 0, "penalty": -25},
     }]
 
 
@@ -160,9 +171,9 @@ def test_branch_and_switch(cli: Cli) -> None:
     cli.ok("switch", "what-if")
     cli.ok("damage", "Orc", "9")
     orc = lambda: next(c for c in json.loads(cli.ok("state", "--json"))["combatants"] if c["name"] == "Orc")  # noqa: E731
-    assert orc()["hits_left"] == 21
+    assert orc()["vital"]["value"] == 21
     cli.ok("switch", "main")
-    assert orc()["hits_left"] == 25
+    assert orc()["vital"]["value"] == 25
     assert json.loads(cli.ok("branches", "--json")) == [
         {"name": "main", "head": 4, "moves": 5, "current": True},
         {"name": "what-if", "head": 5, "moves": 3, "current": False},
@@ -174,7 +185,7 @@ def test_state_at_a_past_event(cli: Cli) -> None:
     cli.ok("damage", "Orc", "5")
     past = json.loads(cli.ok("state", "--json", "--at", "3"))
     assert past["at"] == 3 and past["head"] == 4
-    assert next(c for c in past["combatants"] if c["name"] == "Orc")["damage"] == 0
+    assert next(c for c in past["combatants"] if c["name"] == "Orc")["own"]["damage"] == 0
 
 
 def test_several_encounters_and_use(cli: Cli) -> None:
@@ -269,7 +280,7 @@ def test_installed_script_runs_as_a_process(tmp_path: Path) -> None:
     assert played.returncode == 0, played.stderr
     state = subprocess.run([script, "state", "--json"], capture_output=True, text=True, env=env, timeout=60)
     assert state.returncode == 0 and state.stderr == ""
-    assert json.loads(state.stdout)["round"] == 3
+    assert json.loads(state.stdout)["clock"]["round"] == 3
     bad = subprocess.run([script, "declare", "Nobody", "dodge"], capture_output=True, text=True, env=env, timeout=60)
     assert bad.returncode != 0 and bad.stdout == ""
     assert bad.stderr.startswith("Error: ") and len(bad.stderr.strip().splitlines()) == 1

@@ -31,7 +31,8 @@ import pytest
 from conftest import start
 from skirmish.eventlog.commands import AddCombatant, AddNote, Damage
 from skirmish.eventlog.errors import HeadMoved, NothingToDo
-from skirmish.eventlog.store import SCHEMA_VERSION, Store
+from skirmish.eventlog.schema import SCHEMA_VERSION
+from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
 
 WRITERS = 8
@@ -124,11 +125,12 @@ def test_eight_skirmish_processes_on_one_branch(tmp_path: Path) -> None:
           f"committed={len(committed)} rejected={attempted - len(committed)} lost={lost}")
     store = Store(path, create=False)
     try:
-        hauser = next(c for c in Encounter.open(store).view()["combatants"] if c["name"] == "Hauser")
+        hauser = Encounter.open(store).view().combatant("Hauser")
     finally:
         store.close()
     # Every damage that committed is in the state, once.
-    assert hauser["damage"] == sum(n * 100 + k for n in range(WRITERS) for k in range(1, calls, 2))
+    assert hauser.own.damage == sum(  # type: ignore[attr-defined]
+        n * 100 + k for n in range(WRITERS) for k in range(1, calls, 2))
 
 
 # --- the library, as forked processes started together ------------------------------------------
@@ -236,12 +238,12 @@ def test_a_lock_held_past_the_busy_timeout_is_one_clear_error_for_readers_and_wr
 ) -> None:
     """Another program holds the file exclusively (locking_mode EXCLUSIVE: even WAL readers wait).
     Past the busy timeout, reads and writes say so in one line; "database is locked" alone never."""
-    from skirmish.eventlog import store as store_module
+    from skirmish.eventlog import connection
 
     path = str(tmp_path / "held.db")
     prepare(path)
     cli.db = path
-    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_MS", 100)
+    monkeypatch.setattr(connection, "BUSY_TIMEOUT_MS", 100)
     holder = sqlite3.connect(path, isolation_level=None)
     try:
         holder.execute("PRAGMA locking_mode = EXCLUSIVE")

@@ -9,7 +9,7 @@ every command that returned is in the store, every command in the store was star
 and the one in flight at the kill is wholly in or wholly out. Then it starts the next
 child on the same file: the stream goes on from whatever state the kill left.
 
-The durability settings this relies on are explained in eventlog/store.py (_configure).
+The durability settings this relies on are explained in eventlog/connection.py.
 """
 
 from __future__ import annotations
@@ -48,13 +48,13 @@ else:
 k = first
 while True:
     view = enc.view()
-    names = [c["name"] for c in view["combatants"]]
+    names = [c.name for c in view.combatants]
     if len(names) < 2:
         name = ("Hauser", "Orc")[len(names)]
         cmd = AddCombatant(name=name, stats={"qu": "1", "hits": "999"})
-    elif not any(c["effects"] for c in view["combatants"]):
+    elif not any(c.effects for c in view.combatants):
         cmd = ApplyEffect(who="Orc", kind="bleeding", per_round=1)  # so each upkeep writes several events
-    elif not view["clock"]["in_round"]:
+    elif not view.clock.running:
         cmd = StartRound()
     else:
         cmd = [Damage(who="Hauser", amount=1), AddNote(event=1, text=f"call {k}"), "undo", Upkeep()][k % 4]

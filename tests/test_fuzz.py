@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from conftest import Cli
-from skirmish.eventlog.store import SCHEMA_VERSION
+from skirmish.eventlog.schema import SCHEMA_VERSION
 from skirmish.projections.ruleset import get_ruleset, registry
 
 RULESETS = sorted(registry())
@@ -309,22 +309,22 @@ def test_a_full_database_refuses_each_write_in_one_line_and_keeps_the_log(
     cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The file may not grow by a page (PRAGMA max_page_count): as a full disk looks to SQLite."""
-    from skirmish.eventlog.store import Store
+    from skirmish.eventlog import connection
 
     path = tmp_path / "full.db"
     skirmish_file(cli, path)
-    configure = Store._configure
+    configure = connection.configure
 
-    def no_room(self: Store) -> None:
-        configure(self)
-        pages = self.conn.execute("PRAGMA page_count").fetchone()[0]
-        self.conn.execute(f"PRAGMA max_page_count = {pages}")
+    def no_room(conn: connection.Connection) -> None:
+        configure(conn)
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages}")
 
     refused = []
     for args in WRITES:
         rows, digest = snapshot(str(path)), cli.ok("verify")
         with monkeypatch.context() as full:
-            full.setattr(Store, "_configure", no_room)
+            full.setattr(connection, "configure", no_room)
             cli(*args)
         if cli.code == 0:
             continue

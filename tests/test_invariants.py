@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -21,7 +22,7 @@ from skirmish.eventlog.errors import SkirmishError
 from skirmish.eventlog.events import EncounterStarted
 from skirmish.eventlog.store import Head, Store
 from skirmish.projections.engine import Encounter, Recorded
-from skirmish.projections.ruleset import get_ruleset, registry
+from skirmish.projections.ruleset import Dice, get_ruleset, registry
 
 RULESETS = sorted(registry())
 
@@ -87,6 +88,7 @@ class Run:
         """Run one command; None if it was refused, having checked it appended nothing."""
         before = self.counts()
         view = self.enc.view()
+        self.decide_leaves_the_state_alone(cmd)
         text = f"test {command_encoder.encode(cmd).decode()}"
         try:
             recorded = self.enc.execute(cmd, text)
@@ -103,6 +105,17 @@ class Run:
         assert after.current == before.current
         assert after.branches[after.current].event_id == recorded[-1].id
         return recorded
+
+    def decide_leaves_the_state_alone(self, cmd: Command) -> None:
+        """The fold works on states in place: a decision that changed the state it was given
+        would corrupt the working copy of every later command."""
+        state = self.enc.fold_to(self.enc.head().event_id)[0]
+        was = msgspec.msgpack.encode(state)
+        try:
+            self.ruleset.decide(state, cmd, Dice(0, "probe", getattr(cmd, "rolls", None)))
+        except SkirmishError:
+            pass
+        assert msgspec.msgpack.encode(state) == was, f"deciding {cmd!r} changed the state it was given"
 
     def step(self) -> list[Recorded] | None:
         return self.execute(self.draw_command(self.support.commands(self.enc)))
@@ -203,7 +216,7 @@ def test_undo_then_redo_changes_nothing(ruleset_id: str, data: st.DataObject) ->
                 continue
             assert 1 <= len(targets) <= steps
             assert enc.head().event_id == targets[-1]
-            assert enc.view()["at"] == targets[-1]
+            assert enc.view().at == targets[-1]
             enc.redo(len(targets), "test redo")
             assert enc.view() == view
             assert enc.head().event_id == head.event_id
@@ -304,18 +317,16 @@ def test_replay_yields_the_state_at_the_head(ruleset_id: str, data: st.DataObjec
         run.wander()
         head = enc.head().event_id
         path = enc.path(head)
-        steps = list(enc.replay())
-        assert [rec.id for rec, _, _ in steps] == [rec.id for rec in path]
-        assert steps[0][1] is None
-        for (_, _, after), (_, before, _) in zip(steps, steps[1:]):
-            assert before is after
-        assert steps[-1][2] == enc.state_at(head)
-        assert steps[-1][2] == fresh(store, enc).state_at(head)
+        # The replay's state is one working copy changed in place: copy it as it passes.
+        steps = [(rec.id, enc.ruleset.copy(state)) for rec, state in enc.replay()]
+        assert [i for i, _ in steps] == [rec.id for rec in path]
+        for event_id, state in [*steps[:3], *steps[-3:]]:
+            assert state == enc.state_at(event_id)
+        assert steps[-1][1] == fresh(store, enc).state_at(head)
         # Replaying to an earlier event of the path stops at that event's state.
         to = data.draw(st.sampled_from([rec.id for rec in path]), label="replay to")
-        partial = list(enc.replay(to))
-        assert partial[-1][0].id == to
-        assert partial[-1][2] == enc.state_at(to)
+        partial = [(rec.id, enc.ruleset.copy(state)) for rec, state in enc.replay(to)]
+        assert partial[-1] == (to, enc.state_at(to))
         store.verify(enc.row.id)
     finally:
         run.close()

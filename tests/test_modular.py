@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import Cli, start
-from encounter_helpers import do, one, refused, who
+from encounter_helpers import combatant, do, effects, one, refused, who
 
 from skirmish.eventlog.commands import (
     AddCombatant,
@@ -31,10 +31,13 @@ from skirmish.eventlog.errors import BadInput, RuleViolation, SkirmishError
 from skirmish.eventlog.events import Event, Term
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
+from skirmish.projections.view import Budget, Gauge, Pending
 from skirmish.projections.rulesets.modular import (
     ActionTaken,
     EvadeEnded,
+    ModularClock,
     Moved,
+    ReadyFigures,
     ReadyResolved,
     RoundEnded,
     RoundStarted,
@@ -64,7 +67,7 @@ def fight(store: Store, names: tuple[str, ...] = ("Hauser", "Mira", "Orc"), **op
 def new_round(enc: Encounter, rolls: dict[str, tuple[int, ...]] | None = None) -> list[Event]:
     """A round with the usual dice for whoever of the usual fight is there."""
     if rolls is None:
-        present = {c["name"] for c in enc.view()["combatants"]}
+        present = {c.name for c in enc.view().combatants}
         rolls = {name: faces for name, faces in DICE.items() if name in present}
     return do(enc, StartRound(rolls=rolls))
 
@@ -74,7 +77,7 @@ def act(enc: Encounter, name: str, action: str, **fields: Any) -> list[Event]:
 
 
 def to_turn(enc: Encounter, name: str) -> None:
-    while enc.view()["clock"]["turn"] != name:
+    while enc.view().clock.now != (name,):
         do(enc, Next())
 
 
@@ -86,7 +89,7 @@ def test_speed_worked_example(memory_store: Store, agility: int, speed: int) -> 
     """Combat Rules: Speed = 30 + (5 * floor(Agility / 10))."""
     enc = start(memory_store, "modular")
     do(enc, AddCombatant(name="Runner", stats={"agility": str(agility), "dodge": "10", "health": "10"}))
-    assert who(enc, "Runner")["speed"] == speed
+    assert who(enc, "Runner").speed == speed
     derived = one(new_round(enc, {}), RoundStarted).initiatives[0].speed
     assert derived is not None and (derived.value, derived.rule) == (speed, f"{R}, Speed")
     assert derived.terms == (Term("base", 30), Term("5 x floor(Agility / 10)", speed - 30))
@@ -105,7 +108,7 @@ def test_evade_worked_example(memory_store: Store, dodge: int, evading: int) -> 
     assert taken.dodge is not None and taken.dodge.value == evading
     assert taken.dodge.terms == (Term("dodge class", dodge), Term("floor(dodge class / 2)", dodge // 2))
     assert taken.dodge.rule == f"{R}, Evade"
-    assert who(enc, "Dodger")["dodge_class"] == evading
+    assert who(enc, "Dodger").dodge_class == evading
 
 
 # --- Speed and initiative ------------------------------------------------------------------------
@@ -143,7 +146,7 @@ def test_initiative_dice_out_of_range_are_refused(cli: Cli, faces: str) -> None:
     cli.ok("add", "Hauser", "--stat", "agility=47", "--stat", "dodge=13", "--stat", "health=30")
     assert cli.fails("round", "--roll", f"Hauser={faces}") == (
         f"Error: 1d100 for Hauser takes 1 faces from 1 to 100, not {faces}")
-    assert json.loads(cli.ok("state", "--json"))["round"] == 0
+    assert json.loads(cli.ok("state", "--json"))["clock"]["round"] == 0
 
 
 def test_greatest_initiative_goes_first_and_next_walks_the_turns(memory_store: Store) -> None:
@@ -152,12 +155,19 @@ def test_greatest_initiative_goes_first_and_next_walks_the_turns(memory_store: S
     events = new_round(enc)
     assert one(events, RoundStarted).order == ("Hauser", "Mira", "Orc")
     assert one(events, TurnStarted).who == "Hauser"
-    assert enc.view()["clock"] == {"in_round": True, "turn": "Hauser", "order": "Hauser 87, Mira 55, Orc 50",
-                                   "combat_over": False}
+    clock = enc.view().clock
+    assert (clock.round, clock.running, clock.moment, clock.now, clock.next) == (
+        1, True, "Hauser's turn", ("Hauser",), ("Mira",))
+    assert clock.own == ModularClock(order="Hauser 87, Mira 55, Orc 50", combat_over=False)
+    assert [c.name for c in enc.view().combatants] == ["Hauser", "Mira", "Orc"]
+    assert [c.name for c in enc.view().combatants if c.acting] == ["Hauser"]
     assert one(do(enc, Next()), TurnStarted).who == "Mira"
     assert one(do(enc, Next()), TurnStarted).who == "Orc"
+    # The last turn: nobody after the Orc this round.
+    assert (enc.view().clock.now, enc.view().clock.next) == (("Orc",), ())
     assert one(do(enc, Next()), RoundEnded).round == 1
-    assert enc.view()["clock"]["turn"] is None
+    clock = enc.view().clock
+    assert (clock.running, clock.moment, clock.now, clock.next) == (False, "after round 1", (), ())
 
 
 def test_initiative_is_rerolled_every_round(memory_store: Store) -> None:
@@ -168,8 +178,9 @@ def test_initiative_is_rerolled_every_round(memory_store: Store) -> None:
     do(enc, Next())
     started = one(new_round(enc, {"Hauser": (1,), "Mira": (10,), "Orc": (90,)}), RoundStarted)
     assert started.round == 2 and started.order == ("Orc", "Hauser", "Mira")
-    assert [(c["name"], c["initiative"]) for c in enc.view()["combatants"]] == [
-        ("Hauser", 48), ("Mira", 45), ("Orc", 110)]
+    # 90 + 20 = 110, 1 + 47 = 48, 10 + 35 = 45: acting order, greatest first.
+    assert [(c.name, c.own.initiative) for c in enc.view().combatants] == [
+        ("Orc", 110), ("Hauser", 48), ("Mira", 45)]
 
 
 def test_initiative_ties_go_to_higher_agility_by_default(memory_store: Store) -> None:
@@ -216,7 +227,7 @@ def test_a_combatant_added_during_a_round_acts_from_the_next(memory_store: Store
     enc = fight(memory_store, ("Hauser",))
     new_round(enc)
     do(enc, AddCombatant(name="Orc", stats=STATS["Orc"]))
-    assert who(enc, "Orc")["initiative"] is None and who(enc, "Orc")["may_still"] == "-"
+    assert who(enc, "Orc").initiative is None and who(enc, "Orc").may_still == "-"
     assert one(do(enc, Next()), RoundEnded).round == 1
     assert set(one(new_round(enc), RoundStarted).order) == {"Hauser", "Orc"}
 
@@ -236,7 +247,7 @@ def test_movement_up_to_speed_split_between_actions(memory_store: Store) -> None
     assert one(act(enc, "Hauser", "move", amount=30), Moved).left.value == 0
     refused(enc, Declare(who="Hauser", action="move", amount=5), RuleViolation,
             f"Hauser has 0 ft of movement left, not 5 ({R}, Movement)")
-    assert (who(enc, "Hauser")["feet_moved"], who(enc, "Hauser")["feet_left"]) == (50, 0)
+    assert (who(enc, "Hauser").feet_moved, who(enc, "Hauser").feet_left) == (50, 0)
 
 
 def test_move_needs_feet(memory_store: Store) -> None:
@@ -283,18 +294,19 @@ def test_all_three_slots_and_movement_in_one_turn(memory_store: Store) -> None:
     """Combat Rules: the four parts of a turn together; state shows what is left."""
     enc = fight(memory_store)
     new_round(enc)
-    assert who(enc, "Hauser")["may_still"] == "move 50 ft, primary, secondary, tertiary"
+    assert who(enc, "Hauser").may_still == "move 50 ft, primary, secondary, tertiary"
     act(enc, "Hauser", "retrieve-item")
     act(enc, "Hauser", "skill", target="Orc", details={"skill": "sword"})
-    assert who(enc, "Hauser")["may_still"] == "move 50 ft, tertiary"
+    assert who(enc, "Hauser").may_still == "move 50 ft, tertiary"
     act(enc, "Hauser", "drop-item")
     act(enc, "Hauser", "move", amount=50)
     row = who(enc, "Hauser")
-    assert (row["may_still"], row["slots_used"]) == ("nothing", 3)
-    assert (row["primary"], row["secondary"], row["tertiary"]) == ("skill", "retrieve-item", "drop-item")
-    assert who(enc, "Mira")["may_still"] == "move 45 ft, primary, secondary, tertiary"
+    # Turn: one primary, one secondary, one tertiary: all three spent, none left of 3.
+    assert row.may_still == "nothing" and combatant(enc, "Hauser").budget == Budget(name="slots", left=0, of=3)
+    assert (row.primary, row.secondary, row.tertiary) == ("skill", "retrieve-item", "drop-item")
+    assert who(enc, "Mira").may_still == "move 45 ft, primary, secondary, tertiary"
     do(enc, Next())
-    assert who(enc, "Hauser")["may_still"] == "-"  # his turn is over
+    assert who(enc, "Hauser").may_still == "-"  # his turn is over
 
 
 def test_unknown_action_is_refused(memory_store: Store) -> None:
@@ -303,8 +315,13 @@ def test_unknown_action_is_refused(memory_store: Store) -> None:
     refused(enc, Declare(who="Hauser", action="sprint"), BadInput,
             "no action 'sprint' in modular (known: move, skill, dash, evade, ready, secondary-skill, five-foot-step, "
             "retrieve-item, stash-item, use-item, tertiary-skill, drop-item)")
-    refused(enc, Declare(who="Hauser", action="skill", ap=2), BadInput,
-            "modular has no --ap: a turn is movement plus one primary, secondary and tertiary action")
+    # Combat Rules, Turn: movement plus one primary, one secondary and one tertiary action: no AP.
+    refused(enc, Declare(who="Hauser", action="skill", ap=2, penalty=1), BadInput,
+            "modular `declare` takes no --ap, --penalty (it takes: --target, --trigger, --amount)")
+    refused(enc, Resolve(who="Hauser", hits=4), BadInput,
+            "modular `resolve` takes no --hits (it takes: --outcome)")
+    refused(enc, ApplyEffect(who="Hauser", kind="prone", per_round=2), BadInput,
+            "modular `effect` takes no --per-round (it takes: --rounds, --end)")
 
 
 def test_dash_doubles_the_rounds_movement(memory_store: Store) -> None:
@@ -314,7 +331,7 @@ def test_dash_doubles_the_rounds_movement(memory_store: Store) -> None:
     act(enc, "Hauser", "move", amount=30)
     taken = one(act(enc, "Hauser", "dash"), ActionTaken)
     assert taken.movement is not None and (taken.movement.value, taken.movement.rule) == (100, f"{R}, Dash")
-    assert who(enc, "Hauser")["feet_left"] == 70
+    assert who(enc, "Hauser").feet_left == 70
     act(enc, "Hauser", "move", amount=70)
     refused(enc, Declare(who="Hauser", action="move", amount=5), RuleViolation,
             f"Hauser has 0 ft of movement left, not 5 ({R}, Movement)")
@@ -326,9 +343,9 @@ def test_five_foot_step_is_not_movement_and_leaves_dash_alone(memory_store: Stor
     new_round(enc)
     taken = one(act(enc, "Hauser", "five-foot-step"), ActionTaken)
     assert (taken.slot, taken.rule) == ("secondary", f"{R}, Five Foot Step")
-    assert (who(enc, "Hauser")["feet_moved"], who(enc, "Hauser")["feet_left"]) == (0, 50)
+    assert (who(enc, "Hauser").feet_moved, who(enc, "Hauser").feet_left) == (0, 50)
     act(enc, "Hauser", "dash")
-    assert who(enc, "Hauser")["feet_left"] == 100
+    assert who(enc, "Hauser").feet_left == 100
 
 
 def test_secondary_list_option_reads_the_typo_literally(memory_store: Store) -> None:
@@ -353,15 +370,15 @@ def test_evade_lasts_until_the_actors_next_turn(memory_store: Store) -> None:
     to_turn(enc, "Orc")
     act(enc, "Orc", "evade")
     do(enc, Next())
-    assert who(enc, "Orc")["dodge_class"] == 15  # through the upkeep
+    assert who(enc, "Orc").dodge_class == 15  # through the upkeep
     new_round(enc)  # Hauser 87, Mira 55, Orc 50 again: the Orc's Evade holds through both turns
     do(enc, Next())
-    assert who(enc, "Orc")["effects"] == [{"kind": "evading", "per_round": None, "rounds": None}]
+    assert effects(enc, "Orc") == [("evading", None)]
     ended = do(enc, Next())
     assert one(ended, EvadeEnded).reason == "Orc's next turn" and one(ended, TurnStarted).who == "Orc"
-    assert who(enc, "Orc")["dodge_class"] == 10 and who(enc, "Orc")["effects"] == []
+    assert who(enc, "Orc").dodge_class == 10 and effects(enc, "Orc") == []
     enc.undo(1, "undo")
-    assert who(enc, "Orc")["dodge_class"] == 15
+    assert who(enc, "Orc").dodge_class == 15
 
 
 def test_evade_ends_when_combat_ends(cli: Cli) -> None:
@@ -374,7 +391,8 @@ def test_evade_ends_when_combat_ends(cli: Cli) -> None:
     out = cli.ok("upkeep", "--with", "combat=over")
     assert "Orc's Evade ends (the combat is over)" in out and "the combat is over" in out
     view = json.loads(cli.ok("state", "--json"))
-    assert view["clock"]["combat_over"] is True and view["combatants"][0]["dodge_class"] == 10
+    assert view["clock"]["own"]["combat_over"] is True and view["combatants"][0]["own"]["dodge_class"] == 10
+    assert view["clock"]["moment"] == "the combat is over"
     assert cli.fails("round") == f"Error: the combat is over: no more rounds ({R})"
 
 
@@ -387,7 +405,7 @@ def test_the_combat_can_end_mid_round(memory_store: Store) -> None:
     ready(enc, "Mira", "skill", "evade")
     events = do(enc, Upkeep(details={"combat": "over"}))
     assert [type(e).__name__ for e in events] == ["EvadeEnded", "ReadyCancelled", "RoundEnded"]
-    assert enc.view()["pending"] == [] and who(enc, "Hauser")["dodge_class"] == 13
+    assert enc.view().pending == () and who(enc, "Hauser").dodge_class == 13
     refused(enc, Upkeep(details={"combat": "over"}), RuleViolation, f"the combat is over ({R})")
 
 
@@ -452,11 +470,11 @@ def test_ready_holds_the_slots_and_movement_its_courses_name(memory_store: Store
     act(enc, "Hauser", "move", amount=20)
     ready(enc, "Hauser", "skill+drop-item+move", "evade")
     row = who(enc, "Hauser")
-    assert (row["primary"], row["tertiary"], row["secondary"], row["feet_left"]) == ("ready", "ready", None, 0)
-    assert enc.view()["pending"] == [{
-        "who": "Hauser", "action": "ready", "trigger": "the Orc charges", "then": "skill+drop-item+move",
-        "else": "evade", "feet_held": 30, "declared_round": 1,
-    }]
+    assert (row.primary, row.tertiary, row.secondary, row.feet_left) == ("ready", "ready", None, 0)
+    assert enc.view().pending == (Pending(
+        who="Hauser", action="ready", resolves="on trigger: the Orc charges",
+        own=ReadyFigures(then="skill+drop-item+move", otherwise="evade", feet_held=30, declared_round=1),
+    ),)
     refused(enc, Declare(who="Hauser", action="drop-item"), RuleViolation,
             f"Hauser already took a tertiary action this turn (ready (held for a Ready)), not drop-item "
             f"({R}, Tertiary actions)")
@@ -477,7 +495,7 @@ def test_ready_fires_when_the_gm_records_the_trigger(memory_store: Store) -> Non
             f"Hauser's course skill+move may move 30 ft, not 35 ({R}, Ready)")
     fired = one(do(enc, Resolve(who="Hauser", outcome="cuts the Orc down", details={"feet": "10"})), ReadyResolved)
     assert (fired.course, fired.played.words(), fired.feet and fired.feet.value) == ("triggered", "skill+move", 10)
-    assert enc.view()["pending"] == [] and enc.view()["clock"]["turn"] == "Orc"
+    assert enc.view().pending == () and enc.view().clock.now == ("Orc",)
     refused(enc, Resolve(who="Hauser"), RuleViolation,
             f"Hauser has no Ready pending: modular actions take effect when declared ({R}, Ready)")
 
@@ -501,8 +519,8 @@ def test_ready_not_triggered_is_prompted_before_the_actors_next_turn(cli: Cli) -
     assert "Hauser's Ready plays its untriggered course: dash+move, moves 90 ft" in out
     assert "Hauser's turn" in cli.ok("next")
     view = json.loads(cli.ok("state", "--json"))
-    assert view["clock"]["turn"] == "Hauser" and view["pending"] == []
-    assert next(c for c in view["combatants"] if c["name"] == "Hauser")["may_still"] == (
+    assert view["clock"]["now"] == ["Hauser"] and view["pending"] == []
+    assert next(c for c in view["combatants"] if c["name"] == "Hauser")["own"]["may_still"] == (
         "move 50 ft, primary, secondary, tertiary")
 
 
@@ -528,7 +546,7 @@ def test_cancel_drops_a_ready(memory_store: Store) -> None:
     refused(enc, Cancel(who="Hauser"), RuleViolation, f"Hauser has no Ready pending to cancel ({R}, Ready)")
     ready(enc, "Hauser", "skill", "evade")
     do(enc, Cancel(who="Hauser"))
-    assert enc.view()["pending"] == [] and who(enc, "Hauser")["primary"] == "ready"
+    assert enc.view().pending == () and who(enc, "Hauser").primary == "ready"
 
 
 # --- Upkeep, damage ---------------------------------------------------------------------------
@@ -547,17 +565,18 @@ def test_next_after_the_last_turn_runs_the_upkeep(memory_store: Store) -> None:
     assert [(t.who, t.effect, t.rounds_left, t.removed) for t in events if isinstance(t, UpkeepTick)] == [
         ("Mira", "blinded", 0, True), ("Orc", "prone", 1, False)]
     assert isinstance(events[-1], RoundEnded)
-    assert who(enc, "Orc")["effects"] == [{"kind": "prone", "per_round": None, "rounds": 1}]
-    assert who(enc, "Mira")["effects"] == []
+    assert effects(enc, "Orc") == [("prone", 1)]
+    assert effects(enc, "Mira") == []
     enc.undo(1, "undo")
-    assert who(enc, "Mira")["effects"] == [{"kind": "blinded", "per_round": None, "rounds": 1}]
+    assert effects(enc, "Mira") == [("blinded", 1)]
 
 
 def test_damage_lowers_health(memory_store: Store) -> None:
     """Reading where the text is silent: health, lowered by the damage the GM reads off the tables."""
     enc = fight(memory_store)
     do(enc, Damage(who="orc", amount=9))
-    assert (who(enc, "Orc")["damage"], who(enc, "Orc")["health_left"]) == (9, 16)
+    assert who(enc, "Orc").damage == 9
+    assert combatant(enc, "Orc").vital == Gauge(name="health left", value=16, maximum=25)
     refused(enc, Damage(who="Orc", amount=0), BadInput, "damage must be at least 1, not 0")
 
 
@@ -584,14 +603,14 @@ def test_courtyard_brawl_ends_as_its_comments_say(cli: Cli) -> None:
     assert "Orc's Evade ends (Orc's next turn)" in out
     assert "Upkeep: Hauser's prone ends" in out
     view = json.loads(cli.ok("state", "--json"))
-    assert view["round"] == 2 and view["branch"] == "main" and view["clock"]["in_round"] is False
+    assert view["clock"]["round"] == 2 and view["branch"] == "main" and view["clock"]["running"] is False
     figures = {c["name"]: c for c in view["combatants"]}
-    # The 16 typed by mistake was undone: the Orc took 6 + 8.
-    assert figures["Orc"]["health_left"] == 11
+    # The 16 typed by mistake was undone: the Orc took 6 + 8 of its 25.
+    assert figures["Orc"]["vital"] == {"name": "health left", "value": 11, "maximum": 25}
     assert figures["Hauser"]["effects"] == []
     assert "Orc takes 16 damage (9 health left)  (undone)" in cli.ok("log", "--all")
     branches = {b["name"]: b for b in json.loads(cli.ok("branches", "--json"))}
     assert set(branches) == {"main", "what-if"}
     what_if = json.loads(cli.ok("state", "--json", "--at", str(branches["what-if"]["head"])))
     orc = next(c for c in what_if["combatants"] if c["name"] == "Orc")
-    assert orc["primary"] == "dash" and orc["movement"] == 80
+    assert orc["own"]["primary"] == "dash" and orc["own"]["movement"] == 80

@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
+import msgspec
 import pytest
 from conftest import Cli, start
 
 # The generic encounter helpers (run a command, refuse one exactly, read a combatant's row).
-from encounter_helpers import do, effects, one, pending, refused, who
+from encounter_helpers import combatant, do, effects, one, pending, refused, who
 
 from skirmish.eventlog.commands import (
     AddCombatant,
     ApplyEffect,
     Cancel,
+    Command,
     Damage,
     Declare,
     Next,
@@ -33,17 +34,23 @@ from skirmish.eventlog.errors import BadInput, RuleViolation, SkirmishError
 from skirmish.eventlog.events import Event, Term
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
+from skirmish.projections.ruleset import Dice
 from skirmish.projections.rulesets.percent_activity import (
     ActionCancelled,
     ActionContinued,
     ActionDeclared,
     ActionProgressed,
     DamageTaken,
+    PaClock,
+    PaFigures,
+    PaPending,
     RoundEnded,
     RoundStarted,
     TurnPassed,
     UpkeepTick,
 )
+from skirmish.projections.view import VIEW_VERSION, Budget, Clock, Effect, Gauge, NoOwn, Pending, Shown
+from skirmish.projections.view import figures as own_figures
 
 DICE = {"Hauser": (6, 8), "Orc": (5, 5)}
 RULES = "percent-activity"
@@ -82,9 +89,20 @@ def cli_round(cli: Cli, *extra: str) -> str:
     return cli.ok("round", "--roll", "Hauser=6,8", "--roll", "Orc=5,5", *extra)
 
 
-def state(cli: Cli) -> dict[str, Any]:
-    view: dict[str, Any] = json.loads(cli.ok("state", "--json"))
-    return view
+def state(cli: Cli, at: int | None = None) -> Shown:
+    """The typed view of the CLI's encounter, read through the library (typed, where
+    `state --json` would give plain JSON)."""
+    store = Store(cli.db)
+    try:
+        return Encounter.open(store).view(at)
+    finally:
+        store.close()
+
+
+def figures(view: Shown, name: str) -> PaFigures:
+    own = view.combatant(name).own
+    assert isinstance(own, PaFigures)
+    return own
 
 
 # --- Initiative Step ---------------------------------------------------------------------------
@@ -99,7 +117,7 @@ def test_initiative_is_2d10_plus_quickness_bonus(memory_store: Store) -> None:
     init = one(events, RoundStarted).initiatives[0].value
     assert init.roll is not None and init.roll.faces == (6, 8) and init.roll.source == "gm"
     assert init.rule == "percent-activity.md, Initiative Step"
-    assert who(enc, "Hauser")["initiative"] == 15 and who(enc, "Orc")["initiative"] == 10
+    assert who(enc, "Hauser").initiative == 15 and who(enc, "Orc").initiative == 10
 
 
 def test_initiative_is_rolled_anew_every_round(memory_store: Store) -> None:
@@ -109,7 +127,7 @@ def test_initiative_is_rolled_anew_every_round(memory_store: Store) -> None:
     do(enc, Upkeep())
     events = new_round(enc, {"Hauser": (1, 1), "Orc": (9, 9)})
     assert one(events, RoundStarted).order == ("Orc", "Hauser")
-    assert who(enc, "Hauser")["initiative"] == 3 and enc.view()["clock"]["turn"] == "Orc"
+    assert who(enc, "Hauser").initiative == 3 and enc.view().clock.now == ("Orc",)
 
 
 def test_tool_rolls_initiative_when_no_dice_are_typed(memory_store: Store) -> None:
@@ -162,7 +180,7 @@ def test_wounded_takes_4_once_more_than_half_the_hits_are_taken(memory_store: St
     """Initiative Step: wounded (more than 50% of hits taken), derived from recorded damage."""
     enc = fight(memory_store)
     do(enc, Damage(who="Orc", amount=15))  # exactly half of 30: not yet wounded
-    assert who(enc, "Orc")["wounded"] is False
+    assert who(enc, "Orc").wounded is False
     assert initiative_terms(new_round(enc), "Orc")[0] == 10
     do(enc, Upkeep())
     taken = one(do(enc, Damage(who="Orc", amount=1)), DamageTaken)
@@ -200,10 +218,11 @@ def test_turns_go_from_highest_to_lowest_initiative(memory_store: Store) -> None
     do(enc, AddCombatant(name="Mira", side="players", stats={"qu": "2", "hits": "30"}))
     events = new_round(enc, {"Hauser": (6, 8), "Orc": (5, 5), "Mira": (10, 10)})
     assert one(events, RoundStarted).order == ("Mira", "Hauser", "Orc")
-    assert enc.view()["clock"] == {"in_round": True, "turn": "Mira", "order": "Mira, Hauser, Orc"}
+    clock = enc.view().clock
+    assert (clock.running, clock.now, clock.own) == (True, ("Mira",), PaClock(order=("Mira", "Hauser", "Orc")))
     assert one(do(enc, Next()), TurnPassed) == TurnPassed(who="Mira", to="Hauser")
     do(enc, Next())
-    assert enc.view()["clock"]["turn"] == "Orc"
+    assert enc.view().clock.now == ("Orc",)
 
 
 def test_initiative_ties_go_to_the_higher_quickness_then_the_first_added(memory_store: Store) -> None:
@@ -255,7 +274,8 @@ def test_next_after_the_last_turn_runs_the_upkeep(memory_store: Store) -> None:
     events = do(enc, Next())
     assert one(events, UpkeepTick).change == -3
     assert one(events, RoundEnded).round == 1
-    assert enc.view()["clock"] == {"in_round": False, "turn": None, "order": "Hauser, Orc"}
+    clock = enc.view().clock
+    assert (clock.running, clock.now, clock.own) == (False, (), PaClock(order=("Hauser", "Orc")))
     refused(enc, Next(), RuleViolation, "no round under way: start one with `skirmish round` (percent-activity.md, Round)")
 
 
@@ -264,6 +284,76 @@ def test_a_round_cannot_start_while_one_is_under_way(memory_store: Store) -> Non
     new_round(enc)
     refused(enc, StartRound(), RuleViolation,
             "round 1 is still under way: finish it with `skirmish upkeep` (percent-activity.md, Round)")
+
+
+def names(enc: Encounter) -> list[str]:
+    return [c.name for c in enc.view().combatants]
+
+
+def test_the_clock_shows_whose_turn_it_is_and_whose_comes_next(memory_store: Store) -> None:
+    """Round: "combatants take turns to perform actions, in order from highest to lowest
+    initiative", and "Initiative is determined each round"; after the last turn, the upkeep."""
+    enc = fight(memory_store)
+    do(enc, AddCombatant(name="Mira", side="players", stats={"qu": "2", "hits": "30"}))
+    assert enc.view().clock == Clock(round=0, running=False, moment="before round 1", own=PaClock())
+    # Mira 10 + 10 + 2 = 22, Hauser 6 + 8 + 1 = 15, Orc 5 + 5 + 0 = 10.
+    new_round(enc, {"Hauser": (6, 8), "Orc": (5, 5), "Mira": (10, 10)})
+    order = PaClock(order=("Mira", "Hauser", "Orc"))
+    assert enc.view().clock == Clock(
+        round=1, running=True, moment="Mira's turn", now=("Mira",), next=("Hauser",), own=order,
+    )
+    do(enc, Next())
+    assert enc.view().clock == Clock(
+        round=1, running=True, moment="Hauser's turn", now=("Hauser",), next=("Orc",), own=order,
+    )
+    do(enc, Declare(who="Hauser", action="ranged-attack", percent=30, target="Orc", trigger="the Orc moves"))
+    do(enc, Next())
+    # The last turn: no one after the Orc, the round would end.
+    assert enc.view().clock == Clock(round=1, running=True, moment="Orc's turn", now=("Orc",), own=order)
+    do(enc, Declare(who="Orc", action="move", percent=10))
+    # Conditional Action: the held shot interrupts the Orc's turn; the turn stays his.
+    do(enc, Resolve(who="Hauser", outcome="hit", hits=2))
+    assert enc.view().clock.now == ("Orc",)
+    do(enc, Next())  # the upkeep
+    assert enc.view().clock == Clock(round=1, running=False, moment="between rounds", own=order)
+    # Round 2, rolled anew: Orc 9 + 9 = 18, Mira 1 + 2 + 2 = 5, Hauser 1 + 1 + 1 = 3.
+    new_round(enc, {"Hauser": (1, 1), "Orc": (9, 9), "Mira": (1, 2)})
+    assert enc.view().clock == Clock(
+        round=2, running=True, moment="Orc's turn", now=("Orc",), next=("Mira",),
+        own=PaClock(order=("Orc", "Mira", "Hauser")),
+    )
+
+
+def test_combatants_are_listed_in_this_rounds_order_then_those_added_since(memory_store: Store) -> None:
+    """Round: turns go from highest to lowest initiative, rolled each round; one who joins
+    mid-round has no initiative until the next round (Initiative Step)."""
+    enc = fight(memory_store)
+    do(enc, AddCombatant(name="Mira", side="players", stats={"qu": "2", "hits": "30"}))
+    assert names(enc) == ["Hauser", "Orc", "Mira"]  # no round yet: as added
+    new_round(enc, {"Hauser": (6, 8), "Orc": (5, 5), "Mira": (10, 10)})  # 15, 10, 22
+    assert names(enc) == ["Mira", "Hauser", "Orc"]
+    assert [c.acting for c in enc.view().combatants] == [True, False, False]
+    do(enc, AddCombatant(name="Vera", side="foes", stats={"qu": "5", "hits": "20"}))
+    assert names(enc) == ["Mira", "Hauser", "Orc", "Vera"]
+    do(enc, Next())
+    assert [c.name for c in enc.view().combatants if c.acting] == ["Hauser"]
+    do(enc, Next())
+    do(enc, Next())  # the upkeep: until the next round, the last one's order
+    assert names(enc) == ["Mira", "Hauser", "Orc", "Vera"]
+    assert not any(c.acting for c in enc.view().combatants)
+    # Vera 10 + 9 + 5 = 24, Hauser 15, Orc 10, Mira 1 + 1 + 2 = 4.
+    new_round(enc, {"Hauser": (6, 8), "Orc": (5, 5), "Mira": (1, 1), "Vera": (10, 9)})
+    assert names(enc) == ["Vera", "Hauser", "Orc", "Mira"]
+
+
+def test_a_combatant_past_its_hits_is_still_fighting(memory_store: Store) -> None:
+    """Initiative Step: "Wounded (taken more than 50% of hits)" is all the text says of hits
+    taken; nothing in it takes a combatant out of the fight, so the status stays fighting."""
+    enc = fight(memory_store)
+    do(enc, Damage(who="Orc", amount=31))
+    orc = combatant(enc, "Orc")
+    assert (orc.status, orc.vital.value, who(enc, "Orc").wounded) == ("fighting", -1, True)
+    assert enc.view().standing() == {"players": ["Hauser"], "foes": ["Orc"]}
 
 
 # --- Resolve Actions step: activity ------------------------------------------------------------
@@ -275,11 +365,12 @@ def test_a_round_gives_100_percent_activity(memory_store: Store) -> None:
     new_round(enc)
     do(enc, Declare(who="Hauser", action="melee-attack", percent=70, target="Orc"))
     do(enc, Resolve(who="Hauser"))
-    assert who(enc, "Hauser")["activity_used"] == 70 and who(enc, "Hauser")["activity_left"] == 30
+    assert who(enc, "Hauser").activity_used == 70
+    assert combatant(enc, "Hauser").budget == Budget(name="activity %", left=30, of=100)
     refused(enc, Declare(who="Hauser", action="ranged-attack"), RuleViolation,
             "Hauser has 30 % activity left, ranged-attack takes 60 % (percent-activity.md, Resolve Actions step)")
     do(enc, Declare(who="Hauser", action="ranged-attack", percent=30))
-    assert who(enc, "Hauser")["activity_left"] == 0
+    assert combatant(enc, "Hauser").budget.left == 0
 
 
 def test_activity_comes_back_each_round(memory_store: Store) -> None:
@@ -289,7 +380,7 @@ def test_activity_comes_back_each_round(memory_store: Store) -> None:
     do(enc, Resolve(who="Hauser"))
     do(enc, Upkeep())
     new_round(enc)
-    assert who(enc, "Hauser")["activity_used"] == 0
+    assert who(enc, "Hauser").activity_used == 0
 
 
 def test_dodge_range_example_costs_minus_1_per_percent_under_100(memory_store: Store) -> None:
@@ -310,10 +401,10 @@ def test_a_range_action_without_percent_takes_its_maximum(memory_store: Store) -
     new_round(enc)
     declared = one(do(enc, Declare(who="Hauser", action="melee-attack", target="Orc")), ActionDeclared)
     assert declared.cost.value == 100 and declared.penalty.value == 0
-    assert pending(enc, "Hauser") == {
-        "who": "Hauser", "action": "melee-attack", "percent": 100, "step": "resolves", "penalty": 0,
-        "target": "Orc", "trigger": None, "progress": 0,
-    }
+    assert pending(enc, "Hauser") == Pending(
+        who="Hauser", action="melee-attack", target="Orc", resolves="in Hauser's turn",
+        own=PaPending(percent=100, step="resolves", penalty=0, trigger=None, progress=0),
+    )
 
 
 @pytest.mark.parametrize(("action", "percent"), [
@@ -350,7 +441,7 @@ def test_movement_takes_at_least_10_percent_and_is_done_as_declared(memory_store
     assert one(do(enc, Declare(who="Hauser", action="move")), ActionDeclared).cost.value == 10
     declared = one(do(enc, Declare(who="Hauser", action="move", percent=45)), ActionDeclared)
     assert declared.step == "done" and declared.penalty.value == 0
-    assert pending(enc, "Hauser") is None and who(enc, "Hauser")["activity_used"] == 55
+    assert pending(enc, "Hauser") is None and who(enc, "Hauser").activity_used == 55
 
 
 def test_static_maneuver_takes_at_least_100_percent(memory_store: Store) -> None:
@@ -374,10 +465,10 @@ def test_one_melee_attack_a_round(cli: Cli) -> None:
         "Error: Hauser has declared a melee attack this round already: one a round "
         "(percent-activity.md, Resolve Actions step)"
     )
-    assert state(cli)["combatants"][0]["melee_attacks"] == 1
+    assert figures(state(cli), "Hauser").melee_attacks == 1
     cli.ok("upkeep")
     cli_round(cli)
-    assert state(cli)["combatants"][0]["melee_attacks"] == 0
+    assert figures(state(cli), "Hauser").melee_attacks == 0
     cli.ok("declare", "Hauser", "melee-attack", "--percent", "60", "--target", "Orc")
 
 
@@ -386,24 +477,47 @@ def test_a_cancelled_melee_attack_still_counts_as_declared(memory_store: Store) 
     new_round(enc)
     do(enc, Declare(who="Hauser", action="melee-attack", percent=60, target="Orc"))
     do(enc, Cancel(who="Hauser"))
-    assert who(enc, "Hauser")["activity_used"] == 60  # its activity stays spent
+    assert who(enc, "Hauser").activity_used == 60  # its activity stays spent
     with pytest.raises(RuleViolation, match="declared a melee attack this round already"):
         enc.execute(Declare(who="Hauser", action="melee-attack", percent=60, target="Orc"), "test")
 
 
-def test_unknown_action_and_ap_are_refused(cli: Cli) -> None:
+def test_unknown_action_and_flags_it_does_not_read_are_refused(cli: Cli) -> None:
+    """Resolve Actions step: actions come from the activity table, costs in % (no AP,
+    and the penalty follows from the %); the engine refuses flags the ruleset does not read."""
     cli_fight(cli)
     cli_round(cli)
     assert cli.fails("declare", "Hauser", "meele-attack") == (
         "Error: no action 'meele-attack' in the activity table (did you mean melee-attack?)"
     )
-    assert cli.fails("declare", "Hauser", "dodge", "--ap", "2") == (
-        "Error: percent-activity counts activity: use --percent, not --ap"
-    )
+    takes = "(it takes: --percent, --target, --trigger)"
+    assert cli.fails("declare", "Hauser", "dodge", "--ap", "2") == f"Error: percent-activity `declare` takes no --ap {takes}"
     assert cli.fails("declare", "Hauser", "dodge", "--penalty", "-10") == (
-        "Error: percent-activity has no use for --penalty: the penalty follows from --percent"
+        f"Error: percent-activity `declare` takes no --penalty {takes}"
     )
-    assert cli.fails("declare", "Hauser", "move", "--pace", "run") == "Error: percent-activity has no use for --pace"
+    assert cli.fails("declare", "Hauser", "move", "--pace", "run") == (
+        f"Error: percent-activity `declare` takes no --pace {takes}"
+    )
+
+
+def test_flags_the_ruleset_does_not_read_are_refused_in_one_message(memory_store: Store) -> None:
+    """The ruleset reads --percent, --target and --trigger on `declare` (Resolve Actions step,
+    Conditional Action), --outcome and --hits on `resolve`, --per-round, --rounds and --end on
+    `effect` (Upkeep step); the engine refuses any other, all named at once."""
+    enc = fight(memory_store)
+    new_round(enc)
+    do(enc, Declare(who="Hauser", action="melee-attack", percent=60, target="Orc"))
+    refused(enc, Declare(who="Hauser", action="dodge", ap=2, pace="run", amount=3), BadInput,
+            "percent-activity `declare` takes no --ap, --pace, --amount (it takes: --percent, --target, --trigger)")
+    refused(enc, Resolve(who="Hauser", hits=4, charge_speed=10), BadInput,
+            "percent-activity `resolve` takes no --charge (it takes: --outcome, --hits)")
+    refused(enc, Cancel(who="Hauser", orientation="left"), BadInput,
+            "percent-activity `cancel` takes no --orientation (it takes: none of the shared flags)")
+    refused(enc, ApplyEffect(who="Orc", kind="stunned", rounds=2, start=1), BadInput,
+            "percent-activity `effect` takes no --start (it takes: --per-round, --rounds, --end)")
+    do(enc, Resolve(who="Hauser", outcome="hit", hits=4))
+    do(enc, ApplyEffect(who="Orc", kind="bleeding", per_round=1))
+    do(enc, ApplyEffect(who="Orc", kind="bleeding", end=True))
 
 
 def test_resolving_with_hits_damages_the_target(memory_store: Store) -> None:
@@ -412,7 +526,7 @@ def test_resolving_with_hits_damages_the_target(memory_store: Store) -> None:
     do(enc, Declare(who="Hauser", action="melee-attack", percent=80, target="orc"))
     events = do(enc, Resolve(who="Hauser", outcome="hit", hits=9))
     assert one(events, DamageTaken).hits_left == 21
-    assert who(enc, "Orc")["hits_left"] == 21
+    assert combatant(enc, "Orc").vital == Gauge(name="hits left", value=21, maximum=30)
     do(enc, Declare(who="Hauser", action="perception", percent=20))
     refused(enc, Resolve(who="Hauser", hits=2), BadInput,
             "--hits needs a target: Hauser's perception was declared without --target")
@@ -433,7 +547,7 @@ def test_first_instantaneous_action_is_free_and_further_ones_take_the_option(
     do(enc, Resolve(who="Hauser"))
     second = one(do(enc, Declare(who="Hauser", action="instantaneous")), ActionDeclared)
     assert second.cost.value == further and second.cost.terms == (Term("instantaneous actions before", 1),)
-    assert who(enc, "Hauser")["activity_used"] == further
+    assert who(enc, "Hauser").activity_used == further
     do(enc, Resolve(who="Hauser"))
     do(enc, Upkeep())
     new_round(enc)
@@ -463,7 +577,7 @@ def test_held_action_resolves_when_triggered_interrupting_another_turn(memory_st
     do(enc, Declare(who="Orc", action="move", percent=30))
     do(enc, Declare(who="Orc", action="melee-attack", target="Hauser", percent=60))
     do(enc, Resolve(who="Hauser", outcome="hit", hits=5))  # the held shot goes off first
-    assert pending(enc, "Hauser") is None and who(enc, "Orc")["hits_left"] == 25
+    assert pending(enc, "Hauser") is None and combatant(enc, "Orc").vital.value == 25
 
 
 def test_held_action_is_lost_at_the_upkeep(memory_store: Store) -> None:
@@ -494,8 +608,9 @@ def test_held_action_is_broken_by_declaring_another_action_but_not_by_movement(m
     assert pending(enc, "Hauser") is not None
     events = do(enc, Declare(who="Hauser", action="perception", percent=20))
     assert one(events, ActionCancelled).reason.startswith("interrupted by perception: a held action ends")
-    assert pending(enc, "Hauser") is not None and pending(enc, "Hauser")["action"] == "perception"  # type: ignore[index]
-    assert who(enc, "Hauser")["activity_used"] == 70
+    now = pending(enc, "Hauser")
+    assert now is not None and now.action == "perception"
+    assert who(enc, "Hauser").activity_used == 70
 
 
 # --- Round to Round Actions --------------------------------------------------------------------
@@ -518,7 +633,7 @@ def test_round_to_round_action_carries_across_rounds(memory_store: Store) -> Non
     assert one(do(enc, Upkeep()), ActionProgressed).progress == 180
     due = one(new_round(enc), ActionContinued)
     assert (due.step, due.remaining.value, due.paid) == ("resolves", 70, 70)
-    assert who(enc, "Hauser")["activity_left"] == 30
+    assert combatant(enc, "Hauser").budget.left == 30
     refused(enc, Upkeep(), RuleViolation,
             "Hauser's static-maneuver is still to resolve: `skirmish resolve Hauser` or `skirmish cancel Hauser` "
             "before you run the upkeep (percent-activity.md, Upkeep step)")
@@ -535,7 +650,7 @@ def test_round_to_round_action_is_cancelled_by_another_action(cli: Cli) -> None:
     cli_round(cli)
     out = cli.ok("declare", "Hauser", "draw")
     assert "Hauser's static-maneuver interrupted by draw: a round-to-round action ends when another action is taken" in out
-    assert [p["action"] for p in state(cli)["pending"]] == ["draw"]
+    assert [p.action for p in state(cli).pending] == ["draw"]
 
 
 def test_round_to_round_action_needs_some_activity_left_to_start(memory_store: Store) -> None:
@@ -559,7 +674,7 @@ def test_upkeep_subtracts_hits_due_to_bleeding(memory_store: Store) -> None:
     do(enc, ApplyEffect(who="Orc", kind="bleeding", per_round=3))
     ticks = [e for e in do(enc, Upkeep()) if isinstance(e, UpkeepTick)]
     assert [(t.step, t.change) for t in ticks] == [("bleeding", -2), ("bleeding", -3)]
-    assert who(enc, "Orc")["damage"] == 5
+    assert who(enc, "Orc").damage == 5
     do(enc, ApplyEffect(who="Orc", kind="bleeding", end=True))
     assert effects(enc, "Orc") == []
 
@@ -629,33 +744,119 @@ def test_undo_of_an_upkeep_brings_expired_effects_back_exactly(cli: Cli) -> None
     cli.ok("effect", "Orc", "bleeding", "--per-round", "2")
     before = state(cli)
     cli.ok("upkeep")
-    assert next(c for c in state(cli)["combatants"] if c["name"] == "Orc")["effects"] == [
-        {"kind": "bleeding", "per_round": 2, "rounds": None},
-    ]
+    assert state(cli).combatant("Orc").effects == (Effect(kind="bleeding", left=None, detail="2/round"),)
     cli.ok("undo")
     after = state(cli)
-    assert {k: v for k, v in after.items() if k not in ("head", "at")} == {
-        k: v for k, v in before.items() if k not in ("head", "at")
-    }
+    assert (after.clock, after.combatants, after.pending, after.own) == (
+        before.clock, before.combatants, before.pending, before.own
+    )
+
+
+def test_pending_actions_say_when_they_resolve(memory_store: Store) -> None:
+    """Resolve Actions step: in its combatant's turn; Conditional Action: "if and when the
+    trigger condition occurs"; Round to Round Actions: over several rounds, then due in the
+    turn of the round its rest fits in."""
+    enc = fight(memory_store)
+    do(enc, AddCombatant(name="Mira", side="players", stats={"qu": "2", "hits": "30"}))
+    new_round(enc, {"Hauser": (6, 8), "Orc": (5, 5), "Mira": (10, 10)})  # Mira 22, Hauser 15, Orc 10
+    do(enc, Declare(who="Mira", action="static-maneuver", percent=150))
+    do(enc, Next())
+    do(enc, Declare(who="Hauser", action="dodge", percent=50, trigger="the Orc swings"))
+    do(enc, Next())
+    do(enc, Declare(who="Orc", action="melee-attack", target="Hauser"))
+    assert [(p.who, p.resolves) for p in enc.view().pending] == [
+        ("Mira", "spans rounds"), ("Hauser", "on trigger: the Orc swings"), ("Orc", "in Orc's turn"),
+    ]
+    do(enc, Resolve(who="Orc", outcome="miss"))
+    do(enc, Next())  # the upkeep: the dodge is lost, Mira puts her 100 % into the winch
+    # Round 2: Hauser 15, Orc 10, Mira 1 + 1 + 2 = 4; her last 50 % is set aside, due in her turn.
+    new_round(enc, {"Hauser": (6, 8), "Orc": (5, 5), "Mira": (1, 1)})
+    assert enc.view().pending == (Pending(
+        who="Mira", action="static-maneuver", resolves="in Mira's turn",
+        own=PaPending(percent=150, step="resolves", progress=100),
+    ),)
+    assert combatant(enc, "Mira").budget.left == 50
+
+
+# A short fight touching every command and event of the ruleset, refusals among them.
+EVERY_COMMAND: tuple[Command, ...] = (
+    AddCombatant(name="Hauser", side="players", stats={"qu": "1", "hits": "40"}),
+    AddCombatant(name="Orc", side="foes", stats={"qu": "0", "hits": "30"}),
+    ApplyEffect(who="Orc", kind="bleeding", per_round=2),
+    ApplyEffect(who="Orc", kind="stunned", rounds=2),
+    ApplyEffect(who="Orc", kind="staggered"),
+    StartRound(rolls=DICE),
+    Declare(who="Hauser", action="ranged-attack", percent=30, trigger="the Orc charges"),
+    Declare(who="Hauser", action="perception", percent=20),  # breaks the held shot
+    Resolve(who="Hauser"),
+    Declare(who="Hauser", action="static-maneuver", percent=150),
+    Declare(who="Hauser", action="dodge"),  # refused: 50 % left
+    Next(),
+    Declare(who="Orc", action="melee-attack", percent=60, target="Hauser"),
+    Resolve(who="Orc", outcome="hit", hits=5),
+    Damage(who="Hauser", amount=3),
+    Declare(who="Orc", action="move", percent=20),
+    Declare(who="Orc", action="instantaneous"),
+    Cancel(who="Orc"),
+    Next(),  # the upkeep: progress, bleeding, stun, stagger
+    StartRound(rolls=DICE),  # the static maneuver is due
+    ApplyEffect(who="Orc", kind="bleeding", end=True),
+    Upkeep(),  # refused: the maneuver is still to resolve
+    Resolve(who="Hauser", outcome="done"),
+    Upkeep(),
+)
+
+
+def test_deciding_never_changes_the_state_it_is_given(memory_store: Store) -> None:
+    """Ruleset.decide leaves the state as it was: the engine applies the decided events to
+    that same state (projections/engine.py), so a decision that changed it counts twice."""
+    enc = start(memory_store, RULES)
+    ruleset = enc.ruleset
+    for command in EVERY_COMMAND:
+        state = enc.fold_to(enc.head().event_id)[0]
+        before = msgspec.msgpack.encode(state)
+        dice = Dice(enc.started.seed, "test", getattr(command, "rolls", None))
+        try:
+            ruleset.decide(state, command, dice)
+        except SkirmishError:
+            assert msgspec.msgpack.encode(state) == before, command
+            continue
+        assert msgspec.msgpack.encode(state) == before, command
+        do(enc, command)
+    # The Orc's 5 and the GM's 3 on Hauser; the Orc bled 2 at the first upkeep only, and the
+    # second upkeep took his stun's last round (Upkeep step).
+    assert (who(enc, "Hauser").damage, who(enc, "Orc").damage, effects(enc, "Orc")) == (8, 2, [])
+    assert enc.view().clock.round == 2
 
 
 # --- shape and sample --------------------------------------------------------------------------
 
 
-def test_state_json_keeps_the_shared_shape(cli: Cli) -> None:
+def test_the_view_is_typed_with_the_rulesets_figures_under_todays_names(cli: Cli) -> None:
+    """projections/view.py: the core (hits left, activity %) by attribute; what is this
+    ruleset's own under the key names `state --json` has always printed."""
     cli_fight(cli)
     cli_round(cli)
     view = state(cli)
-    assert list(view) == ["encounter", "ruleset", "branch", "head", "at", "round", "clock", "combatants",
-                          "pending", "environment"]
-    row = view["combatants"][0]
-    assert row["hits_left"] == 40 and row["activity_used"] == 0
+    assert (view.ruleset, view.clock.unit, view.own) == (RULES, "round", NoOwn())
+    hauser = view.combatant("Hauser")
+    assert hauser.vital == Gauge(name="hits left", value=40, maximum=40)
+    assert hauser.budget == Budget(name="activity %", left=100, of=100)
+    assert hauser.own == PaFigures(
+        initiative=15, activity_used=0, melee_attacks=0, instantaneous_actions=0, damage=0, wounded=False,
+    )
+    assert list(own_figures(hauser.own)) == [
+        "initiative", "activity_used", "melee_attacks", "instantaneous_actions", "damage", "wounded",
+    ]
+    printed = msgspec.json.decode(msgspec.json.encode(view))  # as `state --json` is to print it
+    assert printed["view"] == VIEW_VERSION and printed["combatants"][0]["own"]["initiative"] == 15
     for line in cli.ok("log", "--json").splitlines():
         assert {"id", "parent", "kind", "recorded_at"} <= set(json.loads(line))
-    text = cli.ok("state")
-    assert "round 1, in round yes, turn Hauser, order Hauser, Orc" in text
     cli.ok("declare", "Hauser", "dodge", "--percent", "70", "--trigger", "the Orc swings")
-    assert "pending: Hauser dodge (percent 70, step held, penalty -30, trigger the Orc swings)" in cli.ok("state")
+    assert state(cli).pending == (Pending(
+        who="Hauser", action="dodge", resolves="on trigger: the Orc swings",
+        own=PaPending(percent=70, step="held", penalty=-30, trigger="the Orc swings"),
+    ),)
 
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "gatehouse-percent.skirmish"
@@ -672,16 +873,18 @@ def test_gatehouse_sample_ends_as_its_comments_say(cli: Cli) -> None:
     assert "Mira's static-maneuver completes this round: 90 % set aside" in out
     assert "Upkeep: Orc's stunned has 1 round left" in out
     view = state(cli)
-    assert view["round"] == 2 and view["branch"] == "main"
-    figures = {c["name"]: c for c in view["combatants"]}
+    assert (view.clock.round, view.branch) == (2, "main")
+    # Round 2's order: Orc 14, Hauser 11, Mira 9; Mira's last `next` ran the upkeep.
+    assert [c.name for c in view.combatants] == ["Orc", "Hauser", "Mira"]
+    assert (view.clock.running, view.clock.moment, view.clock.now) == (False, "between rounds", ())
     # Orc: 12 (Hauser) + 6 (Mira) + 2 bleeding at each of two upkeeps = 22 of 30 hits.
-    assert figures["Orc"]["damage"] == 22 and figures["Orc"]["wounded"] is True
-    assert figures["Orc"]["effects"] == [{"kind": "bleeding", "per_round": 2, "rounds": None}]
+    assert figures(view, "Orc").damage == 22 and figures(view, "Orc").wounded is True
+    assert view.combatant("Orc").vital == Gauge(name="hits left", value=8, maximum=30)
+    assert view.combatant("Orc").effects == (Effect(kind="bleeding", left=None, detail="2/round"),)
     # The 20 typed by mistake was undone: Hauser took only the Orc's 8.
-    assert figures["Hauser"]["damage"] == 8
+    assert figures(view, "Hauser").damage == 8
     assert "Hauser takes 20 hits (12 left), wounded  (undone)" in cli.ok("log", "--all")
     branches = {b["name"]: b for b in json.loads(cli.ok("branches", "--json"))}
     assert set(branches) == {"main", "what-if"}
-    what_if = json.loads(cli.ok("state", "--json", "--at", str(branches["what-if"]["head"])))
-    orc = next(c for c in what_if["combatants"] if c["name"] == "Orc")
-    assert orc["hits_left"] == 0 and orc["damage"] == 30
+    what_if = state(cli, at=branches["what-if"]["head"])
+    assert what_if.combatant("Orc").vital.value == 0 and figures(what_if, "Orc").damage == 30

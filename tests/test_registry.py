@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from importlib.metadata import EntryPoint
 
 import pytest
@@ -48,22 +50,68 @@ def test_a_third_party_ruleset_is_found_through_its_entry_point(monkeypatch: pyt
         registry_module.get_ruleset.cache_clear()
 
 
-@pytest.mark.parametrize("ruleset_id", sorted(registry()))
-def test_every_ruleset_declares_figures_its_view_has(ruleset_id: str) -> None:
-    """`vital` and `budget` name keys of every combatant row of the ruleset's view."""
+def _probe(ruleset_id: str) -> tuple[Any, Any]:
     from conftest import start
     from skirmish.eventlog.store import Store
     from skirmish.projections.ruleset import get_ruleset
 
     ruleset = get_ruleset(ruleset_id)
-    assert ruleset.actions, f"{ruleset_id} declares no actions"
     store = Store(":memory:")
     enc = start(store, ruleset_id)
     stats = {k: str(max(10, s.minimum or 0) if s.maximum is None else s.maximum)
              for k, s in ruleset.stats.items() if s.required}
     enc.execute(AddCombatant(name="Probe", stats=stats), "add Probe")
-    view = enc.view()
-    assert set(view) >= {"round", "clock", "combatants", "pending", "environment"}
-    row = view["combatants"][0]
-    assert ruleset.vital in row and ruleset.budget in row, sorted(row)
-    store.close()
+    return store, enc
+
+
+@pytest.mark.parametrize("ruleset_id", sorted(registry()))
+def test_every_rulesets_view_is_the_typed_contract(ruleset_id: str) -> None:
+    """Every surface reads the same core whatever the ruleset (projections/view.py)."""
+    from skirmish.projections.view import STATUSES, Budget, Clock, Gauge, Own, Shown
+
+    store, enc = _probe(ruleset_id)
+    try:
+        assert enc.ruleset.actions, f"{ruleset_id} declares no actions"
+        view = enc.view()
+        assert isinstance(view, Shown) and isinstance(view.clock, Clock)
+        assert isinstance(view.own, Own) and isinstance(view.clock.own, Own)
+        (probe,) = view.combatants
+        assert probe.name == "Probe" and probe.status in STATUSES
+        assert isinstance(probe.vital, Gauge) and isinstance(probe.budget, Budget) and isinstance(probe.own, Own)
+        assert probe.vital.name and probe.budget.name
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("ruleset_id", sorted(registry()))
+def test_flags_a_ruleset_does_not_declare_are_refused_in_one_line(ruleset_id: str) -> None:
+    """Each shared flag a ruleset does not read on a command is refused by the engine,
+    naming it and what the command does take, and nothing is appended."""
+    from skirmish.eventlog import commands as c
+    from skirmish.eventlog.errors import BadInput
+    from skirmish.projections.ruleset import flag_name, optional_fields
+
+    store, enc = _probe(ruleset_id)
+    samples: dict[str, Any] = {"ap": 2, "percent": 20, "target": "Probe", "trigger": "the door opens",
+                               "pace": "run", "penalty": 1, "amount": 5, "outcome": "hit", "hits": 3,
+                               "charge_speed": 4, "orientation": "success", "per_round": 1, "rounds": 2,
+                               "start": 3, "end": True}
+    required = {"who": "Probe", "action": "x", "kind": "prone", "amount": 1}
+    try:
+        for command_type in (c.StartRound, c.Next, c.Declare, c.Resolve, c.Cancel, c.Damage, c.ApplyEffect, c.Upkeep):
+            tag = str(command_type.__struct_config__.tag)
+            declared = enc.ruleset.flags.get(tag, ())
+            known = [name for name, _ in optional_fields(command_type)]
+            assert set(declared) <= set(known), f"{ruleset_id} declares flags `{tag}` does not have"
+            fixed = {k: v for k, v in required.items() if k in command_type.__struct_fields__ and k not in known}
+            takes = ", ".join(flag_name(n) for n in declared) or "none of the shared flags"
+            for name in known:
+                if name in declared:
+                    continue
+                head = enc.head().event_id
+                with pytest.raises(BadInput) as refused:
+                    enc.execute(command_type(**fixed, **{name: samples[name]}), "probe")
+                assert str(refused.value) == f"{ruleset_id} `{tag}` takes no {flag_name(name)} (it takes: {takes})"
+                assert enc.head().event_id == head
+    finally:
+        store.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sqlite3
 import struct
@@ -20,9 +21,11 @@ from conftest import Cli
 
 from skirmish.cli import progress as progress_module
 from skirmish.cli.main import run_cli
-from skirmish.eventlog.store import SCHEMA_VERSION, Store
+from skirmish.eventlog.schema import SCHEMA_VERSION
+from skirmish.eventlog.store import Store
 from skirmish.projections import report_render
 from skirmish.projections.report import Note, Report, Step, collect
+from skirmish.projections.view import Budget, Clock, Combatant, Gauge, Pending, Shown, View
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "bridge-ambush.skirmish"
@@ -232,7 +235,9 @@ def test_markdown_report_of_the_sample(ambush: Cli) -> None:
     # Round 1's timeline: Hauser's melee attack from 35 to its resolution at 20, Mira's
     # held shot carried on past the round, the Orc's parry declared and settled at once.
     timeline = md.split("## Round 1")[1].split("```text\n")[1].split("```")[0].splitlines()
-    assert timeline[0].split() == ["count", "35", "34", "30", "29", "24", "20", "15", "10", "9", "-"]
+    assert re.split(r"\s{2,}", timeline[0]) == [
+        "moment", *(f"count {n}" for n in (35, 34, 30, 29, 24, 20, 15, 10, 9)), "after round 1",
+    ]
     assert timeline[1].split() == ["Orc:", "parry", "*", *"." * 9]
     assert timeline[2].split() == ["Hauser:", "melee-attack", *"======", *"...."]
     assert timeline[3].split() == ["Mira:", "ranged-attack", ".", *"=" * 8, ">"]
@@ -317,19 +322,24 @@ def test_html_report_renders_its_pictures_in_chromium(ambush: Cli) -> None:
     assert any(c[2] > 150 and c[0] < 80 for c in colours)
 
 
-def _step(i: int, phase: str, pending: list[dict[str, object]], hits: dict[str, int], *,
+def _step(i: int, phase: str, pending: list[Pending], hits: dict[str, int], *,
           command: str = "next", actor: str | None = None, round_: int = 1) -> Step:
     return Step(
         i, i, command, actor, None, f"event {i}",
-        {"round": round_, "clock": {"phase": phase, "in_round": True},
-         "combatants": [{"name": n, "side": "x", "health": h, "slots": 0} for n, h in hits.items()],
-         "pending": pending},
+        View(
+            clock=Clock(round=round_, running=True, moment=f"phase {phase}", phase=phase),
+            combatants=tuple(
+                Combatant(name=n, side="x", vital=Gauge(name="health", value=h), budget=Budget(name="slots", left=0))
+                for n, h in hits.items()
+            ),
+            pending=tuple(pending),
+        ),
     )
 
 
 def test_phase_grid_and_damage_for_a_phased_clock() -> None:
     """A ruleset whose clock has a phase gets a phase grid; nothing else about it is known."""
-    blow = {"who": "Ann", "action": "strike", "target": "Bob"}
+    blow = Pending(who="Ann", action="strike", target="Bob")
     steps = [
         _step(1, "move", [], {"Ann": 10, "Bob": 10}),
         _step(2, "move", [blow], {"Ann": 10, "Bob": 10}, command="declare", actor="Ann"),
@@ -337,7 +347,7 @@ def test_phase_grid_and_damage_for_a_phased_clock() -> None:
         _step(4, "attack", [], {"Ann": 10, "Bob": 6}, command="resolve", actor="Ann"),
         _step(5, "end", [], {"Ann": 10, "Bob": 5}),
     ]
-    rounds, figures, series = collect(steps, vital="health", budget="slots", notes=[Note(6, 4, "ouch")])
+    rounds, figures, series = collect(steps, notes=[Note(6, 4, "ouch")])
     (r,) = rounds
     assert r.phase_order() == ["move", "attack", "end"]
     assert r.grid() == {("Ann", "move"): ["strike >"], ("Ann", "attack"): ["strike !"]}
@@ -346,8 +356,8 @@ def test_phase_grid_and_damage_for_a_phased_clock() -> None:
     assert (ann.dealt, ann.taken, ann.declared, bob.taken, bob.dealt) == (4, 0, 1, 5, 0)
     assert series == {"Ann": [None, 10], "Bob": [None, 5]}
     report = Report("Duel", "phased", "main", 5, {}, "health", "slots", "d" * 64, rounds, figures,
-                    series, [], {"encounter": "Duel", "ruleset": "phased", "branch": "main", "head": 5,
-                                 "at": 5, "round": 1, "clock": {}, "combatants": [], "pending": []})
+                    series, [], Shown(encounter="Duel", ruleset="phased", branch="main", head=5, at=5,
+                                      clock=Clock(round=1)))
     page = report_render.html(report)
     assert page.count('<svg class="phase-grid"') == 1 and "strike &gt;" in page
     assert "| Ann | strike > | strike ! | - |" in report_render.markdown(report)

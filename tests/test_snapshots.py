@@ -108,7 +108,7 @@ def test_one_snapshot_serves_every_branch_through_its_event(memory_store: Store,
     # No snapshot was written for the shared history again: the branch reads main's.
     assert [r for r in snapshot_rows(memory_store) if r[0] <= fork_at] == before
     assert state == full_fold(enc, enc.head().event_id)
-    assert enc.view()["combatants"][0]["hits_left"] == 90 - 10 - 10
+    assert enc.view().combatants[0].vital.value == 90 - 10 - 10
 
 
 def test_an_unreadable_or_older_snapshot_is_a_miss(memory_store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -164,10 +164,12 @@ def test_replay_streams_rows(memory_store: Store) -> None:
 def test_a_replay_from_an_event_starts_at_the_snapshot_before_it(memory_store: Store) -> None:
     enc = fight(memory_store, 1_500)
     head = enc.head().event_id
-    full = list(enc.replay())
-    on_path = {rec.id for rec, _, _ in full}
-    for start in (full[0][0].id, full[1][0].id, full[700][0].id, head):
-        assert list(enc.replay(start=start)) == [step for step in full if step[0].id >= start]
+    # The replay's state is its working copy, changed by the next event: view it as it goes.
+    full = [(rec.id, enc.ruleset.view(state)) for rec, state in enc.replay()]
+    on_path = {event_id for event_id, _ in full}
+    for start in (full[0][0], full[1][0], full[700][0], head):
+        again = [(rec.id, enc.ruleset.view(state)) for rec, state in enc.replay(start=start)]
+        assert again == [step for step in full if step[0] >= start]
     off_path = next(row.id for row in memory_store.all_events(enc.row.id) if row.id not in on_path)
     with pytest.raises(UnknownEvent, match=f"event {off_path} is not in the history"):
         list(enc.replay(start=off_path))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,8 @@ from skirmish.eventlog.errors import (
     TamperedLog,
     UnknownBranch,
 )
-from skirmish.eventlog.store import SCHEMA_VERSION, Head, NewEvent, Store
+from skirmish.eventlog.schema import SCHEMA_VERSION
+from skirmish.eventlog.store import Counts, EventRow, Head, NewEvent, Store
 from skirmish.projections.engine import Encounter, new_encounter
 from skirmish.projections.ruleset import Dice
 
@@ -228,7 +230,7 @@ def test_concurrent_writers_never_lose_or_fork_an_event(tmp_path: Path) -> None:
         # No silent fork: every event is on main's one line of history.
         assert [r.id for r in enc.path(enc.head().event_id)] == [e.id for e in events]
         view = enc.view()
-        damage = {c["name"]: c["damage"] for c in view["combatants"]}
+        damage = {c.name: c.own.damage for c in view.combatants}  # type: ignore[attr-defined]
         assert damage == {"Hauser": per_writer, "Orc": 5 + per_writer}
         store.verify(enc.row.id)
     finally:
@@ -344,6 +346,56 @@ def test_verify_finds_the_last_head_move_removed(file_store: Store) -> None:
     tamper(file_store, "DELETE FROM head_moves WHERE id = (SELECT max(id) FROM head_moves)")
     with pytest.raises(TamperedLog, match=r"command \d+ \('undo'\) has no head move"):
         file_store.verify(enc.row.id)
+
+
+def test_verify_is_a_function_of_the_rows_alone(memory_store: Store) -> None:
+    """chain.verify needs no connection: rows edited in memory are named as an edited file is."""
+    from skirmish.eventlog import chain
+
+    enc = fight(memory_store)
+    log = memory_store.log(enc.row.id)
+    assert chain.verify(log) == memory_store.verify(enc.row.id)
+    edited = [e._replace(body=e.body.replace('"value":5', '"value":50')) if e.id == 4 else e for e in log.events]
+    with pytest.raises(TamperedLog, match=r"^event 4 \(ap.damage-taken\) was altered"):
+        chain.verify(log._replace(events=edited))
+
+
+def test_verify_reads_the_log_at_one_moment_while_another_writer_appends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second screen's `verify` or `export` while the table plays: a command committed
+    between the reads of its commands and of its events and head moves is not seen at
+    all, rather than half seen (events naming a command the log does not hold)."""
+    path = str(tmp_path / "shared.db")
+    reader, writer = Store(path), Store(path)
+    try:
+        enc = fight(reader)
+        before = reader.verify(enc.row.id)
+        table = Encounter.open(writer)
+        read_events = Store.all_events
+
+        def meanwhile(self: Store, encounter_id: int) -> Iterator[EventRow]:
+            if self is reader:
+                hurt(table, "Orc", 1)  # committed after the commands were read
+            return read_events(self, encounter_id)
+
+        with monkeypatch.context() as patched:
+            patched.setattr(Store, "all_events", meanwhile)
+            assert reader.verify(enc.row.id) == before
+        assert reader.verify(enc.row.id) != before  # the next read sees the new command whole
+    finally:
+        reader.close()
+        writer.close()
+
+
+def test_counts_and_event_ids(memory_store: Store) -> None:
+    enc = fight(memory_store)
+    enc.undo(1, "undo")
+    assert memory_store.counts(enc.row.id) == Counts(commands=5, events=4, moves=5, undos=1)
+    assert memory_store.event_ids(enc.row.id) == [1, 2, 3, 4]
+    other = new_encounter(memory_store, "Another", "ap-countdown", {}, "new", seed=1)
+    assert memory_store.counts(other.row.id) == Counts(commands=1, events=1, moves=1, undos=0)
+    assert memory_store.event_ids(other.row.id) == [5]
 
 
 # --- files that are not skirmish's -----------------------------------------------------------
@@ -570,7 +622,8 @@ def test_the_command_is_stored_beside_its_events(memory_store: Store) -> None:
 
 def test_verify_finds_a_forged_event_hung_on_a_real_command(file_store: Store) -> None:
     """INSERT is allowed, so a forger can add a correctly hashed event that reuses a command."""
-    from skirmish.eventlog.store import EventRow, command_hash, event_hash
+    from skirmish.eventlog.chain import command_hash, event_hash
+    from skirmish.eventlog.rows import EventRow
 
     enc = fight(file_store)
     cmd = file_store.command(file_store.event(enc.row.id, 4).command_id)
@@ -609,7 +662,7 @@ def test_opening_and_reading_write_nothing(tmp_path: Path, monkeypatch: pytest.M
     reader = Store(str(path), create=False)
     try:
         assert reader.verify(enc.row.id) == digest
-        assert Encounter.open(reader).view()["head"] == 4
+        assert Encounter.open(reader).view().head == 4
         with pytest.raises(StoreError, match="cannot be written"):
             Encounter.open(reader).execute(Damage(who="Orc", amount=1), "damage Orc 1")
         with pytest.raises(StoreError, match="cannot be written"):

@@ -61,10 +61,8 @@ import msgspec
 from msgspec.structs import replace
 
 from skirmish.eventlog.commands import (
-    AddCombatant,
     ApplyEffect,
     Cancel,
-    Command,
     Damage,
     Declare,
     Next,
@@ -75,28 +73,30 @@ from skirmish.eventlog.commands import (
 from skirmish.eventlog.errors import BadInput, RuleViolation
 from skirmish.eventlog.events import (
     CombatantAdded,
+    CombatantLeft,
+    CombatantReturned,
     Derivation,
     EncounterStarted,
     Event,
-    NoteAdded,
     Roll,
     Term,
-    upcaster,
 )
 from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
     Option,
+    Rules,
+    Ruleset,
     Stat,
-    by_name,
-    decide_add,
+    applies,
+    decides,
     find_name,
-    names_of,
     options_in_force,
-    replaced,
     suggest,
 )
+from skirmish.projections.view import Budget, Clock, Combatant, Gauge, Own, Pending, Status, View
+from skirmish.projections.view import Effect as Shown
 
 RULES = "ap-countdown.md"
 R_AP = f"{RULES}, Action Points"
@@ -209,6 +209,7 @@ class Fighter(msgspec.Struct, frozen=True):
     declared_this_round: bool = False
     effects: tuple[Effect, ...] = ()
     effects_applied: int = 0
+    left: bool = False  # has left the fight (`leave`); back with `return`
 
     @property
     def initiative(self) -> int | None:
@@ -223,24 +224,63 @@ class Counter(msgspec.Struct, frozen=True):
     per_round: int
 
 
-class ApState(msgspec.Struct, frozen=True):
+class ApState(msgspec.Struct):
+    """Mutable: the fold applies events to a working copy in place (Rules.apply). A
+    fighter is a frozen value, replaced whole in ``fighters`` when an event changes it."""
+
     options: dict[str, str]
     seed: int
     round: int = 0
     in_round: bool = False
     count: int | None = None
-    fighters: tuple[Fighter, ...] = ()
+    fighters: dict[str, Fighter] = {}  # by name, in the order they were added
     counters: tuple[Counter, ...] = ()
 
     def names(self) -> list[str]:
-        return names_of(self.fighters)
+        return list(self.fighters)
 
     def fighter(self, name: str) -> Fighter:
-        return by_name(self.fighters, name)
+        return self.fighters[name]
 
 
-def _put(state: ApState, fighter: Fighter) -> ApState:
-    return replace(state, fighters=replaced(state.fighters, fighter))
+def _put(state: ApState, fighter: Fighter) -> None:
+    state.fighters[fighter.name] = fighter
+
+
+# --- the view's own parts ---------------------------------------------------------------------
+
+
+class ApFigures(Own, frozen=True, kw_only=True):
+    """A combatant's figures under ap-countdown beside the view's core (hits left is its
+    vital figure, AP its budget)."""
+
+    initiative: int | None
+    base_initiative: int | None
+    ap: int
+    ap_spent: int
+    hits: int
+    damage: int
+    pace: str
+    delay: int
+    out_of_round: bool
+    parry: int | None
+
+
+class ApPending(Own, frozen=True, kw_only=True):
+    ap: int
+    resolves_at: int | None
+    step: str
+    trigger: str | None
+    progress: int
+    penalty: int
+
+
+class ApClock(Own, frozen=True, kw_only=True):
+    count: int | None
+
+
+class ApScene(Own, frozen=True, kw_only=True):
+    environment: tuple[Counter, ...] = ()
 
 
 # --- events ------------------------------------------------------------------------------
@@ -348,14 +388,13 @@ class DamageTaken(Event, frozen=True, tag="ap.damage-taken"):
     hits: Derivation
     hits_left: int
 
-
-@upcaster("ap.damage-taken", 1)
-def _damage_taken_v1(body: dict[str, Any]) -> dict[str, Any]:
-    # Version 1 named the hits taken ``amount``, the word of the `damage` command; the
-    # event speaks the rules' word, as ``hits_left`` beside it always did.
-    out = {k: v for k, v in body.items() if k != "amount"}
-    out["hits"] = body["amount"]
-    return out
+    @staticmethod
+    def upcast_v1_v2(body: dict[str, Any]) -> dict[str, Any]:
+        # Version 1 named the hits taken ``amount``, the word of the `damage` command; the
+        # event speaks the rules' word, as ``hits_left`` beside it always did.
+        out = {k: v for k, v in body.items() if k != "amount"}
+        out["hits"] = body["amount"]
+        return out
 
 
 class EffectApplied(Event, frozen=True, tag="ap.effect-applied"):
@@ -415,7 +454,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
 # --- the ruleset ---------------------------------------------------------------------------
 
 
-class ApCountdown:
+class ApCountdown(Rules[ApState]):
     id = "ap-countdown"
     rules_file = RULES
     options = {
@@ -447,152 +486,178 @@ class ApCountdown:
         "parry": ActionInfo("no AP", "--amount N before the first action of the round; binds a melee attack"),
     }
     details: dict[str, Detail] = {}  # every input has its own flag
-    vital = "hits_left"
-    budget = "ap_spent"
+    flags = {
+        "declare": ("ap", "target", "trigger", "pace", "penalty", "amount"),
+        "resolve": ("outcome", "hits", "charge_speed"),
+        "cancel": ("orientation",),
+        "effect": ("per_round", "rounds", "start", "end"),
+    }
     event_types = EVENT_TYPES
-    state_version = 1  # ApState's shape: raise it when ApState, Fighter, Action, Effect or Counter change
+    state_type = ApState
+    # ApState's shape: raise it when ApState, Fighter, Action, Effect or Counter change
+    # (2: fighters by name, and ``left``).
+    state_version = 2
 
-    # --- initial / evolve ---------------------------------------------------------------
+    # --- initial / apply ------------------------------------------------------------------
 
     def initial(self, started: EncounterStarted) -> ApState:
         options = options_in_force(self, started)
         return ApState(options=options, seed=started.seed)
 
-    def evolve(self, state: ApState, event: Event) -> ApState:
-        match event:
-            case CombatantAdded(name=name, side=side, stats=stats):
-                fighter = Fighter(
-                    name=name, side=side, qu=stats["qu"], hits=stats["hits"], penalty=stats.get("penalty", 0)
-                )
-                return replace(state, fighters=(*state.fighters, fighter))
-            case RoundStarted(round=number, count=count, initiatives=inits):
-                by_name = {i.who: i for i in inits}
-                fighters = []
-                for f in state.fighters:
-                    init = by_name.get(f.name)
-                    if init is None:
-                        fighters.append(f)
-                        continue
-                    fighters.append(replace(
-                        f, base=init.base.value, base_derivation=init.base, ap=init.ap, spent=0,
-                        instants=0, delay=0, out=False, parry=None, parry_against=None,
-                        parry_used=False, parry_owes_melee=False, declared_this_round=False,
-                    ))
-                return replace(state, round=number, in_round=True, count=count, fighters=tuple(fighters))
-            case ActionContinued(who=who, step=step, at=at):
-                f = state.fighter(who)
-                assert f.action is not None
-                return _put(state, replace(f, action=replace(f.action, step=step, resolves_at=at.value)))
-            case ClockAdvanced(count=count):
-                return replace(state, count=count)
-            case ActionDeclared(who=who, action=name, cost=cost, count=count, step=step, at=at,
-                                penalty=penalty, target=target, trigger=trigger, instant=instant):
-                f = state.fighter(who)
-                action = Action(
-                    name=name, cost=cost.value, declared_at=count, declared_round=state.round,
-                    step=step, resolves_at=at.value, target=target, trigger=trigger,
-                    penalty=penalty.value,
-                )
-                instants = f.instants + (1 if instant else 0)
-                owes = f.parry_owes_melee and name != MELEE
-                return _put(state, replace(
-                    f, action=action, instants=instants, declared_this_round=True, parry_owes_melee=owes
-                ))
-            case ActionProgressed(who=who, paid=paid, progress=progress):
-                f = state.fighter(who)
-                assert f.action is not None
-                action = replace(f.action, progress=progress, resolves_at=None)
-                return _put(state, replace(f, ap=f.ap - paid, spent=f.spent + paid, action=action))
-            case ActionReadied(who=who, paid=paid):
-                f = state.fighter(who)
-                assert f.action is not None
-                action = replace(f.action, step="ready", resolves_at=None, paid=True, progress=f.action.cost)
-                return _put(state, replace(f, ap=f.ap - paid, spent=f.spent + paid, action=action))
-            case ActionResolved(who=who, paid=paid):
-                f = state.fighter(who)
-                return _put(state, replace(f, ap=f.ap - paid, spent=f.spent + paid, action=None))
-            case ActionCancelled(who=who, delay=delay, out=out):
-                f = state.fighter(who)
-                return _put(state, replace(f, action=None, delay=f.delay + delay, out=f.out or out))
-            case PaceChanged(who=who, pace=pace, penalty=penalty, count=count):
-                f = state.fighter(who)
-                return _put(state, replace(f, pace=pace, pace_penalty=penalty, pace_count=(state.round, count)))
-            case ParryDeclared(who=who, amount=amount, against=against):
-                f = state.fighter(who)
-                return _put(state, replace(f, parry=amount, parry_against=against))
-            case ParryUsed(who=who, paid=paid, owes_melee=owes):
-                f = state.fighter(who)
-                under_way = f.action
-                if under_way is not None and paid:
-                    under_way = replace(under_way, paid=True, progress=under_way.cost)
-                return _put(state, replace(
-                    f, parry_used=True, parry_owes_melee=owes, ap=f.ap - paid, spent=f.spent + paid, action=under_way
-                ))
-            case DamageTaken(who=who, hits=amount):
-                f = state.fighter(who)
-                return _put(state, replace(f, damage=f.damage + amount.value))
-            case EffectApplied(who=who, kind=kind, per_round=per_round, rounds=rounds, spent_before=spent):
-                f = state.fighter(who)
-                if kind == BLEEDING:
-                    return _put(state, _bleed(f, per_round))
-                effect = Effect(kind, per_round, rounds, spent.value if spent else 0, serial=f.effects_applied)
-                return _put(state, replace(f, effects=(*f.effects, effect), effects_applied=f.effects_applied + 1))
-            case EffectEnded(who=who, kind=kind):
-                f = state.fighter(who)
-                return _put(state, replace(f, effects=_without(f.effects, kind)))
-            case BleedingStaunched(who=who, per_round=per_round):
-                f = state.fighter(who)
-                return _put(state, _bleed(f, per_round - _bleeding(f)))
-            case CounterSet(name=name, value=value, per_round=per_round, ended=ended):
-                counters = tuple(c for c in state.counters if c.name != name)
-                if not ended:
-                    counters += (Counter(name, value, per_round),)
-                return replace(state, counters=counters)
-            case UpkeepTick():
-                return _tick(state, event)
-            case RoundEnded():
-                # Every effect still on has now been through an upkeep, ticked or not: the
-                # "spent 2 AP before" check governs only the first one (Upkeep).
-                after_round = tuple(
-                    replace(
-                        f, ap=f.ap if state.options["carry-ap"] == "yes" else 0,
-                        effects=tuple(replace(e, fresh=False) for e in f.effects),
-                    )
-                    for f in state.fighters
-                )
-                return replace(state, in_round=False, count=None, fighters=after_round)
-            case NoteAdded() | EncounterStarted():
-                return state
-        return state
+    @applies(CombatantAdded)
+    def _added(self, state: ApState, event: CombatantAdded) -> None:
+        stats = event.stats
+        _put(state, Fighter(name=event.name, side=event.side, qu=stats["qu"], hits=stats["hits"],
+                            penalty=stats.get("penalty", 0)))
+
+    @applies(CombatantLeft)
+    def _left(self, state: ApState, event: CombatantLeft) -> None:
+        _put(state, replace(state.fighter(event.who), left=True))
+
+    @applies(CombatantReturned)
+    def _returned(self, state: ApState, event: CombatantReturned) -> None:
+        _put(state, replace(state.fighter(event.who), left=False))
+
+    @applies(RoundStarted)
+    def _round_started(self, state: ApState, event: RoundStarted) -> None:
+        for init in event.initiatives:
+            f = state.fighter(init.who)
+            _put(state, replace(
+                f, base=init.base.value, base_derivation=init.base, ap=init.ap, spent=0,
+                instants=0, delay=0, out=False, parry=None, parry_against=None,
+                parry_used=False, parry_owes_melee=False, declared_this_round=False,
+            ))
+        state.round, state.in_round, state.count = event.round, True, event.count
+
+    @applies(ActionContinued)
+    def _continued(self, state: ApState, event: ActionContinued) -> None:
+        f = state.fighter(event.who)
+        assert f.action is not None
+        _put(state, replace(f, action=replace(f.action, step=event.step, resolves_at=event.at.value)))
+
+    @applies(ClockAdvanced)
+    def _clock_advanced(self, state: ApState, event: ClockAdvanced) -> None:
+        state.count = event.count
+
+    @applies(ActionDeclared)
+    def _declared(self, state: ApState, event: ActionDeclared) -> None:
+        f = state.fighter(event.who)
+        action = Action(
+            name=event.action, cost=event.cost.value, declared_at=event.count, declared_round=state.round,
+            step=event.step, resolves_at=event.at.value, target=event.target, trigger=event.trigger,
+            penalty=event.penalty.value,
+        )
+        instants = f.instants + (1 if event.instant else 0)
+        owes = f.parry_owes_melee and event.action != MELEE
+        _put(state, replace(f, action=action, instants=instants, declared_this_round=True, parry_owes_melee=owes))
+
+    @applies(ActionProgressed)
+    def _progressed(self, state: ApState, event: ActionProgressed) -> None:
+        f = state.fighter(event.who)
+        assert f.action is not None
+        action = replace(f.action, progress=event.progress, resolves_at=None)
+        _put(state, replace(f, ap=f.ap - event.paid, spent=f.spent + event.paid, action=action))
+
+    @applies(ActionReadied)
+    def _readied(self, state: ApState, event: ActionReadied) -> None:
+        f = state.fighter(event.who)
+        assert f.action is not None
+        action = replace(f.action, step="ready", resolves_at=None, paid=True, progress=f.action.cost)
+        _put(state, replace(f, ap=f.ap - event.paid, spent=f.spent + event.paid, action=action))
+
+    @applies(ActionResolved)
+    def _resolved(self, state: ApState, event: ActionResolved) -> None:
+        f = state.fighter(event.who)
+        _put(state, replace(f, ap=f.ap - event.paid, spent=f.spent + event.paid, action=None))
+
+    @applies(ActionCancelled)
+    def _cancelled(self, state: ApState, event: ActionCancelled) -> None:
+        f = state.fighter(event.who)
+        _put(state, replace(f, action=None, delay=f.delay + event.delay, out=f.out or event.out))
+
+    @applies(PaceChanged)
+    def _pace_changed(self, state: ApState, event: PaceChanged) -> None:
+        f = state.fighter(event.who)
+        _put(state, replace(f, pace=event.pace, pace_penalty=event.penalty, pace_count=(state.round, event.count)))
+
+    @applies(ParryDeclared)
+    def _parry_declared(self, state: ApState, event: ParryDeclared) -> None:
+        f = state.fighter(event.who)
+        _put(state, replace(f, parry=event.amount, parry_against=event.against))
+
+    @applies(ParryUsed)
+    def _parry_used(self, state: ApState, event: ParryUsed) -> None:
+        f = state.fighter(event.who)
+        under_way = f.action
+        if under_way is not None and event.paid:
+            under_way = replace(under_way, paid=True, progress=under_way.cost)
+        _put(state, replace(
+            f, parry_used=True, parry_owes_melee=event.owes_melee, ap=f.ap - event.paid,
+            spent=f.spent + event.paid, action=under_way,
+        ))
+
+    @applies(DamageTaken)
+    def _damage_taken(self, state: ApState, event: DamageTaken) -> None:
+        f = state.fighter(event.who)
+        _put(state, replace(f, damage=f.damage + event.hits.value))
+
+    @applies(EffectApplied)
+    def _effect_applied(self, state: ApState, event: EffectApplied) -> None:
+        f = state.fighter(event.who)
+        if event.kind == BLEEDING:
+            _put(state, _bleed(f, event.per_round))
+            return
+        spent = event.spent_before
+        effect = Effect(event.kind, event.per_round, event.rounds, spent.value if spent else 0,
+                        serial=f.effects_applied)
+        _put(state, replace(f, effects=(*f.effects, effect), effects_applied=f.effects_applied + 1))
+
+    @applies(EffectEnded)
+    def _effect_ended(self, state: ApState, event: EffectEnded) -> None:
+        f = state.fighter(event.who)
+        _put(state, replace(f, effects=_without(f.effects, event.kind)))
+
+    @applies(BleedingStaunched)
+    def _staunched(self, state: ApState, event: BleedingStaunched) -> None:
+        f = state.fighter(event.who)
+        _put(state, _bleed(f, event.per_round - _bleeding(f)))
+
+    @applies(CounterSet)
+    def _counter_set(self, state: ApState, event: CounterSet) -> None:
+        counters = tuple(c for c in state.counters if c.name != event.name)
+        if not event.ended:
+            counters += (Counter(event.name, event.value, event.per_round),)
+        state.counters = counters
+
+    @applies(UpkeepTick)
+    def _upkeep_tick(self, state: ApState, event: UpkeepTick) -> None:
+        _tick(state, event)
+
+    @applies(RoundEnded)
+    def _round_ended(self, state: ApState, event: RoundEnded) -> None:
+        # Every effect still on has now been through an upkeep, ticked or not: the
+        # "spent 2 AP before" check governs only the first one (Upkeep).
+        carry = state.options["carry-ap"] == "yes"
+        for f in list(state.fighters.values()):
+            _put(state, replace(f, ap=f.ap if carry else 0,
+                                effects=tuple(replace(e, fresh=False) for e in f.effects)))
+        state.in_round, state.count = False, None
 
     # --- decide --------------------------------------------------------------------------
 
-    def decide(self, state: ApState, command: Command, dice: Dice) -> list[Event]:
-        match command:
-            case AddCombatant():
-                return decide_add(self, state.names(), command)
-            case StartRound():
-                return self._start_round(state, command, dice)
-            case Next():
-                return self._next(state)
-            case Declare():
-                return self._declare(state, command)
-            case Resolve():
-                return self._resolve(state, command)
-            case Cancel():
-                return self._cancel(state, command)
-            case Damage(who=who, amount=amount):
-                f = state.fighter(find_name(state.names(), who))
-                if amount < 1:
-                    raise BadInput(f"damage must be at least 1 hit, not {amount}")
-                return [_damage(f, Derivation(amount, "hits read off the tables by the GM", rule=R_RES))]
-            case ApplyEffect():
-                return self._effect(state, command)
-            case Upkeep():
-                _need_round(state)
-                return self._upkeep(state)
-        raise RuleViolation(f"{self.id} has no use for `{type(command).__struct_config__.tag}`")
+    @decides(Damage)
+    def _damage(self, state: ApState, command: Damage, dice: Dice) -> list[Event]:
+        f = state.fighter(find_name(state.names(), command.who))
+        if command.amount < 1:
+            raise BadInput(f"damage must be at least 1 hit, not {command.amount}")
+        return [_damage(f, Derivation(command.amount, "hits read off the tables by the GM", rule=R_RES))]
 
+    @decides(Upkeep)
+    def _upkeep_command(self, state: ApState, command: Upkeep, dice: Dice) -> list[Event]:
+        _need_round(state)
+        return self._upkeep(state)
+
+    @decides(StartRound)
     def _start_round(self, state: ApState, command: StartRound, dice: Dice) -> list[Event]:
         if state.in_round:
             raise RuleViolation(
@@ -606,7 +671,7 @@ class ApCountdown:
         once = state.options["initiative"] == "once"
         inits = []
         continued: list[Event] = []
-        for f in state.fighters:
+        for f in state.fighters.values():
             if once and f.base_derivation is not None:
                 if f.name.lower() in {n.lower() for n in command.rolls}:
                     raise RuleViolation(
@@ -628,31 +693,24 @@ class ApCountdown:
         count = max(i.actual.value for i in inits)
         return [RoundStarted(round=number, count=count, initiatives=tuple(inits)), *continued]
 
-    def _next(self, state: ApState) -> list[Event]:
+    @decides(Next)
+    def _next(self, state: ApState, command: Next, dice: Dice) -> list[Event]:
         _need_round(state)
         count = state.count
         assert count is not None
-        for f in state.fighters:
+        for f in state.fighters.values():
             a = f.action
             if a is not None and a.step == "resolves" and a.resolves_at is not None and a.resolves_at >= count:
                 raise RuleViolation(
                     f"{f.name}'s {a.name} resolves at {a.resolves_at}: `skirmish resolve {quote(f.name)}` "
                     f"or `skirmish cancel {quote(f.name)}` first", R_RES,
                 )
-        points: list[int] = []
-        for f in state.fighters:
-            a = f.action
-            if a is not None and a.resolves_at is not None and a.step != "ready":
-                if a.resolves_at < count:
-                    points.append(a.resolves_at)
-            elif _may_declare(f) and f.initiative is not None and f.initiative < count:
-                points.append(f.initiative)
-        if not points:
+        new = _next_count(state)
+        if new is None:
             return self._upkeep(state)
-        new = max(points)
         events: list[Event] = []
         declaring, resolving = [], []
-        for f in state.fighters:
+        for f in state.fighters.values():
             a = f.action
             if a is not None and a.resolves_at == new and a.step != "ready":
                 if a.step == "resolves":
@@ -663,7 +721,8 @@ class ApCountdown:
                 declaring.append(f.name)
         return [ClockAdvanced(count=new, declaring=tuple(declaring), resolving=tuple(resolving)), *events]
 
-    def _declare(self, state: ApState, cmd: Declare) -> list[Event]:
+    @decides(Declare)
+    def _declare(self, state: ApState, cmd: Declare, dice: Dice) -> list[Event]:
         _need_round(state)
         f = state.fighter(find_name(state.names(), cmd.who))
         count = state.count
@@ -768,7 +827,8 @@ class ApCountdown:
         against = find_name(state.names(), cmd.target) if cmd.target is not None else None
         return [ParryDeclared(who=f.name, amount=cmd.amount, against=against)]
 
-    def _resolve(self, state: ApState, cmd: Resolve) -> list[Event]:
+    @decides(Resolve)
+    def _resolve(self, state: ApState, cmd: Resolve, dice: Dice) -> list[Event]:
         f = state.fighter(find_name(state.names(), cmd.who))
         a = f.action
         if a is None:
@@ -823,7 +883,8 @@ class ApCountdown:
             events.append(BleedingStaunched(who=target.name, by=f.name, per_round=_bleeding(target) - 1))
         return events
 
-    def _cancel(self, state: ApState, cmd: Cancel) -> list[Event]:
+    @decides(Cancel)
+    def _cancel(self, state: ApState, cmd: Cancel, dice: Dice) -> list[Event]:
         f = state.fighter(find_name(state.names(), cmd.who))
         a = f.action
         if a is None:
@@ -842,7 +903,8 @@ class ApCountdown:
             who=f.name, action=a.name, reason="cancelled", orientation=cmd.orientation, delay=delay, out=out,
         )]
 
-    def _effect(self, state: ApState, cmd: ApplyEffect) -> list[Event]:
+    @decides(ApplyEffect)
+    def _effect(self, state: ApState, cmd: ApplyEffect, dice: Dice) -> list[Event]:
         kind = cmd.kind.lower()
         if cmd.who.lower() == "scene":
             existing = next((c for c in state.counters if c.name == kind), None)
@@ -889,7 +951,7 @@ class ApCountdown:
 
     def _upkeep(self, state: ApState) -> list[Event]:
         events: list[Event] = []
-        for f in state.fighters:
+        for f in state.fighters.values():
             a = f.action
             if a is not None and a.step == "resolves":
                 raise RuleViolation(
@@ -899,19 +961,19 @@ class ApCountdown:
             if a is not None and a.step in ("progresses", "readies") and a.resolves_at is not None:
                 events.append(_arrive(f, a))
         ticks: list[Event] = []
-        for f in state.fighters:
+        for f in state.fighters.values():
             bleed = _bleeding(f)
             if bleed:
                 ticks.append(UpkeepTick(step="bleeding", who=f.name, effect=BLEEDING, change=-bleed,
                                         reason=f"bleeding {bleed} a round"))
-        for f in state.fighters:
+        for f in state.fighters.values():
             for e in f.effects:
                 if e.kind in STUNS or e.kind == STAGGER or e.rounds is None:
                     continue
                 left = e.rounds - 1
                 ticks.append(UpkeepTick(step="timed", who=f.name, effect=e.kind, change=-1, serial=e.serial,
                                         rounds_left=left, removed=left <= 0))
-        for f in state.fighters:
+        for f in state.fighters.values():
             stuns = [e for e in f.effects if e.kind in STUNS]
             if not stuns:
                 continue
@@ -926,7 +988,7 @@ class ApCountdown:
                 left = worst.rounds - 1
                 ticks.append(UpkeepTick(step="stun", who=f.name, effect=worst.kind, change=-1,
                                         serial=worst.serial, rounds_left=left, removed=left <= 0))
-        for f in state.fighters:
+        for f in state.fighters.values():
             for e in f.effects:
                 if e.kind != STAGGER:
                     continue
@@ -943,49 +1005,56 @@ class ApCountdown:
         # AP paid by arriving shares and readied holds are spent, not lost; the rest are.
         paid_now = {e.who: e.paid for e in events if isinstance(e, (ActionProgressed, ActionReadied))}
         lost = {
-            f.name: f.ap - paid_now.get(f.name, 0) for f in state.fighters
+            f.name: f.ap - paid_now.get(f.name, 0) for f in state.fighters.values()
             if f.ap - paid_now.get(f.name, 0) > 0 and f.base is not None and state.options["carry-ap"] == "no"
         }
         return [*events, *ticks, RoundEnded(round=state.round, ap_lost=lost)]
 
     # --- view and narration ----------------------------------------------------------------
 
-    def view(self, state: ApState) -> dict[str, Any]:
+    def view(self, state: ApState) -> View:
+        count = state.count
+        fighters = list(state.fighters.values())
+        # Acting order: highest actual initiative first (Initiative); those without one
+        # (joined since the round's roll) after, in the order they were added.
+        ranked = sorted(fighters, key=lambda f: (f.initiative is None, -(f.initiative or 0)))
+        now = _acting_at(state, count, waiting=True) if state.in_round and count is not None else ()
+        upcoming = _next_count(state) if state.in_round else None
+        following = _acting_at(state, upcoming, waiting=False) if upcoming is not None else ()
         combatants = []
         pending = []
-        for f in state.fighters:
-            combatants.append({
-                "name": f.name,
-                "side": f.side,
-                "initiative": f.initiative,
-                "base_initiative": f.base,
-                "ap": f.ap,
-                "ap_spent": f.spent,
-                "hits": f.hits,
-                "damage": f.damage,
-                "hits_left": f.hits - f.damage,
-                "pace": f.pace,
-                "delay": f.delay,
-                "out_of_round": f.out,
-                "parry": f.parry,
-                "effects": [
-                    {"kind": e.kind, "per_round": e.per_round or None, "rounds": e.rounds} for e in f.effects
-                ],
-            })
+        for f in ranked:
+            status: Status = "left" if f.left else "out" if f.out else "fighting"
+            combatants.append(Combatant(
+                name=f.name, side=f.side, status=status, acting=f.name in now,
+                vital=Gauge(name="hits left", value=f.hits - f.damage, maximum=f.hits),
+                budget=Budget(name="AP", left=f.ap, of=f.ap + f.spent),
+                effects=tuple(
+                    Shown(kind=e.kind, left=e.rounds, detail=f"{e.per_round} a round" if e.per_round else "")
+                    for e in f.effects
+                ),
+                own=ApFigures(
+                    initiative=f.initiative, base_initiative=f.base, ap=f.ap, ap_spent=f.spent, hits=f.hits,
+                    damage=f.damage, pace=f.pace, delay=f.delay, out_of_round=f.out, parry=f.parry,
+                ),
+            ))
             if f.action is not None:
                 a = f.action
-                pending.append({
-                    "who": f.name, "action": a.name, "ap": a.cost, "resolves_at": a.resolves_at,
-                    "step": a.step, "target": a.target, "trigger": a.trigger,
-                    "progress": a.progress, "penalty": a.penalty,
-                })
-        return {
-            "round": state.round,
-            "clock": {"in_round": state.in_round, "count": state.count},
-            "combatants": combatants,
-            "pending": pending,
-            "environment": [{"name": c.name, "value": c.value, "per_round": c.per_round} for c in state.counters],
-        }
+                pending.append(Pending(
+                    who=f.name, action=a.name, target=a.target, resolves=_resolves(a),
+                    own=ApPending(ap=a.cost, resolves_at=a.resolves_at, step=a.step, trigger=a.trigger,
+                                  progress=a.progress, penalty=a.penalty),
+                ))
+        if state.in_round:
+            moment = f"count {count}"
+        else:
+            moment = "before the first round" if state.round == 0 else f"after round {state.round}"
+        clock = Clock(round=state.round, running=state.in_round, moment=moment, now=now, next=following,
+                      own=ApClock(count=count))
+        return View(
+            clock=clock, combatants=tuple(combatants), pending=tuple(pending),
+            own=ApScene(environment=state.counters),
+        )
 
     def describe(self, event: Event) -> str:
         match event:
@@ -1073,7 +1142,51 @@ def _need_round(state: ApState) -> None:
 
 
 def _may_declare(f: Fighter) -> bool:
-    return not f.out and f.ap > 0 and f.base is not None
+    return not f.out and not f.left and f.ap > 0 and f.base is not None
+
+
+def _next_count(state: ApState) -> int | None:
+    """The next count below the current one at which someone declares or an action
+    arrives (as `next` finds it); None: the countdown is over."""
+    count = state.count
+    assert count is not None
+    points: list[int] = []
+    for f in state.fighters.values():
+        a = f.action
+        if a is not None and a.resolves_at is not None and a.step != "ready":
+            if a.resolves_at < count:
+                points.append(a.resolves_at)
+        elif _may_declare(f) and f.initiative is not None and f.initiative < count:
+            points.append(f.initiative)
+    return max(points) if points else None
+
+
+def _acting_at(state: ApState, count: int, waiting: bool) -> tuple[str, ...]:
+    """Who acts at ``count``: actions resolving or arriving there, and those who may
+    declare there (with ``waiting``, also those whose initiative passed and who have not
+    declared: waiting is allowed)."""
+    names = []
+    for f in state.fighters.values():
+        a = f.action
+        if a is not None and a.step != "ready":
+            if a.resolves_at == count:
+                names.append(f.name)
+        elif _may_declare(f) and f.initiative is not None and (
+            f.initiative == count or (waiting and f.initiative > count)
+        ):
+            names.append(f.name)
+    return tuple(names)
+
+
+def _resolves(a: Action) -> str:
+    if a.step == "resolves":
+        return f"count {a.resolves_at}"
+    if a.step == "readies":
+        return f"ready at count {a.resolves_at}, then held until: {a.trigger}"
+    if a.step == "ready":
+        return f"held until: {a.trigger}"
+    share = f"this round's share at count {a.resolves_at}" if a.resolves_at is not None else "a later round"
+    return f"{a.progress} of {a.cost} AP; {share}"
 
 
 def _base_initiative(f: Fighter, roll: Roll) -> Derivation:
@@ -1175,22 +1288,24 @@ def _worst_stun(effects: tuple[Effect, ...]) -> int:
     return max(stuns, key=lambda i: (STUNS[effects[i].kind], -i))
 
 
-def _tick(state: ApState, tick: UpkeepTick) -> ApState:
+def _tick(state: ApState, tick: UpkeepTick) -> None:
     if tick.step == "environment":
         counters = tuple(
             replace(c, value=c.value + tick.change) if c.name == tick.effect else c for c in state.counters
         )
-        return replace(state, counters=counters)
+        state.counters = counters
+        return
     f = state.fighter(tick.who)
     if tick.step == "bleeding":
-        return _put(state, replace(f, damage=f.damage - tick.change))
+        _put(state, replace(f, damage=f.damage - tick.change))
+        return
     effects = list(f.effects)
     i = next(i for i, e in enumerate(effects) if e.serial == tick.serial)
     if tick.removed:
         del effects[i]
     else:
         effects[i] = replace(effects[i], rounds=tick.rounds_left, fresh=False)
-    return _put(state, replace(f, effects=tuple(effects)))
+    _put(state, replace(f, effects=tuple(effects)))
 
 
-RULESET = ApCountdown()
+RULESET: Ruleset[ApState] = ApCountdown()

@@ -66,22 +66,27 @@ Readings chosen where the text is silent:
   reduces under both readings of ``armour-dr``) and loses 2 Durability (never below 0).
 - Health at 0 or less: dead (Damage). The dead lose their AP at the next turn's start,
   are skipped in the order and cannot be attacked or damaged further.
+
+The view (projections/view.py): the clock counts turns, its moment is whose move it is;
+between turns nobody is next (the next turn's start settles who acts). Combatants are
+listed in the turn order, the dead in their places, those who joined since it was rolled
+after. Status: ``dead`` at Health 0 or less, anyone else ``fighting`` (a stunned one too:
+it only loses its moments while the stun lasts). The vital figure is Health, the budget
+the AP left of the 6 at most; a stun shows the turns it still covers, the one under way
+included.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from shlex import quote
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
-from msgspec.structs import replace
 
 from skirmish.eventlog.commands import (
-    AddCombatant,
     ApplyEffect,
     Cancel,
-    Command,
     Damage,
     Declare,
     Next,
@@ -95,7 +100,6 @@ from skirmish.eventlog.events import (
     Derivation,
     EncounterStarted,
     Event,
-    NoteAdded,
     Roll,
     Term,
 )
@@ -104,16 +108,17 @@ from skirmish.projections.ruleset import (
     Detail,
     Dice,
     Option,
+    Rules,
+    Ruleset,
     Stat,
-    by_name,
-    decide_add,
+    applies,
+    decides,
     detail_int,
     find_name,
-    names_of,
     options_in_force,
-    replaced,
     suggest,
 )
+from skirmish.projections.view import Budget, Clock, Combatant, Effect, Gauge, Own, Pending, View
 
 RULES = "crisis.md"
 R_ORDER = f"{RULES}, Turn Order"
@@ -170,7 +175,7 @@ class Condition(msgspec.Struct, frozen=True):
     until: int | None = None  # stunned: the last turn it cannot act in
 
 
-class Under(msgspec.Struct, frozen=True):
+class Under(msgspec.Struct):
     """An action still under way: a spanning one (over 6 AP) or a hit awaiting its damage."""
 
     name: str
@@ -180,7 +185,8 @@ class Under(msgspec.Struct, frozen=True):
     target: str | None = None
 
 
-class Fighter(msgspec.Struct, frozen=True):
+# Mutable: the fold changes a working copy in place (STYLE 7); decide only reads them.
+class Fighter(msgspec.Struct):
     name: str
     side: str
     stats: dict[str, int]
@@ -190,12 +196,12 @@ class Fighter(msgspec.Struct, frozen=True):
     order: int | None = None
     ap: int = 0
     spent: int = 0
-    conditions: tuple[Condition, ...] = ()
+    conditions: dict[str, Condition] = {}  # kind -> the condition, in the order they came
     no_gain_turn: int | None = None  # Stunned: the turn start at which it gains no AP
     action: Under | None = None
 
     def has(self, kind: str) -> bool:
-        return any(c.kind == kind for c in self.conditions)
+        return kind in self.conditions
 
     @property
     def dead(self) -> bool:
@@ -206,7 +212,7 @@ class Fighter(msgspec.Struct, frozen=True):
         return self.stats[key] + (DRUNK if self.has("drunk") else 0)
 
 
-class CrisisState(msgspec.Struct, frozen=True):
+class CrisisState(msgspec.Struct):
     options: dict[str, str]
     seed: int
     turn: int = 0
@@ -214,26 +220,76 @@ class CrisisState(msgspec.Struct, frozen=True):
     surprise: tuple[str, ...] = ()  # the surprise round's attackers, while it lasts
     sequence: tuple[str, ...] = ()  # the turn order, first to act first
     acting: str | None = None
-    fighters: tuple[Fighter, ...] = ()
+    fighters: dict[str, Fighter] = {}  # by name, in the order they were added
 
     def names(self) -> list[str]:
-        return names_of(self.fighters)
+        return list(self.fighters)
 
     def fighter(self, name: str) -> Fighter:
-        return by_name(self.fighters, name)
+        return self.fighters[name]
 
     def stunned(self, f: Fighter) -> bool:
-        return any(c.kind == "stunned" and (c.until is None or c.until >= self.turn) for c in f.conditions)
+        return _stunned(f, self.turn)
 
     def may_act(self, f: Fighter) -> bool:
-        return (
-            not f.dead and f.order is not None and not self.stunned(f)
-            and (not self.surprise or f.name in self.surprise)
-        )
+        return f.order is not None and _able(f, self.turn, self.surprise)
+
+    def first_able(self, names: Iterable[str], turn: int, surprise: tuple[str, ...]) -> str | None:
+        """The first of ``names`` (in the turn order) able to act in ``turn``."""
+        return next((n for n in names if _able(self.fighters[n], turn, surprise)), None)
+
+    def after_acting(self) -> str | None:
+        """Who acts once the one acting now is done (None: the turn ends)."""
+        if self.acting is None:
+            return None
+        later = self.sequence[self.sequence.index(self.acting) + 1:]
+        return next((n for n in later if self.may_act(self.fighters[n])), None)
 
 
-def _put(state: CrisisState, fighter: Fighter) -> CrisisState:
-    return replace(state, fighters=replaced(state.fighters, fighter))
+def _stunned(f: Fighter, turn: int) -> bool:
+    c = f.conditions.get("stunned")
+    return c is not None and (c.until is None or c.until >= turn)
+
+
+def _able(f: Fighter, turn: int, surprise: tuple[str, ...]) -> bool:
+    """Turn Order: acts when its place comes, unless dead (Damage), stunned (Conditions) or,
+    in a surprise round, not one of the attackers (Surprise Round)."""
+    return not f.dead and not _stunned(f, turn) and (not surprise or f.name in surprise)
+
+
+# --- view parts (projections/view.py) ----------------------------------------------------
+
+
+class CrisisClock(Own, frozen=True, kw_only=True):
+    surprise_round: bool = False  # Surprise Round: only its attackers act
+
+
+class CrisisFigures(Own, frozen=True, kw_only=True):
+    turn_order: int | None  # None: rolls at the next turn's start (Turn Order)
+    ap_spent: int  # this turn
+    endurance: int
+    durability: int  # the armour's
+
+
+class CrisisPending(Own, frozen=True, kw_only=True):
+    ap: int  # what the action costs in all (an action over 6 AP spans turns); 0 for a hit
+    progress: int  # AP put in so far
+
+
+def _moment(state: CrisisState) -> str:
+    if not state.in_turn:
+        return "before the first turn" if state.turn == 0 else "between turns"
+    who = f"{state.acting}'s turn" if state.acting is not None else "nobody left to act"
+    return f"surprise round, {who}" if state.surprise else who
+
+
+def _effect(state: CrisisState, c: Condition) -> Effect:
+    """Drunk and Prone last until ended; a stun covers the turns up to its last, the one
+    under way included."""
+    if c.until is None:
+        return Effect(kind=c.kind)
+    left = max(0, c.until - state.turn + (1 if state.in_turn else 0))
+    return Effect(kind=c.kind, left=left, detail=f"cannot act through turn {c.until}")
 
 
 # --- events ------------------------------------------------------------------------------
@@ -340,7 +396,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
 # --- the ruleset ---------------------------------------------------------------------------
 
 
-class Crisis:
+class Crisis(Rules[CrisisState]):
     id = "crisis"
     rules_file = RULES
     options = {
@@ -387,106 +443,115 @@ class Crisis:
                            ("resolve", "damage"), ("yes", "no")),
         "what": Detail("what a custom action or item use is, in the GM's words", ("declare",)),
     }
-    vital = "health"
-    budget = "ap_spent"
-    state_version = 1  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
+    # The shared optional fields of each command it reads; the engine refuses the others.
+    flags = {"declare": ("ap", "target"), "resolve": ("hits",), "effect": ("end",)}
+    state_type = CrisisState
+    # The shape of this ruleset's state: raise it when the state structs change (it keys
+    # cached snapshots). 2: mutable, fighters by name, conditions by kind.
+    state_version = 2
     event_types = EVENT_TYPES
 
-    # --- initial / evolve ---------------------------------------------------------------
+    # --- initial / apply ------------------------------------------------------------------
 
     def initial(self, started: EncounterStarted) -> CrisisState:
         options = options_in_force(self, started)
         return CrisisState(options=options, seed=started.seed)
 
-    def evolve(self, state: CrisisState, event: Event) -> CrisisState:
-        match event:
-            case CombatantAdded(name=name, side=side, stats=stats):
-                full = {key: spec.default for key, spec in self.stats.items()} | dict(stats)
-                fighter = Fighter(
-                    name=name, side=side, stats=full, endurance=full["endurance"], health=full["health"],
-                    durability=full["durability"],
-                )
-                return replace(state, fighters=(*state.fighters, fighter))
-            case TurnStarted(turn=turn, sequence=sequence, rolls=rolls, gains=gains, acting=acting, surprise=surprise):
-                orders = {r.who: r.total.value for r in rolls}
-                ap = {g.who: g.ap.value for g in gains}
-                fighters = tuple(
-                    replace(f, order=orders.get(f.name, f.order), ap=ap.get(f.name, f.ap), spent=0)
-                    for f in state.fighters
-                )
-                return replace(state, turn=turn, in_turn=True, sequence=sequence, acting=acting,
-                               surprise=surprise, fighters=fighters)
-            case TurnPassed(to=to):
-                return replace(state, acting=to)
-            case ActionTaken(who=who, action=action, cost=cost, paid=paid, spans=spans, target=target):
-                f = state.fighter(who)
-                under = Under(action, "spanning", cost.value, paid, target) if spans else None
-                return _put(state, replace(f, ap=f.ap - paid, spent=f.spent + paid, action=under))
-            case AttackRolled(who=who, target=target, hit=hit):
-                f = state.fighter(who)
-                under = Under("attack", "hit", 0, target=target) if hit else None
-                return _put(state, replace(f, action=under))
-            case ActionProgressed(who=who, paid=paid, progress=progress):
-                f = state.fighter(who)
-                assert f.action is not None
-                under = None if event.done else replace(f.action, progress=progress)
-                return _put(state, replace(f, ap=f.ap - paid, spent=f.spent + paid, action=under))
-            case ActionCancelled(who=who):
-                return _put(state, replace(state.fighter(who), action=None))
-            case DamageTaken(who=who, durability_lost=lost, endurance_left=end, health_left=health, by=by):
-                f = state.fighter(who)
-                state = _put(state, replace(f, endurance=end, health=health, durability=f.durability - lost))
-                if by is not None:
-                    state = _put(state, replace(state.fighter(by), action=None))
-                return state
-            case ConditionSet(who=who, kind=kind, until=until, no_gain_turn=no_gain):
-                f = state.fighter(who)
-                kept = tuple(c for c in f.conditions if c.kind != kind)
-                return _put(state, replace(
-                    f, conditions=(*kept, Condition(kind, until)),
-                    no_gain_turn=no_gain if no_gain is not None else f.no_gain_turn,
-                ))
-            case ConditionEnded(who=who, kind=kind):
-                f = state.fighter(who)
-                return _put(state, replace(f, conditions=tuple(c for c in f.conditions if c.kind != kind)))
-            case TurnEnded():
-                return replace(state, in_turn=False, acting=None, surprise=())
-            case NoteAdded() | EncounterStarted():
-                return state
-        return state
+    @applies(CombatantAdded)
+    def _added(self, state: CrisisState, event: CombatantAdded) -> None:
+        full = {key: spec.default for key, spec in self.stats.items()} | dict(event.stats)
+        state.fighters[event.name] = Fighter(
+            name=event.name, side=event.side, stats=full, endurance=full["endurance"], health=full["health"],
+            durability=full["durability"],
+        )
+
+    @applies(TurnStarted)
+    def _turn_started(self, state: CrisisState, event: TurnStarted) -> None:
+        fighters = state.fighters
+        for f in fighters.values():
+            f.spent = 0
+        for r in event.rolls:
+            fighters[r.who].order = r.total.value
+        for g in event.gains:
+            fighters[g.who].ap = g.ap.value
+        state.turn, state.in_turn, state.sequence = event.turn, True, event.sequence
+        state.acting, state.surprise = event.acting, event.surprise
+
+    @applies(TurnPassed)
+    def _passed(self, state: CrisisState, event: TurnPassed) -> None:
+        state.acting = event.to
+
+    @applies(ActionTaken)
+    def _taken(self, state: CrisisState, event: ActionTaken) -> None:
+        f = state.fighters[event.who]
+        f.ap -= event.paid
+        f.spent += event.paid
+        f.action = Under(event.action, "spanning", event.cost.value, event.paid, event.target) if event.spans else None
+
+    @applies(AttackRolled)
+    def _rolled(self, state: CrisisState, event: AttackRolled) -> None:
+        state.fighters[event.who].action = Under("attack", "hit", 0, target=event.target) if event.hit else None
+
+    @applies(ActionProgressed)
+    def _progressed(self, state: CrisisState, event: ActionProgressed) -> None:
+        f = state.fighters[event.who]
+        f.ap -= event.paid
+        f.spent += event.paid
+        if event.done:
+            f.action = None
+        else:
+            assert f.action is not None
+            f.action.progress = event.progress
+
+    @applies(ActionCancelled)
+    def _cancelled(self, state: CrisisState, event: ActionCancelled) -> None:
+        state.fighters[event.who].action = None
+
+    @applies(DamageTaken)
+    def _damaged(self, state: CrisisState, event: DamageTaken) -> None:
+        f = state.fighters[event.who]
+        f.endurance, f.health = event.endurance_left, event.health_left
+        f.durability -= event.durability_lost
+        if event.by is not None:
+            state.fighters[event.by].action = None
+
+    @applies(ConditionSet)
+    def _condition_set(self, state: CrisisState, event: ConditionSet) -> None:
+        f = state.fighters[event.who]
+        f.conditions.pop(event.kind, None)  # set again: it moves to the end
+        f.conditions[event.kind] = Condition(event.kind, event.until)
+        if event.no_gain_turn is not None:
+            f.no_gain_turn = event.no_gain_turn
+
+    @applies(ConditionEnded)
+    def _condition_ended(self, state: CrisisState, event: ConditionEnded) -> None:
+        state.fighters[event.who].conditions.pop(event.kind, None)
+
+    @applies(TurnEnded)
+    def _turn_ended(self, state: CrisisState, event: TurnEnded) -> None:
+        state.in_turn, state.acting, state.surprise = False, None, ()
 
     # --- decide --------------------------------------------------------------------------
 
-    def decide(self, state: CrisisState, command: Command, dice: Dice) -> list[Event]:
-        match command:
-            case AddCombatant():
-                return decide_add(self, state.names(), command)
-            case StartRound():
-                return self._start_turn(state, command, dice)
-            case Next():
-                return self._next(state)
-            case Upkeep():
-                _need_turn(state)
-                _no_hit_waiting(state.fighters)
-                return self._end_turn(state)
-            case Declare():
-                return self._declare(state, command, dice)
-            case Resolve():
-                return self._resolve(state, command)
-            case Cancel(who=who, orientation=orientation):
-                if orientation is not None:
-                    raise BadInput("crisis has no Orientation Maneuver: cancel WHO alone")
-                f = state.fighter(find_name(state.names(), who))
-                if f.action is None:
-                    raise RuleViolation(f"{f.name} has no action under way to cancel", R_ACTIONS)
-                return [ActionCancelled(who=f.name, action=f.action.name, reason="cancelled by the GM")]
-            case Damage(who=who, amount=amount):
-                f = state.fighter(find_name(state.names(), who))
-                return [self._damage(state, f, amount, command, by=None)]
-            case ApplyEffect():
-                return self._condition(state, command)
-        raise RuleViolation(f"{self.id} has no use for `{type(command).__struct_config__.tag}`")
+    @decides(Upkeep)
+    def _upkeep(self, state: CrisisState, command: Upkeep, dice: Dice) -> list[Event]:
+        _need_turn(state)
+        _no_hit_waiting(state.fighters.values())
+        return self._end_turn(state)
 
+    @decides(Cancel)
+    def _cancel(self, state: CrisisState, command: Cancel, dice: Dice) -> list[Event]:
+        f = state.fighter(find_name(state.names(), command.who))
+        if f.action is None:
+            raise RuleViolation(f"{f.name} has no action under way to cancel", R_ACTIONS)
+        return [ActionCancelled(who=f.name, action=f.action.name, reason="cancelled by the GM")]
+
+    @decides(Damage)
+    def _damage_command(self, state: CrisisState, command: Damage, dice: Dice) -> list[Event]:
+        f = state.fighter(find_name(state.names(), command.who))
+        return [self._damage(state, f, command.amount, command, by=None)]
+
+    @decides(StartRound)
     def _start_turn(self, state: CrisisState, command: StartRound, dice: Dice) -> list[Event]:
         if state.in_turn:
             raise RuleViolation(
@@ -497,7 +562,7 @@ class Crisis:
         turn = state.turn + 1
         surprise = self._surprisers(state, command)
         each_turn = state.options["turn-order"] == "each-turn"
-        to_roll = [f for f in state.fighters if f.order is None or each_turn]
+        to_roll = [f for f in state.fighters.values() if f.order is None or each_turn]
         rolled_names = {f.name.lower() for f in to_roll}
         for key in command.rolls:
             name = key.lower()
@@ -507,7 +572,7 @@ class Crisis:
                     "(option turn-order=once)", R_ORDER,
                 )
         totals = {f.name: _order_total(f, dice.roll(f.name, 3, 6)) for f in to_roll}
-        orders = {f.name: totals[f.name].value if f.name in totals else f.order for f in state.fighters}
+        orders = {f.name: totals[f.name].value if f.name in totals else f.order for f in state.fighters.values()}
         sequence, rerolls = _settle_order(state, orders, dice)
         rolls = tuple(OrderRoll(name, total, rerolls.get(name, ())) for name, total in totals.items())
         # A re-roll between combatants who were not rolled this turn is recorded too.
@@ -515,11 +580,8 @@ class Crisis:
             OrderRoll(name, Derivation(orders[name] or 0, "turn order rolled earlier", rule=R_ORDER), faces)
             for name, faces in rerolls.items() if name not in totals
         )
-        gains = tuple(Gain(f.name, _gain(state, f, turn, surprise)) for f in state.fighters)
-        after = replace(state, turn=turn, surprise=surprise, fighters=tuple(
-            replace(f, order=orders[f.name]) for f in state.fighters
-        ))
-        acting = next((n for n in sequence if after.may_act(after.fighter(n))), None)
+        gains = tuple(Gain(f.name, _gain(state, f, turn, surprise)) for f in state.fighters.values())
+        acting = state.first_able(sequence, turn, surprise)  # everyone in it has a turn order now
         return [TurnStarted(turn=turn, sequence=sequence, rolls=rolls, gains=gains, acting=acting, surprise=surprise)]
 
     def _surprisers(self, state: CrisisState, command: StartRound) -> tuple[str, ...]:
@@ -535,34 +597,31 @@ class Crisis:
             raise RuleViolation("a surprise round needs someone who has not noticed the attackers", R_SURPRISE)
         return names
 
-    def _next(self, state: CrisisState) -> list[Event]:
+    @decides(Next)
+    def _next(self, state: CrisisState, command: Next, dice: Dice) -> list[Event]:
         _need_turn(state)
         if state.acting is None:
             return self._end_turn(state)
         _no_hit_waiting([state.fighter(state.acting)])
-        later = state.sequence[state.sequence.index(state.acting) + 1:]
-        to = next((n for n in later if state.may_act(state.fighter(n))), None)
+        to = state.after_acting()
         passed: list[Event] = [TurnPassed(by=state.acting, to=to)]
         return passed if to is not None else passed + self._end_turn(state)
 
     def _end_turn(self, state: CrisisState) -> list[Event]:
         events: list[Event] = []
-        for f in state.fighters:
-            for c in f.conditions:
-                if c.kind == "stunned" and c.until is not None and c.until <= state.turn:
-                    events.append(ConditionEnded(who=f.name, kind="stunned", reason=f"turn {state.turn} is over"))
+        for f in state.fighters.values():
+            c = f.conditions.get("stunned")
+            if c is not None and c.until is not None and c.until <= state.turn:
+                events.append(ConditionEnded(who=f.name, kind="stunned", reason=f"turn {state.turn} is over"))
         return [*events, TurnEnded(turn=state.turn)]
 
+    @decides(Declare)
     def _declare(self, state: CrisisState, cmd: Declare, dice: Dice) -> list[Event]:
         _need_turn(state)
         f = state.fighter(find_name(state.names(), cmd.who))
         action = cmd.action.lower()
         if action not in ACTIONS:
             raise BadInput(f"no action {cmd.action!r} in the crisis table ({suggest(action, list(ACTIONS))})")
-        for flag, value in (("--percent", cmd.percent), ("--trigger", cmd.trigger), ("--pace", cmd.pace),
-                            ("--penalty", cmd.penalty), ("--amount", cmd.amount)):
-            if value is not None:
-                raise BadInput(f"crisis counts action points: {flag} has no use here")
         if action != "attack":
             extra = [k for k in cmd.details if k in ATTACK_DETAILS]
             if extra:
@@ -584,7 +643,6 @@ class Crisis:
                 who=f.name, action=f.action.name,
                 reason=f"interrupted by {action}: an action over 6 AP ends when another is taken ({R_ACTIONS})",
             ))
-            f = replace(f, action=None)
         cost = _cost(action, cmd.ap)
         spans = cost.value > AP_MAX
         if spans and f.ap < 1:
@@ -636,11 +694,10 @@ class Crisis:
             AttackRolled(who=f.name, target=target.name, attack=attack, defence=defence, hit=hit),
         ]
 
-    def _resolve(self, state: CrisisState, cmd: Resolve) -> list[Event]:
+    @decides(Resolve)
+    def _resolve(self, state: CrisisState, cmd: Resolve, dice: Dice) -> list[Event]:
         f = state.fighter(find_name(state.names(), cmd.who))
         a = f.action
-        if cmd.outcome is not None or cmd.charge_speed is not None:
-            raise BadInput("crisis computes the outcome: resolve takes --hits and --with only")
         if a is None:
             raise RuleViolation(f"{f.name} has no action under way to resolve", R_ACTIONS)
         if a.kind == "hit":
@@ -661,12 +718,12 @@ class Crisis:
         paid = min(f.ap, a.cost - a.progress)
         return [ActionProgressed(who=f.name, action=a.name, paid=paid, progress=a.progress + paid, cost=a.cost)]
 
-    def _damage(self, state: CrisisState, f: Fighter, weapon: int, cmd: Command, by: str | None) -> DamageTaken:
+    def _damage(self, state: CrisisState, f: Fighter, weapon: int, cmd: Resolve | Damage, by: str | None) -> DamageTaken:
         if weapon < 0:
             raise BadInput(f"damage is 0 or more, not {weapon}")
         if f.dead:
             raise RuleViolation(f"{f.name} is already dead", R_DAMAGE)
-        critical = getattr(cmd, "details", {}).get("critical") == "yes"
+        critical = cmd.details.get("critical") == "yes"
         terms = [Term("critical damage" if critical else "weapon damage", weapon),
                  Term("ability", detail_int(cmd, "ability")), Term("circumstance", detail_int(cmd, "circumstance"))]
         if by is not None and state.fighter(by).has("drunk"):
@@ -676,15 +733,14 @@ class Crisis:
                             R_CRITICAL if critical else R_DAMAGE)
         return _apply_damage(state, f, amount, critical, by)
 
-    def _condition(self, state: CrisisState, cmd: ApplyEffect) -> list[Event]:
+    @decides(ApplyEffect)
+    def _condition(self, state: CrisisState, cmd: ApplyEffect, dice: Dice) -> list[Event]:
         kind = cmd.kind.lower()
         if cmd.who.lower() == "scene":
             raise RuleViolation("crisis keeps no scene counters: conditions are on combatants", R_CONDITIONS)
         f = state.fighter(find_name(state.names(), cmd.who))
         if kind not in CONDITIONS:
             raise BadInput(f"no condition {cmd.kind!r} in crisis ({suggest(kind, list(CONDITIONS))})")
-        if cmd.per_round is not None or cmd.rounds is not None or cmd.start is not None:
-            raise BadInput("crisis conditions last until ended (a stun: see option stun): no --per-round, --rounds or --start")
         if cmd.end:
             if not f.has(kind):
                 raise RuleViolation(f"{f.name} is not {kind}", R_CONDITIONS)
@@ -701,40 +757,39 @@ class Crisis:
 
     # --- view and narration ----------------------------------------------------------------
 
-    def view(self, state: CrisisState) -> dict[str, Any]:
-        combatants = []
-        pending = []
-        for f in state.fighters:
-            combatants.append({
-                "name": f.name,
-                "side": f.side,
-                "turn_order": f.order,
-                "acting": f.name == state.acting,
-                "ap": f.ap,
-                "ap_spent": f.spent,
-                "endurance": f.endurance,
-                "health": f.health,
-                "durability": f.durability,
-                "dead": f.dead,
-                "conditions": [{"kind": c.kind, "until_turn": c.until} for c in f.conditions],
-            })
-            if f.action is not None:
-                a = f.action
-                pending.append({
-                    "who": f.name, "action": a.name, "target": a.target,
-                    "step": "awaits damage" if a.kind == "hit" else "spans turns",
-                    "ap": a.cost, "progress": a.progress,
-                })
-        return {
-            "round": state.turn,
-            "clock": {
-                "turn": state.turn, "in_turn": state.in_turn, "surprise_round": bool(state.surprise),
-                "acting": state.acting, "order": ", ".join(state.sequence),
-            },
-            "combatants": combatants,
-            "pending": pending,
-            "environment": [],
-        }
+    def view(self, state: CrisisState) -> View:
+        fighters = state.fighters
+        # Acting order: this turn's order (Turn Order), the dead in their places; those who
+        # joined since it was rolled after, in the order they were added.
+        placed = set(state.sequence)
+        ordered = [fighters[n] for n in state.sequence]
+        ordered += [f for f in fighters.values() if f.name not in placed]
+        now = (state.acting,) if state.acting is not None else ()
+        # Between turns the next to act is not known: the next turn's start settles it.
+        after = state.after_acting() if state.in_turn else None
+        clock = Clock(
+            round=state.turn, unit="turn", running=state.in_turn, moment=_moment(state), now=now,
+            next=(after,) if after is not None else (), own=CrisisClock(surprise_round=bool(state.surprise)),
+        )
+        combatants = tuple(
+            Combatant(
+                name=f.name, side=f.side, status="dead" if f.dead else "fighting", acting=f.name == state.acting,
+                vital=Gauge(name="Health", value=f.health, maximum=f.stats["health"]),
+                budget=Budget(name="AP", left=f.ap, of=AP_MAX),
+                effects=tuple(_effect(state, c) for c in f.conditions.values()),
+                own=CrisisFigures(turn_order=f.order, ap_spent=f.spent, endurance=f.endurance, durability=f.durability),
+            )
+            for f in ordered
+        )
+        pending = tuple(
+            Pending(
+                who=f.name, action=f.action.name, target=f.action.target,
+                resolves="awaits damage" if f.action.kind == "hit" else "spans turns",
+                own=CrisisPending(ap=f.action.cost, progress=f.action.progress),
+            )
+            for f in ordered if f.action is not None
+        )
+        return View(clock=clock, combatants=combatants, pending=pending)
 
     def describe(self, event: Event) -> str:
         match event:
@@ -953,4 +1008,4 @@ def _apply_damage(state: CrisisState, f: Fighter, amount: Derivation, critical: 
     )
 
 
-RULESET = Crisis()
+RULESET: Ruleset[CrisisState] = Crisis()

@@ -88,16 +88,18 @@ from skirmish.projections.ruleset import (
     Detail,
     Dice,
     Option,
+    Rules,
+    Ruleset,
     Stat,
-    by_name,
-    decide_add,
+    applies,
+    decides,
     detail_int,
     find_name,
-    names_of,
     options_in_force,
-    replaced,
     suggest,
 )
+from skirmish.projections.view import Budget, Clock, Combatant, Gauge, Own, Pending, View
+from skirmish.projections.view import Effect as Effect_
 
 RULES = "modular.md"
 R_COMBAT = f"{RULES}, Combat Rules"
@@ -168,12 +170,12 @@ class Held(msgspec.Struct, frozen=True):
     round: int
 
 
-class Effect(msgspec.Struct, frozen=True):
+class Effect(msgspec.Struct):
     kind: str
     rounds: int
 
 
-class Fighter(msgspec.Struct, frozen=True):
+class Fighter(msgspec.Struct):
     name: str
     side: str
     agility: int
@@ -191,7 +193,7 @@ class Fighter(msgspec.Struct, frozen=True):
     held_feet: int = 0  # movement held for a Ready's courses this round
     ready: Held | None = None
     evade: int | None = None  # the evading dodge class, while Evade lasts
-    effects: tuple[Effect, ...] = ()
+    effects: list[Effect] = []
 
     def slot(self, slot: Slot) -> str | None:
         used: str | None = getattr(self, slot)
@@ -211,7 +213,9 @@ class Fighter(msgspec.Struct, frozen=True):
         return max(0, self.movement - self.feet_moved - self.held_feet)
 
 
-class ModularState(msgspec.Struct, frozen=True):
+class ModularState(msgspec.Struct):
+    """Mutable: the fold applies events to a working copy in place (Rules.apply)."""
+
     options: dict[str, str]
     seed: int
     round: int = 0
@@ -219,25 +223,53 @@ class ModularState(msgspec.Struct, frozen=True):
     order: tuple[str, ...] = ()
     turn: int | None = None  # index into order of whose turn it is
     over: bool = False
-    fighters: tuple[Fighter, ...] = ()
+    fighters: dict[str, Fighter] = {}  # by name, in the order they were added
 
     def names(self) -> list[str]:
-        return names_of(self.fighters)
+        return list(self.fighters)
 
     def fighter(self, name: str) -> Fighter:
-        return by_name(self.fighters, name)
+        return self.fighters[name]
 
     @property
     def current(self) -> str | None:
         return self.order[self.turn] if self.turn is not None else None
 
 
+class ModularFigures(Own, frozen=True, kw_only=True):
+    """A combatant's figures under modular beside the view's core (health left is its
+    vital figure, slots left its budget)."""
+
+    initiative: int | None
+    speed: int
+    movement: int
+    feet_moved: int
+    feet_left: int
+    primary: str | None
+    secondary: str | None
+    tertiary: str | None
+    may_still: str
+    dodge_class: int
+    health: int
+    damage: int
+
+
+class ReadyFigures(Own, frozen=True, kw_only=True):
+    """A pending Ready's two courses of play and the movement held for them."""
+
+    then: str
+    otherwise: str = msgspec.field(name="else")
+    feet_held: int
+    declared_round: int
+
+
+class ModularClock(Own, frozen=True, kw_only=True):
+    order: str | None  # this round's initiative order with each figure
+    combat_over: bool
+
+
 def speed_of(agility: int) -> int:
     return BASE_SPEED + SPEED_PER_STEP * (agility // AGILITY_STEP)
-
-
-def _put(state: ModularState, fighter: Fighter) -> ModularState:
-    return replace(state, fighters=replaced(state.fighters, fighter))
 
 
 # --- events ------------------------------------------------------------------------------
@@ -357,8 +389,9 @@ EVENT_TYPES: tuple[type[Event], ...] = (
 # --- the ruleset ---------------------------------------------------------------------------
 
 
-class Modular:
+class Modular(Rules[ModularState]):
     id = "modular"
+    state_type = ModularState
     rules_file = RULES
     options = {
         "initiative-ties": Option(
@@ -406,9 +439,12 @@ class Modular:
         "feet": Detail("feet moved in a Ready's course", ("resolve",)),
         "combat": Detail("the combat ends: every Evade and pending Ready ends", ("upkeep",), ("over",)),
     }
-    vital = "health_left"
-    budget = "slots_used"
-    state_version = 1  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
+    flags = {
+        "declare": ("target", "trigger", "amount"),
+        "resolve": ("outcome",),
+        "effect": ("rounds", "end"),
+    }
+    state_version = 2  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
     event_types = EVENT_TYPES
 
     # --- initial / evolve ---------------------------------------------------------------
@@ -417,105 +453,111 @@ class Modular:
         options = options_in_force(self, started)
         return ModularState(options=options, seed=started.seed)
 
-    def evolve(self, state: ModularState, event: Event) -> ModularState:
-        match event:
-            case CombatantAdded(name=name, side=side, stats=stats):
-                fighter = Fighter(
-                    name=name, side=side, agility=stats["agility"], dodge=stats["dodge"], health=stats["health"],
-                    speed_override=stats.get("speed", 0), init_bonus=stats.get("init-bonus", 0),
-                )
-                return replace(state, fighters=(*state.fighters, fighter))
-            case RoundStarted(round=number, initiatives=inits, order=order):
-                by_name = {i.who: i.value.value for i in inits}
-                fighters = tuple(
-                    replace(f, initiative=by_name.get(f.name), feet_moved=0, dashed=False, primary=None,
-                            secondary=None, tertiary=None, held_feet=0)
-                    for f in state.fighters
-                )
-                return replace(state, round=number, in_round=True, order=order, turn=None, fighters=fighters)
-            case TurnStarted(index=index):
-                return replace(state, turn=index)
-            case EvadeEnded(who=who):
-                return _put(state, replace(state.fighter(who), evade=None))
-            case Moved(who=who, cost=cost):
-                f = state.fighter(who)
-                return _put(state, replace(f, feet_moved=f.feet_moved + cost.value))
-            case ActionTaken(who=who, action=action, slot=slot, dodge=dodge):
-                f = replace(state.fighter(who), **{slot: action})
-                if action == DASH:
-                    f = replace(f, dashed=True)
-                if dodge is not None:
-                    f = replace(f, evade=dodge.value)
-                return _put(state, f)
-            case ReadyDeclared(who=who, trigger=trigger, then=then, otherwise=otherwise, feet=feet):
-                f = state.fighter(who)
-                held = Held(trigger, then, otherwise, feet, state.round)
-                courses = (then, otherwise)
-                f = replace(
-                    f, primary=READY, ready=held, held_feet=feet,
-                    secondary=f.secondary or (READY if any(c.secondary for c in courses) else None),
-                    tertiary=f.tertiary or (READY if any(c.tertiary for c in courses) else None),
-                )
-                return _put(state, f)
-            case ReadyResolved(who=who, dodge=dodge):
-                f = state.fighter(who)
-                return _put(state, replace(f, ready=None, evade=dodge.value if dodge is not None else f.evade))
-            case ReadyCancelled(who=who):
-                return _put(state, replace(state.fighter(who), ready=None))
-            case DamageTaken(who=who, amount=amount):
-                f = state.fighter(who)
-                return _put(state, replace(f, damage=f.damage + amount.value))
-            case EffectApplied(who=who, kind=kind, rounds=rounds):
-                f = state.fighter(who)
-                others = tuple(e for e in f.effects if e.kind != kind)
-                return _put(state, replace(f, effects=(*others, Effect(kind, rounds))))
-            case EffectEnded(who=who, kind=kind):
-                f = state.fighter(who)
-                return _put(state, replace(f, effects=tuple(e for e in f.effects if e.kind != kind)))
-            case UpkeepTick(who=who, effect=kind, rounds_left=left, removed=removed):
-                f = state.fighter(who)
-                effects = tuple(
-                    replace(e, rounds=left) if e.kind == kind else e
-                    for e in f.effects if not (removed and e.kind == kind)
-                )
-                return _put(state, replace(f, effects=effects))
-            case RoundEnded(combat_over=over):
-                return replace(state, in_round=False, turn=None, over=state.over or over)
-            case NoteAdded() | EncounterStarted():
-                return state
-        return state
+    @applies(CombatantAdded)
+    def _added(self, state: ModularState, event: CombatantAdded) -> None:
+        stats = event.stats
+        state.fighters[event.name] = Fighter(
+            name=event.name, side=event.side, agility=stats["agility"], dodge=stats["dodge"],
+            health=stats["health"], speed_override=stats.get("speed", 0), init_bonus=stats.get("init-bonus", 0),
+        )
+
+    @applies(RoundStarted)
+    def _round_started(self, state: ModularState, event: RoundStarted) -> None:
+        by_name = {i.who: i.value.value for i in event.initiatives}
+        for f in state.fighters.values():
+            f.initiative = by_name.get(f.name)
+            f.feet_moved = f.held_feet = 0
+            f.dashed = False
+            f.primary = f.secondary = f.tertiary = None
+        state.round, state.in_round, state.order, state.turn = event.round, True, event.order, None
+
+    @applies(TurnStarted)
+    def _turn_started(self, state: ModularState, event: TurnStarted) -> None:
+        state.turn = event.index
+
+    @applies(EvadeEnded)
+    def _evade_ended(self, state: ModularState, event: EvadeEnded) -> None:
+        state.fighters[event.who].evade = None
+
+    @applies(Moved)
+    def _moved(self, state: ModularState, event: Moved) -> None:
+        state.fighters[event.who].feet_moved += event.cost.value
+
+    @applies(ActionTaken)
+    def _action_taken(self, state: ModularState, event: ActionTaken) -> None:
+        f = state.fighters[event.who]
+        setattr(f, event.slot, event.action)
+        if event.action == DASH:
+            f.dashed = True
+        if event.dodge is not None:
+            f.evade = event.dodge.value
+
+    @applies(ReadyDeclared)
+    def _ready_declared(self, state: ModularState, event: ReadyDeclared) -> None:
+        f = state.fighters[event.who]
+        courses = (event.then, event.otherwise)
+        f.primary, f.held_feet = READY, event.feet
+        f.ready = Held(event.trigger, event.then, event.otherwise, event.feet, state.round)
+        f.secondary = f.secondary or (READY if any(c.secondary for c in courses) else None)
+        f.tertiary = f.tertiary or (READY if any(c.tertiary for c in courses) else None)
+
+    @applies(ReadyResolved)
+    def _ready_resolved(self, state: ModularState, event: ReadyResolved) -> None:
+        f = state.fighters[event.who]
+        f.ready = None
+        if event.dodge is not None:
+            f.evade = event.dodge.value
+
+    @applies(ReadyCancelled)
+    def _ready_cancelled(self, state: ModularState, event: ReadyCancelled) -> None:
+        state.fighters[event.who].ready = None
+
+    @applies(DamageTaken)
+    def _damage_taken(self, state: ModularState, event: DamageTaken) -> None:
+        state.fighters[event.who].damage += event.amount.value
+
+    @applies(EffectApplied)
+    def _effect_applied(self, state: ModularState, event: EffectApplied) -> None:
+        f = state.fighters[event.who]
+        f.effects = [*(e for e in f.effects if e.kind != event.kind), Effect(event.kind, event.rounds)]
+
+    @applies(EffectEnded)
+    def _effect_ended(self, state: ModularState, event: EffectEnded) -> None:
+        f = state.fighters[event.who]
+        f.effects = [e for e in f.effects if e.kind != event.kind]
+
+    @applies(UpkeepTick)
+    def _upkeep_tick(self, state: ModularState, event: UpkeepTick) -> None:
+        f = state.fighters[event.who]
+        if event.removed:
+            f.effects = [e for e in f.effects if e.kind != event.effect]
+            return
+        for e in f.effects:
+            if e.kind == event.effect:
+                e.rounds = event.rounds_left
+
+    @applies(RoundEnded)
+    def _round_ended(self, state: ModularState, event: RoundEnded) -> None:
+        state.in_round, state.turn, state.over = False, None, state.over or event.combat_over
 
     # --- decide --------------------------------------------------------------------------
 
-    def decide(self, state: ModularState, command: Command, dice: Dice) -> list[Event]:
-        match command:
-            case AddCombatant():
-                return decide_add(self, state.names(), command)
-            case StartRound():
-                return self._start_round(state, command, dice)
-            case Next():
-                return self._next(state)
-            case Declare():
-                return self._declare(state, command)
-            case Resolve():
-                return self._resolve(state, command)
-            case Cancel(who=who):
-                f = state.fighter(find_name(state.names(), who))
-                if f.ready is None:
-                    raise RuleViolation(f"{f.name} has no Ready pending to cancel", R_READY)
-                return [ReadyCancelled(who=f.name, reason="cancelled by the GM; its slots stay spent")]
-            case Damage(who=who, amount=amount):
-                f = state.fighter(find_name(state.names(), who))
-                if amount < 1:
-                    raise BadInput(f"damage must be at least 1, not {amount}")
-                taken = Derivation(amount, "damage read off the tables by the GM", rule=R_COMBAT)
-                return [DamageTaken(who=f.name, amount=taken, health_left=f.health - f.damage - amount)]
-            case ApplyEffect():
-                return self._effect(state, command)
-            case Upkeep():
-                return self._upkeep(state, command.details.get("combat") == "over")
-        raise RuleViolation(f"{self.id} has no use for `{type(command).__struct_config__.tag}`")
+    @decides(Cancel)
+    def _cancel(self, state: ModularState, command: Cancel, dice: Dice) -> list[Event]:
+        f = state.fighter(find_name(state.names(), command.who))
+        if f.ready is None:
+            raise RuleViolation(f"{f.name} has no Ready pending to cancel", R_READY)
+        return [ReadyCancelled(who=f.name, reason="cancelled by the GM; its slots stay spent")]
 
+    @decides(Damage)
+    def _damage(self, state: ModularState, command: Damage, dice: Dice) -> list[Event]:
+        f = state.fighter(find_name(state.names(), command.who))
+        if command.amount < 1:
+            raise BadInput(f"damage must be at least 1, not {command.amount}")
+        taken = Derivation(command.amount, "damage read off the tables by the GM", rule=R_COMBAT)
+        return [DamageTaken(who=f.name, amount=taken, health_left=f.health - f.damage - command.amount)]
+
+    @decides(StartRound)
     def _start_round(self, state: ModularState, command: StartRound, dice: Dice) -> list[Event]:
         if state.over:
             raise RuleViolation("the combat is over: no more rounds", R_COMBAT)
@@ -528,7 +570,7 @@ class Modular:
         for key in command.rolls:
             find_name(state.names(), key.split(":", 1)[1] if key.lower().startswith(TIE) and ":" in key else key)
         inits: list[Initiative] = []
-        for f in state.fighters:
+        for f in state.fighters.values():
             roll = dice.roll(f.name, 1, 100)
             terms = (Term("1d100", roll.total), Term("Agility", f.agility), Term("quirks and perks", f.init_bonus))
             value = roll.total + f.agility + f.init_bonus
@@ -572,20 +614,17 @@ class Modular:
             order += settle([i.who for i in inits if value[i.who] == v])
         return order, ties
 
-    def _next(self, state: ModularState) -> list[Event]:
+    @decides(Next)
+    def _next(self, state: ModularState, command: Next, dice: Dice) -> list[Event]:
         _need_round(state)
         index = (state.turn if state.turn is not None else -1) + 1
         if index >= len(state.order):
             return self._upkeep(state, False)
         return _start_turn(state, index)
 
-    def _declare(self, state: ModularState, cmd: Declare) -> list[Event]:
+    @decides(Declare)
+    def _declare(self, state: ModularState, cmd: Declare, dice: Dice) -> list[Event]:
         f = state.fighter(find_name(state.names(), cmd.who))
-        for flag, value in (("--ap", cmd.ap), ("--percent", cmd.percent), ("--pace", cmd.pace),
-                            ("--penalty", cmd.penalty)):
-            if value is not None:
-                raise BadInput(f"modular has no {flag}: a turn is movement plus one primary, secondary "
-                               "and tertiary action")
         action = cmd.action.lower()
         if action != MOVE and action not in ACTIONS:
             raise BadInput(f"no action {cmd.action!r} in modular ({suggest(action, [MOVE, *ACTIONS])})")
@@ -660,15 +699,14 @@ class Modular:
             raise RuleViolation(f"each course of play needs one primary action: {words!r} has none", R_READY)
         return Course(chosen["primary"], chosen.get("secondary"), chosen.get("tertiary"), move)
 
-    def _resolve(self, state: ModularState, cmd: Resolve) -> list[Event]:
+    @decides(Resolve)
+    def _resolve(self, state: ModularState, cmd: Resolve, dice: Dice) -> list[Event]:
         f = state.fighter(find_name(state.names(), cmd.who))
         held = f.ready
         if held is None:
             raise RuleViolation(
                 f"{f.name} has no Ready pending: modular actions take effect when declared", R_READY
             )
-        if cmd.hits is not None or cmd.charge_speed is not None:
-            raise BadInput("modular records damage with `skirmish damage WHO AMOUNT`: no --hits or --charge")
         triggered = cmd.details.get("course", "triggered") == "triggered"
         played = held.then if triggered else held.otherwise
         feet = detail_int(cmd, "feet")
@@ -689,15 +727,14 @@ class Modular:
             dodge=_evade(f) if played.primary == EVADE else None, outcome=cmd.outcome,
         )]
 
-    def _effect(self, state: ModularState, cmd: ApplyEffect) -> list[Event]:
+    @decides(ApplyEffect)
+    def _effect(self, state: ModularState, cmd: ApplyEffect, dice: Dice) -> list[Event]:
         if cmd.who.lower() == "scene":
             raise RuleViolation("modular keeps no scene counters: effects go on combatants")
         f = state.fighter(find_name(state.names(), cmd.who))
         kind = cmd.kind.strip().lower()
         if not kind or kind == EVADE:
             raise BadInput(f"{cmd.kind!r} is not an effect to apply by hand (Evade is an action)")
-        if cmd.per_round is not None or cmd.start is not None:
-            raise BadInput("modular effects take --rounds N only")
         if cmd.end:
             if not any(e.kind == kind for e in f.effects):
                 raise RuleViolation(f"{f.name} has no {kind} effect to end")
@@ -705,6 +742,10 @@ class Modular:
         if cmd.rounds is None or cmd.rounds < 1:
             raise BadInput(f"{kind} needs --rounds N (1 or more)")
         return [EffectApplied(who=f.name, kind=kind, rounds=cmd.rounds)]
+
+    @decides(Upkeep)
+    def _upkeep_command(self, state: ModularState, command: Upkeep, dice: Dice) -> list[Event]:
+        return self._upkeep(state, command.details.get("combat") == "over")
 
     def _upkeep(self, state: ModularState, combat_over: bool) -> list[Event]:
         if state.over:
@@ -717,14 +758,14 @@ class Modular:
                 raise RuleViolation(
                     f"round {state.round} has turns left ({left}): `skirmish next` to reach its end", R_TURN
                 )
-            for f in state.fighters:
+            for f in state.fighters.values():
                 for e in f.effects:
                     events.append(UpkeepTick(who=f.name, effect=e.kind, rounds_left=e.rounds - 1,
                                              removed=e.rounds <= 1))
         elif not combat_over:
             raise RuleViolation("no round under way: start one with `skirmish round`", R_TURN)
         if combat_over:
-            for f in state.fighters:
+            for f in state.fighters.values():
                 if f.evade is not None:
                     events.append(EvadeEnded(who=f.name, reason="the combat is over"))
                 if f.ready is not None:
@@ -733,55 +774,59 @@ class Modular:
 
     # --- view and narration ----------------------------------------------------------------
 
-    def view(self, state: ModularState) -> dict[str, Any]:
+    def view(self, state: ModularState) -> View:
+        now = state.current
+        index = state.turn if state.turn is not None else -1
+        upcoming = state.order[index + 1] if state.in_round and index + 1 < len(state.order) else None
+        in_order = [state.fighters[n] for n in state.order] if state.in_round else []
+        rest = [f for f in state.fighters.values() if f.name not in set(state.order) or not state.in_round]
+        position = {name: i for i, name in enumerate(state.order)}
         combatants = []
         pending = []
-        position = {name: i for i, name in enumerate(state.order)}
-        for f in state.fighters:
+        for f in [*in_order, *rest]:
             acting = state.in_round and f.initiative is not None
             done = acting and state.turn is not None and position.get(f.name, -1) < state.turn
-            slots = [f.slot(s) for s in SLOTS]
-            combatants.append({
-                "name": f.name,
-                "side": f.side,
-                "initiative": f.initiative,
-                "speed": f.speed,
-                "movement": f.movement,
-                "feet_moved": f.feet_moved,
-                "feet_left": f.feet_left,
-                "primary": f.primary,
-                "secondary": f.secondary,
-                "tertiary": f.tertiary,
-                "slots_used": sum(1 for s in slots if s is not None),
-                "may_still": _may_still(f) if acting and not done else "-",
-                "dodge_class": f.evade if f.evade is not None else f.dodge,
-                "health": f.health,
-                "damage": f.damage,
-                "health_left": f.health - f.damage,
-                "effects": (
-                    [{"kind": "evading", "per_round": None, "rounds": None}] if f.evade is not None else []
-                ) + [{"kind": e.kind, "per_round": None, "rounds": e.rounds} for e in f.effects],
-            })
+            used = sum(1 for s in SLOTS if f.slot(s) is not None)
+            effects = [Effect_(kind="evading", detail=f"dodge class {f.evade} until its next turn")] if (
+                f.evade is not None) else []
+            effects += [Effect_(kind=e.kind, left=e.rounds) for e in f.effects]
+            combatants.append(Combatant(
+                name=f.name, side=f.side, acting=f.name == now,
+                vital=Gauge(name="health left", value=f.health - f.damage, maximum=f.health),
+                budget=Budget(name="slots", left=len(SLOTS) - used, of=len(SLOTS)),
+                effects=tuple(effects),
+                own=ModularFigures(
+                    initiative=f.initiative, speed=f.speed, movement=f.movement, feet_moved=f.feet_moved,
+                    feet_left=f.feet_left, primary=f.primary, secondary=f.secondary, tertiary=f.tertiary,
+                    may_still=_may_still(f) if acting and not done else "-",
+                    dodge_class=f.evade if f.evade is not None else f.dodge, health=f.health, damage=f.damage,
+                ),
+            ))
             if f.ready is not None:
                 r = f.ready
-                pending.append({
-                    "who": f.name, "action": READY, "trigger": r.trigger, "then": r.then.words(),
-                    "else": r.otherwise.words(), "feet_held": r.feet, "declared_round": r.round,
-                })
-        return {
-            "round": state.round,
-            "clock": {
-                "in_round": state.in_round,
-                "turn": state.current,
-                "order": ", ".join(
-                    f"{n} {state.fighter(n).initiative}" for n in state.order
-                ) if state.in_round else None,
-                "combat_over": state.over,
-            },
-            "combatants": combatants,
-            "pending": pending,
-            "environment": [],
-        }
+                pending.append(Pending(
+                    who=f.name, action=READY, resolves=f"on trigger: {r.trigger}",
+                    own=ReadyFigures(then=r.then.words(), otherwise=r.otherwise.words(), feet_held=r.feet,
+                                     declared_round=r.round),
+                ))
+        if state.over:
+            moment = "the combat is over"
+        elif now is not None:
+            moment = f"{now}'s turn"
+        elif state.in_round:
+            moment = "before the first turn"
+        else:
+            moment = "before the first round" if state.round == 0 else f"after round {state.round}"
+        clock = Clock(
+            round=state.round, running=state.in_round, moment=moment,
+            now=(now,) if now is not None else (), next=(upcoming,) if upcoming is not None else (),
+            own=ModularClock(
+                order=", ".join(f"{n} {state.fighters[n].initiative}" for n in state.order) if state.in_round
+                else None,
+                combat_over=state.over,
+            ),
+        )
+        return View(clock=clock, combatants=tuple(combatants), pending=tuple(pending))
 
     def describe(self, event: Event) -> str:
         match event:
@@ -918,4 +963,4 @@ def _may_still(f: Fighter) -> str:
     return ", ".join(parts) or "nothing"
 
 
-RULESET = Modular()
+RULESET: Ruleset[ModularState] = Modular()

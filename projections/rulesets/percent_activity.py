@@ -52,21 +52,25 @@ Readings chosen where the text is silent, documented here and in the README:
 - Upkeep also ticks any other effect given with ``--rounds`` (one round each upkeep), as
   the Round section's "any ongoing effects" asks; each stun effect level is its own
   effect, and only the most severe one loses a round per upkeep.
+
+The view (projections/view.py): the clock's moment is whose turn it is ("Hauser's
+turn"), "between rounds", or "before round 1"; ``now`` is the combatant whose turn it
+is (a held action may still go off in anyone's turn), ``next`` the one after it in this
+round's order, none after the last turn. Combatants are listed in this round's order,
+those added since after them. Every combatant's status is "fighting": the text takes
+no one out of the fight (hits left at 0 or less is for the GM to read).
 """
 
 from __future__ import annotations
 
 from shlex import quote
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
-from msgspec.structs import replace
 
 from skirmish.eventlog.commands import (
-    AddCombatant,
     ApplyEffect,
     Cancel,
-    Command,
     Damage,
     Declare,
     Next,
@@ -75,21 +79,23 @@ from skirmish.eventlog.commands import (
     Upkeep,
 )
 from skirmish.eventlog.errors import BadInput, RuleViolation
-from skirmish.eventlog.events import CombatantAdded, Derivation, EncounterStarted, Event, NoteAdded, Term
+from skirmish.eventlog.events import CombatantAdded, Derivation, EncounterStarted, Event, Term
 from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
     Option,
+    Rules,
+    Ruleset,
     Stat,
-    by_name,
-    decide_add,
+    applies,
+    decides,
     find_name,
-    names_of,
     options_in_force,
-    replaced,
     suggest,
 )
+from skirmish.projections.view import Budget, Clock, Combatant, Gauge, NoOwn, Own, Pending, View
+from skirmish.projections.view import Effect as EffectRow
 
 RULES = "percent-activity.md"
 R_ROUND = f"{RULES}, Round"
@@ -134,16 +140,18 @@ Step = Literal["resolves", "held", "progresses", "done"]
 
 
 # --- state -------------------------------------------------------------------------------
+# Mutable: the fold applies each event in place on a working copy (STYLE 7; the engine
+# copies a state before it is changed where the old one is still wanted).
 
 
-class Effect(msgspec.Struct, frozen=True):
+class Effect(msgspec.Struct):
     kind: str
     per_round: int = 0
     rounds: int | None = None
     serial: int = 0  # which of the combatant's effects this is, in order of application
 
 
-class Action(msgspec.Struct, frozen=True):
+class Action(msgspec.Struct):
     name: str
     cost: int
     step: Step
@@ -153,7 +161,7 @@ class Action(msgspec.Struct, frozen=True):
     progress: int = 0  # % put into a round-to-round action at past upkeeps
 
 
-class Fighter(msgspec.Struct, frozen=True):
+class Fighter(msgspec.Struct):
     name: str
     side: str
     qu: int
@@ -164,7 +172,8 @@ class Fighter(msgspec.Struct, frozen=True):
     melee: int = 0
     instants: int = 0
     action: Action | None = None
-    effects: tuple[Effect, ...] = ()
+    # Serial -> effect, in order of application: an upkeep tick finds its effect at once.
+    effects: dict[int, Effect] = {}
     effects_applied: int = 0
 
     @property
@@ -173,27 +182,48 @@ class Fighter(msgspec.Struct, frozen=True):
         return 2 * self.damage > self.hits
 
 
-class PaState(msgspec.Struct, frozen=True):
+class PaState(msgspec.Struct):
     options: dict[str, str]
     seed: int
     round: int = 0
     in_round: bool = False
     order: tuple[str, ...] = ()
     turn: int = 0
-    fighters: tuple[Fighter, ...] = ()
+    fighters: dict[str, Fighter] = {}  # by name, in the order they were added
 
     def names(self) -> list[str]:
-        return names_of(self.fighters)
+        return list(self.fighters)
 
     def fighter(self, name: str) -> Fighter:
-        return by_name(self.fighters, name)
+        return self.fighters[name]
 
     def acting(self) -> str | None:
         return self.order[self.turn] if self.in_round and self.turn < len(self.order) else None
 
 
-def _put(state: PaState, fighter: Fighter) -> PaState:
-    return replace(state, fighters=replaced(state.fighters, fighter))
+# The view's own parts: today's keys that the core of the view (projections/view.py) does
+# not hold already (hits and hits left are the vital Gauge, activity left the Budget).
+
+
+class PaClock(Own, frozen=True, kw_only=True):
+    order: tuple[str, ...] = ()  # this round's turns, high to low (Round)
+
+
+class PaFigures(Own, frozen=True, kw_only=True):
+    initiative: int | None = None
+    activity_used: int = 0
+    melee_attacks: int = 0
+    instantaneous_actions: int = 0
+    damage: int = 0
+    wounded: bool = False
+
+
+class PaPending(Own, frozen=True, kw_only=True):
+    percent: int
+    step: Step
+    penalty: int = 0
+    trigger: str | None = None
+    progress: int = 0
 
 
 # --- events ------------------------------------------------------------------------------
@@ -309,7 +339,8 @@ def _span(low: int, high: int | None) -> str:
 # --- the ruleset ---------------------------------------------------------------------------
 
 
-class PercentActivity:
+class PercentActivity(Rules[PaState]):
+    state_type = PaState
     id = "percent-activity"
     rules_file = RULES
     options = {
@@ -339,96 +370,105 @@ class PercentActivity:
         "ready": Detail("NAME,NAME: weapon ready, +4 initiative (round 1 only)", ("round",)),
         "surprised": Detail("NAME,NAME: surprised, -4 initiative this round", ("round",)),
     }
-    vital = "hits_left"
-    budget = "activity_used"
-    state_version = 1  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
+    # The shared optional fields of each command this ruleset reads; the engine refuses the
+    # rest in one message (check_flags). `round`, `next`, `damage` and `upkeep` read none.
+    flags: dict[str, tuple[str, ...]] = {
+        "declare": ("percent", "target", "trigger"),
+        "resolve": ("outcome", "hits"),
+        "effect": ("per_round", "rounds", "end"),
+    }
+    state_version = 2  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
     event_types = EVENT_TYPES
-
-    # --- initial / evolve ---------------------------------------------------------------
 
     def initial(self, started: EncounterStarted) -> PaState:
         options = options_in_force(self, started)
         return PaState(options=options, seed=started.seed)
 
-    def evolve(self, state: PaState, event: Event) -> PaState:
-        match event:
-            case CombatantAdded(name=name, side=side, stats=stats):
-                fighter = Fighter(name=name, side=side, qu=stats["qu"], hits=stats["hits"])
-                return replace(state, fighters=(*state.fighters, fighter))
-            case RoundStarted(round=number, initiatives=inits, order=order):
-                rolled = {i.who: i.value.value for i in inits}
-                fighters = tuple(
-                    replace(f, initiative=rolled[f.name], used=0, melee=0, instants=0) if f.name in rolled else f
-                    for f in state.fighters
-                )
-                return replace(state, round=number, in_round=True, order=order, turn=0, fighters=fighters)
-            case ActionContinued(who=who, step=step, paid=paid):
-                f = state.fighter(who)
-                assert f.action is not None
-                return _put(state, replace(f, used=f.used + paid, action=replace(f.action, step=step)))
-            case TurnPassed():
-                return replace(state, turn=state.turn + 1)
-            case ActionDeclared(who=who, action=name, cost=cost, penalty=penalty, step=step, paid=paid,
-                                target=target, trigger=trigger, melee=melee, instant=instant):
-                f = state.fighter(who)
-                action = f.action
-                if step != "done":
-                    action = Action(name, cost.value, step, penalty.value, target, trigger)
-                return _put(state, replace(
-                    f, used=f.used + paid, melee=f.melee + melee, instants=f.instants + instant, action=action,
-                ))
-            case ActionResolved(who=who) | ActionCancelled(who=who):
-                return _put(state, replace(state.fighter(who), action=None))
-            case ActionProgressed(who=who, paid=paid, progress=progress):
-                f = state.fighter(who)
-                assert f.action is not None
-                return _put(state, replace(f, used=f.used + paid, action=replace(f.action, progress=progress)))
-            case DamageTaken(who=who, amount=amount):
-                f = state.fighter(who)
-                return _put(state, replace(f, damage=f.damage + amount.value))
-            case EffectApplied(who=who, kind=kind, per_round=per_round, rounds=rounds):
-                f = state.fighter(who)
-                effect = Effect(kind, per_round, rounds, serial=f.effects_applied)
-                return _put(state, replace(f, effects=(*f.effects, effect), effects_applied=f.effects_applied + 1))
-            case EffectEnded(who=who, kind=kind):
-                f = state.fighter(who)
-                return _put(state, replace(f, effects=tuple(e for e in f.effects if e.kind != kind)))
-            case UpkeepTick():
-                return _tick(state, event)
-            case RoundEnded():
-                return replace(state, in_round=False)
-            case NoteAdded() | EncounterStarted():
-                return state
-        return state
+    # --- the fold: each event applied in place --------------------------------------------
 
-    # --- decide --------------------------------------------------------------------------
+    @applies(CombatantAdded)
+    def _added(self, state: PaState, event: CombatantAdded) -> None:
+        stats = event.stats
+        state.fighters[event.name] = Fighter(name=event.name, side=event.side, qu=stats["qu"], hits=stats["hits"])
 
-    def decide(self, state: PaState, command: Command, dice: Dice) -> list[Event]:
-        match command:
-            case AddCombatant():
-                return decide_add(self, state.names(), command)
-            case StartRound():
-                return self._start_round(state, command, dice)
-            case Next():
-                return self._next(state)
-            case Declare():
-                return self._declare(state, command)
-            case Resolve():
-                return self._resolve(state, command)
-            case Cancel():
-                return self._cancel(state, command)
-            case Damage(who=who, amount=amount):
-                f = state.fighter(find_name(state.names(), who))
-                if amount < 1:
-                    raise BadInput(f"damage must be at least 1 hit, not {amount}")
-                return [_damage(f, Derivation(amount, "hits read off the tables by the GM", rule=R_ACTIONS))]
-            case ApplyEffect():
-                return self._effect(state, command)
-            case Upkeep():
-                _need_round(state)
-                return self._upkeep(state)
-        raise RuleViolation(f"{self.id} has no use for `{type(command).__struct_config__.tag}`")
+    @applies(RoundStarted)
+    def _round_started(self, state: PaState, event: RoundStarted) -> None:
+        fighters = state.fighters
+        for init in event.initiatives:
+            f = fighters[init.who]
+            f.initiative, f.used, f.melee, f.instants = init.value.value, 0, 0, 0
+        state.round, state.in_round, state.order, state.turn = event.round, True, event.order, 0
 
+    @applies(ActionContinued)
+    def _continued(self, state: PaState, event: ActionContinued) -> None:
+        _paid_into(state, event.who, event.paid).step = event.step
+
+    @applies(TurnPassed)
+    def _turn_passed(self, state: PaState, event: TurnPassed) -> None:
+        state.turn += 1
+
+    @applies(ActionDeclared)
+    def _declared(self, state: PaState, event: ActionDeclared) -> None:
+        f = state.fighters[event.who]
+        f.used += event.paid
+        f.melee += event.melee
+        f.instants += event.instant
+        if event.step != "done":
+            f.action = Action(event.action, event.cost.value, event.step, event.penalty.value, event.target, event.trigger)
+
+    @applies(ActionResolved, ActionCancelled)
+    def _ended(self, state: PaState, event: ActionResolved | ActionCancelled) -> None:
+        state.fighters[event.who].action = None
+
+    @applies(ActionProgressed)
+    def _progressed(self, state: PaState, event: ActionProgressed) -> None:
+        _paid_into(state, event.who, event.paid).progress = event.progress
+
+    @applies(DamageTaken)
+    def _damaged(self, state: PaState, event: DamageTaken) -> None:
+        state.fighters[event.who].damage += event.amount.value
+
+    @applies(EffectApplied)
+    def _effect_applied(self, state: PaState, event: EffectApplied) -> None:
+        f = state.fighters[event.who]
+        serial = f.effects_applied
+        f.effects[serial] = Effect(event.kind, event.per_round, event.rounds, serial=serial)
+        f.effects_applied = serial + 1
+
+    @applies(EffectEnded)
+    def _effect_ended(self, state: PaState, event: EffectEnded) -> None:
+        f = state.fighters[event.who]
+        f.effects = {serial: e for serial, e in f.effects.items() if e.kind != event.kind}
+
+    @applies(UpkeepTick)
+    def _ticked(self, state: PaState, tick: UpkeepTick) -> None:
+        f = state.fighters[tick.who]
+        if tick.step == "bleeding":
+            f.damage -= tick.change
+        elif tick.removed:
+            f.effects.pop(tick.serial, None)
+        else:
+            f.effects[tick.serial].rounds = tick.rounds_left
+
+    @applies(RoundEnded)
+    def _round_ended(self, state: PaState, event: RoundEnded) -> None:
+        state.in_round = False
+
+    # --- decide: each command's events; the state is only read ------------------------------
+
+    @decides(Damage)
+    def _decide_damage(self, state: PaState, command: Damage, dice: Dice) -> list[Event]:
+        f = state.fighters[find_name(state.names(), command.who)]
+        if command.amount < 1:
+            raise BadInput(f"damage must be at least 1 hit, not {command.amount}")
+        return [_damage(f, Derivation(command.amount, "hits read off the tables by the GM", rule=R_ACTIONS))]
+
+    @decides(Upkeep)
+    def _decide_upkeep(self, state: PaState, command: Upkeep, dice: Dice) -> list[Event]:
+        _need_round(state)
+        return self._upkeep(state)
+
+    @decides(StartRound)
     def _start_round(self, state: PaState, command: StartRound, dice: Dice) -> list[Event]:
         if state.in_round:
             raise RuleViolation(f"round {state.round} is still under way: finish it with `skirmish upkeep`", R_ROUND)
@@ -440,24 +480,24 @@ class PercentActivity:
         if given["ready"] and state.round > 0:
             raise RuleViolation("weapon ready counts in the first round of combat only", R_INIT)
         inits = []
-        for f in state.fighters:
+        for f in state.fighters.values():
             roll = dice.roll(f.name, 2, 10)
             terms = [Term("2d10", roll.total), Term("Quickness bonus", f.qu)]
             if f.name in given["ready"]:
                 terms.append(Term("weapon ready", CONDITION))
             if f.name in given["surprised"]:
                 terms.append(Term("surprised", -CONDITION))
-            if any(e.kind == ENCUMBERED for e in f.effects):
+            if any(e.kind == ENCUMBERED for e in f.effects.values()):
                 terms.append(Term("encumbered", -CONDITION))
             if f.wounded:
                 terms.append(Term(f"wounded ({f.damage} of {f.hits} hits taken)", -CONDITION))
             value = sum(t.value for t in terms)
             inits.append(Initiative(f.name, Derivation(value, "2d10 + Qu + modifiers", tuple(terms), R_INIT, roll)))
         # High to low (Round); ties: the higher Quickness bonus, then the combatant added first.
-        place = {f.name: (-f.qu, i) for i, f in enumerate(state.fighters)}
+        place = {f.name: (-f.qu, i) for i, f in enumerate(state.fighters.values())}
         order = tuple(i.who for i in sorted(inits, key=lambda i: (-i.value.value, place[i.who])))
         events: list[Event] = [RoundStarted(round=state.round + 1, initiatives=tuple(inits), order=order)]
-        for f in state.fighters:
+        for f in state.fighters.values():
             a = f.action
             if a is not None and a.step == "progresses":
                 left = a.cost - a.progress
@@ -467,7 +507,8 @@ class PercentActivity:
                                               remaining=remaining, paid=left if due else 0))
         return events
 
-    def _next(self, state: PaState) -> list[Event]:
+    @decides(Next)
+    def _next(self, state: PaState, command: Next, dice: Dice) -> list[Event]:
         _need_round(state)
         acting = state.acting()
         if acting is not None:
@@ -477,15 +518,10 @@ class PercentActivity:
             return [TurnPassed(who=acting, to=state.order[state.turn + 1])]
         return self._upkeep(state)
 
-    def _declare(self, state: PaState, cmd: Declare) -> list[Event]:
+    @decides(Declare)
+    def _declare(self, state: PaState, cmd: Declare, dice: Dice) -> list[Event]:
         _need_round(state)
         f = state.fighter(find_name(state.names(), cmd.who))
-        if cmd.ap is not None:
-            raise BadInput("percent-activity counts activity: use --percent, not --ap")
-        for flag, value in (("pace", cmd.pace), ("penalty", cmd.penalty), ("amount", cmd.amount)):
-            if value is not None:
-                why = ": the penalty follows from --percent" if flag == "penalty" else ""
-                raise BadInput(f"percent-activity has no use for --{flag}{why}")
         action = cmd.action.lower()
         if action not in ACTIONS and action != INSTANT:
             raise BadInput(f"no action {cmd.action!r} in the activity table ({suggest(action, [*ACTIONS, INSTANT])})")
@@ -546,13 +582,12 @@ class PercentActivity:
         rule = R_R2R if percent > ACTIVITY else R_ACTIONS
         return Derivation(percent, f"{action} at {percent} %", rule=rule), high
 
-    def _resolve(self, state: PaState, cmd: Resolve) -> list[Event]:
+    @decides(Resolve)
+    def _resolve(self, state: PaState, cmd: Resolve, dice: Dice) -> list[Event]:
         f = state.fighter(find_name(state.names(), cmd.who))
         a = f.action
         if a is None:
             raise RuleViolation(f"{f.name} has no action under way to resolve", R_ACTIONS)
-        if cmd.charge_speed is not None:
-            raise BadInput("percent-activity has no charge rule: no --charge")
         if a.step == "progresses":
             raise RuleViolation(
                 f"{f.name}'s {a.name} has {a.cost - a.progress} % to go: it completes in a later round", R_R2R
@@ -567,25 +602,23 @@ class PercentActivity:
             events.append(_damage(target, Derivation(cmd.hits, f"hits of {f.name}'s {a.name}", rule=R_ACTIONS)))
         return events
 
-    def _cancel(self, state: PaState, cmd: Cancel) -> list[Event]:
+    @decides(Cancel)
+    def _cancel(self, state: PaState, cmd: Cancel, dice: Dice) -> list[Event]:
         f = state.fighter(find_name(state.names(), cmd.who))
-        if cmd.orientation is not None:
-            raise BadInput("percent-activity has no Orientation Maneuver: no --orientation")
         if f.action is None:
             raise RuleViolation(f"{f.name} has no action under way to cancel", R_ACTIONS)
         return [ActionCancelled(who=f.name, action=f.action.name, reason="cancelled: its activity stays spent")]
 
-    def _effect(self, state: PaState, cmd: ApplyEffect) -> list[Event]:
+    @decides(ApplyEffect)
+    def _effect(self, state: PaState, cmd: ApplyEffect, dice: Dice) -> list[Event]:
         f = state.fighter(find_name(state.names(), cmd.who))
         kind = cmd.kind.lower()
         if kind in ROUND_CONDITIONS or kind in ("weapon-ready", "wounded"):
             how = "derived from the damage recorded" if kind == "wounded" else (
                 f"given when the round starts: `skirmish round --with {'ready' if 'ready' in kind else kind}=NAME`")
             raise BadInput(f"{kind} is not an effect here: it is {how}")
-        if cmd.start is not None:
-            raise BadInput("percent-activity has no scene counters: no --start")
         if cmd.end:
-            if not any(e.kind == kind for e in f.effects):
+            if not any(e.kind == kind for e in f.effects.values()):
                 raise RuleViolation(f"{f.name} has no {kind} effect to end")
             return [EffectEnded(who=f.name, kind=kind, reason="ended by the GM")]
         if kind == BLEEDING:
@@ -607,7 +640,8 @@ class PercentActivity:
 
     def _upkeep(self, state: PaState) -> list[Event]:
         events: list[Event] = []
-        for f in state.fighters:
+        fighters = state.fighters.values()
+        for f in fighters:
             _settled(f, "run the upkeep", R_UPKEEP)
             a = f.action
             if a is not None and a.step == "held":
@@ -615,54 +649,63 @@ class PercentActivity:
             elif a is not None and a.step == "progresses":
                 paid = max(ACTIVITY - f.used, 0)
                 events.append(ActionProgressed(who=f.name, action=a.name, paid=paid, progress=a.progress + paid, cost=a.cost))
-        for f in state.fighters:
+        for f in fighters:
             events += [UpkeepTick(step="bleeding", who=f.name, effect=BLEEDING, serial=e.serial, change=-e.per_round)
-                       for e in f.effects if e.kind == BLEEDING]
-        for f in state.fighters:
-            stuns = [e for e in f.effects if e.kind in STUNS]
+                       for e in f.effects.values() if e.kind == BLEEDING]
+        for f in fighters:
+            stuns = [e for e in f.effects.values() if e.kind in STUNS]
             if stuns:
                 worst = max(stuns, key=lambda e: (STUNS[e.kind], -e.serial))
                 events.append(_count_down("stun", f, worst))
             events += [UpkeepTick(step="stagger", who=f.name, effect=STAGGER, serial=e.serial, removed=True)
-                       for e in f.effects if e.kind == STAGGER]
-            events += [_count_down("timed", f, e) for e in f.effects
+                       for e in f.effects.values() if e.kind == STAGGER]
+            events += [_count_down("timed", f, e) for e in f.effects.values()
                        if e.rounds is not None and e.kind not in STUNS]
         return [*events, RoundEnded(round=state.round)]
 
     # --- view and narration ----------------------------------------------------------------
 
-    def view(self, state: PaState) -> dict[str, Any]:
-        combatants = []
-        pending = []
-        for f in state.fighters:
-            combatants.append({
-                "name": f.name,
-                "side": f.side,
-                "initiative": f.initiative,
-                "activity_used": f.used,
-                "activity_left": ACTIVITY - f.used,
-                "melee_attacks": f.melee,
-                "instantaneous_actions": f.instants,
-                "hits": f.hits,
-                "damage": f.damage,
-                "hits_left": f.hits - f.damage,
-                "wounded": f.wounded,
-                "effects": [{"kind": e.kind, "per_round": e.per_round or None, "rounds": e.rounds} for e in f.effects],
-            })
-            if f.action is not None:
-                a = f.action
-                pending.append({
-                    "who": f.name, "action": a.name, "percent": a.cost, "step": a.step, "penalty": a.penalty,
-                    "target": a.target, "trigger": a.trigger, "progress": a.progress,
-                })
-        return {
-            "round": state.round,
-            # The order as one line of names: a clock holds figures and words, not lists.
-            "clock": {"in_round": state.in_round, "turn": state.acting(), "order": ", ".join(state.order)},
-            "combatants": combatants,
-            "pending": pending,
-            "environment": [],
-        }
+    def view(self, state: PaState) -> View:
+        acting = state.acting()
+        now = (acting,) if acting is not None else ()
+        following = state.turn + 1
+        # The next turn of this round; none after the last one (`next` runs the upkeep), and
+        # none between rounds (the next round's order is not rolled yet).
+        later = (state.order[following],) if state.in_round and following < len(state.order) else ()
+        moment = f"{acting}'s turn" if acting is not None else "between rounds" if state.round else "before round 1"
+        clock = Clock(
+            round=state.round, unit="round", running=state.in_round, moment=moment, now=now, next=later,
+            own=PaClock(order=state.order),
+        )
+        # Acting order: this round's turns high to low (Round), then anyone added since.
+        fighters = state.fighters
+        in_order = set(state.order)
+        ordered = [*(fighters[n] for n in state.order), *(f for f in fighters.values() if f.name not in in_order)]
+        combatants = tuple(
+            Combatant(
+                name=f.name, side=f.side, acting=f.name == acting,
+                vital=Gauge(name="hits left", value=f.hits - f.damage, maximum=f.hits),
+                budget=Budget(name="activity %", left=ACTIVITY - f.used, of=ACTIVITY),
+                effects=tuple(
+                    EffectRow(kind=e.kind, left=e.rounds, detail=f"{e.per_round}/round" if e.per_round else "")
+                    for e in f.effects.values()
+                ),
+                own=PaFigures(
+                    initiative=f.initiative, activity_used=f.used, melee_attacks=f.melee,
+                    instantaneous_actions=f.instants, damage=f.damage, wounded=f.wounded,
+                ),
+            )
+            for f in ordered
+        )
+        pending = tuple(
+            Pending(
+                who=f.name, action=f.action.name, target=f.action.target, resolves=_resolves(f.name, f.action),
+                own=PaPending(percent=f.action.cost, step=f.action.step, penalty=f.action.penalty,
+                              trigger=f.action.trigger, progress=f.action.progress),
+            )
+            for f in ordered if f.action is not None
+        )
+        return View(clock=clock, combatants=combatants, pending=pending, own=NoOwn())
 
     def describe(self, event: Event) -> str:
         match event:
@@ -751,15 +794,21 @@ def _count_down(step: Literal["stun", "timed"], f: Fighter, e: Effect) -> Upkeep
                       rounds_left=left, removed=left <= 0)
 
 
-def _tick(state: PaState, tick: UpkeepTick) -> PaState:
-    f = state.fighter(tick.who)
-    if tick.step == "bleeding":
-        return _put(state, replace(f, damage=f.damage - tick.change))
-    if tick.removed:
-        effects = tuple(e for e in f.effects if e.serial != tick.serial)
-    else:
-        effects = tuple(replace(e, rounds=tick.rounds_left) if e.serial == tick.serial else e for e in f.effects)
-    return _put(state, replace(f, effects=effects))
+def _paid_into(state: PaState, who: str, paid: int) -> Action:
+    """The combatant's action under way, once the activity it takes this round is counted."""
+    f = state.fighters[who]
+    assert f.action is not None
+    f.used += paid
+    return f.action
 
 
-RULESET = PercentActivity()
+def _resolves(who: str, a: Action) -> str:
+    """When a pending action resolves, as the GM reads it."""
+    if a.step == "held":
+        return f"on trigger: {a.trigger}"  # Conditional Action
+    if a.step == "progresses":
+        return "spans rounds"  # Round to Round Actions: paid at each upkeep
+    return f"in {who}'s turn"  # Resolve Actions step
+
+
+RULESET: Ruleset[PaState] = PercentActivity()

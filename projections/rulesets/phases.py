@@ -63,21 +63,35 @@ Readings chosen where the text is silent, documented here and in the README:
   the text has no hits, so ``damage`` is refused in favour of wound effects.
 - Treating the whole turn as one, without phases (The Combat Turn), is not modelled:
   the GM runs such a turn outside the tool.
+
+How the view reads the state (projections/view.py):
+
+- The clock counts turns. Its moment is "phase N, start" (where repetitive actions are
+  conducted) or "phase N, call I" (initiative I called). ``now`` are those the moment is
+  for: called and yet to act, or who took their action at it (opportunity fire answers
+  no call, so it puts no one there). ``next`` are those the next ``next`` calls; between
+  turns, the first call of the coming turn.
+- Combatants are listed in the calling order of the phase under way (phase 6 of the
+  coming turn, between turns): repetitive actions at its start, then the phase's own
+  initiative and each higher one, equal ones by Agility less bulk (Turn Sequence); those
+  who do not act in it after, in the order added. The text orders phases, not turns.
+- Initiative is the vital figure (of its value before wounds and panic); at 0 the
+  character is ``out``: it "may not act at all" but is "not necessarily unconscious"
+  (Initiative). The text has no death. The budget is the turn's actions: those still
+  to come, of those taken and to come.
 """
 
 from __future__ import annotations
 
 from shlex import quote
-from typing import Any, Literal
+from typing import Literal, NamedTuple
 
 import msgspec
 from msgspec.structs import replace
 
 from skirmish.eventlog.commands import (
-    AddCombatant,
     ApplyEffect,
     Cancel,
-    Command,
     Damage,
     Declare,
     Next,
@@ -86,22 +100,23 @@ from skirmish.eventlog.commands import (
     Upkeep,
 )
 from skirmish.eventlog.errors import BadInput, RuleViolation
-from skirmish.eventlog.events import CombatantAdded, Derivation, EncounterStarted, Event, NoteAdded, Term
+from skirmish.eventlog.events import CombatantAdded, Derivation, EncounterStarted, Event, Term
 from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
     Option,
+    Rules,
+    Ruleset,
     Stat,
-    by_name,
-    decide_add,
+    applies,
+    decides,
     detail_int,
     find_name,
-    names_of,
     options_in_force,
-    replaced,
     suggest,
 )
+from skirmish.projections.view import Budget, Clock, Combatant, Effect, Gauge, Own, Pending, View
 
 RULES = "phases.md"
 R_TURN = f"{RULES}, The Combat Turn"
@@ -150,6 +165,8 @@ How = Literal["call", "repeated", "opportunity"]
 
 
 # --- state -------------------------------------------------------------------------------
+# The state is a working copy the fold changes in place (STYLE 7): the structs it mutates
+# are mutable; Aim and Repeat are values, replaced whole.
 
 
 class Aim(msgspec.Struct, frozen=True):
@@ -167,7 +184,7 @@ class Repeat(msgspec.Struct, frozen=True):
     melee: str | None = None
 
 
-class Last(msgspec.Struct, frozen=True):
+class Last(msgspec.Struct):
     """The character's latest action this turn: what it was, when, and whether it moved."""
 
     action: str
@@ -178,7 +195,7 @@ class Last(msgspec.Struct, frozen=True):
     resolved: bool = False
 
 
-class Fighter(msgspec.Struct, frozen=True):
+class Fighter(msgspec.Struct):
     name: str
     side: str
     base: int
@@ -189,7 +206,7 @@ class Fighter(msgspec.Struct, frozen=True):
     panic: int = 0
     prone: bool = False
     mounted: bool = False
-    acted: tuple[int, ...] = ()  # phases acted in this turn
+    acted: list[int] = []  # phases acted in this turn
     moved_m: int = 0
     repeat: Repeat | None = None
     restricted: bool = False  # interrupted a repetitive action: next action is limited
@@ -198,23 +215,68 @@ class Fighter(msgspec.Struct, frozen=True):
     last: Last | None = None
 
 
-class PhaseState(msgspec.Struct, frozen=True):
+class PhaseState(msgspec.Struct):
     options: dict[str, str]
     turn: int = 0
     in_turn: bool = False
     phase: int | None = None
     call: int = 0  # 0: the start of the phase, where repetitive actions are conducted
-    fighters: tuple[Fighter, ...] = ()
+    fighters: dict[str, Fighter] = {}  # by name, in the order added
 
     def names(self) -> list[str]:
-        return names_of(self.fighters)
-
-    def fighter(self, name: str) -> Fighter:
-        return by_name(self.fighters, name)
+        return list(self.fighters)
 
 
-def _put(state: PhaseState, fighter: Fighter) -> PhaseState:
-    return replace(state, fighters=replaced(state.fighters, fighter))
+class Wounds(NamedTuple):
+    """What lowers a character's initiative: wounds of each kind, and panic (Initiative)."""
+
+    slight: int
+    serious: int
+    panic: int
+
+
+def wounds_of(f: Fighter) -> Wounds:
+    return Wounds(f.slight, f.serious, f.panic)
+
+
+def wounds_after(f: Fighter, kind: str, change: int) -> Wounds:
+    """A wound more or less, or panic set (change > 0: by that much) or ended (Initiative)."""
+    if kind == PANIC:
+        return Wounds(f.slight, f.serious, max(0, change))
+    step = 1 if change > 0 else -1
+    if kind == "slight-wound":
+        return Wounds(f.slight + step, f.serious, f.panic)
+    return Wounds(f.slight, f.serious + step, f.panic)
+
+
+# --- view parts ----------------------------------------------------------------------------
+
+
+class PhasesClock(Own, frozen=True, kw_only=True):
+    """The clock's place in the turn: ``call`` is the initiative value called (0: the start
+    of the phase, where repetitive actions are conducted); both None between turns."""
+
+    phase: int | None = None
+    call: int | None = None
+
+
+class PhasesFigures(Own, frozen=True, kw_only=True):
+    agility_less_bulk: int  # who goes first at equal initiative (Agility and Weapon Bulks)
+    actions: int  # taken this turn
+    acts_in: tuple[int, ...]  # the phases still to come this turn (the next, between turns)
+    moved_m: int
+    prone: bool
+    mounted: bool
+    aiming: str | None  # the target or area
+    repeating: str | None  # the action repeated every phase this turn
+    restricted: bool  # after an interrupted repetition: the next action is limited
+    reload: str | None  # reload actions done/needed, while a slow reload is under way
+
+
+class PhasesPending(Own, frozen=True, kw_only=True):
+    repeat: bool = False
+    area: str | None = None
+    progress: str | None = None  # of a reload: done/needed
 
 
 # --- events ------------------------------------------------------------------------------
@@ -300,17 +362,19 @@ EVENT_TYPES: tuple[type[Event], ...] = (
 )
 
 
-def initiative(f: Fighter, wounds: str) -> Derivation:
-    """Initiative after wounds and panic, never below 0 (phases.md, Initiative)."""
+def initiative(f: Fighter, wounds: str, held: Wounds | None = None) -> Derivation:
+    """Initiative after wounds and panic (``held``: those the character would have), never
+    below 0 (phases.md, Initiative)."""
+    w = wounds_of(f) if held is None else held
     if wounds == "each":
-        slight, serious = -f.slight, -3 * f.serious
+        slight, serious = -w.slight, -3 * w.serious
     else:
-        serious = -3 if f.serious else 0
-        slight = -1 if f.slight and not f.serious else 0
+        serious = -3 if w.serious else 0
+        slight = -1 if w.slight and not w.serious else 0
     terms = [Term("initiative", f.base)]
     terms += [Term("slightly wounded", slight)] if slight else []
     terms += [Term("seriously wounded", serious)] if serious else []
-    terms += [Term("panic", -f.panic)] if f.panic else []
+    terms += [Term("panic", -w.panic)] if w.panic else []
     value = max(0, sum(t.value for t in terms))
     formula = "initiative - wounds - panic, at least 0" + (" (each wound)" if wounds == "each" else " (worst wound)")
     return Derivation(value, formula, tuple(terms), R_INIT)
@@ -324,7 +388,7 @@ def agility_less_bulk(f: Fighter) -> Derivation:
 # --- the ruleset ---------------------------------------------------------------------------
 
 
-class Phases:
+class Phases(Rules[PhaseState]):
     id = "phases"
     rules_file = RULES
     options = {
@@ -358,86 +422,117 @@ class Phases:
         "ambush-move": Detail("how the ambushed force moves (default walk)", ("round",), tuple(MOVES)),
         "by": Detail("points of initiative lost to panic", ("effect",)),
     }
-    vital = "initiative"
-    budget = "actions"
-    state_version = 1  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
+    # The shared flags read; the engine refuses the rest. One action a phase, no hits and no
+    # timed effects: no AP, percent, pace, trigger, hits, charge, orientation or rounds.
+    flags = {
+        "declare": ("target",),
+        "resolve": ("outcome",),
+        "cancel": (),
+        "effect": ("end",),
+    }
+    # The shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots).
+    state_version = 2
+    state_type = PhaseState
     event_types = EVENT_TYPES
-
-    # --- initial / evolve ---------------------------------------------------------------
 
     def initial(self, started: EncounterStarted) -> PhaseState:
         options = options_in_force(self, started)
         return PhaseState(options=options)
 
-    def evolve(self, state: PhaseState, event: Event) -> PhaseState:
-        match event:
-            case CombatantAdded(name=name, side=side, stats=stats):
-                fighter = Fighter(name=name, side=side, base=stats["initiative"],
-                                  agility=stats.get("agility", 0), bulk=stats.get("bulk", 0))
-                return replace(state, fighters=(*state.fighters, fighter))
-            case TurnStarted(turn=turn):
-                return replace(state, turn=turn, in_turn=True, phase=PHASES, call=0)
-            case ClockAdvanced(phase=phase, call=call):
-                return replace(state, phase=phase, call=call)
-            case ActionTaken():
-                return _put(state, _taken(state.fighter(event.who), event, state.turn))
-            case ActionResolved(who=who):
-                f = state.fighter(who)
-                assert f.last is not None
-                return _put(state, replace(f, last=replace(f.last, resolved=True)))
-            case RepetitionInterrupted(who=who):
-                return _put(state, replace(state.fighter(who), repeat=None, restricted=True))
-            case EffectApplied(who=who, kind=kind, by=by):
-                return _put(state, _with_effect(state.fighter(who), kind, by))
-            case EffectEnded(who=who, kind=kind):
-                return _put(state, _with_effect(state.fighter(who), kind, -1))
-            case TurnEnded():
-                fighters = tuple(
-                    replace(f, acted=(), moved_m=0, repeat=None, last=None) for f in state.fighters
-                )
-                return replace(state, in_turn=False, phase=None, call=0, fighters=fighters)
-            case NoteAdded() | EncounterStarted():
-                return state
-        return state
+    # --- the fold: each event applied in place to a working copy ---------------------------
 
-    # --- decide --------------------------------------------------------------------------
+    @applies(CombatantAdded)
+    def _added(self, state: PhaseState, e: CombatantAdded) -> None:
+        state.fighters[e.name] = Fighter(
+            name=e.name, side=e.side, base=e.stats["initiative"],
+            agility=e.stats.get("agility", 0), bulk=e.stats.get("bulk", 0),
+        )
 
-    def decide(self, state: PhaseState, command: Command, dice: Dice) -> list[Event]:
-        match command:
-            case AddCombatant():
-                return decide_add(self, state.names(), command)
-            case StartRound():
-                return self._start_turn(state, command)
-            case Next():
-                _need_turn(state)
-                return self._next(state)
-            case Declare():
-                return self._declare(state, command)
-            case Resolve():
-                return self._resolve(state, command)
-            case Cancel():
-                return self._interrupt(state, command)
-            case ApplyEffect():
-                return self._effect(state, command)
-            case Damage(who=who):
-                find_name(state.names(), who)
-                raise RuleViolation(
-                    "phases.md counts wounds, not hits: `skirmish effect WHO slight-wound` or `serious-wound`",
-                    R_INIT,
-                )
-            case Upkeep():
-                _need_turn(state)
-                if state.phase != 1:
-                    raise RuleViolation(
-                        f"phase {state.phase} is under way: the turn ends after phase 1 (`skirmish next`)", R_SEQ
-                    )
-                return [self._end(state)]
-        raise RuleViolation(f"{self.id} has no use for `{type(command).__struct_config__.tag}`")
+    @applies(TurnStarted)
+    def _turn_started(self, state: PhaseState, e: TurnStarted) -> None:
+        state.turn, state.in_turn, state.phase, state.call = e.turn, True, PHASES, 0
+
+    @applies(ClockAdvanced)
+    def _clock_advanced(self, state: PhaseState, e: ClockAdvanced) -> None:
+        state.phase, state.call = e.phase, e.call
+
+    @applies(ActionTaken)
+    def _action_taken(self, state: PhaseState, e: ActionTaken) -> None:
+        f = state.fighters[e.who]
+        if e.action == "aim":
+            f.aim = Aim(turn=state.turn, phase=e.phase, target=e.target, area=e.area)
+        elif not e.keeps_aim:
+            f.aim = None  # any other action ends the aim (Opportunity Fire)
+        if e.reload is not None:
+            f.reload = e.reload if e.reload[0] < e.reload[1] else None
+        if e.repeat:
+            f.repeat = Repeat(action=e.action, target=e.target, area=e.area, move=e.move, melee=e.melee)
+        if e.phase > PHASES:  # before the fight
+            f.last = None
+        else:
+            f.acted.append(e.phase)
+            f.last = Last(e.action, e.phase, e.call, e.how, e.distance is not None)
+        if e.distance is not None:
+            f.moved_m += e.distance.value
+        if e.prone is not None:
+            f.prone = e.prone
+        if e.mounted is not None:
+            f.mounted = e.mounted
+        if e.bulk is not None:
+            f.bulk = e.bulk
+        f.restricted = False  # the limited next action is taken (or none was owed)
+
+    @applies(ActionResolved)
+    def _action_resolved(self, state: PhaseState, e: ActionResolved) -> None:
+        last = state.fighters[e.who].last
+        assert last is not None
+        last.resolved = True
+
+    @applies(RepetitionInterrupted)
+    def _repetition_interrupted(self, state: PhaseState, e: RepetitionInterrupted) -> None:
+        f = state.fighters[e.who]
+        f.repeat, f.restricted = None, True
+
+    @applies(EffectApplied)
+    def _effect_applied(self, state: PhaseState, e: EffectApplied) -> None:
+        f = state.fighters[e.who]
+        f.slight, f.serious, f.panic = wounds_after(f, e.kind, e.by)
+
+    @applies(EffectEnded)
+    def _effect_ended(self, state: PhaseState, e: EffectEnded) -> None:
+        f = state.fighters[e.who]
+        f.slight, f.serious, f.panic = wounds_after(f, e.kind, -1)
+
+    @applies(TurnEnded)
+    def _turn_ended(self, state: PhaseState, e: TurnEnded) -> None:
+        state.in_turn, state.phase, state.call = False, None, 0
+        for f in state.fighters.values():
+            f.acted.clear()
+            f.moved_m, f.repeat, f.last = 0, None, None
+
+    # --- decide: never changes the state it is given --------------------------------------
+
+    @decides(Damage)
+    def _damage(self, state: PhaseState, cmd: Damage, dice: Dice) -> list[Event]:
+        find_name(state.names(), cmd.who)
+        raise RuleViolation(
+            "phases.md counts wounds, not hits: `skirmish effect WHO slight-wound` or `serious-wound`", R_INIT,
+        )
+
+    @decides(Upkeep)
+    def _upkeep(self, state: PhaseState, cmd: Upkeep, dice: Dice) -> list[Event]:
+        _need_turn(state)
+        if state.phase != 1:
+            raise RuleViolation(
+                f"phase {state.phase} is under way: the turn ends after phase 1 (`skirmish next`)", R_SEQ
+            )
+        return [self._end(state)]
 
     def _init(self, state: PhaseState, f: Fighter) -> int:
         return initiative(f, state.options["wounds"]).value
 
-    def _start_turn(self, state: PhaseState, cmd: StartRound) -> list[Event]:
+    @decides(StartRound)
+    def _start_turn(self, state: PhaseState, cmd: StartRound, dice: Dice) -> list[Event]:
         if state.in_turn:
             raise RuleViolation(
                 f"turn {state.turn} is still under way (phase {state.phase}): `skirmish next` walks it to its end",
@@ -446,7 +541,8 @@ class Phases:
         if not state.fighters:
             raise RuleViolation("no combatants yet: add some with `skirmish add NAME --stat initiative=N`")
         turn = state.turn + 1
-        inits = tuple(Initiative(f.name, initiative(f, state.options["wounds"])) for f in state.fighters)
+        fighters = list(state.fighters.values())
+        inits = tuple(Initiative(f.name, initiative(f, state.options["wounds"])) for f in fighters)
         side = cmd.details.get("ambush")
         move = cmd.details.get("ambush-move", "walk")
         if side is None:
@@ -455,12 +551,12 @@ class Phases:
             return [TurnStarted(turn=turn, initiatives=inits)]
         if turn != 1:
             raise RuleViolation("an ambush is sprung on the first combat turn", R_AMBUSH)
-        sides = {f.side.lower(): f.side for f in state.fighters}
+        sides = {f.side.lower(): f.side for f in fighters}
         if side.lower() not in sides:
             raise BadInput(f"no side {side!r} to ambush (sides: {', '.join(sorted(set(sides.values())))})")
         side = sides[side.lower()]
         events: list[Event] = [TurnStarted(turn=turn, initiatives=inits, ambush=side)]
-        for f, init in zip(state.fighters, inits, strict=True):
+        for f, init in zip(fighters, inits, strict=True):
             # The moving force walks on, every phase, except those with initiative 6 (Ambush).
             if f.side != side or init.initiative.value in (0, PHASES):
                 continue
@@ -475,45 +571,54 @@ class Phases:
     def _callers(self, state: PhaseState, phase: int, call: int) -> list[Fighter]:
         """Who may act when initiative ``call`` is called in ``phase`` (Turn Sequence)."""
         found = [
-            f for f in state.fighters
+            f for f in state.fighters.values()
             if self._init(state, f) == call and call >= phase and phase not in f.acted and f.repeat is None
         ]
         # Equal initiative: higher Agility less weapon bulk first (Agility and Weapon Bulks).
         return sorted(found, key=lambda f: -(f.agility - f.bulk))
 
-    def _next(self, state: PhaseState) -> list[Event]:
-        phase = state.phase
-        assert phase is not None
-        for call in range(max(state.call + 1, phase), PHASES + 1):
-            callers = self._callers(state, phase, call)
+    def _upcoming(self, state: PhaseState, phase: int, call: int) -> tuple[int, int, list[Fighter]] | None:
+        """The next moment after ``call`` of ``phase`` at which someone acts, as (phase, call,
+        who), or None: the turn ends after phase 1 (Turn Sequence)."""
+        for at in range(max(call + 1, phase), PHASES + 1):
+            callers = self._callers(state, phase, at)
             if callers:
-                return [ClockAdvanced(phase=phase, call=call, acting=tuple(f.name for f in callers))]
+                return phase, at, callers
         for later in range(phase - 1, 0, -1):
-            repeaters = [f for f in state.fighters if f.repeat is not None and self._init(state, f) > 0]
+            repeaters = [f for f in state.fighters.values() if f.repeat is not None and self._init(state, f) > 0]
             if repeaters:
                 # Repetitive actions come at the start of the phase, whatever the initiative (Repetition).
-                events: list[Event] = [ClockAdvanced(phase=later, call=0, acting=tuple(f.name for f in repeaters))]
-                events += [_repeated(f, later) for f in repeaters]
-                return events
-            for call in range(later, PHASES + 1):
-                callers = self._callers(state, later, call)
+                return later, 0, repeaters
+            for at in range(later, PHASES + 1):
+                callers = self._callers(state, later, at)
                 if callers:
-                    return [ClockAdvanced(phase=later, call=call, acting=tuple(f.name for f in callers))]
-        return [self._end(state)]
+                    return later, at, callers
+        return None
+
+    @decides(Next)
+    def _next(self, state: PhaseState, cmd: Next, dice: Dice) -> list[Event]:
+        _need_turn(state)
+        assert state.phase is not None
+        upcoming = self._upcoming(state, state.phase, state.call)
+        if upcoming is None:
+            return [self._end(state)]
+        phase, call, acting = upcoming
+        events: list[Event] = [ClockAdvanced(phase=phase, call=call, acting=tuple(f.name for f in acting))]
+        if call == 0:
+            events += [_repeated(f, phase) for f in acting]
+        return events
 
     def _end(self, state: PhaseState) -> TurnEnded:
-        return TurnEnded(turn=state.turn, actions={f.name: len(f.acted) for f in state.fighters if f.acted})
+        return TurnEnded(turn=state.turn, actions={f.name: len(f.acted) for f in state.fighters.values() if f.acted})
 
     # --- declare -----------------------------------------------------------------------
 
-    def _declare(self, state: PhaseState, cmd: Declare) -> list[Event]:
-        f = state.fighter(find_name(state.names(), cmd.who))
+    @decides(Declare)
+    def _declare(self, state: PhaseState, cmd: Declare, dice: Dice) -> list[Event]:
+        f = state.fighters[find_name(state.names(), cmd.who)]
         action = cmd.action.lower()
         if action not in ACTIONS:
             raise BadInput(f"no action {cmd.action!r} in the phases list ({suggest(action, list(ACTIONS))})")
-        for flag in ("ap", "percent", "pace", "penalty", "amount", "trigger"):
-            if getattr(cmd, flag) is not None:
-                raise BadInput(f"phases takes one action a phase: no --{flag} (see `skirmish rules phases`)")
         details = cmd.details
         target = find_name(state.names(), cmd.target) if cmd.target is not None else None
         if target is not None and action not in ("fire", "aim", "melee", "talk"):
@@ -605,11 +710,8 @@ class Phases:
         self, state: PhaseState, f: Fighter, target: str, phase: int, call: int, event: ActionTaken
     ) -> ActionTaken:
         """Acting on someone at the same call: higher Agility less bulk goes first (Agility and Weapon Bulks)."""
-        t = state.fighter(target)
-        if call == 0 or self._init(state, t) != call or t.repeat is not None:
-            return event
-        acting_now = phase not in t.acted or (t.last is not None and t.last.phase == phase and t.last.call == call)
-        if not acting_now:
+        t = state.fighters[target]
+        if call == 0 or self._init(state, t) != call or t.repeat is not None or not self._acts_at(state, t, phase, call):
             return event
         mine, theirs = agility_less_bulk(f), agility_less_bulk(t)
         order = Derivation(
@@ -631,7 +733,7 @@ class Phases:
             raise RuleViolation(f"{f.name} aimed this phase: the aim enables fire in a later phase", R_OPP)
         if target is None:
             raise BadInput("opportunity fire needs --target: the enemy crossing the line of sight")
-        t = state.fighter(target)
+        t = state.fighters[target]
         if t.last is None or t.last.phase != phase or not t.last.moved:
             raise RuleViolation(
                 f"{t.name} has not moved this phase: opportunity fire is at a target passing through the line of sight",
@@ -654,10 +756,9 @@ class Phases:
 
     # --- resolve, interrupt, effects -------------------------------------------------------
 
-    def _resolve(self, state: PhaseState, cmd: Resolve) -> list[Event]:
-        f = state.fighter(find_name(state.names(), cmd.who))
-        if cmd.hits is not None or cmd.charge_speed is not None:
-            raise BadInput("phases.md has no hits or charges: record the outcome with --outcome TEXT")
+    @decides(Resolve)
+    def _resolve(self, state: PhaseState, cmd: Resolve, dice: Dice) -> list[Event]:
+        f = state.fighters[find_name(state.names(), cmd.who)]
         if cmd.outcome is None or not cmd.outcome.strip():
             raise BadInput("resolve takes --outcome TEXT: what the action achieved")
         if f.last is None:
@@ -666,31 +767,29 @@ class Phases:
             raise RuleViolation(f"{f.name}'s {f.last.action} is already resolved", R_ACTIONS)
         return [ActionResolved(who=f.name, action=f.last.action, outcome=cmd.outcome.strip())]
 
-    def _interrupt(self, state: PhaseState, cmd: Cancel) -> list[Event]:
-        f = state.fighter(find_name(state.names(), cmd.who))
-        if cmd.orientation is not None:
-            raise BadInput("phases.md has no Orientation Maneuver: `cancel WHO` interrupts a repetitive action")
+    @decides(Cancel)
+    def _interrupt(self, state: PhaseState, cmd: Cancel, dice: Dice) -> list[Event]:
+        f = state.fighters[find_name(state.names(), cmd.who)]
         if f.repeat is None or state.phase is None:
             raise RuleViolation(f"{f.name} is not repeating an action: nothing to interrupt", R_REPEAT)
         return [RepetitionInterrupted(who=f.name, action=f.repeat.action, phase=state.phase)]
 
-    def _effect(self, state: PhaseState, cmd: ApplyEffect) -> list[Event]:
+    @decides(ApplyEffect)
+    def _effect(self, state: PhaseState, cmd: ApplyEffect, dice: Dice) -> list[Event]:
         if cmd.who.lower() == "scene":
             raise RuleViolation("phases.md keeps no scene counters", R_TURN)
-        f = state.fighter(find_name(state.names(), cmd.who))
+        f = state.fighters[find_name(state.names(), cmd.who)]
         kind = cmd.kind.lower()
         if kind not in (*WOUNDS, PANIC):
             raise BadInput(f"phases effects are slight-wound, serious-wound and panic, not {cmd.kind!r}")
-        if cmd.per_round is not None or cmd.rounds is not None or cmd.start is not None:
-            raise BadInput("phases effects last until ended (`--end`): no --per-round, --rounds or --start")
         if cmd.end:
             if "by" in cmd.details:
                 raise BadInput("--with by= goes with a new panic, not its end")
             has = {PANIC: f.panic, "slight-wound": f.slight, "serious-wound": f.serious}[kind]
             if not has:
                 raise RuleViolation(f"{f.name} has no {kind} to end")
-            after = _with_effect(f, kind, -1)
-            return [EffectEnded(who=f.name, kind=kind, initiative=initiative(after, state.options["wounds"]))]
+            held = wounds_after(f, kind, -1)
+            return [EffectEnded(who=f.name, kind=kind, initiative=initiative(f, state.options["wounds"], held))]
         if kind == PANIC:
             by = detail_int(cmd, "by", 0)
             if by < 1:
@@ -699,56 +798,89 @@ class Phases:
             if "by" in cmd.details:
                 raise BadInput(f"a {kind} lowers initiative by the rule, not --with by=")
             by = WOUNDS[kind]
-        after = _with_effect(f, kind, by)
-        return [EffectApplied(who=f.name, kind=kind, by=by, initiative=initiative(after, state.options["wounds"]))]
+        held = wounds_after(f, kind, by)
+        return [EffectApplied(who=f.name, kind=kind, by=by, initiative=initiative(f, state.options["wounds"], held))]
 
     # --- view and narration ----------------------------------------------------------------
 
-    def view(self, state: PhaseState) -> dict[str, Any]:
-        combatants = []
-        pending: list[dict[str, Any]] = []
-        acting = [f.name for f in self._callers(state, state.phase, state.call)] if state.phase and state.call else []
-        for f in state.fighters:
-            init = initiative(f, state.options["wounds"])
-            phases_left = self._phases_left(state, f, init.value)
-            effects = [{"kind": "slight-wound", "per_round": None, "rounds": None}] * f.slight
-            effects += [{"kind": "serious-wound", "per_round": None, "rounds": None}] * f.serious
-            effects += [{"kind": f"panic -{f.panic}", "per_round": None, "rounds": None}] if f.panic else []
-            combatants.append({
-                "name": f.name,
-                "side": f.side,
-                "initiative": init.value,
-                "base_initiative": f.base,
-                "agility_less_bulk": f.agility - f.bulk,
-                "actions": len(f.acted),
-                "actions_left": len(phases_left),
-                "acts_in": " ".join(str(p) for p in phases_left) or None,
-                "moved_m": f.moved_m,
-                "prone": f.prone,
-                "mounted": f.mounted,
-                "aiming": (f.aim.target or f.aim.area) if f.aim else None,
-                "repeating": f.repeat.action if f.repeat else None,
-                "restricted": f.restricted,
-                "reload": f"{f.reload[0]}/{f.reload[1]}" if f.reload else None,
-                "effects": effects,
-            })
-            if f.repeat is not None:
-                pending.append({"who": f.name, "action": f.repeat.action, "repeat": True, "target": f.repeat.target})
-            if f.aim is not None:
-                pending.append({"who": f.name, "action": "aim", "target": f.aim.target, "area": f.aim.area})
-            if f.reload is not None:
-                pending.append({"who": f.name, "action": "reload", "progress": f"{f.reload[0]}/{f.reload[1]}"})
-        clock: dict[str, Any] = {"in_turn": state.in_turn, "phase": state.phase}
-        if state.in_turn:
-            clock["call"] = "start" if state.call == 0 else state.call
-            clock["acting"] = ", ".join(acting) or None
-        return {
-            "round": state.turn,
-            "clock": clock,
-            "combatants": combatants,
-            "pending": pending,
-            "environment": [],
-        }
+    def view(self, state: PhaseState) -> View:
+        inits = {name: self._init(state, f) for name, f in state.fighters.items()}
+        now = self._now(state)
+        upcoming = self._upcoming(state, state.phase, state.call) if state.in_turn and state.phase else (
+            self._upcoming(state, PHASES, 0)  # between turns: the first call of the turn to come
+        )
+        clock = Clock(
+            round=state.turn, unit="turn", running=state.in_turn, moment=_moment(state),
+            now=tuple(f.name for f in now), next=tuple(f.name for f in upcoming[2]) if upcoming else (),
+            phase=str(state.phase) if state.phase is not None else None,
+            own=PhasesClock(phase=state.phase, call=state.call if state.in_turn else None),
+        )
+        acting = {f.name for f in now}
+        return View(
+            clock=clock,
+            combatants=tuple(
+                self._combatant(state, f, inits[f.name], f.name in acting) for f in self._acting_order(state, inits)
+            ),
+            pending=tuple(p for f in state.fighters.values() for p in _pending(f)),
+        )
+
+    def _acts_at(self, state: PhaseState, f: Fighter, phase: int, call: int) -> bool:
+        """Whether the character acts at this call of the phase: called and yet to act, or it
+        took its action there (opportunity fire is no call); at call 0, a repetitive action."""
+        last = f.last
+        if last is not None and (last.phase, last.call) == (phase, call) and last.how != "opportunity":
+            return True
+        return call >= phase and phase not in f.acted and f.repeat is None and self._init(state, f) == call
+
+    def _now(self, state: PhaseState) -> list[Fighter]:
+        """Who acts at the clock's moment, in the order called (Agility and Weapon Bulks)."""
+        if not state.in_turn or state.phase is None:
+            return []
+        phase, call = state.phase, state.call
+        found = [f for f in state.fighters.values() if self._acts_at(state, f, phase, call)]
+        return sorted(found, key=lambda f: -(f.agility - f.bulk))
+
+    def _acting_order(self, state: PhaseState, inits: dict[str, int]) -> list[Fighter]:
+        """The phase's order (phase 6 of the coming turn, between turns): repetitive actions at its
+        start (Repetition), then initiative equal to the phase, then each higher value (Turn
+        Sequence), equal ones by Agility less bulk (Agility and Weapon Bulks); the rest after,
+        in the order added."""
+        phase = state.phase if state.in_turn and state.phase is not None else PHASES
+        fighters = list(state.fighters.values())
+        ordered = [f for f in fighters if f.repeat is not None and inits[f.name] > 0]
+        ordered += sorted(
+            (f for f in fighters if f.repeat is None and inits[f.name] >= phase),
+            key=lambda f: (inits[f.name], -(f.agility - f.bulk)),
+        )
+        placed = {f.name for f in ordered}
+        return ordered + [f for f in fighters if f.name not in placed]
+
+    def _combatant(self, state: PhaseState, f: Fighter, init: int, acting: bool) -> Combatant:
+        acts_in = self._phases_left(state, f, init)
+        effects = [Effect(kind="slight-wound")] * f.slight + [Effect(kind="serious-wound")] * f.serious
+        effects += [Effect(kind=PANIC, detail=f"-{f.panic} initiative")] if f.panic else []
+        return Combatant(
+            name=f.name,
+            side=f.side,
+            # Initiative 0: "may not act at all", though not necessarily unconscious (Initiative).
+            status="out" if init == 0 else "fighting",
+            acting=acting,
+            vital=Gauge(name="Initiative", value=init, maximum=f.base),
+            budget=Budget(name="actions", left=len(acts_in), of=len(f.acted) + len(acts_in)),
+            effects=tuple(effects),
+            own=PhasesFigures(
+                agility_less_bulk=f.agility - f.bulk,
+                actions=len(f.acted),
+                acts_in=tuple(acts_in),
+                moved_m=f.moved_m,
+                prone=f.prone,
+                mounted=f.mounted,
+                aiming=(f.aim.target or f.aim.area) if f.aim else None,
+                repeating=f.repeat.action if f.repeat else None,
+                restricted=f.restricted,
+                reload=_progress(f.reload) if f.reload else None,
+            ),
+        )
 
     def _phases_left(self, state: PhaseState, f: Fighter, init: int) -> list[int]:
         """The phases of this turn (of the next, between turns) in which the character may still act."""
@@ -912,42 +1044,37 @@ def _repeated(f: Fighter, phase: int) -> ActionTaken:
     return event
 
 
-def _taken(f: Fighter, e: ActionTaken, turn: int) -> Fighter:
-    moved = e.distance is not None
-    aim = f.aim
-    if e.action == "aim":
-        aim = Aim(turn=turn, phase=e.phase, target=e.target, area=e.area)
-    elif not e.keeps_aim:
-        aim = None  # any other action ends the aim (Opportunity Fire)
-    reload = e.reload if e.reload is not None and e.reload[0] < e.reload[1] else (
-        None if e.reload is not None else f.reload
-    )
-    repeat = f.repeat
-    if e.repeat:
-        repeat = Repeat(action=e.action, target=e.target, area=e.area, move=e.move, melee=e.melee)
-    acted = f.acted if e.phase > PHASES else (*f.acted, e.phase)
-    return replace(
-        f,
-        acted=acted,
-        moved_m=f.moved_m + (e.distance.value if e.distance else 0),
-        prone=f.prone if e.prone is None else e.prone,
-        mounted=f.mounted if e.mounted is None else e.mounted,
-        bulk=f.bulk if e.bulk is None else e.bulk,
-        aim=aim,
-        reload=reload,
-        repeat=repeat,
-        restricted=False,  # the limited next action is taken (or none was owed)
-        last=None if e.phase > PHASES else Last(e.action, e.phase, e.call, e.how, moved),
-    )
+def _moment(state: PhaseState) -> str:
+    if state.in_turn:
+        return f"phase {state.phase}, start" if state.call == 0 else f"phase {state.phase}, call {state.call}"
+    return "before the first turn" if state.turn == 0 else "between turns"
 
 
-def _with_effect(f: Fighter, kind: str, change: int) -> Fighter:
-    """A wound more or less, or panic set (change > 0: by that much) or ended (Initiative)."""
-    if kind == PANIC:
-        return replace(f, panic=max(0, change))
-    if kind == "slight-wound":
-        return replace(f, slight=f.slight + (1 if change > 0 else -1))
-    return replace(f, serious=f.serious + (1 if change > 0 else -1))
+def _progress(reload: tuple[int, int]) -> str:
+    return f"{reload[0]}/{reload[1]}"
+
+
+def _pending(f: Fighter) -> list[Pending]:
+    """What the character has under way: a repetition, an aim, a slow reload."""
+    out = []
+    if f.repeat is not None:
+        out.append(Pending(
+            who=f.name, action=f.repeat.action, target=f.repeat.target, resolves="start of each phase, this turn",
+            own=PhasesPending(repeat=True, area=f.repeat.area),
+        ))
+    if f.aim is not None:
+        out.append(Pending(
+            who=f.name, action="aim", target=f.aim.target,
+            resolves="at a later call, or on trigger: a target crosses the line of sight",
+            own=PhasesPending(area=f.aim.area),
+        ))
+    if f.reload is not None:
+        left = f.reload[1] - f.reload[0]
+        out.append(Pending(
+            who=f.name, action="reload", resolves=f"after {left} more reload action{'s' if left > 1 else ''}",
+            own=PhasesPending(progress=_progress(f.reload)),
+        ))
+    return out
 
 
 def _narrate(e: ActionTaken) -> str:
@@ -982,4 +1109,4 @@ def _narrate(e: ActionTaken) -> str:
     return line
 
 
-RULESET = Phases()
+RULESET: Ruleset[PhaseState] = Phases()

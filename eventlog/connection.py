@@ -1,0 +1,196 @@
+"""The SQLite file as the store holds it open: durability, one transaction per command, errors.
+
+Durability: journal_mode WAL (set once, when the schema is made) with synchronous FULL.
+- One command is one transaction (BEGIN IMMEDIATE ... COMMIT): a process killed
+  mid-command leaves WAL frames with no commit record, which the next opener ignores,
+  so a command is wholly in or wholly out (tests/test_crashes.py kills writers at
+  random to hold this).
+- FULL syncs the WAL at every commit: once a command has printed its events it
+  survives a power loss too, not just a killed process. NORMAL would keep the file
+  consistent but could lose the last commands on power loss; a log that settles
+  disputes must not forget a call the table saw recorded, and one fsync per command is
+  far below a GM's typing speed.
+- WAL rather than a rollback journal: readers (state, log, a second GM's screen) never
+  block the one writer, nor it them, and a commit is one sequential append.
+
+Appends and reads use the sqlite3 connection directly (sqlite-utils only migrates), to
+keep each command's process start short and to control the transaction exactly. Every
+SQLite error that blames the file, the disk or another process is translated here, at
+the store's boundary, into one StoreError line; the rest are skirmish's own to handle.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from skirmish.eventlog import schema
+from skirmish.eventlog.errors import StoreError
+
+# How long a command waits for another writer's transaction (each lasts milliseconds) before
+# giving up with a StoreError: long enough for a queue of writers, short enough for a GM.
+BUSY_TIMEOUT_MS = 10_000
+
+# SQLite result codes (primary, the low byte) that blame the file, the disk or another
+# process rather than skirmish: each becomes a one-line StoreError saying what to do.
+_WHY = {
+    sqlite3.SQLITE_BUSY: "another skirmish kept it busy longer than the busy timeout",
+    sqlite3.SQLITE_LOCKED: "another skirmish kept it busy longer than the busy timeout",
+    sqlite3.SQLITE_FULL: "the disk (or the file's size limit) is full",
+    sqlite3.SQLITE_READONLY: "the file (or its folder) is read-only",
+    sqlite3.SQLITE_IOERR: "the disk refused a read or a write: is it full, or failing?",
+    sqlite3.SQLITE_CANTOPEN: "the file cannot be opened",
+    sqlite3.SQLITE_CORRUPT: "the file is damaged",
+}
+
+
+class Connection(sqlite3.Connection):
+    """A connection whose file, disk and lock errors are StoreErrors (translated at the
+    store's boundary, raised from the sqlite3 error), never a raw sqlite3 exception."""
+
+    file = ""
+    writing = False  # inside a command's write transaction: the message says nothing was recorded
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        try:
+            return super().execute(sql, parameters)
+        except sqlite3.Error as exc:
+            raise self.translate(exc)  # noqa: B904 - translate chains it
+
+    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
+        try:
+            return super().executemany(sql, parameters)
+        except sqlite3.Error as exc:
+            raise self.translate(exc)  # noqa: B904 - translate chains it
+
+    def translate(self, exc: sqlite3.Error) -> Exception:
+        """``exc`` as a StoreError raised from it, when it blames the file, the disk or another
+        process; else ``exc`` itself: skirmish's own doing (a constraint, a trigger), the
+        caller's to handle."""
+        code = getattr(exc, "sqlite_errorcode", None)
+        why = _WHY.get(code & 0xFF) if code is not None else None
+        if why is None:
+            return exc
+        if self.writing:
+            error = StoreError(f"{self.file} cannot be written: {exc} ({why}): nothing was recorded")
+        else:
+            error = StoreError(f"{self.file} cannot be read: {exc} ({why})")
+        error.__cause__, error.__suppress_context__ = exc, True  # as `raise error from exc`
+        return error
+
+    def transaction(self) -> Transaction:
+        """One command's write transaction (a savepoint inside another one)."""
+        return Transaction(self)
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Several reads seen at one moment: another writer's commit in between is not seen
+        by any of them (WAL keeps the snapshot the first read took)."""
+        if self.in_transaction:  # inside a write: it sees one moment already
+            yield
+            return
+        self.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self.in_transaction:
+                self.execute("COMMIT")  # nothing was written: ends the read, never fails it
+
+
+class Transaction:
+    """BEGIN IMMEDIATE ... COMMIT: the write lock is taken before the head is checked, so
+    no other writer can move it between the check and the insert, and waiting for the
+    lock happens at BEGIN (under the busy timeout), never half-way through a command."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.nested = False
+
+    def __enter__(self) -> None:
+        if self.conn.in_transaction:
+            # Inside batch(): a savepoint, so a refused command rolls back alone and the
+            # batch goes on.
+            self.nested = True
+            self.conn.execute("SAVEPOINT command")
+            return
+        self.conn.writing = True
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self.conn.writing = False
+            raise
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if self.nested:
+            if exc_type is not None and self.conn.in_transaction:
+                self.conn.execute("ROLLBACK TO command")
+            if self.conn.in_transaction:
+                self.conn.execute("RELEASE command")
+            return
+        try:
+            if exc_type is None:
+                self.conn.execute("COMMIT")
+                return
+            self._rollback()
+        except BaseException:
+            self._rollback()
+            raise
+        finally:
+            self.conn.writing = False
+        if isinstance(exc, sqlite3.OperationalError):
+            raise StoreError(f"{self.conn.file} cannot be written: {exc}") from exc
+
+    def _rollback(self) -> None:
+        # SQLite may already have rolled back (a full disk, an I/O error): a second
+        # ROLLBACK would raise and hide the error that matters.
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
+
+
+def connect(path: str, *, create: bool) -> Connection:
+    """Open ``path`` as a skirmish database, made or migrated to the current schema."""
+    if not path.strip():
+        raise StoreError("the database path is empty: give --db a file name")
+    if path != ":memory:" and not os.path.exists(path) and not create:
+        raise StoreError(
+            f"no skirmish database at {path}: start one with `skirmish new NAME --rules RULESET`"
+        )
+    try:
+        conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, factory=Connection)
+        assert isinstance(conn, Connection)
+        conn.file = path
+        _configure_when_free(conn)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path} cannot be used as a skirmish database: {exc}") from exc
+    return conn
+
+
+def _configure_when_free(conn: Connection) -> None:
+    """Configure, retrying while another process is turning a new file to WAL or
+    migrating it: in those moments SQLite answers "database is locked" at once, without
+    waiting out the busy timeout, so the wait is done here, up to the same timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            configure(conn)
+            return
+        except StoreError as exc:
+            cause = exc.__cause__
+            busy = isinstance(cause, sqlite3.OperationalError) and getattr(
+                cause, "sqlite_errorcode", 0
+            ) & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+            if not busy or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
+
+
+def configure(conn: Connection) -> None:
+    """The schema made or migrated, and the durability settings (module docstring)."""
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    schema.prepare(conn)
+    conn.execute("PRAGMA synchronous = FULL")
+    conn.execute("PRAGMA foreign_keys = ON")

@@ -1,0 +1,90 @@
+"""The store's rows as Python sees them: one NamedTuple per table, fields in column order.
+
+Plain tuples, not Structs: sqlite3 hands rows over as tuples, and a replay reads
+millions of them. The export format (projections/transfer.py) is derived from these
+fields, so a column added here is a column exported.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+ENCOUNTER_COLUMNS = "id, name, ruleset, created_at"  # EncounterRow's fields
+EVENT_COLUMNS = "id, parent_id, command_id, kind, version, body, recorded_at, hash"  # EventRow's fields
+REPLAY_COLUMNS = "id, parent_id, command_id, kind, version, body, recorded_at"  # ReplayRow's
+COMMAND_COLUMNS = "id, branch, text, body, recorded_at, hash"  # CommandRow's
+MOVE_COLUMNS = "id, branch, seq, from_event, to_event, reason, command_id, recorded_at, hash"  # HeadMove's
+# (id, parent_id, command_id, kind, version, body, recorded_at): an event row without its hash
+ReplayRow = tuple[int, "int | None", int, str, int, str, str]
+
+
+class EncounterRow(NamedTuple):
+    id: int
+    name: str
+    ruleset: str
+    created_at: str
+
+
+class EventRow(NamedTuple):
+    id: int
+    parent_id: int | None
+    command_id: int
+    kind: str
+    version: int
+    body: str
+    recorded_at: str
+    hash: str
+
+
+class CommandRow(NamedTuple):
+    id: int
+    branch: str
+    text: str
+    body: str
+    recorded_at: str
+    hash: str
+
+
+class HeadMove(NamedTuple):
+    id: int
+    branch: str
+    seq: int
+    from_event: int | None
+    to_event: int
+    reason: str
+    command_id: int
+    recorded_at: str
+    hash: str
+
+
+class Log(NamedTuple):
+    """One encounter's whole log as it stood at one moment, each list in id order: what
+    ``verify`` checks and an export writes."""
+
+    encounter: EncounterRow
+    commands: list[CommandRow]
+    events: list[EventRow]
+    moves: list[HeadMove]
+
+
+class Counts(NamedTuple):
+    """How many rows one encounter's log holds, and how many of its head moves are undos."""
+
+    commands: int
+    events: int
+    moves: int
+    undos: int
+
+
+class Head(NamedTuple):
+    """Where a branch points, and how many times it has moved (the expected-head token)."""
+
+    branch: str
+    event_id: int
+    seq: int
+
+
+class NewEvent(NamedTuple):
+    kind: str
+    version: int
+    body: bytes

@@ -1,0 +1,227 @@
+"""The schema: three append-only tables of the log, a snapshot cache, made by named, ordered migrations.
+
+Three append-only tables hold the truth: ``commands`` (the GM's intent as parsed),
+``events`` (each a child of its parent event) and ``head_moves`` (every append, undo,
+redo, fork and switch, as a move of one branch's head). Triggers refuse UPDATE and
+DELETE on all three (and on ``encounters``). A branch's head is the ``to_event`` of its
+latest head move; the UNIQUE (encounter, branch, seq) index means two writers can never
+both move one head from the same place, so a branch never forks silently.
+
+A fourth table, ``snapshots``, is a cache and nothing more (eventlog/snapshots.py).
+
+The schema is made by named, ordered migrations (sqlite-utils' Migrations), recorded in
+the file (``_sqlite_migrations``, and their number as PRAGMA user_version). sqlite-utils
+is imported only when a database needs migrating: every other command opens the file
+with nothing but sqlite3.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from skirmish.eventlog.errors import StoreError
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+    from skirmish.eventlog.connection import Connection
+
+IMMUTABLE_TABLES = ("encounters", "commands", "events", "head_moves")
+
+
+def _migration_set() -> sqlite_utils.Migrations:
+    from sqlite_utils import Migrations
+
+    migrations = Migrations("skirmish")
+
+    @migrations(name="0001_event_tree")
+    def event_tree(db: sqlite_utils.Database) -> None:
+        db.execute("""
+            CREATE TABLE encounters (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL UNIQUE,
+                ruleset TEXT NOT NULL,
+                created_at TEXT NOT NULL
+            )""")
+        db.execute("""
+            CREATE TABLE commands (
+                id INTEGER PRIMARY KEY,
+                encounter_id INTEGER NOT NULL REFERENCES encounters(id),
+                branch TEXT NOT NULL,
+                text TEXT NOT NULL,
+                body TEXT NOT NULL,
+                recorded_at TEXT NOT NULL,
+                hash TEXT NOT NULL
+            )""")
+        db.execute("""
+            CREATE TABLE events (
+                id INTEGER PRIMARY KEY,
+                encounter_id INTEGER NOT NULL REFERENCES encounters(id),
+                parent_id INTEGER REFERENCES events(id),
+                command_id INTEGER NOT NULL REFERENCES commands(id),
+                kind TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                body TEXT NOT NULL,
+                recorded_at TEXT NOT NULL,
+                hash TEXT NOT NULL
+            )""")
+        db.execute("CREATE INDEX events_by_parent ON events(parent_id)")
+        db.execute("CREATE INDEX events_by_encounter ON events(encounter_id, id)")
+        db.execute("""
+            CREATE TABLE head_moves (
+                id INTEGER PRIMARY KEY,
+                encounter_id INTEGER NOT NULL REFERENCES encounters(id),
+                branch TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                from_event INTEGER REFERENCES events(id),
+                to_event INTEGER NOT NULL REFERENCES events(id),
+                reason TEXT NOT NULL,
+                command_id INTEGER NOT NULL REFERENCES commands(id),
+                recorded_at TEXT NOT NULL,
+                hash TEXT NOT NULL,
+                UNIQUE (encounter_id, branch, seq)
+            )""")
+        db.execute("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        for table in IMMUTABLE_TABLES:
+            for verb in ("UPDATE", "DELETE"):
+                db.execute(f"""
+                    CREATE TRIGGER {table}_refuse_{verb.lower()}
+                    BEFORE {verb} ON {table}
+                    BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END""")
+        # Readable views for sqlite-utils, Datasette and the sqlite3 shell.
+        db.execute("""
+            CREATE VIEW branches AS
+            SELECT e.name AS encounter, m.branch, m.to_event AS head, m.seq AS moves
+            FROM head_moves m JOIN encounters e ON e.id = m.encounter_id
+            WHERE m.seq = (SELECT max(seq) FROM head_moves
+                           WHERE encounter_id = m.encounter_id AND branch = m.branch)""")
+        db.execute("""
+            CREATE VIEW timeline AS
+            SELECT ev.id, e.name AS encounter, ev.parent_id AS parent, ev.kind,
+                   c.text AS command, ev.body, ev.recorded_at
+            FROM events ev JOIN encounters e ON e.id = ev.encounter_id
+            JOIN commands c ON c.id = ev.command_id""")
+
+    @migrations(name="0002_readable_views")
+    def readable_views(db: sqlite_utils.Database) -> None:
+        # `timeline` decodes the fields most events share (who, action, target, the
+        # outcome or a note's text) and names the branches whose history holds each
+        # event (NULL: undone, on no branch). `combatants` lists who joined each
+        # encounter, with the declarations made in their name.
+        db.execute("DROP VIEW timeline")
+        db.execute("""
+            CREATE VIEW timeline AS
+            WITH RECURSIVE tip(branch, event_id) AS (
+                SELECT m.branch, m.to_event FROM head_moves m
+                WHERE m.seq = (SELECT max(seq) FROM head_moves
+                               WHERE encounter_id = m.encounter_id AND branch = m.branch)
+                UNION ALL
+                SELECT tip.branch, e.parent_id FROM tip JOIN events e ON e.id = tip.event_id
+                WHERE e.parent_id IS NOT NULL
+            ),
+            held AS (SELECT event_id, group_concat(branch, ', ') AS branches FROM tip GROUP BY event_id)
+            SELECT ev.id, e.name AS encounter, held.branches, ev.parent_id AS parent, ev.kind,
+                   coalesce(json_extract(ev.body, '$.who'),
+                            CASE ev.kind WHEN 'combatant-added' THEN json_extract(ev.body, '$.name') END) AS who,
+                   json_extract(ev.body, '$.action') AS action,
+                   json_extract(ev.body, '$.target') AS target,
+                   coalesce(json_extract(ev.body, '$.outcome'),
+                            CASE ev.kind WHEN 'note-added' THEN json_extract(ev.body, '$.text') END) AS text,
+                   c.text AS command, ev.body, ev.recorded_at
+            FROM events ev JOIN encounters e ON e.id = ev.encounter_id
+            JOIN commands c ON c.id = ev.command_id
+            LEFT JOIN held ON held.event_id = ev.id""")
+        db.execute("""
+            CREATE VIEW combatants AS
+            SELECT e.name AS encounter, json_extract(ev.body, '$.name') AS name,
+                   json_extract(ev.body, '$.side') AS side, json_extract(ev.body, '$.stats') AS stats,
+                   ev.id AS added_at,
+                   (SELECT count(*) FROM commands c
+                    WHERE c.encounter_id = ev.encounter_id AND json_extract(c.body, '$.type') = 'declare'
+                      AND lower(json_extract(c.body, '$.who')) = lower(json_extract(ev.body, '$.name'))
+                   ) AS declarations,
+                   (SELECT count(*) FROM events x
+                    WHERE x.encounter_id = ev.encounter_id
+                      AND json_extract(x.body, '$.who') = json_extract(ev.body, '$.name')) AS events
+            FROM events ev JOIN encounters e ON e.id = ev.encounter_id
+            WHERE ev.kind = 'combatant-added'""")
+
+    @migrations(name="0003_snapshots")
+    def snapshots(db: sqlite_utils.Database) -> None:
+        # A cache of folded states, not part of the log: no append-only triggers, no hash
+        # chain. ``depth`` is the event's distance from the root, which decides where the
+        # next snapshot falls on a path whatever branch the path belongs to.
+        db.execute("""
+            CREATE TABLE snapshots (
+                event_id INTEGER NOT NULL REFERENCES events(id),
+                projection TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                depth INTEGER NOT NULL,
+                state BLOB NOT NULL,
+                PRIMARY KEY (event_id, projection, version)
+            ) WITHOUT ROWID""")
+
+    @migrations(name="0004_lookups_that_stay_flat")
+    def lookups(db: sqlite_utils.Database) -> None:
+        # Without these, every append (the encounter's latest head move, which its hash
+        # chains to), undo (a command's first event) and every command (the current branch:
+        # the latest start or switch) scan the log, and slow down as it grows.
+        db.execute("CREATE INDEX head_moves_by_encounter ON head_moves(encounter_id, id)")
+        db.execute("CREATE INDEX events_by_command ON events(command_id, id)")
+        # An event whose parent is not the event just before it starts a new run of the
+        # path it is on (the root, the first append after an undo or on a branch). Only
+        # those are indexed: a path is read as a few runs of ids (see `path`).
+        db.execute("CREATE INDEX events_jumps ON events(id) WHERE parent_id IS NOT id - 1")
+        db.execute(
+            "CREATE INDEX head_moves_switches ON head_moves(encounter_id, id) "
+            "WHERE reason IN ('start', 'switch')"
+        )
+
+    return migrations
+
+
+SCHEMA_VERSION = 4  # the number of migrations above; stored as PRAGMA user_version
+
+
+def prepare(conn: Connection) -> None:
+    """Make or migrate the schema of a new or older file; refuse another program's file, or
+    a newer skirmish's."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    # Our files are known by skirmish's migration record: another program's may share a
+    # table name (encounters) or a user_version, and must be refused before migrating
+    # writes anything into them. An empty file, or one whose first migration was cut
+    # short, has nothing but an empty _sqlite_migrations: it becomes ours.
+    ours = "_sqlite_migrations" in tables and conn.execute(
+        "SELECT 1 FROM _sqlite_migrations WHERE migration_set = 'skirmish' LIMIT 1"
+    ).fetchone() is not None
+    if not ours and (version or tables - {"_sqlite_migrations"}):
+        raise StoreError(f"{conn.file} is a SQLite database of another program, not skirmish's")
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{conn.file} was written by a newer skirmish (schema {version}, this one "
+            f"knows {SCHEMA_VERSION}): upgrade skirmish to read it"
+        )
+    if version < SCHEMA_VERSION:
+        _migrate(conn)
+
+
+def _migrate(conn: Connection) -> None:
+    import sqlite3
+
+    import sqlite_utils
+
+    if conn.file != ":memory:":
+        # WAL lets readers run beside the one writer. The mode is kept in the file, so
+        # it is set once, here, and a read-only file can still be read later.
+        conn.execute("PRAGMA journal_mode = WAL")
+    # Under the write lock, so that two processes creating one file at once do not
+    # both migrate it: the second waits, then finds the schema made.
+    with conn.transaction():
+        if conn.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
+            return
+        try:
+            _migration_set().apply(sqlite_utils.Database(conn))
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"{conn.file} cannot be migrated: {exc}") from exc
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

@@ -1,0 +1,124 @@
+"""Roster files: a party or a bestiary, each entry's stats per ruleset, so `add` need not retype them.
+
+A roster is TOML (read with the standard library's tomllib), one table per entry, named
+as the GM will type it, with an optional ``side`` and one sub-table of stats per ruleset
+id::
+
+    [Goblin]
+    side = "foes"
+    ap-countdown = { qu = 0, hits = 12 }
+    modular = { agility = 20, dodge = 10, health = 12 }
+
+`add Goblin --from bestiary.toml` takes the entry's side and its stats under the
+encounter's ruleset (stats typed on the line win); `add Goblin --from bestiary.toml
+--count 4` adds Goblin 1 to Goblin 4. `skirmish roster check FILE --rules R` checks every
+entry against the ruleset's stats, naming each entry at fault. A roster file is input
+from outside: every name and value is checked before it reaches the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.ruleset import Ruleset, check_name, check_stats
+
+ENTRY_KEYS = ("side", "note")
+LARGEST_FILE = 1_000_000  # bytes: a roster is a few hundred entries at most
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    side: str | None
+    stats: dict[str, dict[str, str]]  # ruleset id -> stat -> value as typed
+
+
+def _short(text: str, limit: int = 60) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+def load(path: Path) -> dict[str, Entry]:
+    """The roster's entries by name; one BadInput naming the file and what is wrong."""
+    import tomllib
+
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise BadInput(f"cannot read roster {str(path)!r}: {e.strerror or e}") from None
+    if len(raw) > LARGEST_FILE:
+        raise BadInput(f"roster {str(path)!r} is over {LARGEST_FILE:,} bytes: not a roster")
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise BadInput(f"roster {str(path)!r} is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as e:
+        raise BadInput(f"roster {str(path)!r} is not valid TOML: {e}") from None
+    entries: dict[str, Entry] = {}
+    for name, body in data.items():
+        where = f"roster {str(path)!r}, entry {_short(name)}"
+        if not isinstance(body, dict):
+            raise BadInput(f"{where}: an entry is a table ([{name}] with side and stats per ruleset)")
+        checked = check_name("a combatant", name)
+        side = body.get("side")
+        if side is not None and not isinstance(side, str):
+            raise BadInput(f"{where}: side is text, e.g. side = \"foes\"")
+        stats: dict[str, dict[str, str]] = {}
+        for key, value in body.items():
+            if key in ENTRY_KEYS:
+                continue
+            if not isinstance(value, dict):
+                raise BadInput(f"{where}: {_short(key)} is neither side, note nor a ruleset's stats table")
+            stats[key] = {k: _stat_text(where, key, k, v) for k, v in value.items()}
+        if checked.lower() in {n.lower() for n in entries}:
+            raise BadInput(f"{where}: the name is given twice")
+        entries[checked] = Entry(checked, check_name("a side", side) if side is not None else None, stats)
+    if not entries:
+        raise BadInput(f"roster {str(path)!r} has no entries")
+    return entries
+
+
+def _stat_text(where: str, ruleset_id: str, key: str, value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadInput(f"{where}: {ruleset_id} stat {_short(key)} must be a whole number, not {_short(str(value))}")
+    return str(value)
+
+
+def find(entries: Mapping[str, Entry], wanted: str, path: Path) -> Entry:
+    for name, entry in entries.items():
+        if name.lower() == wanted.strip().lower():
+            return entry
+    from skirmish.projections.ruleset import suggest
+
+    raise BadInput(f"roster {str(path)!r} has no entry {_short(wanted)} ({suggest(wanted, list(entries))})")
+
+
+def stats_for(entry: Entry, ruleset: Ruleset[Any], path: Path) -> dict[str, str]:
+    """The entry's stats under ``ruleset``, as typed; the ruleset checks them when added."""
+    found = entry.stats.get(ruleset.id)
+    if found is None:
+        has = ", ".join(entry.stats) or "none"
+        raise BadInput(f"roster {str(path)!r}, entry {_short(entry.name)} has no {ruleset.id} stats (it has: {has})")
+    return found
+
+
+def check(path: Path, ruleset: Ruleset[Any]) -> list[str]:
+    """Every entry checked against ``ruleset``: one line per entry at fault (empty: all good)."""
+    faults = []
+    for entry in load(path).values():
+        try:
+            check_stats(ruleset, entry.name, stats_for(entry, ruleset, path))
+        except BadInput as e:
+            faults.append(f"{entry.name}: {e}")
+    return faults
+
+
+def numbered(name: str, count: int) -> list[str]:
+    """`add Goblin --count 4`: Goblin 1 to Goblin 4."""
+    if not 1 <= count <= 100:
+        raise BadInput(f"--count takes 1 to 100, not {count}")
+    return [name] if count == 1 else [f"{name} {i}" for i in range(1, count + 1)]
