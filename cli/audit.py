@@ -7,7 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from skirmish.cli.main import command, ctx, parse_command, print_json
+from skirmish.cli import complete
+from skirmish.cli.app import JsonOpt, command, invocation, parse_command, print_json
 from skirmish.projections.render import cell
 
 # skirmish.projections.audit is imported by each command that needs it: a command at the
@@ -16,53 +17,34 @@ from skirmish.projections.render import cell
 
 @command()
 def explain(
+    ctx: typer.Context,
     event: Annotated[int, typer.Argument(help="The event whose numbers to explain (see `skirmish log`).")],
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """Every number of an event with its derivation: dice faces, modifiers, formula, rule."""
     from skirmish.projections import audit
 
-    data = audit.explain(ctx().encounter(), event)
+    from skirmish.projections.narrate import explain_lines
+
+    data = audit.explain(invocation(ctx).encounter(), event)
     if as_json:
         print_json(data)
         return
-    typer.echo(f"#{data['event']} {data['description']}")
-    typer.echo(f"  command: {data['command']}  (branch {data['branch']}, {data['recorded_at'][:19]})")
-    options = ", ".join(f"{k}={v}" for k, v in data["options"].items()) or "none"
-    typer.echo(f"  ruleset: {data['ruleset']} ({data['rules_file']}), options: {options}")
-    derived = [n for n in data["numbers"] if not n.get("recorded")]
-    recorded = [n for n in data["numbers"] if n.get("recorded")]
-    for n in derived:
-        formula = f" = {n['formula']}" if n.get("formula") else ""
-        typer.echo(f"  {n['figure']}: {n['value']}{formula}")
-        if n.get("terms"):
-            typer.echo("      " + ", ".join(f"{t['name']} {t['value']:+d}" for t in n["terms"]))
-        if n.get("roll"):
-            r = n["roll"]
-            who = "the GM's dice" if r["source"] == "gm" else "rolled by skirmish"
-            typer.echo(f"      dice: {r['dice']} = {' + '.join(map(str, r['faces']))} = {r['total']} ({who})")
-        if n.get("rule"):
-            typer.echo(f"      rule: {n['rule']}")
-    if recorded:
-        rules = {n["rule"] for n in recorded if n["rule"]}
-        tail = f" ({', '.join(sorted(rules))})" if rules else " (no derivation recorded)"
-        typer.echo("  as recorded: " + ", ".join(f"{n['figure']} {n['value']}" for n in recorded) + tail)
-    if not data["numbers"]:
-        typer.echo("  no numbers: nothing was computed")
-    for note in data["notes"]:
-        typer.echo(f"  note #{note['id']}: {note['text']}")
+    for line in explain_lines(data):
+        typer.echo(line)
 
 
 @command()
 def why(
-    who: Annotated[str, typer.Argument(help="The combatant.")],
-    figure: Annotated[str | None, typer.Argument(help="A figure of `skirmish state --json` (default: every changed one).")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    ctx: typer.Context,
+    who: Annotated[str, typer.Argument(help="The combatant.", autocompletion=complete.combatants)],
+    figure: Annotated[str | None, typer.Argument(help="A figure as `skirmish state` labels it, e.g. \"hits left\" (default: every changed one).")] = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """The events that made a combatant's figure what it is, from the cause through every tick."""
     from skirmish.projections import audit
 
-    data = audit.why(ctx().encounter(), who, figure)
+    data = audit.why(invocation(ctx).encounter(), who, figure)
     if as_json:
         print_json(data)
         return
@@ -80,14 +62,15 @@ def why(
 
 @command()
 def diff(
+    ctx: typer.Context,
     a: Annotated[str, typer.Argument(help="A branch name or an event id.")],
     b: Annotated[str, typer.Argument(help="A branch name or an event id.")],
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """What differs between two branches or events, figure by figure, and where they split."""
     from skirmish.projections import audit
 
-    data = audit.diff(ctx().encounter(), a, b)
+    data = audit.diff(invocation(ctx).encounter(), a, b)
     if as_json:
         print_json(data)
         return
@@ -121,17 +104,19 @@ def _short(value: Any) -> str:
 
 @command()
 def amend(
+    ctx: typer.Context,
     event: Annotated[int, typer.Argument(help="An event of the current branch; its command is replaced.")],
     new_command: Annotated[list[str], typer.Argument(metavar="-- NEW COMMAND", help="The command that should have been typed.")],
     branch: Annotated[str | None, typer.Option(help="Name of the new branch (default: amend-EVENT).")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """Fix the past: replace the command behind EVENT and decide every later one again, on a new branch."""
     from skirmish.projections import audit
 
-    replacement = parse_command(new_command)
-    enc = ctx().encounter()
-    done = audit.amend(enc, event, replacement, shlex.join(new_command), branch, ctx().text)
+    replacement = parse_command(invocation(ctx), new_command)
+    invocation(ctx).records = True
+    enc = invocation(ctx).encounter()
+    done = audit.amend(enc, event, replacement, shlex.join(new_command), branch, invocation(ctx).text)
     if as_json:
         print_json(done.to_json())
         return

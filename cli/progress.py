@@ -31,7 +31,10 @@ class _Drawn(Bar):
     shown = True
 
     def __init__(self, step: Callable[[int], None]) -> None:
-        self.advance = step  # type: ignore[method-assign]
+        self._step = step
+
+    def advance(self, n: int = 1) -> None:
+        self._step(n)
 
 
 @contextmanager
@@ -55,4 +58,4 @@ def progress(label: str, total: Callable[[], int]) -> Iterator[Bar]:
         console=console, transient=True, redirect_stdout=False, redirect_stderr=False,
     ) as drawn:
         task = drawn.add_task(label, total=size)
-        yield _Drawn(lambda n=1: drawn.advance(task, n))
+        yield _Drawn(lambda n: drawn.advance(task, n))

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from skirmish.cli.main import command, ctx
+from skirmish.cli.app import command, invocation
 from skirmish.cli.progress import progress
 from skirmish.eventlog.errors import BadInput
 
@@ -43,6 +43,7 @@ def _write(chunks: Iterable[bytes], out: Path | None) -> None:
 
 @command()
 def export(
+    ctx: typer.Context,
     format_: Annotated[str, typer.Option("--format", help="jsonl (the whole tree, for `import`), md or html (a session report).")] = "jsonl",
     out: Annotated[Path | None, typer.Option("--out", help="File to write (default: standard output).")] = None,
     branch: Annotated[str | None, typer.Option(help="The branch a report follows (default: the current one).")] = None,
@@ -50,7 +51,7 @@ def export(
     """Export the current encounter: its whole tree as jsonl, or a session report."""
     if format_ not in FORMATS:
         raise BadInput(f"--format takes {', '.join(FORMATS)}, not {format_!r}")
-    enc = ctx().encounter()
+    enc = invocation(ctx).encounter()
     if format_ == "jsonl":
         from skirmish.projections.transfer import export_jsonl, row_count
 
@@ -71,6 +72,7 @@ def export(
 
 @command("import")
 def import_(
+    ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="A jsonl file written by `skirmish export --format jsonl`.")],
 ) -> None:
     """Import an exported encounter exactly as it was (same events, branches, digest)."""
@@ -83,12 +85,13 @@ def import_(
     lines = data.splitlines()
     with progress("import", lambda: len(lines)) as bar:
         records = read_jsonl(lines, str(file), bar.advance)
-    done = import_jsonl(ctx().store(create=True), records, str(file))
+    invocation(ctx).records = True
+    done = import_jsonl(invocation(ctx).store(create=True), records, str(file))
     name = done.encounter.name
     if done.already:
         typer.echo(f"Encounter {name!r} is already here with the same log (digest {done.digest}): nothing imported")
         return
     typer.echo(
         f"Imported {name!r} ({done.encounter.ruleset}): {done.events} events, {done.commands} commands, "
-        f"{done.moves} head moves; digest {done.digest}. It is now current in {ctx().db}"
+        f"{done.moves} head moves; digest {done.digest}. It is now current in {invocation(ctx).db}"
     )

@@ -51,7 +51,7 @@ class Roll(msgspec.Struct, frozen=True):
 
     def describe(self) -> str:
         faces = " + ".join(str(f) for f in self.faces)
-        who = "GM's dice" if self.source == "gm" else "rolled by skirmish"
+        who = "the GM's dice" if self.source == "gm" else "rolled by skirmish"
         return f"{self.dice} = {faces} = {self.total} ({who})"
 
 

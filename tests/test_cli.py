@@ -243,21 +243,65 @@ def test_replay_narrates_with_round_count_and_changes(cli: Cli) -> None:
     assert narrated[-1].startswith("#4 ") and "Round 1 begins at count 35" in narrated[-1]
 
 
-def test_run_plays_a_script_and_stops_at_the_first_error(cli: Cli, tmp_path: Path) -> None:
+def test_run_is_all_or_nothing_and_the_fixed_script_runs_again(cli: Cli, tmp_path: Path) -> None:
     script = tmp_path / "fight.skirmish"
-    script.write_text(
-        "# a comment\n"
-        "new 'Script fight' --rules ap-countdown\n"
-        "\n"
-        "skirmish add Hauser --stat qu=1 --stat hits=40  # trailing comment\n"
-        "add Hauser --stat qu=1 --stat hits=40\n"
-        "add Never --stat qu=1 --stat hits=1\n"
-    )
+    lines = [
+        "# a comment",
+        "new 'Script fight' --rules ap-countdown",
+        "",
+        "skirmish add Hauser --stat qu=1 --stat hits=40  # trailing comment",
+        "add Hauser --stat qu=1 --stat hits=40",
+        "add Never --stat qu=1 --stat hits=1",
+    ]
+    script.write_text("\n".join(lines) + "\n")
     cli("run", str(script))
     assert cli.code != 0
     assert cli.err.strip() == f"Error: {script}:5: there is already a combatant named Hauser"
     assert "> add Hauser --stat qu=1 --stat hits=40" in cli.out
-    assert "Never" not in cli.ok("state")
+    assert f"Nothing of {script} was recorded: fix line 5 and run it again" in cli.out
+    # Not even the encounter: the file the script would have made is not left behind.
+    assert not Path(cli.db).exists()
+    del lines[4]
+    script.write_text("\n".join(lines) + "\n")
+    cli.ok("run", str(script))
+    assert [c["name"] for c in json.loads(cli.ok("state", "--json"))["combatants"]] == ["Hauser", "Never"]
+
+
+def test_a_refused_script_leaves_an_existing_database_as_it_was(cli: Cli, tmp_path: Path) -> None:
+    setup_fight(cli)
+    before = cli.ok("log", "--all", "--json")
+    script = tmp_path / "more.skirmish"
+    script.write_text("damage Orc 3\nnew 'Second fight' --rules modular\ndamage Nobody 1\n")
+    cli("run", str(script))
+    assert cli.code != 0 and cli.err.strip().startswith(f"Error: {script}:3: no combatant named 'Nobody'")
+    assert cli.ok("log", "--all", "--json") == before
+    assert "Second fight" not in cli.ok("encounters")
+
+
+def test_a_refused_command_says_nothing_was_recorded_and_undo_says_what_it_undoes(cli: Cli) -> None:
+    setup_fight(cli)
+    cli.ok("damage", "Orc", "5")
+    cli.fails("damage", "Orc", "0")
+    assert cli.out == "Nothing was recorded (`skirmish undo` would take back the command before this one).\n"
+    assert cli.ok("undo").startswith("Undid `damage Orc 5`: branch 'main' is back at #3")
+    assert cli.ok("redo").startswith("Redid `damage Orc 5`: branch 'main' is at #4")
+    cli.ok("damage", "Orc", "2")
+    assert cli.ok("undo", "2").startswith("Undid `damage Orc 2`; `damage Orc 5`: branch 'main' is back at #3")
+    cli.fails("state", "--at", "999")
+    assert cli.out == "", "a read records nothing and says nothing about it"
+
+
+def test_branch_before_an_event_starts_before_the_command_that_recorded_it(cli: Cli) -> None:
+    setup_fight(cli)
+    cli.ok("round", "--roll", "Hauser=6,8", "--roll", "Orc=5,5")  # #4 the round, #5 .. its other events
+    cli.ok("damage", "Orc", "5")
+    damage = json.loads(cli.ok("log", "--json").splitlines()[-1])["id"]
+    assert cli.ok("branch", "again", "--before", str(damage)).startswith(f"Branch 'again' starts at #{damage - 1}")
+    round_events = [json.loads(line) for line in cli.ok("log", "--json").splitlines()][3:-1]
+    last_of_round = round_events[-1]["id"]
+    assert cli.ok("branch", "reroll", "--before", str(last_of_round)).startswith("Branch 'reroll' starts at #3")
+    assert cli.fails("branch", "x", "--before", "1") == "Error: #1 is where the encounter begins: there is nothing before it"
+    assert cli.fails("branch", "x", "--before", "4", "--at", "3") == "Error: branch takes --at EVENT or --before EVENT, not both"
 
 
 def test_usage_errors_are_one_line(cli: Cli) -> None:
@@ -282,7 +326,7 @@ def test_installed_script_runs_as_a_process(tmp_path: Path) -> None:
     assert state.returncode == 0 and state.stderr == ""
     assert json.loads(state.stdout)["clock"]["round"] == 3
     bad = subprocess.run([script, "declare", "Nobody", "dodge"], capture_output=True, text=True, env=env, timeout=60)
-    assert bad.returncode != 0 and bad.stdout == ""
+    assert bad.returncode != 0 and bad.stdout.startswith("Nothing was recorded")
     assert bad.stderr.startswith("Error: ") and len(bad.stderr.strip().splitlines()) == 1
     assert "Traceback" not in bad.stderr
 
@@ -349,3 +393,30 @@ def test_rules_lists_actions_with_their_costs(cli: Cli) -> None:
     assert "  melee-attack (2-4 AP): faster than its maximum at -25 per AP" in out
     assert "  static-action (8+ AP)" in out
     assert "  parry (no AP)" in out
+
+
+def test_nothing_of_one_run_leaks_into_the_next(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Per-run state rides on Typer's context object: a second command line in the same
+    process does not inherit the first one's --db (no module globals)."""
+    from skirmish.cli.main import run_cli
+
+    elsewhere = str(tmp_path / "elsewhere.db")
+    assert run_cli(["--db", elsewhere, "new", "Elsewhere", "--rules", "modular"]) == 0
+    capsys.readouterr()
+    assert run_cli(["encounters"]) != 0  # ./skirmish.db, the default: there is none
+    assert "no skirmish database at skirmish.db" in capsys.readouterr().err
+    assert run_cli(["--db", elsewhere, "encounters"]) == 0
+    assert "Elsewhere" in capsys.readouterr().out
+
+
+def test_the_command_modules_import_without_main() -> None:
+    """No import cycle: audit and reports register on cli/app.py's app, not on main's."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, skirmish.cli.audit, skirmish.cli.reports\n"
+        "assert 'skirmish.cli.main' not in sys.modules, 'audit or reports imported main'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr

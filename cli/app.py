@@ -1,0 +1,171 @@
+"""The command-line app every `skirmish` command registers on, and what one run carries.
+
+Per-run state lives on Typer's context object (an :class:`Invocation`), never in module
+globals: a `run` script, an `amend` that parses its replacement command and the tests'
+in-process calls each get their own. The options several commands share are written
+once, as ``Annotated`` aliases. No module here prints `Error:`: a SkirmishError goes up to
+:func:`skirmish.cli.main.run_cli`, the one place that does.
+
+The command modules (main, audit, reports) import this one; this one imports none of
+them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from skirmish.eventlog import commands as c
+from skirmish.eventlog.errors import BadInput
+from skirmish.eventlog.store import DEFAULT_DB, Store
+from skirmish.projections.engine import Encounter
+
+
+def make_app() -> typer.Typer:
+    return typer.Typer(
+        name="skirmish",
+        help="An event-sourced log and replayer for tactical combat encounters.",
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
+
+
+app = make_app()
+
+
+@dataclass
+class Invocation:
+    """One run of one command line: the database, the command as typed (stored beside its
+    events), the `run` script's "file:line: " before each error, and, while `amend`
+    parses a replacement command, the list its parsed command goes to instead of running."""
+
+    db: str = DEFAULT_DB
+    text: str = ""
+    prefix: str = ""
+    capture: list[c.Command] | None = None
+    shared: Store | None = None  # a `run` script's store: its lines are one transaction
+    records: bool = False  # the command would have recorded something (a refusal says nothing was)
+    _store: Store | None = field(default=None, repr=False)
+
+    def store(self, *, create: bool = False) -> Store:
+        if self.capture is not None:
+            raise BadInput("only a command that decides events can stand in for one (add, round, declare, ...)")
+        if self.shared is not None:
+            return self.shared
+        if self._store is None:
+            self._store = Store(self.db, create=create)
+        return self._store
+
+    def encounter(self) -> Encounter:
+        return Encounter.open(self.store())
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+
+def invocation(ctx: typer.Context) -> Invocation:
+    """The run a command belongs to (Typer's context object, inherited by subcommands)."""
+    found = ctx.obj
+    if not isinstance(found, Invocation):  # a command called outside run_cli: the defaults
+        found = ctx.obj = Invocation()
+    return found
+
+
+@app.callback()
+def main_options(
+    ctx: typer.Context,
+    db: Annotated[
+        str, typer.Option("--db", envvar="SKIRMISH_DB", help="SQLite file holding the encounters.")
+    ] = DEFAULT_DB,
+) -> None:
+    invocation(ctx).db = db
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def command(name: str | None = None, **settings: Any) -> Callable[[F], F]:
+    """Register a command on the app (``settings``: Typer's, e.g. context_settings)."""
+
+    def register(fn: F) -> F:
+        app.command(name, **settings)(fn)
+        return fn
+
+    return register
+
+
+# --- options several commands share, written once -------------------------------------------
+
+WithOpt = Annotated[
+    list[str] | None,
+    typer.Option("--with", help="KEY=VALUE, a detail the ruleset declares (see `skirmish rules RULESET`)."),
+]
+RollOpt = Annotated[
+    list[str] | None, typer.Option("--roll", help="KEY=FACES from physical dice, e.g. Hauser=6,8.")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+StepsArg = Annotated[int, typer.Argument(help="How many commands.")]
+
+
+def pairs(items: Sequence[str] | None, what: str, lower: bool = True) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise BadInput(f"{what} takes KEY=VALUE, not {item!r}")
+        key = key.strip().lower() if lower else key.strip()
+        if key.lower() in (k.lower() for k in out):
+            raise BadInput(f"{what} {key}= is given twice")
+        out[key] = value.strip()
+    return out
+
+
+def details(items: Sequence[str] | None) -> dict[str, str]:
+    return pairs(items, "--with")
+
+
+def rolls(items: Sequence[str] | None) -> dict[str, tuple[int, ...]]:
+    out: dict[str, tuple[int, ...]] = {}
+    for name, faces in pairs(items, "--roll", lower=False).items():
+        try:
+            out[name] = tuple(int(f) for f in faces.split(","))
+        except ValueError:
+            raise BadInput(f"--roll {name}= takes the faces as numbers, e.g. {name}=6,8; not {faces!r}") from None
+    return out
+
+
+def print_json(data: Any) -> None:
+    """Data (Structs of the typed view included) as indented JSON."""
+    import msgspec
+
+    typer.echo(json.dumps(msgspec.to_builtins(data), indent=2, ensure_ascii=False))
+
+
+def parse_command(run: Invocation, words: Sequence[str]) -> c.Command:
+    """The Command a skirmish command line stands for, parsed exactly as `skirmish` parses
+    it, without running it (for `amend`). Parser errors are BadInput."""
+    if not words or words[0] in ("run", "skirmish"):
+        raise BadInput("give the new command as skirmish takes it, e.g. `-- damage Orc 6`")
+    parsing = Invocation(db=run.db, capture=[])
+    try:
+        code = typer.main.get_command(app).main(
+            args=["--db", parsing.db, *words], prog_name="skirmish", standalone_mode=False, obj=parsing
+        )
+    except Exception as exc:
+        message = getattr(exc, "format_message", None)  # the parser's own usage errors
+        if message is None:
+            raise
+        raise BadInput(f"the new command: {message()}") from None
+    if isinstance(code, int) and code != 0:
+        raise typer.Exit(code)
+    captured = parsing.capture or []
+    if len(captured) != 1:
+        raise BadInput(f"`{words[0]}` decides no events: it cannot stand in for a command")
+    return captured[0]

@@ -1,0 +1,71 @@
+"""Shell completion of names from the database: combatants, actions, effect kinds,
+branches, encounters, rulesets (bash, zsh and fish, through Typer's completion:
+`skirmish --install-completion`).
+
+Each function takes what Typer gives an ``autocompletion`` callback (the context
+and the word typed so far) and returns the candidates that start with it. Completion
+never fails and never writes: a database that is missing, locked or not skirmish's
+completes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import typer
+
+from skirmish.eventlog.store import DEFAULT_DB
+
+
+def _db(ctx: typer.Context) -> str:
+    root = ctx.find_root()
+    given = root.params.get("db") if root.params else None
+    return str(given or os.environ.get("SKIRMISH_DB") or DEFAULT_DB)
+
+
+def _matching(words: Iterable[str], incomplete: str) -> list[str]:
+    typed = incomplete.lower()
+    return [w for w in words if w.lower().startswith(typed)]
+
+
+def _reading(read: Callable[[Any], Iterable[str]], whole_file: bool = False) -> Callable[[typer.Context, str], list[str]]:
+    """A completion that reads the current encounter (or, ``whole_file``, the store)."""
+
+    def complete(ctx: typer.Context, incomplete: str) -> list[str]:
+        path = _db(ctx)
+        if not os.path.exists(path):
+            return []
+        try:
+            from skirmish.eventlog.store import Store
+            from skirmish.projections.engine import Encounter
+
+            store = Store(path, create=False)
+            try:
+                found = read(store if whole_file else Encounter.open(store))
+                return _matching(dict.fromkeys(found), incomplete)
+            finally:
+                store.close()
+        except Exception:  # noqa: BLE001 - completion must never fail the shell
+            return []
+
+    return complete
+
+
+combatants = _reading(lambda enc: [c.name for c in enc.view().combatants])
+actions = _reading(lambda enc: list(enc.ruleset.actions))
+effects = _reading(lambda enc: [*enc.ruleset.effects, *(e.kind for c in enc.view().combatants for e in c.effects)])
+branches = _reading(lambda enc: list(enc.store.branches(enc.row.id)))
+encounters = _reading(lambda store: [row.name for row in store.encounters()], whole_file=True)
+
+
+def rulesets(ctx: typer.Context, incomplete: str) -> list[str]:
+    from skirmish.projections.ruleset import registry
+
+    return _matching(sorted(registry()), incomplete)
+
+
+def nothing(ctx: typer.Context, incomplete: str) -> list[str]:
+    """A new name: there is nothing to complete it from."""
+    return []

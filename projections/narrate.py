@@ -1,0 +1,85 @@
+"""How the log, the replay and an event's explanation read as text, for any ruleset.
+
+The command line prints these lines; the console and the pages may too. Everything
+here reads the engine's records, the typed view and the audit's data: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from skirmish.eventlog.events import Roll
+from skirmish.eventlog.rows import HeadMove
+from skirmish.projections.audit import Note
+from skirmish.projections.engine import Encounter, Recorded
+from skirmish.projections.render import clock_label, view_changes
+from skirmish.projections.view import View
+
+INDENT = " " * 9  # under the text of a "#id   " line
+
+
+def note_lines(notes: Sequence[Note]) -> list[str]:
+    return [f"{INDENT}note #{n.id}: {n.text}" for n in notes]
+
+
+def log_line(enc: Encounter, rec: Recorded, branches: Sequence[str] | None, current: str) -> str:
+    """One event of `log`; with ``branches`` (`log --all`), where it stands: undone, or on
+    branches other than the current one."""
+    mark = ""
+    if branches is not None:
+        mark = "  (undone)" if not branches else ("" if current in branches else f"  ({', '.join(branches)})")
+    return f"#{rec.id:<5} {enc.describe(rec)}{mark}"
+
+
+def head_move_line(m: HeadMove) -> str:
+    frm = f"#{m.from_event}" if m.from_event is not None else "-"
+    return f"  {m.recorded_at[:19]}  {m.reason:<6} {m.branch}: {frm} -> #{m.to_event}"
+
+
+def replay_lines(
+    enc: Encounter, notes: Mapping[int, Sequence[Note]], to: int | None = None, start: int | None = None,
+) -> Iterator[str]:
+    """The narrated fight: each event at its moment, what it changed, the notes on it.
+    Each view is computed once (the one after an event is the next one's before)."""
+    prior: View | None = None
+    for rec, after in enc.replay(to, start=start):
+        if prior is None and rec.parent is not None:  # from a later event: the state before it
+            prior = enc.ruleset.view(enc.fold_to(rec.parent)[0])
+        view = enc.ruleset.view(after)
+        yield f"#{rec.id:<5} [{clock_label(view.clock)}] {enc.describe(rec)}"
+        if prior is not None:
+            for change in view_changes(prior, view):
+                yield f"{INDENT}{change}"
+        yield from note_lines(notes.get(rec.id, []))
+        prior = view
+
+
+def explain_lines(data: Mapping[str, Any]) -> list[str]:
+    """`explain` as text: every number of the event with its terms, dice and rule."""
+    lines = [
+        f"#{data['event']} {data['description']}",
+        f"  command: {data['command']}  (branch {data['branch']}, {data['recorded_at'][:19]})",
+        f"  ruleset: {data['ruleset']} ({data['rules_file']}), options: "
+        + (", ".join(f"{k}={v}" for k, v in data["options"].items()) or "none"),
+    ]
+    derived = [n for n in data["numbers"] if not n.get("recorded")]
+    recorded = [n for n in data["numbers"] if n.get("recorded")]
+    for n in derived:
+        formula = f" = {n['formula']}" if n.get("formula") else ""
+        lines.append(f"  {n['figure']}: {n['value']}{formula}")
+        if n.get("terms"):
+            lines.append("      " + ", ".join(f"{t['name']} {t['value']:+d}" for t in n["terms"]))
+        if n.get("roll"):
+            r = n["roll"]
+            lines.append("      dice: " + Roll(dice=r["dice"], faces=tuple(r["faces"]), source=r["source"]).describe())
+        if n.get("rule"):
+            lines.append(f"      rule: {n['rule']}")
+    if recorded:
+        rules = {n["rule"] for n in recorded if n["rule"]}
+        tail = f" ({', '.join(sorted(rules))})" if rules else " (no derivation recorded)"
+        lines.append("  as recorded: " + ", ".join(f"{n['figure']} {n['value']}" for n in recorded) + tail)
+    if not data["numbers"]:
+        lines.append("  no numbers: nothing was computed")
+    lines += [f"  note #{note['id']}: {note['text']}" for note in data["notes"]]
+    return lines
