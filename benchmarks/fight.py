@@ -102,7 +102,7 @@ class Gm:
             yield Damage(who=rng.choice(names), amount=rng.randint(1, 4))
         elif roll < 0.07:
             kind = rng.choice(("stunned", "dazed", "blinded", "stunned-unable-to-parry"))
-            yield ApplyEffect(who=rng.choice(names), kind=kind, rounds=rng.randint(1, 2))
+            yield ApplyEffect(who=rng.choice(names), kind=kind, rounds=rng.randint(1, 2), custom=kind == "blinded")
         elif roll < 0.08:
             yield ApplyEffect(who=rng.choice(names), kind="bleeding", per_round=rng.randint(1, 2))
         elif roll < 0.085:

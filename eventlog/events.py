@@ -63,9 +63,19 @@ class Derivation(msgspec.Struct, frozen=True):
     terms: tuple[Term, ...] = ()
     rule: str = ""
     roll: Roll | None = None
+    per: int = 1  # ``value`` counts 1/per of the unit (2: half metres), so a half stays exact
+
+    @property
+    def amount(self) -> int | float:
+        """The number the rules mean: ``value`` in whole units (7.5 for 15 halves)."""
+        return self.value if self.per == 1 else self.value / self.per
+
+    def shown(self) -> str:
+        amount = self.amount
+        return f"{amount:g}" if isinstance(amount, float) else str(amount)
 
     def describe(self) -> str:
-        parts = [f"{self.value} = {self.formula}"]
+        parts = [f"{self.shown()} = {self.formula}"]
         if self.terms:
             parts.append(", ".join(f"{t.name} {t.value:+d}" for t in self.terms))
         if self.roll is not None:

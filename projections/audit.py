@@ -68,7 +68,7 @@ def explain(enc: Encounter, event_id: int) -> dict[str, Any]:
     for where, value in numbers(rec.event):
         if isinstance(value, Derivation):
             entries.append({
-                "figure": where, "value": value.value, "formula": value.formula,
+                "figure": where, "value": value.amount, "formula": value.formula,
                 "terms": [{"name": t.name, "value": t.value} for t in value.terms],
                 "roll": _roll_json(value.roll) if value.roll is not None else None,
                 "rule": value.rule,
@@ -84,6 +84,7 @@ def explain(enc: Encounter, event_id: int) -> dict[str, Any]:
         "description": enc.describe(rec),
         "command": command.text,
         "branch": command.branch,
+        "on": enc.store.branches_holding(enc.row.id, rec.id),  # the branches whose history holds it
         "recorded_at": rec.recorded_at,
         "ruleset": enc.ruleset.id,
         "rules_file": enc.ruleset.rules_file,

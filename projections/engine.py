@@ -25,7 +25,7 @@ from typing import Any
 
 import msgspec
 
-from skirmish.eventlog.commands import AddNote, Command, MoveHead, command_encoder
+from skirmish.eventlog.commands import AddNote, ApplyEffect, Command, MoveHead, command_encoder
 from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent
 from skirmish.eventlog.events import (
     CORE_EVENTS,
@@ -344,7 +344,9 @@ class Encounter:
         else:
             check_details(self.ruleset, command)
             check_flags(self.ruleset, command)
-            check_effect(self.ruleset, command)
+            if isinstance(command, ApplyEffect):
+                on_table = [e.kind for c in self.ruleset.view(state).combatants for e in c.effects]
+                check_effect(self.ruleset, command, on_table)
             # Seeded by the event decided on: the same script rolls the same dice, and two
             # what-if branches from one moment share their next rolls.
             place = at if dice_from is None else dice_from

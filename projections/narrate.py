@@ -59,7 +59,8 @@ def explain_lines(data: Mapping[str, Any]) -> list[str]:
     """`explain` as text: every number of the event with its terms, dice and rule."""
     lines = [
         f"#{data['event']} {data['description']}",
-        f"  command: {data['command']}  (branch {data['branch']}, {data['recorded_at'][:19]})",
+        f"  command: {data['command']}  (recorded on {data['branch']}, {data['recorded_at'][:19]}; "
+        + (f"on {', '.join(data['on'])})" if data["on"] else "undone: on no branch)"),
         f"  ruleset: {data['ruleset']} ({data['rules_file']}), options: "
         + (", ".join(f"{k}={v}" for k, v in data["options"].items()) or "none"),
     ]

@@ -115,10 +115,3 @@ def check(path: Path, ruleset: Ruleset[Any]) -> list[str]:
         except BadInput as e:
             faults.append(f"{entry.name}: {e}")
     return faults
-
-
-def numbered(name: str, count: int) -> list[str]:
-    """`add Goblin --count 4`: Goblin 1 to Goblin 4."""
-    if not 1 <= count <= 100:
-        raise BadInput(f"--count takes 1 to 100, not {count}")
-    return [name] if count == 1 else [f"{name} {i}" for i in range(1, count + 1)]

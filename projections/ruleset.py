@@ -17,6 +17,7 @@ exactly as a third-party package would (docs/adding-a-ruleset.md).
 from __future__ import annotations
 
 import difflib
+from shlex import quote
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -120,8 +121,9 @@ class Ruleset(Protocol[State]):
 
     @property
     def effects(self) -> Mapping[str, str]:
-        """The effect kinds it knows (kind -> what it does); `effect` refuses any other as
-        a likely typo unless the GM marks it ``--custom``. Empty: any kind is taken."""
+        """The effect kinds its rules text gives (kind -> what it does). `effect` refuses
+        any other kind not already on the table as a likely typo (with its did-you-mean)
+        unless the GM marks it ``--custom``; the view shows such kinds ``custom``."""
         ...
 
     @property
@@ -416,7 +418,7 @@ def check_details(ruleset: Ruleset[Any], command: Command) -> None:
 
 # The CLI's spelling of a command field where it is not the field's own name.
 FLAG_NAMES = {"charge_speed": "--charge"}
-_NOT_FLAGS = frozenset({"rolls", "details", "custom"})  # the engine's own, for every ruleset
+_NOT_FLAGS = frozenset({"rolls", "details", "custom", "reason"})  # the engine's own, for every ruleset
 
 
 def flag_name(field: str) -> str:
@@ -449,26 +451,28 @@ def check_flags(ruleset: Ruleset[Any], command: Command) -> None:
         raise BadInput(f"{ruleset.id} `{tag}` takes no {', '.join(unused)} (it takes: {known})")
 
 
-def check_effect(ruleset: Ruleset[Any], command: Command) -> None:
-    """An effect kind the ruleset does not know is a typo (did-you-mean) unless the GM says
-    it is their own (``--custom``); a known kind marked custom is refused too. A ruleset
-    that declares no ``effects`` takes any kind."""
-    known: Mapping[str, str] = getattr(ruleset, "effects", {})
-    if not isinstance(command, ApplyEffect) or not known or command.who.strip().lower() in RESERVED_NAMES:
+def check_effect(ruleset: Ruleset[Any], command: Command, in_use: Sequence[str] = ()) -> None:
+    """An effect kind that is neither the ruleset's (``Ruleset.effects``) nor already on
+    the table (``in_use``: kinds on combatants now) is a typo, refused with its
+    did-you-mean, unless the GM says it is their own (``--custom``); a ruleset's own kind
+    marked custom is refused too."""
+    if not isinstance(command, ApplyEffect) or command.who.strip().lower() in RESERVED_NAMES:
         return
+    own: Mapping[str, str] = ruleset.effects
     kind = command.kind.strip().lower()
-    if kind in known:
+    if kind in own:
         if command.custom:
             raise BadInput(f"{kind} is one of {ruleset.id}'s own effects: no --custom")
         return
-    if command.custom or command.end:
+    if command.custom or command.end or kind in {k.lower() for k in in_use}:
         return
-    close = difflib.get_close_matches(kind, list(known), n=1, cutoff=0.75)
+    known = [*own, *(k for k in dict.fromkeys(in_use) if k.lower() not in own)]
+    close = difflib.get_close_matches(kind, known, n=1, cutoff=0.75)
     if close:
         raise BadInput(f"no effect {kind!r} in {ruleset.id}: did you mean {close[0]}? "
                        f"(--custom records it as your own)")
-    raise BadInput(f"no effect {kind!r} in {ruleset.id} (known: {', '.join(known)}); "
-                   f"--custom records it as your own")
+    listed = f" (known: {', '.join(own)})" if own else ""
+    raise BadInput(f"no effect {kind!r} in {ruleset.id}{listed}; --custom records it as your own")
 
 
 def detail_int(command: Command, key: str, default: int = 0) -> int:
@@ -523,6 +527,25 @@ def unable(name: str, status: str, why: str, rule: str = "") -> RuleViolation:
     """The one-line refusal of an action by a combatant the clock passes by: "Bob is down
     (health -3, option goes-down=at-0): it cannot act"."""
     return RuleViolation(f"{name} is {status} ({why}): it cannot act", rule)
+
+
+def has_left(name: str) -> RuleViolation:
+    """The refusal of an action by a combatant who left the fight, with the way back."""
+    return unable(name, "left", f"left the fight: `skirmish return {quote(name)}` brings it back")
+
+
+def why_down(value: int, vital: str, options: Mapping[str, str]) -> str:
+    """Why the goes-down option counts a combatant down: "-3 health left, option goes-down=at-0"."""
+    return f"{value} {vital} left, option {GOES_DOWN}={options.get(GOES_DOWN, GOES_DOWN_OPTION.default)}"
+
+
+def check_able(name: str, left: bool, value: int, vital: str, options: Mapping[str, str]) -> None:
+    """Refuse, in one line, an action of a combatant who left or whose vital figure
+    ``value`` puts it down under the goes-down option."""
+    if left:
+        raise has_left(name)
+    if is_down(value, options):
+        raise unable(name, "down", why_down(value, vital, options))
 
 
 def is_down(value: int, options: Mapping[str, str]) -> bool:

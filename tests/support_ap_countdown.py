@@ -13,8 +13,11 @@ from skirmish.eventlog.commands import (
     Command,
     Damage,
     Declare,
+    Heal,
+    Leave,
     Next,
     Resolve,
+    Return,
     StartRound,
     Upkeep,
 )
@@ -46,6 +49,7 @@ def flat(enc: Encounter) -> dict[str, Any]:
     return {
         "in_round": view.clock.running, "count": view.clock.own.count,  # type: ignore[attr-defined]
         "head": view.head,
+        "left": {c.name for c in view.combatants if c.status == "left"},
         "combatants": [{"name": c.name, **msgspec.structs.asdict(c.own)} for c in view.combatants],
         "pending": [{"who": p.who, "action": p.action, **msgspec.structs.asdict(p.own)} for p in view.pending],
     }
@@ -61,6 +65,7 @@ class ApCountdownSupport:
         in_round: bool = view["in_round"]
         count: int | None = view["count"]
         fighters: list[dict[str, Any]] = view["combatants"]
+        left: set[str] = view["left"]
         names = [f["name"] for f in fighters]
         pending = {p["who"]: p for p in view["pending"]}
         # Rotate the side commands (damage, effects) with the head, so each state offers a few.
@@ -118,7 +123,9 @@ class ApCountdownSupport:
                 ApplyEffect(who=who, kind="stunned-unable-to-parry", rounds=1),
                 ApplyEffect(who=who, kind="dazed", rounds=1),
                 ApplyEffect(who=who, kind="staggered"),
-                ApplyEffect(who=who, kind="blinded", rounds=3),
+                ApplyEffect(who=who, kind="blinded", rounds=3, custom=True),
+                Heal(who=who, amount=5),
+                Leave(who=who, reason="flees") if f["name"] not in left else Return(who=who),
                 ApplyEffect(who=who, kind="stunned", end=True),
             ]
         return out + [side[(turn + i * 7) % len(side)] for i in range(2)]
@@ -156,6 +163,9 @@ class ApCountdownSupport:
                 ApplyEffect(who=who, kind="bleeding", per_round=0),
                 ApplyEffect(who=who, kind="stunned"),  # needs --rounds
                 ApplyEffect(who=who, kind="staggered", rounds=2),
+                ApplyEffect(who=who, kind="bleedng", per_round=1),  # a typo: did you mean bleeding?
+                Heal(who=who, amount=0),
+                Return(who=who) if who not in view["left"] else Leave(who=who),
             ]
             if in_round:
                 out += [Declare(who=who, action="move")]  # needs --pace

@@ -10,8 +10,11 @@ from skirmish.eventlog.commands import (
     Command,
     Damage,
     Declare,
+    Heal,
+    Leave,
     Next,
     Resolve,
+    Return,
     StartRound,
     Upkeep,
 )
@@ -86,6 +89,9 @@ class CrisisSupport:
                 ApplyEffect(who=who, kind="stunned"),
                 ApplyEffect(who=who, kind="prone", end=True),
                 ApplyEffect(who=who, kind="stunned", end=True),
+                ApplyEffect(who=who, kind="shaken", custom=True),
+                Heal(who=who, amount=3),
+                Return(who=who) if f.status == "left" else Leave(who=who, reason="flees"),
             ]
         return out + [side[(turn + i * 5) % len(side)] for i in range(2)] if side else out
 
@@ -115,6 +121,9 @@ class CrisisSupport:
             out += [
                 AddCombatant(name=who.lower(), stats={"int": "1", "speed": "1", "endurance": "3", "health": "3"}),
                 Damage(who=who, amount=-1),
+                Heal(who=who, amount=0),
+                ApplyEffect(who=who, kind="prnoe"),  # a typo: did you mean prone?
+                Leave(who=who) if f.status == "left" else Return(who=who),
                 Declare(who=who, action="somersault"),
                 Declare(who=who, action="move", percent=50),
                 Declare(who=who, action="custom"),  # needs --ap

@@ -12,8 +12,11 @@ from skirmish.eventlog.commands import (
     Command,
     Damage,
     Declare,
+    Heal,
+    Leave,
     Next,
     Resolve,
+    Return,
     StartRound,
     Upkeep,
 )
@@ -81,9 +84,11 @@ class ModularSupport:
             who = f.name
             side += [
                 Damage(who=who, amount=4),
-                ApplyEffect(who=who, kind="prone", rounds=2),
-                ApplyEffect(who=who, kind="blinded", rounds=1),
+                ApplyEffect(who=who, kind="prone", rounds=2, custom=True),
+                ApplyEffect(who=who, kind="blinded", rounds=1, custom=True),
                 ApplyEffect(who=who, kind="prone", end=True),
+                Heal(who=who, amount=3),
+                Return(who=who) if f.status == "left" else Leave(who=who, reason="flees"),
             ]
         return out + [side[(turn + i * 5) % len(side)] for i in range(2)] if side else out
 
@@ -116,6 +121,8 @@ class ModularSupport:
             out += [
                 AddCombatant(name=who.upper(), stats={"agility": "1", "dodge": "1", "health": "1"}),
                 Damage(who=who, amount=0),
+                Heal(who=who, amount=0),
+                Leave(who=who) if f.status == "left" else Return(who=who),
                 Declare(who=who, action="somersault"),
                 Declare(who=who, action="skill", ap=2),
                 Declare(who=who, action="move"),  # no --amount

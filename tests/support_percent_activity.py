@@ -10,8 +10,11 @@ from skirmish.eventlog.commands import (
     Command,
     Damage,
     Declare,
+    Heal,
+    Leave,
     Next,
     Resolve,
+    Return,
     StartRound,
     Upkeep,
 )
@@ -65,6 +68,7 @@ class PercentActivitySupport:
         else:
             out += [Next()] * 4 + [Upkeep()]
         side: list[Command] = []
+        gone = {f.name for f in fighters if f.status == "left"}
         for who in names:
             others = [n for n in names if n != who]
             target = others[turn % len(others)] if others else None
@@ -90,7 +94,9 @@ class PercentActivitySupport:
                 ApplyEffect(who=who, kind="staggered"),
                 ApplyEffect(who=who, kind="encumbered"),
                 ApplyEffect(who=who, kind="encumbered", end=True),
-                ApplyEffect(who=who, kind="blinded", rounds=3),
+                ApplyEffect(who=who, kind="blinded", rounds=3, custom=True),
+                Heal(who=who, amount=5),
+                Return(who=who) if who in gone else Leave(who=who, reason="flees"),
             ]
         return out + [side[(turn + i * 7) % len(side)] for i in range(2)] if side else out
 
@@ -119,6 +125,8 @@ class PercentActivitySupport:
             out += [
                 AddCombatant(name=who.lower(), stats={"qu": "1", "hits": "10"}),  # name taken
                 Damage(who=who, amount=0),
+                Heal(who=who, amount=0),
+                ApplyEffect(who=who, kind="bleedng", per_round=1),  # a typo: did you mean bleeding?
                 Declare(who=who, action="somersault"),
                 Declare(who=who, action="melee-attack", ap=2),  # flags it does not read (check_flags)
                 Declare(who=who, action="move", pace="run"),

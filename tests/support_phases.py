@@ -10,8 +10,11 @@ from skirmish.eventlog.commands import (
     Command,
     Damage,
     Declare,
+    Heal,
+    Leave,
     Next,
     Resolve,
+    Return,
     StartRound,
     Upkeep,
 )
@@ -108,6 +111,8 @@ class PhasesSupport:
                 ApplyEffect(who=who, kind="serious-wound", end=True),
                 ApplyEffect(who=who, kind="panic", details={"by": "2"}),
                 ApplyEffect(who=who, kind="panic", end=True),
+                ApplyEffect(who=who, kind="slight-wound", end=True),
+                Return(who=who) if c.status == "left" else Leave(who=who, reason="flees"),
             ]
         if side:
             out += [side[(turn + i * 7) % len(side)] for i in range(2)]
@@ -138,6 +143,8 @@ class PhasesSupport:
             out += [
                 AddCombatant(name=who.upper(), stats={"initiative": "3"}),  # name taken
                 Damage(who=who, amount=2),  # no hits in phases.md
+                Heal(who=who, amount=2),  # nor hits to heal: a wound is taken off with effect --end
+                Leave(who=who) if c.status == "left" else Return(who=who),
                 Declare(who=who, action="somersault"),
                 Declare(who=who, action="walk", ap=2),
                 Declare(who=who, action="aim"),  # needs a target or an area

@@ -20,9 +20,13 @@ from skirmish.eventlog.commands import (
     ApplyEffect,
     Cancel,
     Command,
+    Damage,
     Declare,
+    Heal,
+    Leave,
     Next,
     Resolve,
+    Return,
     StartRound,
     Upkeep,
 )
@@ -41,6 +45,8 @@ from skirmish.projections.rulesets.ap_countdown import (
     ClockAdvanced,
     DamageTaken,
     EffectApplied,
+    HitsHealed,
+    ParryDeclared,
     ParryUsed,
     RoundEnded,
     RoundStarted,
@@ -217,7 +223,7 @@ def test_initiative_each_round_rolls_anew_by_default(memory_store: Store) -> Non
     enc = fight(memory_store)
     first = enc.path(enc.head().event_id)[0].event
     assert isinstance(first, EncounterStarted)
-    assert first.options == {"initiative": "each-round", "carry-ap": "no"}
+    assert first.options == {"initiative": "each-round", "carry-ap": "no", "goes-down": "at-0", "pace-penalty": "worst"}
     new_round(enc)
     assert who(enc, "Hauser").base_initiative == 15
     do(enc, Upkeep())
@@ -739,16 +745,18 @@ def test_pace_penalty_applies_to_later_actions(memory_store: Store) -> None:
 
 
 def test_parry_is_declared_before_the_first_action_of_the_round(cli: Cli) -> None:
-    """ap-countdown.md, Parry: announced at the beginning of the round."""
+    """ap-countdown.md, Parry: "announced at the beginning of the round, or as soon as
+    melee ensues". Hauser's first action is a shot, not melee: too late for a parry."""
     cli_fight(cli)
     cli_round(cli)
     cli.ok("declare", "Orc", "parry", "--amount", "10", "--target", "Hauser")
     assert cli_who(cli, "Orc")["parry"] == 10
-    cli.ok("declare", "Hauser", "melee-attack", "--ap", "3", "--target", "Orc")
+    cli.ok("declare", "Hauser", "ranged-attack", "--ap", "3", "--target", "Orc")
     cli_refused(cli, "declare", "Hauser", "parry", "--amount", "5",
-                error="Error: Hauser's parry had to be announced at the beginning of the round (ap-countdown.md, Parry)")
+                error="Error: Hauser's parry had to be announced at the beginning of the round, or as soon as "
+                      "melee ensues: no melee attack involves Hauser now (ap-countdown.md, Parry)")
     cli_refused(cli, "declare", "Orc", "parry", "--amount", "5",
-                error="Error: Orc's parry had to be announced at the beginning of the round (ap-countdown.md, Parry)")
+                error="Error: Orc has announced a parry this round already (ap-countdown.md, Parry)")
     assert (cli_who(cli, "Hauser")["parry"], cli_who(cli, "Orc")["parry"]) == (None, 10)
 
 
@@ -916,7 +924,7 @@ def test_upkeep_records_one_event_per_tick(memory_store: Store) -> None:
     new_round(enc)
     do(enc, ApplyEffect(who="Hauser", kind="bleeding", per_round=2))
     do(enc, ApplyEffect(who="Orc", kind="bleeding", per_round=1))
-    do(enc, ApplyEffect(who="Orc", kind="blessed", rounds=3))
+    do(enc, ApplyEffect(who="Orc", kind="blessed", rounds=3, custom=True))  # a spell: the GM's own
     do(enc, ApplyEffect(who="Hauser", kind="stunned", rounds=2))
     do(enc, ApplyEffect(who="Orc", kind="staggered"))
     do(enc, ApplyEffect(who="scene", kind="tide", per_round=1))
@@ -954,7 +962,7 @@ def test_timed_effects_lose_a_round_each_upkeep_and_expire(memory_store: Store) 
     """ap-countdown.md, Upkeep: non-stun timed effects lose 1 round each upkeep."""
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, ApplyEffect(who="Orc", kind="blessed", rounds=2))
+    do(enc, ApplyEffect(who="Orc", kind="blessed", rounds=2, custom=True))
     tick = one(do(enc, Upkeep()), UpkeepTick)
     assert (tick.rounds_left, tick.removed) == (1, False)
     assert effects(enc, "Orc") == [("blessed", 1)]
@@ -1100,7 +1108,7 @@ def test_undo_of_an_upkeep_brings_expired_effects_back_exactly(cli: Cli) -> None
     """ap-countdown.md, Upkeep: each tick is an event; undoing the upkeep restores every effect as it was."""
     cli_fight(cli)
     cli_round(cli)
-    cli.ok("effect", "Hauser", "blessed", "--rounds", "1")
+    cli.ok("effect", "Hauser", "blessed", "--rounds", "1", "--custom")
     cli.ok("effect", "Hauser", "stunned", "--rounds", "1")
     cli.ok("effect", "Hauser", "dazed", "--rounds", "3")
     cli.ok("effect", "Orc", "staggered")
@@ -1158,3 +1166,98 @@ def test_a_failed_orientation_maneuver_puts_the_combatant_out_for_the_round(memo
     do(enc, Cancel(who="Hauser", orientation="failure"))
     view = enc.view()
     assert view.combatant("Hauser").status == "out" and "Hauser" not in view.clock.now + view.clock.next
+
+
+def test_a_parry_may_be_announced_as_soon_as_melee_ensues(memory_store: Store) -> None:
+    """ap-countdown.md, Parry: "or as soon as melee ensues". Hauser (35) acts first, a
+    shot; the Orc (30) then attacks him in melee: Hauser may announce a parry now,
+    against the Orc, though he has acted this round."""
+    enc = fight(memory_store)
+    new_round(enc)
+    do(enc, Declare(who="Hauser", action="ranged-attack", ap=1, target="Orc"))  # resolves at 30
+    do(enc, Next())
+    do(enc, Resolve(who="Hauser"))
+    do(enc, Declare(who="Orc", action="melee-attack", ap=4, target="Hauser"))  # resolves at 10
+    parry = one(do(enc, Declare(who="Hauser", action="parry", amount=10)), ParryDeclared)
+    assert (parry.amount, parry.against) == (10, "Orc")
+
+
+def test_an_attack_resolved_at_a_harder_pace_takes_that_paces_penalty(memory_store: Store) -> None:
+    """ap-countdown.md, Movement: the pace's penalty "applies to all other actions
+    performed in the round". Hauser declares a 3 AP melee attack at 35 standing still
+    (-25 for 1 AP under the maximum), then starts to run (-20): the attack, performed at
+    20 while running, is at -25 + -20 = -45."""
+    enc = fight(memory_store)
+    new_round(enc)
+    do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
+    do(enc, Declare(who="Hauser", action="move", pace="run", penalty=-20))
+    do(enc, Next())
+    do(enc, Next())
+    resolved = one(do(enc, Resolve(who="Hauser")), ActionResolved)
+    assert resolved.penalty is not None and resolved.penalty.value == -45
+    assert [t.value for t in resolved.penalty.terms] == [-25, -20]
+
+
+def test_the_declared_penalty_stands_under_pace_penalty_declared(memory_store: Store) -> None:
+    enc = fight(memory_store, **{"pace-penalty": "declared"})
+    new_round(enc)
+    do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
+    do(enc, Declare(who="Hauser", action="move", pace="run", penalty=-20))
+    do(enc, Next())
+    do(enc, Next())
+    assert one(do(enc, Resolve(who="Hauser")), ActionResolved).penalty is None
+
+
+# --- down, out, left, healed --------------------------------------------------------------------
+
+
+def test_goes_down_at_0_by_default(memory_store: Store) -> None:
+    """The text never says when a combatant is down: at 0 hits left by default (option
+    goes-down). The Orc (30 hits) takes 30 with its attack under way: the attack ends,
+    the countdown passes it by, its declarations are refused; healed, it stands again."""
+    enc = fight(memory_store)
+    new_round(enc)
+    do(enc, Next())  # count 30: the Orc declares
+    do(enc, Declare(who="Orc", action="melee-attack", ap=4, target="Hauser"))
+    events = do(enc, Damage(who="Orc", amount=30))
+    cancelled = one(events, ActionCancelled)
+    assert cancelled.reason == "ends: Orc is down (0 hits left, option goes-down=at-0)"
+    view = enc.view()
+    assert view.combatant("Orc").status == "down" and [c.name for c in view.combatants] == ["Hauser", "Orc"]
+    assert "Orc" not in view.clock.now + view.clock.next
+    refused(enc, Declare(who="Orc", action="dodge", ap=4), RuleViolation,
+            "Orc is down (0 hits left, option goes-down=at-0): it cannot act")
+    healed = one(do(enc, Heal(who="Orc", amount=5)), HitsHealed)
+    assert (healed.hits.value, healed.hits_left) == (5, 5)
+    assert enc.view().combatant("Orc").status == "fighting"
+    refused(enc, Heal(who="Hauser", amount=3), RuleViolation, "Hauser has all its 40 hits: nothing to heal")
+    refused(enc, Heal(who="Orc", amount=0), BadInput, "heal takes at least 1 hit, not 0")
+    assert one(do(enc, Heal(who="Orc", amount=99)), HitsHealed).hits.value == 25, "never above its hits"
+
+
+@pytest.mark.parametrize(("rule", "hits", "down"), [
+    ("at-0", 0, True), ("at-0", 1, False), ("below-0", 0, False), ("below-0", -1, True), ("never", -50, False),
+])
+def test_the_goes_down_option(memory_store: Store, rule: str, hits: int, down: bool) -> None:
+    enc = fight(memory_store, **{"goes-down": rule})
+    do(enc, Damage(who="Orc", amount=30 - hits))
+    assert (enc.view().combatant("Orc").status == "down") is down
+
+
+def test_leave_and_return(memory_store: Store) -> None:
+    enc = fight(memory_store)
+    new_round(enc)
+    do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
+    events = do(enc, Leave(who="Hauser", reason="flees over the bridge"))
+    assert [type(e).__name__ for e in events] == ["CombatantLeft", "ActionCancelled"]
+    view = enc.view()
+    assert view.combatant("Hauser").status == "left" and view.pending == ()
+    assert view.clock.now == () and view.clock.next == ("Orc",)
+    refused(enc, Declare(who="Hauser", action="dodge", ap=4), RuleViolation,
+            "Hauser is left (left the fight: `skirmish return Hauser` brings it back): it cannot act")
+    refused(enc, Leave(who="Hauser"), RuleViolation, "Hauser has already left the fight (`skirmish return Hauser`)")
+    do(enc, Return(who="Hauser"))
+    assert enc.view().combatant("Hauser").status == "fighting"
+    refused(enc, Return(who="Orc"), RuleViolation, "Orc has not left the fight: nothing to return from")
+    enc.undo(1, "undo")
+    assert enc.view().combatant("Hauser").status == "left"

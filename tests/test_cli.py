@@ -147,7 +147,7 @@ def test_log_json_is_one_object_per_event(cli: Cli) -> None:
         (1, None, "encounter-started"), (2, 1, "combatant-added"), (3, 2, "combatant-added"),
     ]
     assert lines[1]["name"] == "Hauser" and lines[1]["stats"] == {"qu": 1, "hits": 40, "penalty": 0}
-    assert lines[0]["options"] == {"initiative": "each-round", "carry-ap": "no"}
+    assert lines[0]["options"] == {"initiative": "each-round", "carry-ap": "no", "goes-down": "at-0", "pace-penalty": "worst"}
 
 
 def test_undo_keeps_the_event_and_log_all_marks_it(cli: Cli) -> None:

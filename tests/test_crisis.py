@@ -336,14 +336,16 @@ def test_move_and_sneak_distances(memory_store: Store) -> None:
     move = only(do(enc, Declare(who="Jack", action="move")), ActionTaken).distance
     sneak = only(do(enc, Declare(who="Jack", action="sneak")), ActionTaken).distance
     assert move is not None and move.value == 7
-    assert sneak is not None and sneak.value == 3
+    # Sneak: "Move up to half the character's Speed modifier + 5 in meters": the text never
+    # rounds, so Jack's (2 + 5) / 2 is 3.5 m, not 3.
+    assert sneak is not None and sneak.amount == 3.5 and sneak.shown() == "3.5"
 
 
 def test_sneak_half_speed_option(memory_store: Store) -> None:
     enc = fight(memory_store, sneak="half-speed")
     turn(enc)
     sneak = only(do(enc, Declare(who="Jack", action="sneak")), ActionTaken).distance
-    assert sneak is not None and sneak.value == 1 + 5
+    assert sneak is not None and sneak.amount == 2 / 2 + 5
 
 
 def test_reloading_a_flintlock_musket_example(memory_store: Store) -> None:
@@ -459,7 +461,11 @@ def test_stun_next_turn_option_also_stops_the_next_turn(memory_store: Store) -> 
 
 def test_unknown_condition_is_refused(cli: Cli) -> None:
     cli_fight(cli)
-    assert cli.fails("effect", "Jack", "drunkk") == "Error: no condition 'drunkk' in crisis (did you mean drunk?)"
+    assert cli.fails("effect", "Jack", "drunkk") == (
+        "Error: no effect 'drunkk' in crisis: did you mean drunk? (--custom records it as your own)")
+    cli.ok("effect", "Jack", "drunkk", "--custom")  # the GM's own, shown so
+    jack = next(c for c in json.loads(cli.ok("state", "--json"))["combatants"] if c["name"] == "Jack")
+    assert {"kind": "drunkk", "left": None, "detail": "", "custom": True} in jack["effects"]
 
 
 def test_undo_brings_an_ended_condition_back_exactly(memory_store: Store) -> None:
@@ -881,3 +887,41 @@ def test_cancel_forgoes_a_hits_damage_and_needs_an_action_under_way(memory_store
     assert only(do(enc, Cancel(who="Jack")), ActionCancelled).action == "attack"
     assert enc.view().pending == () and who(enc, "Drone").endurance == 4
     assert only(do(enc, Next()), TurnPassed).to == "Drone"
+
+
+# --- to the end: healed, dead, gone and back ---------------------------------------------------
+
+
+def test_a_fight_to_the_end_healed_dead_gone_and_back(memory_store: Store) -> None:
+    """Jack 15 + 1 + 2 = 18 acts before the Drone 6 + 0 + 1 = 7 (Turn Order). The Drone
+    (Endurance 4, Health 4): 3 damage leaves Endurance 1 (Damage: Endurance first); healed
+    2, Health is full so Endurance takes them (3); 10 more empty Endurance and the rest is
+    lost (option spill=no); 4 more put Health at 0: dead, and the dead are not healed."""
+    from skirmish.eventlog.commands import Heal, Leave, Return
+    from skirmish.projections.rulesets.crisis import Healed
+
+    enc = fight(memory_store)
+    turn(enc)
+    do(enc, Damage(who="Drone", amount=3))
+    healed = only(do(enc, Heal(who="Drone", amount=2)), Healed)
+    assert (healed.to_health, healed.to_endurance) == (0, 2)
+    assert (who(enc, "Drone").endurance, health(enc, "Drone")) == (3, 4)
+    do(enc, Damage(who="Drone", amount=10))
+    assert (who(enc, "Drone").endurance, health(enc, "Drone")) == (0, 4)
+    do(enc, Damage(who="Drone", amount=4))
+    assert combatant(enc, "Drone").status == "dead"
+    refused(enc, Heal(who="Drone", amount=1), RuleViolation,
+            "Drone is dead: nothing in the text brings the dead back (crisis.md, Damage)")
+    refused(enc, Heal(who="Jack", amount=1), RuleViolation, "Jack has all its Health and Endurance: nothing to heal")
+    do(enc, Leave(who="Jack", reason="runs for the airlock"))
+    assert combatant(enc, "Jack").status == "left"
+    refused(enc, Declare(who="Jack", action="move"), RuleViolation,
+            "Jack is left (left the fight: `skirmish return Jack` brings it back): it cannot act")
+    do(enc, Next())  # nobody else: the turn ends
+    started = turn(enc, {})
+    # Gone, Jack gains nothing: his 4 AP of turn 1 stay 4 (else 4 + 4, capped at 6).
+    assert started.acting is None and {g.who: g.ap.value for g in started.gains}["Jack"] == 4
+    do(enc, Return(who="Jack"))
+    assert combatant(enc, "Jack").status == "fighting"
+    enc.undo(1, "undo")
+    assert combatant(enc, "Jack").status == "left"

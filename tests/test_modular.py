@@ -555,8 +555,8 @@ def test_cancel_drops_a_ready(memory_store: Store) -> None:
 def test_next_after_the_last_turn_runs_the_upkeep(memory_store: Store) -> None:
     """The end of the round: timed effects lose a round each, one event per tick."""
     enc = fight(memory_store)
-    do(enc, ApplyEffect(who="Orc", kind="prone", rounds=2))
-    do(enc, ApplyEffect(who="Mira", kind="blinded", rounds=1))
+    do(enc, ApplyEffect(who="Orc", kind="prone", rounds=2, custom=True))  # the text names no conditions
+    do(enc, ApplyEffect(who="Mira", kind="blinded", rounds=1, custom=True))
     new_round(enc)
     refused(enc, Upkeep(), RuleViolation,
             f"round 1 has turns left (Mira, Orc): `skirmish next` to reach its end ({R}, Turn)")
@@ -614,3 +614,66 @@ def test_courtyard_brawl_ends_as_its_comments_say(cli: Cli) -> None:
     what_if = json.loads(cli.ok("state", "--json", "--at", str(branches["what-if"]["head"])))
     orc = next(c for c in what_if["combatants"] if c["name"] == "Orc")
     assert orc["own"]["primary"] == "dash" and orc["own"]["movement"] == 80
+
+
+# --- down, healed, gone and back (goes-down; leave and return) -------------------------------
+
+
+def test_a_fight_where_the_orc_goes_down_is_healed_and_mira_leaves_and_returns(memory_store: Store) -> None:
+    """The text gives no health, so going down is the goes-down option (at 0 by default).
+    Round 1: Hauser 87, Mira 55, the Orc 55 (Mira first on Agility). Mira readies; the
+    Orc (25 health) takes 25: down, its turn is passed by; Mira takes 20 of her 20: down,
+    her Ready dropped."""
+    from skirmish.eventlog.commands import Heal, Leave, Return
+    from skirmish.projections.rulesets.modular import ReadyCancelled
+
+    enc = fight(memory_store)
+    new_round(enc)
+    assert enc.view().clock.now == ("Hauser",)
+    do(enc, Damage(who="Orc", amount=25))
+    view = enc.view()
+    assert view.combatant("Orc").status == "down" and view.combatants[-1].name == "Orc"
+    do(enc, Next())  # Mira's turn
+    act(enc, "Mira", "ready", trigger="the Orc stands", details={"then": "skill", "else": "evade"})
+    assert enc.view().clock.next == (), "the Orc is down: nobody acts after Mira"
+    events = do(enc, Damage(who="Mira", amount=20))
+    assert one(events, ReadyCancelled).reason == "Mira is down (0 health left, option goes-down=at-0)"
+    refused(enc, Declare(who="Orc", action="skill"), RuleViolation,
+            "Orc is down (0 health left, option goes-down=at-0): it cannot act")
+    do(enc, Next())  # the Orc's turn is passed by: the round ends
+    assert not enc.view().clock.running
+    do(enc, Heal(who="Orc", amount=10))
+    assert (combatant(enc, "Orc").status, combatant(enc, "Orc").vital.value) == ("fighting", 10)
+    refused(enc, Heal(who="Hauser", amount=1), RuleViolation, "Hauser has all its 30 health: nothing to heal")
+    # Round 2: Mira is down and rolls no initiative; Hauser 87, the Orc 55.
+    started = one(new_round(enc, {"Hauser": (40,), "Orc": (35,)}), RoundStarted)
+    assert started.order == ("Hauser", "Orc")
+    do(enc, Leave(who="Hauser", reason="runs for help"))
+    assert combatant(enc, "Hauser").status == "left"
+    do(enc, Next())
+    assert enc.view().clock.now == ("Orc",)
+    do(enc, Return(who="Hauser"))
+    do(enc, Next())  # the round ends; Hauser acts again from the next one
+    assert one(new_round(enc, {"Hauser": (40,), "Orc": (35,)}), RoundStarted).order == ("Hauser", "Orc")
+    enc.undo(1, "undo")
+    assert not enc.view().clock.running
+
+
+@pytest.mark.parametrize(("rule", "damage", "down"), [
+    ("at-0", 25, True), ("at-0", 24, False), ("below-0", 25, False), ("below-0", 26, True), ("never", 90, False),
+])
+def test_the_goes_down_option(memory_store: Store, rule: str, damage: int, down: bool) -> None:
+    enc = fight(memory_store, **{"goes-down": rule})
+    do(enc, Damage(who="Orc", amount=damage))
+    assert (combatant(enc, "Orc").status == "down") is down
+
+
+def test_every_effect_is_the_gms_own_and_a_typo_of_one_in_use_is_caught(memory_store: Store) -> None:
+    enc = fight(memory_store)
+    refused(enc, ApplyEffect(who="Orc", kind="prone", rounds=1), BadInput,
+            "no effect 'prone' in modular; --custom records it as your own")
+    do(enc, ApplyEffect(who="Orc", kind="prone", rounds=1, custom=True))
+    assert [(e.kind, e.custom) for e in combatant(enc, "Orc").effects] == [("prone", True)]
+    refused(enc, ApplyEffect(who="Mira", kind="prnoe", rounds=1), BadInput,
+            "no effect 'prnoe' in modular: did you mean prone? (--custom records it as your own)")
+    do(enc, ApplyEffect(who="Mira", kind="prone", rounds=1))  # on the table already: no --custom needed

@@ -166,6 +166,8 @@ def test_old_damage_events_are_upcast_on_read_and_stored_as_they_were(old_log: P
             event = enc.decode(row).event
             assert type(event).__name__ == "DamageTaken" and event.version == 2
             upcast = json.loads(enc.codec.encode(event))
+            # Fields added to a derivation since (``per``) come back at their defaults.
+            assert upcast["hits"].pop("per") == 1
             assert upcast == {**{k: v for k, v in body.items() if k != "amount"}, "hits": body["amount"]}
     finally:
         store.close()

@@ -191,9 +191,14 @@ def test_wounded_takes_4_once_more_than_half_the_hits_are_taken(memory_store: St
 
 def test_wounded_and_weapon_ready_cannot_be_typed_as_effects(memory_store: Store) -> None:
     enc = fight(memory_store)
+    # Not effects of the ruleset: refused as a likely typo; marked as the GM's own, the
+    # ruleset says what they are instead.
     refused(enc, ApplyEffect(who="Orc", kind="wounded"), BadInput,
+            "no effect 'wounded' in percent-activity (known: bleeding, stunned-unable-to-parry, stunned, dazed, "
+            "staggered, encumbered); --custom records it as your own")
+    refused(enc, ApplyEffect(who="Orc", kind="wounded", custom=True), BadInput,
             "wounded is not an effect here: it is derived from the damage recorded")
-    refused(enc, ApplyEffect(who="Orc", kind="surprised", rounds=1), BadInput,
+    refused(enc, ApplyEffect(who="Orc", kind="surprised", rounds=1, custom=True), BadInput,
             "surprised is not an effect here: it is given when the round starts: "
             "`skirmish round --with surprised=NAME`")
 
@@ -346,14 +351,18 @@ def test_combatants_are_listed_in_this_rounds_order_then_those_added_since(memor
     assert names(enc) == ["Vera", "Hauser", "Orc", "Mira"]
 
 
-def test_a_combatant_past_its_hits_is_still_fighting(memory_store: Store) -> None:
+def test_a_combatant_past_its_hits_is_down_under_the_default_table_rule(memory_store: Store) -> None:
     """Initiative Step: "Wounded (taken more than 50% of hits)" is all the text says of hits
-    taken; nothing in it takes a combatant out of the fight, so the status stays fighting."""
+    taken; going down is the goes-down option, at 0 hits left by default. Under
+    goes-down=never nobody goes down (the earlier reading: the GM decides)."""
     enc = fight(memory_store)
     do(enc, Damage(who="Orc", amount=31))
     orc = combatant(enc, "Orc")
-    assert (orc.status, orc.vital.value, who(enc, "Orc").wounded) == ("fighting", -1, True)
-    assert enc.view().standing() == {"players": ["Hauser"], "foes": ["Orc"]}
+    assert (orc.status, orc.vital.value, who(enc, "Orc").wounded) == ("down", -1, True)
+    never = fight(Store(":memory:"), **{"goes-down": "never"})
+    do(never, Damage(who="Orc", amount=31))
+    assert combatant(never, "Orc").status == "fighting"
+    assert enc.view().standing() == {"players": ["Hauser"], "foes": []}
 
 
 # --- Resolve Actions step: activity ------------------------------------------------------------
@@ -557,7 +566,7 @@ def test_first_instantaneous_action_is_free_and_further_ones_take_the_option(
 def test_the_instant_cost_option_is_recorded_in_the_first_event(cli: Cli) -> None:
     cli_fight(cli, "instant-cost=25")
     first = json.loads(cli.ok("log", "--json").splitlines()[0])
-    assert first["options"] == {"instant-cost": "25"}
+    assert first["options"] == {"instant-cost": "25", "goes-down": "at-0"}
     assert cli.fails("new", "Other", "--rules", RULES, "--option", "instant-cost=2") == (
         "Error: option instant-cost takes 1 or 10 or 25, not '2'"
     )
@@ -712,7 +721,7 @@ def test_upkeep_removes_stagger(memory_store: Store) -> None:
 def test_other_timed_effects_lose_a_round_each_upkeep(memory_store: Store) -> None:
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, ApplyEffect(who="Hauser", kind="blinded", rounds=2))
+    do(enc, ApplyEffect(who="Hauser", kind="blinded", rounds=2, custom=True))
     do(enc, Upkeep())
     assert effects(enc, "Hauser") == [("blinded", 1)]
     new_round(enc)
@@ -888,3 +897,39 @@ def test_gatehouse_sample_ends_as_its_comments_say(cli: Cli) -> None:
     assert set(branches) == {"main", "what-if"}
     what_if = state(cli, at=branches["what-if"]["head"])
     assert what_if.combatant("Orc").vital.value == 0 and figures(what_if, "Orc").damage == 30
+
+
+def test_a_fight_to_the_end_down_healed_gone_and_back(memory_store: Store) -> None:
+    """Hauser 6 + 8 + 1 = 15, Orc 5 + 5 = 10 (Initiative Step): Hauser's turn first. The
+    Orc (30 hits) is hit for 30: down (goes-down=at-0); `next` after Hauser's turn finds
+    nobody able and runs the upkeep. Next round the Orc rolls no initiative; healed, it
+    rolls again the round after. Hauser leaves mid-round: his turn is passed by."""
+    from skirmish.eventlog.commands import Heal, Leave, Return
+    from skirmish.projections.rulesets.percent_activity import HitsHealed
+
+    enc = fight(memory_store)
+    new_round(enc, {"Hauser": (6, 8), "Orc": (5, 5)})
+    assert enc.view().clock.next == ("Orc",)
+    do(enc, Damage(who="Orc", amount=30))
+    assert enc.view().clock.next == (), "the Orc is down: its turn is passed by"
+    refused(enc, Declare(who="Orc", action="perception", percent=10), RuleViolation,
+            "Orc is down (0 hits left, option goes-down=at-0): it cannot act")
+    do(enc, Next())  # nobody else can act: the upkeep
+    assert not enc.view().clock.running
+    started = one(new_round(enc, {"Hauser": (6, 8)}), RoundStarted)
+    assert started.order == ("Hauser",)
+    do(enc, Next())
+    healed = one(do(enc, Heal(who="Orc", amount=40)), HitsHealed)
+    assert (healed.amount.value, healed.hits_left) == (30, 30), "never above its hits"
+    started = one(new_round(enc, {"Hauser": (6, 8), "Orc": (5, 5)}), RoundStarted)
+    assert started.order == ("Hauser", "Orc")
+    do(enc, Declare(who="Hauser", action="perception", percent=10, trigger="the Orc moves"))
+    events = do(enc, Leave(who="Hauser", reason="flees"))
+    assert one(events, ActionCancelled).reason == "ends: Hauser leaves the fight"
+    assert combatant(enc, "Hauser").status == "left" and enc.view().combatants[-1].name == "Hauser"
+    do(enc, Next())
+    assert enc.view().clock.now == ("Orc",)
+    do(enc, Return(who="Hauser"))
+    assert combatant(enc, "Hauser").status == "fighting"
+    enc.undo(1, "undo")
+    assert combatant(enc, "Hauser").status == "left"

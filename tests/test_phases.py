@@ -301,6 +301,8 @@ def test_damage_is_refused_wounds_are_effects(memory_store: Store) -> None:
             "phases.md counts wounds, not hits: `skirmish effect WHO slight-wound` or `serious-wound` "
             "(phases.md, Initiative)")
     refused(enc, ApplyEffect(who="Ann", kind="bleeding"), BadInput,
+            "no effect 'bleeding' in phases (known: slight-wound, serious-wound, panic); --custom records it as your own")
+    refused(enc, ApplyEffect(who="Ann", kind="bleeding", custom=True), BadInput,
             "phases effects are slight-wound, serious-wound and panic, not 'bleeding'")
 
 
@@ -373,7 +375,7 @@ def test_standing_up_as_part_of_a_move_halves_it(memory_store: Store) -> None:
     next_until(enc, 5, 6)
     refused(enc, Declare(who="Gob", action="prone"), RuleViolation, "Gob is already prone (phases.md, Actions)")
     taken = one(do(enc, Declare(who="Gob", action="run")), ActionTaken)
-    assert taken.distance is not None and taken.distance.value == 15 and not who(enc, "Gob").prone
+    assert taken.distance is not None and taken.distance.amount == 15 and not who(enc, "Gob").prone
     assert "Gob takes run, 15 m (stands up: halved) (phase 5)" in enc.describe(enc.log()[-1][0])
 
 
@@ -964,3 +966,50 @@ def test_sample_fight_ends_as_its_comments_say(cli: Cli) -> None:
     what_if = shown(cli, branches["what-if"]["head"])
     assert figures(what_if.combatant("Vance")).repeating == "run"
     assert figures(rows["Vance"]).repeating is None
+
+
+def test_standing_up_halves_a_trot_exactly(memory_store: Store) -> None:
+    """phases.md, Actions: "Standing up cuts the distance moved in an action in half": a
+    trot's 15 m from prone is 7.5 m (the text never rounds), and the turn's metres moved
+    keep the half."""
+    enc = duel(memory_store)
+    do(enc, StartRound())
+    do(enc, Next())
+    do(enc, Declare(who="Gob", action="prone"))
+    next_until(enc, 5, 6)
+    taken = one(do(enc, Declare(who="Gob", action="trot")), ActionTaken)
+    assert taken.distance is not None and (taken.distance.amount, taken.distance.shown()) == (7.5, "7.5")
+    assert who(enc, "Gob").moved_m == 7.5
+    assert "7.5 m (stands up: halved)" in enc.ruleset.describe(taken)
+
+
+def test_a_fight_where_one_is_out_healed_of_a_wound_and_one_leaves_and_returns(memory_store: Store) -> None:
+    """phases.md, Initiative: "Characters who have had their Initiative level reduced to 0
+    may not act at all". Under wounds=each the Orc (4) takes a serious (-3) and a slight
+    (-1) wound: 0, out; a slight wound taken off (the text has no hits to heal) puts it at
+    1, back in. Gob (6) leaves: no call names it until it returns."""
+    from skirmish.eventlog.commands import Heal, Leave, Return
+
+    enc = duel(memory_store, wounds="each")
+    do(enc, StartRound())
+    do(enc, Next())
+    assert enc.view().clock.now == ("Gob",)
+    do(enc, ApplyEffect(who="Orc", kind="serious-wound"))
+    do(enc, ApplyEffect(who="Orc", kind="slight-wound"))
+    orc = enc.view().combatant("Orc")
+    assert (orc.vital.value, orc.status) == (0, "out")
+    refused(enc, Heal(who="Orc", amount=1), RuleViolation,
+            "phases.md counts wounds, not hits: `skirmish effect Orc slight-wound --end` (or serious-wound) "
+            "takes a wound off (phases.md, Initiative)")
+    do(enc, ApplyEffect(who="Orc", kind="slight-wound", end=True))
+    assert enc.view().combatant("Orc").status == "fighting"
+    do(enc, Leave(who="Gob", reason="flees into the barn"))
+    assert enc.view().combatant("Gob").status == "left" and enc.view().combatants[-1].name == "Gob"
+    refused(enc, Declare(who="Gob", action="walk"), RuleViolation,
+            "Gob is left (left the fight: `skirmish return Gob` brings it back): it cannot act")
+    called = [name for _, names in walk_turn(enc) for name in names]
+    assert "Gob" not in called and "Ann" in called
+    do(enc, Return(who="Gob"))
+    assert enc.view().combatant("Gob").status == "fighting"
+    enc.undo(1, "undo")
+    assert enc.view().combatant("Gob").status == "left"

@@ -34,20 +34,32 @@ def test_readme_sample_exists() -> None:
     assert sample and (ROOT / sample.group(1)).is_file()
 
 
-def test_the_at_the_table_walkthrough_plays(capsys: object, tmp_path: Path) -> None:
-    """Every `skirmish ...` line of the README's walkthrough, in order, succeeds."""
+def test_the_at_the_table_walkthrough_plays(
+    capsys: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every `skirmish ...` line of the README's walkthrough, in order, succeeds (from the checkout, as typed)."""
     import shlex
+
+    monkeypatch.chdir(ROOT)
 
     from skirmish.cli.main import run_cli
 
     section = (ROOT / "README.md").read_text().split("## At the table")[1].split("\n## ")[0]
-    lines = [line.strip() for line in section.splitlines() if line.startswith("    skirmish ")]
-    assert len(lines) >= 10
-    db = str(tmp_path / "walkthrough.db")
-    for line in lines:
-        words = shlex.split(line, comments=True)[1:]
-        assert run_cli(["--db", db, *words]) == 0, line
-    assert run_cli(["--db", db, "state"]) == 0
+    blocks = section.split("\n### ")
+    played = 0
+    for n, block in enumerate(blocks):
+        lines = [line.strip() for line in block.splitlines() if line.startswith("    skirmish ")]
+        if not lines:
+            continue
+        db = str(tmp_path / f"walkthrough-{n}.db")
+        if not lines[0].startswith("skirmish new "):  # a subsection adds to a fresh encounter
+            assert run_cli(["--db", db, "new", "Subsection", "--rules", "ap-countdown"]) == 0
+        for line in lines:
+            words = shlex.split(line, comments=True)[1:]
+            assert run_cli(["--db", db, *words]) == 0, line
+            played += 1
+        assert run_cli(["--db", db, "state"]) == 0
+    assert played >= 14
 
 
 def _ruleset_sections() -> dict[str, str]:

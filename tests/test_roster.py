@@ -5,8 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import start
 
-from skirmish.eventlog.errors import BadInput
+from skirmish.eventlog.commands import AddCombatant
+from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.store import Store
 from skirmish.projections import roster
 from skirmish.projections.ruleset import BUILT_IN, get_ruleset
 
@@ -26,11 +29,17 @@ def test_an_entry_gives_its_side_and_its_stats_under_the_ruleset() -> None:
     assert roster.stats_for(goblin, get_ruleset("ap-countdown"), SAMPLES) == {"qu": "1", "hits": "12"}
 
 
-def test_count_numbers_the_names() -> None:
-    assert roster.numbered("Goblin", 4) == ["Goblin 1", "Goblin 2", "Goblin 3", "Goblin 4"]
-    assert roster.numbered("Orc", 1) == ["Orc"]
+def test_count_numbers_the_names(memory_store: Store) -> None:
+    """`add Goblin --count 4`: Goblin 1 to Goblin 4 (the engine's shared add decision)."""
+    enc = start(memory_store, "ap-countdown")
+    added = enc.execute(AddCombatant(name="Goblin", stats={"qu": "1", "hits": "12"}, count=4), "add Goblin --count 4")
+    assert [r.event.name for r in added] == ["Goblin 1", "Goblin 2", "Goblin 3", "Goblin 4"]  # type: ignore[attr-defined]
+    assert [r.event.name for r in enc.execute(AddCombatant(name="Orc", stats={"qu": "0", "hits": "9"}), "add Orc")] == [  # type: ignore[attr-defined]
+        "Orc"]
     with pytest.raises(BadInput, match="--count takes 1 to 100, not 0"):
-        roster.numbered("Orc", 0)
+        enc.execute(AddCombatant(name="Troll", stats={"qu": "0", "hits": "9"}, count=0), "add Troll --count 0")
+    with pytest.raises(RuleViolation, match="there is already a combatant named Goblin 1"):
+        enc.execute(AddCombatant(name="Goblin", stats={"qu": "1", "hits": "12"}, count=2), "add Goblin --count 2")
 
 
 def write(tmp_path: Path, text: str | bytes) -> Path:

@@ -15,6 +15,21 @@ Open points of the text, each an option recorded in the encounter's first event:
 - ``carry-ap`` (default ``no``): "Combatants receive 4 Action Points every round"; the
   only carry-over the text names is a round-to-round action, so unspent AP are lost at
   the end of the round. ``yes`` adds them to the next round's 4, at most 4 of them.
+- ``goes-down`` (default ``at-0``): the text counts hits but never says when a combatant
+  is down. At 0 hits left or less (``below-0``: below 0; ``never``: the GM takes
+  combatants out with ``leave``) the combatant is down: the countdown passes it by, its
+  declarations are refused, and the hit that downs it cancels its action under way
+  (a held action or a round-to-round one included). ``heal`` brings it back; it declares
+  again from the next count its initiative allows.
+- ``pace-penalty`` (default ``worst``): Movement's pace penalty "applies to all other
+  actions performed in the round". An action declared before the combatant changed to a
+  harder pace and resolved (performed) after it takes the harder pace's penalty: its
+  penalty at resolution is its own (range) penalty plus the worse of the two paces',
+  recorded on the resolution. ``declared`` keeps the penalty worked out at declaration.
+
+Statuses (the view's): ``left`` after ``leave``; ``down`` as ``goes-down`` says; ``out``
+after a failed Orientation Maneuver, for the rest of the round (Canceling action); else
+``fighting``.
 
 Readings chosen where the text is silent, documented here and in the README:
 
@@ -41,8 +56,11 @@ Readings chosen where the text is silent, documented here and in the README:
   GM calls for one, is a delay subtracted from initiative for the rest of the round. A
   failure allows no action at all for the rest of the round, a pace change included
   (movement is an action: Actions).
-- Parry is declared before the combatant's first action of the round. When a melee
-  attack against the parrying combatant resolves, the parry is used: the AP of its
+- Parry is declared "at the beginning of the round, or as soon as melee ensues" (Parry):
+  before the combatant's first action of the round, or at any count once a melee attack
+  involving it is under way (its own, or one declared against it), even after it has
+  acted; the parry is then against that attacker unless ``--target`` names another. Once
+  a round. When a melee attack against the parrying combatant resolves, the parry is used: the AP of its
   pending melee attack are paid at once and that attack can no longer be cancelled; with
   no melee attack pending, the next action it declares this round must be one. AP left
   over after that melee attack are free for other actions.
@@ -50,6 +68,11 @@ Readings chosen where the text is silent, documented here and in the README:
   more x4 (+3); below 3 m/s there is no charge bonus.
 - First aid (8 AP, "per hit/round") reduces the target's bleeding by 1 hit a round each
   time it resolves.
+- The text has no healing: ``heal WHO N`` records hits given back by the GM (a potion, a
+  spell), never above the combatant's hits.
+- Effects: bleeding, the stuns (stunned-unable-to-parry, stunned, dazed) and staggered
+  are the Upkeep's; any other timed effect (a spell) is the GM's own: ``effect WHO KIND
+  --rounds N --custom``.
 """
 
 from __future__ import annotations
@@ -62,6 +85,8 @@ from msgspec.structs import replace
 
 from skirmish.eventlog.commands import (
     ApplyEffect,
+    Heal,
+    Leave,
     Cancel,
     Damage,
     Declare,
@@ -82,6 +107,8 @@ from skirmish.eventlog.events import (
     Term,
 )
 from skirmish.projections.ruleset import (
+    GOES_DOWN,
+    GOES_DOWN_OPTION,
     ActionInfo,
     Detail,
     Dice,
@@ -92,8 +119,10 @@ from skirmish.projections.ruleset import (
     applies,
     decides,
     find_name,
+    is_down,
     options_in_force,
     suggest,
+    check_able,
 )
 from skirmish.projections.view import Budget, Clock, Combatant, Gauge, Own, Pending, Status, View
 from skirmish.projections.view import Effect as Shown
@@ -168,6 +197,7 @@ class Effect(msgspec.Struct, frozen=True):
     spent_before: int = 0
     fresh: bool = True  # not yet through an upkeep
     serial: int = 0  # which of the combatant's effects this is, in order of application
+    custom: bool = False
 
 
 class Action(msgspec.Struct, frozen=True):
@@ -182,6 +212,7 @@ class Action(msgspec.Struct, frozen=True):
     penalty: int = 0
     progress: int = 0  # AP already paid (round-to-round shares, a used parry, a readied hold)
     paid: bool = False
+    pace_penalty: int = 0  # the pace's part of ``penalty``, as it was at declaration
 
 
 class Fighter(msgspec.Struct, frozen=True):
@@ -349,6 +380,7 @@ class ActionResolved(Event, frozen=True, tag="ap.action-resolved"):
     target: str | None = None
     charge: Derivation | None = None
     critical_bonus: int = 0
+    penalty: Derivation | None = None  # worked out again: a harder pace since declaration (Movement)
 
 
 class ActionCancelled(Event, frozen=True, tag="ap.action-cancelled"):
@@ -397,12 +429,21 @@ class DamageTaken(Event, frozen=True, tag="ap.damage-taken"):
         return out
 
 
+class HitsHealed(Event, frozen=True, tag="ap.hits-healed"):
+    """Hits given back by the GM (the text has no healing rule), and the hits left after."""
+
+    who: str
+    hits: Derivation
+    hits_left: int
+
+
 class EffectApplied(Event, frozen=True, tag="ap.effect-applied"):
     who: str
     kind: str
     per_round: int = 0
     rounds: int | None = None
     spent_before: Derivation | None = None
+    custom: bool = False  # a kind the ruleset does not know, the GM's own
 
 
 class EffectEnded(Event, frozen=True, tag="ap.effect-ended"):
@@ -446,7 +487,7 @@ class RoundEnded(Event, frozen=True, tag="ap.round-ended"):
 EVENT_TYPES: tuple[type[Event], ...] = (
     RoundStarted, ActionContinued, ClockAdvanced, ActionDeclared, ActionProgressed,
     ActionReadied, ActionResolved, ActionCancelled, PaceChanged, ParryDeclared, ParryUsed,
-    DamageTaken, EffectApplied, EffectEnded, BleedingStaunched, CounterSet, UpkeepTick,
+    DamageTaken, HitsHealed, EffectApplied, EffectEnded, BleedingStaunched, CounterSet, UpkeepTick,
     RoundEnded,
 )
 
@@ -465,6 +506,19 @@ class ApCountdown(Rules[ApState]):
         "carry-ap": Option(
             "no", ("no", "yes"), "unspent AP carry into the next round (Action Points)"
         ),
+        GOES_DOWN: GOES_DOWN_OPTION,
+        "pace-penalty": Option(
+            "worst", ("worst", "declared"),
+            "an action resolved at a harder pace than it was declared at takes that pace's "
+            "penalty (Movement: it applies to all other actions performed in the round), or keeps its own",
+        ),
+    }
+    effects = {
+        BLEEDING: "--per-round N hits lost at each upkeep, until staunched (Upkeep)",
+        "stunned-unable-to-parry": "--rounds N, the most severe stun (Upkeep)",
+        "stunned": "--rounds N (Upkeep)",
+        "dazed": "--rounds N, the mildest stun (Upkeep)",
+        STAGGER: "removed at the upkeep unless 2 AP were spent before it (Upkeep)",
     }
     stats = {
         "qu": Stat("Quickness bonus, added to initiative"),
@@ -496,7 +550,7 @@ class ApCountdown(Rules[ApState]):
     state_type = ApState
     # ApState's shape: raise it when ApState, Fighter, Action, Effect or Counter change
     # (2: fighters by name, and ``left``).
-    state_version = 2
+    state_version = 3  # 3: Action.pace_penalty, Effect.custom
 
     # --- initial / apply ------------------------------------------------------------------
 
@@ -545,7 +599,7 @@ class ApCountdown(Rules[ApState]):
         action = Action(
             name=event.action, cost=event.cost.value, declared_at=event.count, declared_round=state.round,
             step=event.step, resolves_at=event.at.value, target=event.target, trigger=event.trigger,
-            penalty=event.penalty.value,
+            penalty=event.penalty.value, pace_penalty=f.pace_penalty,
         )
         instants = f.instants + (1 if event.instant else 0)
         owes = f.parry_owes_melee and event.action != MELEE
@@ -601,6 +655,11 @@ class ApCountdown(Rules[ApState]):
         f = state.fighter(event.who)
         _put(state, replace(f, damage=f.damage + event.hits.value))
 
+    @applies(HitsHealed)
+    def _hits_healed(self, state: ApState, event: HitsHealed) -> None:
+        f = state.fighter(event.who)
+        _put(state, replace(f, damage=f.damage - event.hits.value))
+
     @applies(EffectApplied)
     def _effect_applied(self, state: ApState, event: EffectApplied) -> None:
         f = state.fighter(event.who)
@@ -609,7 +668,7 @@ class ApCountdown(Rules[ApState]):
             return
         spent = event.spent_before
         effect = Effect(event.kind, event.per_round, event.rounds, spent.value if spent else 0,
-                        serial=f.effects_applied)
+                        serial=f.effects_applied, custom=event.custom)
         _put(state, replace(f, effects=(*f.effects, effect), effects_applied=f.effects_applied + 1))
 
     @applies(EffectEnded)
@@ -650,7 +709,27 @@ class ApCountdown(Rules[ApState]):
         f = state.fighter(find_name(state.names(), command.who))
         if command.amount < 1:
             raise BadInput(f"damage must be at least 1 hit, not {command.amount}")
-        return [_damage(f, Derivation(command.amount, "hits read off the tables by the GM", rule=R_RES))]
+        return _damage(state, f, Derivation(command.amount, "hits read off the tables by the GM", rule=R_RES))
+
+    @decides(Heal)
+    def _heal(self, state: ApState, command: Heal, dice: Dice) -> list[Event]:
+        f = state.fighter(find_name(state.names(), command.who))
+        if command.amount < 1:
+            raise BadInput(f"heal takes at least 1 hit, not {command.amount}")
+        if f.damage <= 0:
+            raise RuleViolation(f"{f.name} has all its {f.hits} hits: nothing to heal")
+        hits = min(command.amount, f.damage)
+        given = Derivation(hits, "hits given back by the GM, at most the hits taken (the text has no healing rule)",
+                           (Term("healed", command.amount), Term("hits taken", f.damage)))
+        return [HitsHealed(who=f.name, hits=given, hits_left=f.hits - f.damage + hits)]
+
+    @decides(Leave)
+    def _leave(self, state: ApState, command: Leave, dice: Dice) -> list[Event]:
+        events = self._decide_leave(state, command, dice)
+        f = state.fighter(find_name(state.names(), command.who))
+        if f.action is not None:
+            events.append(ActionCancelled(who=f.name, action=f.action.name, reason=f"ends: {f.name} leaves the fight"))
+        return events
 
     @decides(Upkeep)
     def _upkeep_command(self, state: ApState, command: Upkeep, dice: Dice) -> list[Event]:
@@ -717,7 +796,7 @@ class ApCountdown(Rules[ApState]):
                     resolving.append(f.name)
                 else:
                     events.append(_arrive(f, a))
-            elif (a is None or a.step == "ready") and _may_declare(f) and f.initiative == new:
+            elif (a is None or a.step == "ready") and _may_declare(state, f) and f.initiative == new:
                 declaring.append(f.name)
         return [ClockAdvanced(count=new, declaring=tuple(declaring), resolving=tuple(resolving)), *events]
 
@@ -730,6 +809,7 @@ class ApCountdown(Rules[ApState]):
         if cmd.percent is not None:
             raise BadInput("ap-countdown counts action points: use --ap, not --percent")
         action = cmd.action.lower()
+        _check_able(state, f)
         if action == "move":
             return self._move(state, f, cmd, count)
         if cmd.pace is not None:
@@ -820,11 +900,22 @@ class ApCountdown(Rules[ApState]):
     def _parry(self, state: ApState, f: Fighter, cmd: Declare) -> list[Event]:
         if cmd.amount is None or cmd.amount < 1:
             raise BadInput("parry needs --amount N, the bonus moved from attack to defence")
-        if f.declared_this_round or f.parry is not None:
+        if f.parry is not None:
+            raise RuleViolation(f"{f.name} has announced a parry this round already", R_PARRY)
+        # "at the beginning of the round, or as soon as melee ensues" (Parry): before its
+        # first action, or once a melee attack involving it is under way.
+        attackers = [o.name for o in state.fighters.values()
+                     if o.action is not None and o.action.name == MELEE and o.action.target == f.name]
+        in_melee = bool(attackers) or (f.action is not None and f.action.name == MELEE)
+        if f.declared_this_round and not in_melee:
             raise RuleViolation(
-                f"{f.name}'s parry had to be announced at the beginning of the round", R_PARRY
+                f"{f.name}'s parry had to be announced at the beginning of the round, or as soon as melee "
+                f"ensues: no melee attack involves {f.name} now", R_PARRY,
             )
-        against = find_name(state.names(), cmd.target) if cmd.target is not None else None
+        if cmd.target is not None:
+            against: str | None = find_name(state.names(), cmd.target)
+        else:
+            against = attackers[0] if f.declared_this_round and len(attackers) == 1 else None
         return [ParryDeclared(who=f.name, amount=cmd.amount, against=against)]
 
     @decides(Resolve)
@@ -833,6 +924,7 @@ class ApCountdown(Rules[ApState]):
         a = f.action
         if a is None:
             raise RuleViolation(f"{f.name} has no action under way to resolve", R_RES)
+        _check_able(state, f)
         if a.step == "ready":
             count = state.count  # the trigger happened now, on anyone's count, any round
         else:
@@ -869,6 +961,7 @@ class ApCountdown(Rules[ApState]):
         events.append(ActionResolved(
             who=f.name, action=a.name, paid=paid, count=count, outcome=cmd.outcome,
             target=a.target, charge=charge, critical_bonus=_charge_critical(cmd.charge_speed),
+            penalty=_penalty_now(state, f, a),
         ))
         if cmd.hits is not None and target is not None:
             if cmd.hits < 0:
@@ -878,7 +971,7 @@ class ApCountdown(Rules[ApState]):
                                     (Term("hits", cmd.hits), Term("multiplier", charge.value)), R_CHARGE)
             else:
                 amount = Derivation(cmd.hits, f"hits of {f.name}'s {a.name}", rule=R_RES)
-            events.append(_damage(target, amount))
+            events += _damage(state, target, amount)
         if a.name == "first-aid" and target is not None and _bleeding(target) > 0:
             events.append(BleedingStaunched(who=target.name, by=f.name, per_round=_bleeding(target) - 1))
         return events
@@ -946,7 +1039,8 @@ class ApCountdown(Rules[ApState]):
         if cmd.rounds is None or cmd.rounds < 1:
             raise BadInput(f"{kind} needs --rounds N (1 or more)")
         return [EffectApplied(
-            who=f.name, kind=kind, rounds=cmd.rounds, spent_before=spent if kind in STUNS else None
+            who=f.name, kind=kind, rounds=cmd.rounds, spent_before=spent if kind in STUNS else None,
+            custom=cmd.custom,
         )]
 
     def _upkeep(self, state: ApState) -> list[Event]:
@@ -1016,21 +1110,24 @@ class ApCountdown(Rules[ApState]):
         count = state.count
         fighters = list(state.fighters.values())
         # Acting order: highest actual initiative first (Initiative); those without one
-        # (joined since the round's roll) after, in the order they were added.
-        ranked = sorted(fighters, key=lambda f: (f.initiative is None, -(f.initiative or 0)))
+        # (joined since the round's roll) after, in the order they were added; those who
+        # cannot act (down, left) last.
+        ranked = sorted(fighters, key=lambda f: (
+            f.left or _down(state, f), f.initiative is None, -(f.initiative or 0)))
         now = _acting_at(state, count, waiting=True) if state.in_round and count is not None else ()
         upcoming = _next_count(state) if state.in_round else None
         following = _acting_at(state, upcoming, waiting=False) if upcoming is not None else ()
         combatants = []
         pending = []
         for f in ranked:
-            status: Status = "left" if f.left else "out" if f.out else "fighting"
+            status: Status = "left" if f.left else "down" if _down(state, f) else "out" if f.out else "fighting"
             combatants.append(Combatant(
                 name=f.name, side=f.side, status=status, acting=f.name in now,
                 vital=Gauge(name="hits left", value=f.hits - f.damage, maximum=f.hits),
                 budget=Budget(name="AP", left=f.ap, of=f.ap + f.spent),
                 effects=tuple(
-                    Shown(kind=e.kind, left=e.rounds, detail=f"{e.per_round} a round" if e.per_round else "")
+                    Shown(kind=e.kind, left=e.rounds, detail=f"{e.per_round} a round" if e.per_round else "",
+                          custom=e.custom)
                     for e in f.effects
                 ),
                 own=ApFigures(
@@ -1089,7 +1186,8 @@ class ApCountdown(Rules[ApState]):
                 when = f" at {count}" if count is not None else ""
                 res = f": {outcome}" if outcome else ""
                 ch = f" (charge x{charge.value}, critical +{event.critical_bonus})" if charge else ""
-                return f"{who} resolves {action}{on}{when}{ch}, {paid} AP{res}"
+                pen = f", penalty now {event.penalty.value} (pace)" if event.penalty else ""
+                return f"{who} resolves {action}{on}{when}{ch}, {paid} AP{pen}{res}"
             case ActionCancelled(who=who, action=action, reason=reason, orientation=o, delay=delay, out=out):
                 extra = ""
                 if o:
@@ -1104,6 +1202,8 @@ class ApCountdown(Rules[ApState]):
                 return f"{who} parries {against}'s attack" + (f": {paid} AP spent on the melee attack" if paid else "")
             case DamageTaken(who=who, hits=amount, hits_left=left):
                 return f"{who} takes {amount.value} hits ({left} left)"
+            case HitsHealed(who=who, hits=amount, hits_left=left):
+                return f"{who} is healed {amount.value} hits ({left} left)"
             case EffectApplied(who=who, kind=kind, per_round=per_round, rounds=rounds):
                 detail = f"{per_round} a round" if per_round else (
                     f"{rounds} round{'' if rounds == 1 else 's'}" if rounds else "until upkeep")
@@ -1141,8 +1241,17 @@ def _need_round(state: ApState) -> None:
         raise RuleViolation("no round under way: start one with `skirmish round`", R_INIT)
 
 
-def _may_declare(f: Fighter) -> bool:
-    return not f.out and not f.left and f.ap > 0 and f.base is not None
+def _may_declare(state: ApState, f: Fighter) -> bool:
+    return not f.out and not f.left and f.ap > 0 and f.base is not None and not _down(state, f)
+
+
+def _down(state: ApState, f: Fighter) -> bool:
+    return is_down(f.hits - f.damage, state.options)
+
+
+def _check_able(state: ApState, f: Fighter) -> None:
+    """Refuse, in one line, an action of a combatant the countdown passes by."""
+    check_able(f.name, f.left, f.hits - f.damage, "hits", state.options)
 
 
 def _next_count(state: ApState) -> int | None:
@@ -1156,7 +1265,7 @@ def _next_count(state: ApState) -> int | None:
         if a is not None and a.resolves_at is not None and a.step != "ready":
             if a.resolves_at < count:
                 points.append(a.resolves_at)
-        elif _may_declare(f) and f.initiative is not None and f.initiative < count:
+        elif _may_declare(state, f) and f.initiative is not None and f.initiative < count:
             points.append(f.initiative)
     return max(points) if points else None
 
@@ -1171,7 +1280,7 @@ def _acting_at(state: ApState, count: int, waiting: bool) -> tuple[str, ...]:
         if a is not None and a.step != "ready":
             if a.resolves_at == count:
                 names.append(f.name)
-        elif _may_declare(f) and f.initiative is not None and (
+        elif _may_declare(state, f) and f.initiative is not None and (
             f.initiative == count or (waiting and f.initiative > count)
         ):
             names.append(f.name)
@@ -1222,6 +1331,18 @@ def _penalty(f: Fighter, action: str, cost: int, high: int | None) -> Derivation
     return Derivation(value, "-25 per AP under the maximum + pace penalty", tuple(terms), R_ACTIONS)
 
 
+def _penalty_now(state: ApState, f: Fighter, a: Action) -> Derivation | None:
+    """The action's penalty worked out again when it resolves at a harder pace than it was
+    declared at (Movement: the pace's penalty "applies to all other actions performed in
+    the round"); None when it stands as declared."""
+    if state.options.get("pace-penalty", "worst") != "worst" or f.pace_penalty >= a.pace_penalty:
+        return None
+    own = a.penalty - a.pace_penalty
+    terms = (Term("declared without its pace", own), Term(f"{f.pace} pace at resolution", f.pace_penalty))
+    return Derivation(own + f.pace_penalty, "declared penalty, with the harder pace it is performed at",
+                      terms, R_MOVE)
+
+
 def _continue(a: Action, who: str, top: int, ap: int) -> ActionContinued:
     remaining = a.cost - a.progress
     if remaining <= ap:
@@ -1243,8 +1364,16 @@ def _arrive(f: Fighter, a: Action) -> Event:
     return ActionProgressed(who=f.name, action=a.name, paid=paid, progress=a.progress + paid, cost=a.cost)
 
 
-def _damage(f: Fighter, amount: Derivation) -> DamageTaken:
-    return DamageTaken(who=f.name, hits=amount, hits_left=f.hits - f.damage - amount.value)
+def _damage(state: ApState, f: Fighter, amount: Derivation) -> list[Event]:
+    """The hits taken; a hit that puts the combatant down ends its action under way."""
+    left = f.hits - f.damage - amount.value
+    events: list[Event] = [DamageTaken(who=f.name, hits=amount, hits_left=left)]
+    if f.action is not None and is_down(left, state.options) and not _down(state, f):
+        rule = state.options.get(GOES_DOWN, GOES_DOWN_OPTION.default)
+        events.append(ActionCancelled(
+            who=f.name, action=f.action.name, reason=f"ends: {f.name} is down ({left} hits left, option {GOES_DOWN}={rule})",
+        ))
+    return events
 
 
 def _charge(speed: int | None) -> Derivation:

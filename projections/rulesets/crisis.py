@@ -65,12 +65,17 @@ Readings chosen where the text is silent:
   Armour with Durability left still reduces it by DR (it is damage to Health, which DR
   reduces under both readings of ``armour-dr``) and loses 2 Durability (never below 0).
 - Health at 0 or less: dead (Damage). The dead lose their AP at the next turn's start,
-  are skipped in the order and cannot be attacked or damaged further.
+  are skipped in the order and cannot be attacked, damaged further or healed. The text
+  has no other down state (Endurance at 0 only halves the AP gain): no ``goes-down``.
+- ``heal WHO N`` (the text has no healing): Health first, up to its stat, then
+  Endurance, up to its stat; refused for the dead.
+- ``leave`` drops the leaver's action under way; a combatant who left is skipped in the
+  order (status ``left``) until ``return``, and gains no AP meanwhile.
 
 The view (projections/view.py): the clock counts turns, its moment is whose move it is;
 between turns nobody is next (the next turn's start settles who acts). Combatants are
 listed in the turn order, the dead in their places, those who joined since it was rolled
-after. Status: ``dead`` at Health 0 or less, anyone else ``fighting`` (a stunned one too:
+after. Status: ``left``, ``dead`` at Health 0 or less, anyone else ``fighting`` (a stunned one too:
 it only loses its moments while the stun lasts). The vital figure is Health, the budget
 the AP left of the 6 at most; a stun shows the turns it still covers, the one under way
 included.
@@ -89,6 +94,8 @@ from skirmish.eventlog.commands import (
     Cancel,
     Damage,
     Declare,
+    Heal,
+    Leave,
     Next,
     Resolve,
     StartRound,
@@ -117,6 +124,7 @@ from skirmish.projections.ruleset import (
     find_name,
     options_in_force,
     suggest,
+    has_left,
 )
 from skirmish.projections.view import Budget, Clock, Combatant, Effect, Gauge, Own, Pending, View
 
@@ -199,6 +207,7 @@ class Fighter(msgspec.Struct):
     conditions: dict[str, Condition] = {}  # kind -> the condition, in the order they came
     no_gain_turn: int | None = None  # Stunned: the turn start at which it gains no AP
     action: Under | None = None
+    left: bool = False  # has left the fight (`leave`); back with `return`
 
     def has(self, kind: str) -> bool:
         return kind in self.conditions
@@ -254,7 +263,7 @@ def _stunned(f: Fighter, turn: int) -> bool:
 def _able(f: Fighter, turn: int, surprise: tuple[str, ...]) -> bool:
     """Turn Order: acts when its place comes, unless dead (Damage), stunned (Conditions) or,
     in a surprise round, not one of the attackers (Surprise Round)."""
-    return not f.dead and not _stunned(f, turn) and (not surprise or f.name in surprise)
+    return not f.dead and not f.left and not _stunned(f, turn) and (not surprise or f.name in surprise)
 
 
 # --- view parts (projections/view.py) ----------------------------------------------------
@@ -287,7 +296,7 @@ def _effect(state: CrisisState, c: Condition) -> Effect:
     """Drunk and Prone last until ended; a stun covers the turns up to its last, the one
     under way included."""
     if c.until is None:
-        return Effect(kind=c.kind)
+        return Effect(kind=c.kind, custom=c.kind not in CONDITIONS)
     left = max(0, c.until - state.turn + (1 if state.in_turn else 0))
     return Effect(kind=c.kind, left=left, detail=f"cannot act through turn {c.until}")
 
@@ -357,6 +366,15 @@ class ActionCancelled(Event, frozen=True, tag="crisis.action-cancelled"):
     reason: str
 
 
+class Healed(Event, frozen=True, tag="crisis.healed"):
+    """The GM's healing (the text has none): Health first, then Endurance, each up to its stat."""
+
+    who: str
+    amount: Derivation
+    to_health: int
+    to_endurance: int
+
+
 class DamageTaken(Event, frozen=True, tag="crisis.damage-taken"):
     who: str
     amount: Derivation  # Damage: weapon damage + ability + circumstance
@@ -389,7 +407,7 @@ class TurnEnded(Event, frozen=True, tag="crisis.turn-ended"):
 
 EVENT_TYPES: tuple[type[Event], ...] = (
     TurnStarted, TurnPassed, ActionTaken, AttackRolled, ActionProgressed, ActionCancelled,
-    DamageTaken, ConditionSet, ConditionEnded, TurnEnded,
+    DamageTaken, Healed, ConditionSet, ConditionEnded, TurnEnded,
 )
 
 
@@ -445,10 +463,15 @@ class Crisis(Rules[CrisisState]):
     }
     # The shared optional fields of each command it reads; the engine refuses the others.
     flags = {"declare": ("ap", "target"), "resolve": ("hits",), "effect": ("end",)}
+    effects = {
+        "drunk": "all Abilities and Skills at -2 (Conditions)",
+        "prone": "no melee attacks (Conditions)",
+        "stunned": "cannot act this turn and gains no AP at the next (Conditions)",
+    }
     state_type = CrisisState
     # The shape of this ruleset's state: raise it when the state structs change (it keys
     # cached snapshots). 2: mutable, fighters by name, conditions by kind.
-    state_version = 2
+    state_version = 3  # 3: ``left``
     event_types = EVENT_TYPES
 
     # --- initial / apply ------------------------------------------------------------------
@@ -551,6 +574,36 @@ class Crisis(Rules[CrisisState]):
         f = state.fighter(find_name(state.names(), command.who))
         return [self._damage(state, f, command.amount, command, by=None)]
 
+    @decides(Heal)
+    def _heal(self, state: CrisisState, command: Heal, dice: Dice) -> list[Event]:
+        f = state.fighter(find_name(state.names(), command.who))
+        if command.amount < 1:
+            raise BadInput(f"heal takes at least 1, not {command.amount}")
+        if f.dead:
+            raise RuleViolation(f"{f.name} is dead: nothing in the text brings the dead back", R_DAMAGE)
+        to_health = min(command.amount, f.stats["health"] - f.health)
+        to_endurance = min(command.amount - to_health, f.stats["endurance"] - f.endurance)
+        if to_health + to_endurance == 0:
+            raise RuleViolation(f"{f.name} has all its Health and Endurance: nothing to heal")
+        given = Derivation(to_health + to_endurance, "Health first, then Endurance, each up to its stat",
+                           (Term("healed", command.amount), Term("Health taken", f.stats["health"] - f.health),
+                            Term("Endurance taken", f.stats["endurance"] - f.endurance)))
+        return [Healed(who=f.name, amount=given, to_health=to_health, to_endurance=to_endurance)]
+
+    @decides(Leave)
+    def _leave(self, state: CrisisState, command: Leave, dice: Dice) -> list[Event]:
+        events = self._decide_leave(state, command, dice)
+        f = state.fighter(find_name(state.names(), command.who))
+        if f.action is not None:
+            events.append(ActionCancelled(who=f.name, action=f.action.name, reason=f"{f.name} leaves the fight"))
+        return events
+
+    @applies(Healed)
+    def _healed(self, state: CrisisState, event: Healed) -> None:
+        f = state.fighters[event.who]
+        f.health += event.to_health
+        f.endurance += event.to_endurance
+
     @decides(StartRound)
     def _start_turn(self, state: CrisisState, command: StartRound, dice: Dice) -> list[Event]:
         if state.in_turn:
@@ -628,6 +681,8 @@ class Crisis(Rules[CrisisState]):
                 raise BadInput(f"--with {extra[0]}= goes with attack only")
             if cmd.target is not None and action not in ("use-item", "custom"):
                 raise BadInput(f"{action} takes no --target")
+        if f.left:
+            raise has_left(f.name)
         if f.dead:
             raise RuleViolation(f"{f.name} is dead", R_DAMAGE)
         if state.stunned(f):
@@ -739,7 +794,7 @@ class Crisis(Rules[CrisisState]):
         if cmd.who.lower() == "scene":
             raise RuleViolation("crisis keeps no scene counters: conditions are on combatants", R_CONDITIONS)
         f = state.fighter(find_name(state.names(), cmd.who))
-        if kind not in CONDITIONS:
+        if kind not in CONDITIONS and not cmd.custom and not f.has(kind):
             raise BadInput(f"no condition {cmd.kind!r} in crisis ({suggest(kind, list(CONDITIONS))})")
         if cmd.end:
             if not f.has(kind):
@@ -773,7 +828,8 @@ class Crisis(Rules[CrisisState]):
         )
         combatants = tuple(
             Combatant(
-                name=f.name, side=f.side, status="dead" if f.dead else "fighting", acting=f.name == state.acting,
+                name=f.name, side=f.side, status="left" if f.left else "dead" if f.dead else "fighting",
+                acting=f.name == state.acting,
                 vital=Gauge(name="Health", value=f.health, maximum=f.stats["health"]),
                 budget=Budget(name="AP", left=f.ap, of=AP_MAX),
                 effects=tuple(_effect(state, c) for c in f.conditions.values()),
@@ -809,7 +865,7 @@ class Crisis(Rules[CrisisState]):
                              distance=distance, what=what):
                 on = f" on {target}" if target else ""
                 name = f"{action} ({what})" if what else action
-                far = f", up to {distance.value} m" if distance else ""
+                far = f", up to {distance.shown()} m" if distance else ""
                 if spans:
                     return f"{who} starts {name}{on}: {cost.value} AP over several turns, {paid} put in now"
                 return f"{who} takes {name}{on} ({paid} AP{far})"
@@ -821,6 +877,9 @@ class Crisis(Rules[CrisisState]):
                 return f"{who} puts {paid} AP into {action} ({progress} of {cost}){tail}"
             case ActionCancelled(who=who, action=action, reason=reason):
                 return f"{who}'s {action} is cancelled: {reason}"
+            case Healed(who=who, amount=amount, to_health=health, to_endurance=end):
+                parts = [f"{n} {what}" for n, what in ((health, "Health"), (end, "Endurance")) if n]
+                return f"{who} is healed {amount.value} ({', '.join(parts)})"
             case DamageTaken(who=who, amount=amount, taken=taken, to_endurance=end, to_health=health,
                              endurance_left=end_left, health_left=health_left, durability_lost=lost, critical=critical):
                 parts = [f"{end} to Endurance ({end_left} left)"] if end else []
@@ -909,6 +968,8 @@ def _gain(state: CrisisState, f: Fighter, turn: int, surprise: tuple[str, ...]) 
     # Conditions: none while stunned; Surprise Round: only the attackers gain in it.
     if f.dead:
         gain, why = -f.ap, "dead: no AP"
+    elif f.left:
+        gain, why = 0, "has left the fight"
     elif surprise and f.name not in surprise:
         gain, why = 0, "surprised"
     elif f.no_gain_turn == turn:
@@ -940,11 +1001,12 @@ def _distance(state: CrisisState, f: Fighter, action: str) -> Derivation | None:
     speed = f.figure("speed")
     if action == "move":
         return Derivation(max(0, speed + 5), "Speed + 5 m", (Term("Speed", speed), Term("base", 5)), R_TABLE)
+    # The text never rounds a half (Available Actions, Sneak): kept exact, in half metres.
     if state.options["sneak"] == "half-speed":
-        return Derivation(max(0, speed // 2 + 5), "Speed / 2 + 5 m (option sneak)",
-                          (Term("half Speed", speed // 2), Term("base", 5)), R_TABLE)
-    return Derivation(max(0, (speed + 5) // 2), "(Speed + 5) / 2 m (option sneak)",
-                      (Term("Speed", speed), Term("base", 5)), R_TABLE)
+        return Derivation(max(0, speed + 10), "Speed / 2 + 5 m (option sneak)",
+                          (Term("Speed", speed), Term("base", 5)), R_TABLE, per=2)
+    return Derivation(max(0, speed + 5), "(Speed + 5) / 2 m (option sneak)",
+                      (Term("Speed", speed), Term("base", 5)), R_TABLE, per=2)
 
 
 def _defence(base: list[Term], target: Fighter, cover: int, cmd: Declare, formula: str, rule: str) -> Derivation:

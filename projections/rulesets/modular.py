@@ -17,6 +17,12 @@ Open points of the text, each an option recorded in the encounter's first event:
   higher first, again until settled. ``roll-off``: tied combatants roll off at once.
   Roll-off dice can be typed like any other: ``--roll tie:Hauser=40`` (a second roll-off
   ``tie2:Hauser``, and so on).
+- ``goes-down`` (default ``at-0``): the text gives no health (see below), so nothing in
+  it says when a combatant goes down: at 0 health left or less (``below-0``: below 0;
+  ``never``: the GM takes combatants out with ``leave``). A down combatant rolls no
+  initiative and its turn is passed by; its declarations are refused; the damage that
+  downs it drops its pending Ready. ``heal`` (never above its health) brings it back,
+  from its next turn (the next round, if this round's order was rolled without it).
 - ``secondary-list`` (default ``secondary``): the list under "Secondary actions" is
   introduced as "options for primary actions". The paragraph is about secondary actions
   and describes each of them as quick, so five-foot step, retrieve, stash and use item
@@ -44,6 +50,10 @@ Readings chosen where the text is silent:
   combatant's next turn would start with the Ready still pending, ``round``/``next``
   refuse and say to play the other course first. ``cancel WHO`` drops a Ready; its slots
   stay spent.
+- Statuses: ``left`` after ``leave`` (its Ready dropped; back with ``return``, from the
+  next round), ``down`` as ``goes-down`` says, otherwise ``fighting``.
+- The text names no conditions: every effect is the GM's own (``effect WHO KIND --rounds
+  N --custom``); a kind already on the table is taken again without ``--custom``.
 - Evade lasts until the combatant's next turn starts (in the next round, as initiative is
   re-rolled) or until the combat ends: ``upkeep --with combat=over`` ends the combat at
   any moment, mid-round too, and with it every Evade and pending Ready; no round starts
@@ -64,6 +74,8 @@ from msgspec.structs import replace
 from skirmish.eventlog.commands import (
     AddCombatant,
     ApplyEffect,
+    Heal,
+    Leave,
     Cancel,
     Command,
     Damage,
@@ -84,6 +96,8 @@ from skirmish.eventlog.events import (
     Term,
 )
 from skirmish.projections.ruleset import (
+    GOES_DOWN,
+    GOES_DOWN_OPTION,
     ActionInfo,
     Detail,
     Dice,
@@ -95,10 +109,13 @@ from skirmish.projections.ruleset import (
     decides,
     detail_int,
     find_name,
+    is_down,
     options_in_force,
     suggest,
+    check_able,
+    why_down,
 )
-from skirmish.projections.view import Budget, Clock, Combatant, Gauge, Own, Pending, View
+from skirmish.projections.view import Budget, Clock, Combatant, Gauge, Own, Pending, Status, View
 from skirmish.projections.view import Effect as Effect_
 
 RULES = "modular.md"
@@ -194,6 +211,7 @@ class Fighter(msgspec.Struct):
     ready: Held | None = None
     evade: int | None = None  # the evading dodge class, while Evade lasts
     effects: list[Effect] = []
+    left: bool = False  # has left the fight (`leave`); back with `return`
 
     def slot(self, slot: Slot) -> str | None:
         used: str | None = getattr(self, slot)
@@ -354,6 +372,12 @@ class DamageTaken(Event, frozen=True, tag="modular.damage-taken"):
     health_left: int
 
 
+class HealthHealed(Event, frozen=True, tag="modular.health-healed"):
+    who: str
+    amount: Derivation
+    health_left: int
+
+
 class EffectApplied(Event, frozen=True, tag="modular.effect-applied"):
     who: str
     kind: str
@@ -382,7 +406,7 @@ class RoundEnded(Event, frozen=True, tag="modular.round-ended"):
 
 EVENT_TYPES: tuple[type[Event], ...] = (
     RoundStarted, TurnStarted, EvadeEnded, Moved, ActionTaken, ReadyDeclared, ReadyResolved,
-    ReadyCancelled, DamageTaken, EffectApplied, EffectEnded, UpkeepTick, RoundEnded,
+    ReadyCancelled, DamageTaken, HealthHealed, EffectApplied, EffectEnded, UpkeepTick, RoundEnded,
 )
 
 
@@ -398,6 +422,7 @@ class Modular(Rules[ModularState]):
             "agility", ("agility", "roll-off"),
             "equal initiative: higher Agility first, then a 1d100 roll-off; or a roll-off at once",
         ),
+        GOES_DOWN: GOES_DOWN_OPTION,
         "secondary-list": Option(
             "secondary", ("secondary", "primary"),
             "the list under Secondary actions (five-foot step, retrieve, stash, use item) "
@@ -444,7 +469,7 @@ class Modular(Rules[ModularState]):
         "resolve": ("outcome",),
         "effect": ("rounds", "end"),
     }
-    state_version = 2  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
+    state_version = 3  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
     event_types = EVENT_TYPES
 
     # --- initial / evolve ---------------------------------------------------------------
@@ -516,6 +541,11 @@ class Modular(Rules[ModularState]):
     def _damage_taken(self, state: ModularState, event: DamageTaken) -> None:
         state.fighters[event.who].damage += event.amount.value
 
+    @applies(HealthHealed)
+    def _health_healed(self, state: ModularState, event: HealthHealed) -> None:
+        f = state.fighters[event.who]
+        f.damage = f.health - event.health_left
+
     @applies(EffectApplied)
     def _effect_applied(self, state: ModularState, event: EffectApplied) -> None:
         f = state.fighters[event.who]
@@ -555,7 +585,30 @@ class Modular(Rules[ModularState]):
         if command.amount < 1:
             raise BadInput(f"damage must be at least 1, not {command.amount}")
         taken = Derivation(command.amount, "damage read off the tables by the GM", rule=R_COMBAT)
-        return [DamageTaken(who=f.name, amount=taken, health_left=f.health - f.damage - command.amount)]
+        left = f.health - f.damage - command.amount
+        events: list[Event] = [DamageTaken(who=f.name, amount=taken, health_left=left)]
+        if f.ready is not None and is_down(left, state.options) and not _down(state, f):
+            events.append(ReadyCancelled(who=f.name, reason=f"{f.name} is down ({why_down(left, 'health', state.options)})"))
+        return events
+
+    @decides(Heal)
+    def _heal(self, state: ModularState, command: Heal, dice: Dice) -> list[Event]:
+        f = state.fighter(find_name(state.names(), command.who))
+        if command.amount < 1:
+            raise BadInput(f"heal takes at least 1 health, not {command.amount}")
+        if f.damage <= 0:
+            raise RuleViolation(f"{f.name} has all its {f.health} health: nothing to heal")
+        given = Derivation(min(command.amount, f.damage), "health given back by the GM, at most the damage taken",
+                           (Term("healed", command.amount), Term("damage taken", f.damage)))
+        return [HealthHealed(who=f.name, amount=given, health_left=f.health - f.damage + given.value)]
+
+    @decides(Leave)
+    def _leave(self, state: ModularState, command: Leave, dice: Dice) -> list[Event]:
+        events = self._decide_leave(state, command, dice)
+        f = state.fighter(find_name(state.names(), command.who))
+        if f.ready is not None:
+            events.append(ReadyCancelled(who=f.name, reason=f"{f.name} leaves the fight"))
+        return events
 
     @decides(StartRound)
     def _start_round(self, state: ModularState, command: StartRound, dice: Dice) -> list[Event]:
@@ -569,8 +622,11 @@ class Modular(Rules[ModularState]):
             raise RuleViolation("no combatants yet: add some with `skirmish add NAME --stat ...`")
         for key in command.rolls:
             find_name(state.names(), key.split(":", 1)[1] if key.lower().startswith(TIE) and ":" in key else key)
+        able = [f for f in state.fighters.values() if _able(state, f)]
+        if not able:
+            raise RuleViolation("nobody can act: every combatant is down or has left")
         inits: list[Initiative] = []
-        for f in state.fighters.values():
+        for f in able:
             roll = dice.roll(f.name, 1, 100)
             terms = (Term("1d100", roll.total), Term("Agility", f.agility), Term("quirks and perks", f.init_bonus))
             value = roll.total + f.agility + f.init_bonus
@@ -617,8 +673,8 @@ class Modular(Rules[ModularState]):
     @decides(Next)
     def _next(self, state: ModularState, command: Next, dice: Dice) -> list[Event]:
         _need_round(state)
-        index = (state.turn if state.turn is not None else -1) + 1
-        if index >= len(state.order):
+        index = _next_turn(state)
+        if index is None:
             return self._upkeep(state, False)
         return _start_turn(state, index)
 
@@ -629,6 +685,7 @@ class Modular(Rules[ModularState]):
         if action != MOVE and action not in ACTIONS:
             raise BadInput(f"no action {cmd.action!r} in modular ({suggest(action, [MOVE, *ACTIONS])})")
         _need_round(state)
+        _check_able(state, f)
         if state.current != f.name:
             now = f"it is {state.current}'s turn" if state.current else "no turn has started"
             raise RuleViolation(f"not {f.name}'s turn: {now}", R_TURN)
@@ -707,6 +764,7 @@ class Modular(Rules[ModularState]):
             raise RuleViolation(
                 f"{f.name} has no Ready pending: modular actions take effect when declared", R_READY
             )
+        _check_able(state, f)
         triggered = cmd.details.get("course", "triggered") == "triggered"
         played = held.then if triggered else held.otherwise
         feet = detail_int(cmd, "feet")
@@ -752,9 +810,9 @@ class Modular(Rules[ModularState]):
             raise RuleViolation("the combat is over", R_COMBAT)
         events: list[Event] = []
         if state.in_round:
-            index = state.turn if state.turn is not None else -1
-            if index + 1 < len(state.order) and not combat_over:
-                left = ", ".join(state.order[index + 1:])
+            following = _next_turn(state)
+            if following is not None and not combat_over:
+                left = ", ".join(n for n in state.order[following:] if _able(state, state.fighter(n)))
                 raise RuleViolation(
                     f"round {state.round} has turns left ({left}): `skirmish next` to reach its end", R_TURN
                 )
@@ -776,10 +834,14 @@ class Modular(Rules[ModularState]):
 
     def view(self, state: ModularState) -> View:
         now = state.current
-        index = state.turn if state.turn is not None else -1
-        upcoming = state.order[index + 1] if state.in_round and index + 1 < len(state.order) else None
+        following = _next_turn(state) if state.in_round else None
+        upcoming = state.order[following] if following is not None else None
         in_order = [state.fighters[n] for n in state.order] if state.in_round else []
         rest = [f for f in state.fighters.values() if f.name not in set(state.order) or not state.in_round]
+        # Those who cannot act go last (the view's acting order).
+        in_order, rest = [f for f in in_order if _able(state, f)], [
+            *(f for f in in_order if not _able(state, f)), *rest]
+        rest.sort(key=lambda f: not _able(state, f))
         position = {name: i for i, name in enumerate(state.order)}
         combatants = []
         pending = []
@@ -789,9 +851,11 @@ class Modular(Rules[ModularState]):
             used = sum(1 for s in SLOTS if f.slot(s) is not None)
             effects = [Effect_(kind="evading", detail=f"dodge class {f.evade} until its next turn")] if (
                 f.evade is not None) else []
-            effects += [Effect_(kind=e.kind, left=e.rounds) for e in f.effects]
+            # The text names no conditions: every kind on a combatant is the GM's own.
+            effects += [Effect_(kind=e.kind, left=e.rounds, custom=e.kind not in self.effects) for e in f.effects]
+            status: Status = "left" if f.left else "down" if _down(state, f) else "fighting"
             combatants.append(Combatant(
-                name=f.name, side=f.side, acting=f.name == now,
+                name=f.name, side=f.side, status=status, acting=f.name == now,
                 vital=Gauge(name="health left", value=f.health - f.damage, maximum=f.health),
                 budget=Budget(name="slots", left=len(SLOTS) - used, of=len(SLOTS)),
                 effects=tuple(effects),
@@ -830,6 +894,8 @@ class Modular(Rules[ModularState]):
 
     def describe(self, event: Event) -> str:
         match event:
+            case HealthHealed(who=who, amount=amount, health_left=left):
+                return f"{who} is healed {amount.value} ({left} health left)"
             case RoundStarted(round=number, initiatives=inits, order=order, ties=ties, tie_rule=tie_rule):
                 value = {i.who: i.value.value for i in inits}
                 tail = f"; {tie_rule}" if tie_rule else ""
@@ -876,6 +942,29 @@ class Modular(Rules[ModularState]):
 
 
 # --- helpers -------------------------------------------------------------------------------
+
+
+def _down(state: ModularState, f: Fighter) -> bool:
+    return is_down(f.health - f.damage, state.options)
+
+
+def _able(state: ModularState, f: Fighter) -> bool:
+    return not f.left and not _down(state, f)
+
+
+def _check_able(state: ModularState, f: Fighter) -> None:
+    """Refuse, in one line, an action of a combatant whose turn is passed by."""
+    check_able(f.name, f.left, f.health - f.damage, "health", state.options)
+
+
+def _next_turn(state: ModularState) -> int | None:
+    """The index in this round's order of the next combatant who can act; None: the
+    round's turns are over."""
+    start = (state.turn if state.turn is not None else -1) + 1
+    for index in range(start, len(state.order)):
+        if _able(state, state.fighter(state.order[index])):
+            return index
+    return None
 
 
 def _need_round(state: ModularState) -> None:

@@ -53,12 +53,23 @@ Readings chosen where the text is silent, documented here and in the README:
   the Round section's "any ongoing effects" asks; each stun effect level is its own
   effect, and only the most severe one loses a round per upkeep.
 
+- ``goes-down`` (default ``at-0``; an option, as the text never says when a combatant
+  is down): at 0 hits left or less (``below-0``: below 0; ``never``: the GM takes
+  combatants out with ``leave``) a combatant is down: it rolls no initiative, its turn is
+  passed by, its declarations are refused, and the hit that downs it ends its action
+  under way. ``heal`` (never above its hits) brings it back, from the next round if this
+  one's order was rolled without it, else at its turn.
+- ``leave`` ends the leaver's action under way; the one who returns acts from its turn
+  (or the next round, if it left before this round's roll).
+- Effects: the Upkeep's (bleeding, the stuns, staggered) and encumbered; any other timed
+  effect (a spell) is the GM's own (``--custom``).
+
 The view (projections/view.py): the clock's moment is whose turn it is ("Hauser's
 turn"), "between rounds", or "before round 1"; ``now`` is the combatant whose turn it
-is (a held action may still go off in anyone's turn), ``next`` the one after it in this
-round's order, none after the last turn. Combatants are listed in this round's order,
-those added since after them. Every combatant's status is "fighting": the text takes
-no one out of the fight (hits left at 0 or less is for the GM to read).
+is (a held action may still go off in anyone's turn), ``next`` the next one in this
+round's order who can act, none after the last turn. Combatants are listed in this
+round's order, those added since after them, those who cannot act (down, left) last.
+Status: ``left``, ``down`` (goes-down), else ``fighting``.
 """
 
 from __future__ import annotations
@@ -73,6 +84,8 @@ from skirmish.eventlog.commands import (
     Cancel,
     Damage,
     Declare,
+    Heal,
+    Leave,
     Next,
     Resolve,
     StartRound,
@@ -81,6 +94,8 @@ from skirmish.eventlog.commands import (
 from skirmish.eventlog.errors import BadInput, RuleViolation
 from skirmish.eventlog.events import CombatantAdded, Derivation, EncounterStarted, Event, Term
 from skirmish.projections.ruleset import (
+    GOES_DOWN,
+    GOES_DOWN_OPTION,
     ActionInfo,
     Detail,
     Dice,
@@ -91,10 +106,13 @@ from skirmish.projections.ruleset import (
     applies,
     decides,
     find_name,
+    is_down,
     options_in_force,
     suggest,
+    check_able,
+    why_down,
 )
-from skirmish.projections.view import Budget, Clock, Combatant, Gauge, NoOwn, Own, Pending, View
+from skirmish.projections.view import Budget, Clock, Combatant, Gauge, NoOwn, Own, Pending, Status, View
 from skirmish.projections.view import Effect as EffectRow
 
 RULES = "percent-activity.md"
@@ -175,6 +193,7 @@ class Fighter(msgspec.Struct):
     # Serial -> effect, in order of application: an upkeep tick finds its effect at once.
     effects: dict[int, Effect] = {}
     effects_applied: int = 0
+    left: bool = False  # has left the fight (`leave`); back with `return`
 
     @property
     def wounded(self) -> bool:
@@ -289,6 +308,12 @@ class ActionProgressed(Event, frozen=True, tag="pa.action-progressed"):
     cost: int
 
 
+class HitsHealed(Event, frozen=True, tag="pa.hits-healed"):
+    who: str
+    amount: Derivation
+    hits_left: int
+
+
 class DamageTaken(Event, frozen=True, tag="pa.damage-taken"):
     who: str
     amount: Derivation
@@ -328,7 +353,7 @@ class RoundEnded(Event, frozen=True, tag="pa.round-ended"):
 
 EVENT_TYPES: tuple[type[Event], ...] = (
     RoundStarted, ActionContinued, TurnPassed, ActionDeclared, ActionResolved, ActionCancelled,
-    ActionProgressed, DamageTaken, EffectApplied, EffectEnded, UpkeepTick, RoundEnded,
+    ActionProgressed, DamageTaken, HitsHealed, EffectApplied, EffectEnded, UpkeepTick, RoundEnded,
 )
 
 
@@ -348,6 +373,7 @@ class PercentActivity(Rules[PaState]):
             "10", ("1", "10", "25"),
             "activity % each instantaneous action after the round's first takes (Instantaneous actions)",
         ),
+        GOES_DOWN: GOES_DOWN_OPTION,
     }
     stats = {
         "qu": Stat("Quickness bonus, added to initiative"),
@@ -377,7 +403,17 @@ class PercentActivity(Rules[PaState]):
         "resolve": ("outcome", "hits"),
         "effect": ("per_round", "rounds", "end"),
     }
-    state_version = 2  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
+    # The Upkeep's effects and the condition the text's table names; any other timed
+    # effect (a spell) is the GM's own: `effect WHO KIND --rounds N --custom`.
+    effects = {
+        BLEEDING: "--per-round N hits lost at each upkeep (Upkeep)",
+        "stunned-unable-to-parry": "--rounds N, the most severe stun (Upkeep)",
+        "stunned": "--rounds N (Upkeep)",
+        "dazed": "--rounds N, the mildest stun (Upkeep)",
+        STAGGER: "removed at the upkeep (Upkeep)",
+        ENCUMBERED: "until ended: a condition of the initiative table (Initiative)",
+    }
+    state_version = 3  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
     event_types = EVENT_TYPES
 
     def initial(self, started: EncounterStarted) -> PaState:
@@ -405,7 +441,7 @@ class PercentActivity(Rules[PaState]):
 
     @applies(TurnPassed)
     def _turn_passed(self, state: PaState, event: TurnPassed) -> None:
-        state.turn += 1
+        state.turn = state.order.index(event.to, state.turn + 1)  # past those who could not act
 
     @applies(ActionDeclared)
     def _declared(self, state: PaState, event: ActionDeclared) -> None:
@@ -456,12 +492,36 @@ class PercentActivity(Rules[PaState]):
 
     # --- decide: each command's events; the state is only read ------------------------------
 
+    @applies(HitsHealed)
+    def _healed(self, state: PaState, event: HitsHealed) -> None:
+        f = state.fighters[event.who]
+        f.damage = f.hits - event.hits_left
+
     @decides(Damage)
     def _decide_damage(self, state: PaState, command: Damage, dice: Dice) -> list[Event]:
         f = state.fighters[find_name(state.names(), command.who)]
         if command.amount < 1:
             raise BadInput(f"damage must be at least 1 hit, not {command.amount}")
-        return [_damage(f, Derivation(command.amount, "hits read off the tables by the GM", rule=R_ACTIONS))]
+        return _damage(state, f, Derivation(command.amount, "hits read off the tables by the GM", rule=R_ACTIONS))
+
+    @decides(Heal)
+    def _decide_heal(self, state: PaState, command: Heal, dice: Dice) -> list[Event]:
+        f = state.fighters[find_name(state.names(), command.who)]
+        if command.amount < 1:
+            raise BadInput(f"heal takes at least 1 hit, not {command.amount}")
+        if f.damage <= 0:
+            raise RuleViolation(f"{f.name} has all its {f.hits} hits: nothing to heal")
+        given = Derivation(min(command.amount, f.damage), "hits given back by the GM, at most the hits taken",
+                           (Term("healed", command.amount), Term("hits taken", f.damage)))
+        return [HitsHealed(who=f.name, amount=given, hits_left=f.hits - f.damage + given.value)]
+
+    @decides(Leave)
+    def _decide_leave_here(self, state: PaState, command: Leave, dice: Dice) -> list[Event]:
+        events = self._decide_leave(state, command, dice)
+        f = state.fighters[find_name(state.names(), command.who)]
+        if f.action is not None:
+            events.append(ActionCancelled(who=f.name, action=f.action.name, reason=f"ends: {f.name} leaves the fight"))
+        return events
 
     @decides(Upkeep)
     def _decide_upkeep(self, state: PaState, command: Upkeep, dice: Dice) -> list[Event]:
@@ -479,8 +539,11 @@ class PercentActivity(Rules[PaState]):
         given = {key: _named(state, command.details.get(key, "")) for key in ROUND_CONDITIONS}
         if given["ready"] and state.round > 0:
             raise RuleViolation("weapon ready counts in the first round of combat only", R_INIT)
+        able = [f for f in state.fighters.values() if _able(state, f)]
+        if not able:
+            raise RuleViolation("nobody can act: every combatant is down or has left")
         inits = []
-        for f in state.fighters.values():
+        for f in able:
             roll = dice.roll(f.name, 2, 10)
             terms = [Term("2d10", roll.total), Term("Quickness bonus", f.qu)]
             if f.name in given["ready"]:
@@ -513,9 +576,10 @@ class PercentActivity(Rules[PaState]):
         acting = state.acting()
         if acting is not None:
             _settled(state.fighter(acting), "pass the turn", R_ACTIONS)
-        if state.turn + 1 < len(state.order):
+        following = _next_turn(state)
+        if following is not None:
             assert acting is not None
-            return [TurnPassed(who=acting, to=state.order[state.turn + 1])]
+            return [TurnPassed(who=acting, to=state.order[following])]
         return self._upkeep(state)
 
     @decides(Declare)
@@ -525,6 +589,7 @@ class PercentActivity(Rules[PaState]):
         action = cmd.action.lower()
         if action not in ACTIONS and action != INSTANT:
             raise BadInput(f"no action {cmd.action!r} in the activity table ({suggest(action, [*ACTIONS, INSTANT])})")
+        _check_able(state, f)
         if f.initiative is None:
             raise RuleViolation(f"{f.name} joined after this round's initiative: wait for the next round", R_INIT)
         acting = state.acting()
@@ -588,6 +653,7 @@ class PercentActivity(Rules[PaState]):
         a = f.action
         if a is None:
             raise RuleViolation(f"{f.name} has no action under way to resolve", R_ACTIONS)
+        _check_able(state, f)
         if a.step == "progresses":
             raise RuleViolation(
                 f"{f.name}'s {a.name} has {a.cost - a.progress} % to go: it completes in a later round", R_R2R
@@ -599,7 +665,7 @@ class PercentActivity(Rules[PaState]):
             if cmd.hits < 1:
                 raise BadInput(f"--hits must be at least 1, not {cmd.hits}")
             target = state.fighter(a.target)
-            events.append(_damage(target, Derivation(cmd.hits, f"hits of {f.name}'s {a.name}", rule=R_ACTIONS)))
+            events += _damage(state, target, Derivation(cmd.hits, f"hits of {f.name}'s {a.name}", rule=R_ACTIONS))
         return events
 
     @decides(Cancel)
@@ -668,10 +734,10 @@ class PercentActivity(Rules[PaState]):
     def view(self, state: PaState) -> View:
         acting = state.acting()
         now = (acting,) if acting is not None else ()
-        following = state.turn + 1
+        following = _next_turn(state) if state.in_round else None
         # The next turn of this round; none after the last one (`next` runs the upkeep), and
         # none between rounds (the next round's order is not rolled yet).
-        later = (state.order[following],) if state.in_round and following < len(state.order) else ()
+        later = (state.order[following],) if following is not None else ()
         moment = f"{acting}'s turn" if acting is not None else "between rounds" if state.round else "before round 1"
         clock = Clock(
             round=state.round, unit="round", running=state.in_round, moment=moment, now=now, next=later,
@@ -681,13 +747,15 @@ class PercentActivity(Rules[PaState]):
         fighters = state.fighters
         in_order = set(state.order)
         ordered = [*(fighters[n] for n in state.order), *(f for f in fighters.values() if f.name not in in_order)]
+        ordered.sort(key=lambda f: not _able(state, f))  # stable: those who cannot act last
         combatants = tuple(
             Combatant(
-                name=f.name, side=f.side, acting=f.name == acting,
+                name=f.name, side=f.side, acting=f.name == acting, status=_status(state, f),
                 vital=Gauge(name="hits left", value=f.hits - f.damage, maximum=f.hits),
                 budget=Budget(name="activity %", left=ACTIVITY - f.used, of=ACTIVITY),
                 effects=tuple(
-                    EffectRow(kind=e.kind, left=e.rounds, detail=f"{e.per_round}/round" if e.per_round else "")
+                    EffectRow(kind=e.kind, left=e.rounds, detail=f"{e.per_round}/round" if e.per_round else "",
+                              custom=e.kind not in self.effects)
                     for e in f.effects.values()
                 ),
                 own=PaFigures(
@@ -734,6 +802,8 @@ class PercentActivity(Rules[PaState]):
                 return f"{who}'s {action} {reason}"
             case ActionProgressed(who=who, action=action, paid=paid, progress=progress, cost=cost):
                 return f"{who} puts {paid} % into {action} ({progress} of {cost})"
+            case HitsHealed(who=who, amount=amount, hits_left=left):
+                return f"{who} is healed {amount.value} hits ({left} left)"
             case DamageTaken(who=who, amount=amount, hits_left=left, wounded=wounded):
                 return f"{who} takes {amount.value} hits ({left} left)" + (", wounded" if wounded else "")
             case EffectApplied(who=who, kind=kind, per_round=per_round, rounds=rounds):
@@ -782,9 +852,38 @@ def _penalty(cost: int, high: int | None) -> Derivation:
                       (Term(f"{high - cost} % under the maximum", cost - high),), R_ACTIONS)
 
 
-def _damage(f: Fighter, amount: Derivation) -> DamageTaken:
+def _damage(state: PaState, f: Fighter, amount: Derivation) -> list[Event]:
+    """The hits taken; a hit that puts the combatant down ends its action under way."""
     damage = f.damage + amount.value
-    return DamageTaken(who=f.name, amount=amount, hits_left=f.hits - damage, wounded=2 * damage > f.hits)
+    left = f.hits - damage
+    events: list[Event] = [DamageTaken(who=f.name, amount=amount, hits_left=left, wounded=2 * damage > f.hits)]
+    if f.action is not None and is_down(left, state.options) and not _down(state, f):
+        events.append(ActionCancelled(who=f.name, action=f.action.name, reason=f"ends: {f.name} is down ({why_down(left, 'hits', state.options)})"))
+    return events
+
+
+def _status(state: PaState, f: Fighter) -> Status:
+    return "left" if f.left else "down" if _down(state, f) else "fighting"
+
+
+def _down(state: PaState, f: Fighter) -> bool:
+    return is_down(f.hits - f.damage, state.options)
+
+
+def _able(state: PaState, f: Fighter) -> bool:
+    return not f.left and not _down(state, f)
+
+
+def _check_able(state: PaState, f: Fighter) -> None:
+    check_able(f.name, f.left, f.hits - f.damage, "hits", state.options)
+
+
+def _next_turn(state: PaState) -> int | None:
+    """This round's next turn of someone who can act; None: the turns are over."""
+    for index in range(state.turn + 1, len(state.order)):
+        if _able(state, state.fighters[state.order[index]]):
+            return index
+    return None
 
 
 def _count_down(step: Literal["stun", "timed"], f: Fighter, e: Effect) -> UpkeepTick:

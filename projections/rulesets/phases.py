@@ -77,8 +77,14 @@ How the view reads the state (projections/view.py):
   who do not act in it after, in the order added. The text orders phases, not turns.
 - Initiative is the vital figure (of its value before wounds and panic); at 0 the
   character is ``out``: it "may not act at all" but is "not necessarily unconscious"
-  (Initiative). The text has no death. The budget is the turn's actions: those still
-  to come, of those taken and to come.
+  (Initiative). The text has no death, and no hits: ``heal`` is refused, pointing at
+  ``effect WHO slight-wound --end`` (a wound taken off raises the initiative again).
+  The budget is the turn's actions: those still to come, of those taken and to come.
+- ``leave`` takes a character out of every call until ``return`` (status ``left``,
+  listed last); its declarations are refused. No ``goes-down`` option: the text's
+  initiative 0 is its "out".
+- Effects are the text's wounds and panic; no other kind is taken (not even with
+  ``--custom``: a phases effect always changes the initiative).
 """
 
 from __future__ import annotations
@@ -94,6 +100,7 @@ from skirmish.eventlog.commands import (
     Cancel,
     Damage,
     Declare,
+    Heal,
     Next,
     Resolve,
     StartRound,
@@ -115,6 +122,7 @@ from skirmish.projections.ruleset import (
     find_name,
     options_in_force,
     suggest,
+    has_left,
 )
 from skirmish.projections.view import Budget, Clock, Combatant, Effect, Gauge, Own, Pending, View
 
@@ -207,7 +215,8 @@ class Fighter(msgspec.Struct):
     prone: bool = False
     mounted: bool = False
     acted: list[int] = []  # phases acted in this turn
-    moved_m: int = 0
+    moved_m: float = 0  # half metres are kept exact (standing up halves a move)
+    left: bool = False  # has left the fight (`leave`); back with `return`
     repeat: Repeat | None = None
     restricted: bool = False  # interrupted a repetitive action: next action is limited
     aim: Aim | None = None
@@ -264,7 +273,7 @@ class PhasesFigures(Own, frozen=True, kw_only=True):
     agility_less_bulk: int  # who goes first at equal initiative (Agility and Weapon Bulks)
     actions: int  # taken this turn
     acts_in: tuple[int, ...]  # the phases still to come this turn (the next, between turns)
-    moved_m: int
+    moved_m: float
     prone: bool
     mounted: bool
     aiming: str | None  # the target or area
@@ -424,6 +433,11 @@ class Phases(Rules[PhaseState]):
     }
     # The shared flags read; the engine refuses the rest. One action a phase, no hits and no
     # timed effects: no AP, percent, pace, trigger, hits, charge, orientation or rounds.
+    effects = {
+        "slight-wound": "Initiative -1 (Wounds)",
+        "serious-wound": "Initiative -3 (Wounds)",
+        PANIC: "--with by=N: Initiative lowered by N until ended",
+    }
     flags = {
         "declare": ("target",),
         "resolve": ("outcome",),
@@ -431,7 +445,7 @@ class Phases(Rules[PhaseState]):
         "effect": ("end",),
     }
     # The shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots).
-    state_version = 2
+    state_version = 3  # 3: ``left``; metres moved kept in halves
     state_type = PhaseState
     event_types = EVENT_TYPES
 
@@ -473,7 +487,7 @@ class Phases(Rules[PhaseState]):
             f.acted.append(e.phase)
             f.last = Last(e.action, e.phase, e.call, e.how, e.distance is not None)
         if e.distance is not None:
-            f.moved_m += e.distance.value
+            f.moved_m += e.distance.amount
         if e.prone is not None:
             f.prone = e.prone
         if e.mounted is not None:
@@ -517,6 +531,14 @@ class Phases(Rules[PhaseState]):
         find_name(state.names(), cmd.who)
         raise RuleViolation(
             "phases.md counts wounds, not hits: `skirmish effect WHO slight-wound` or `serious-wound`", R_INIT,
+        )
+
+    @decides(Heal)
+    def _heal(self, state: PhaseState, cmd: Heal, dice: Dice) -> list[Event]:
+        f = state.fighters[find_name(state.names(), cmd.who)]
+        raise RuleViolation(
+            f"phases.md counts wounds, not hits: `skirmish effect {quote(f.name)} slight-wound --end` "
+            "(or serious-wound) takes a wound off", R_INIT,
         )
 
     @decides(Upkeep)
@@ -572,7 +594,8 @@ class Phases(Rules[PhaseState]):
         """Who may act when initiative ``call`` is called in ``phase`` (Turn Sequence)."""
         found = [
             f for f in state.fighters.values()
-            if self._init(state, f) == call and call >= phase and phase not in f.acted and f.repeat is None
+            if not f.left and self._init(state, f) == call and call >= phase and phase not in f.acted
+            and f.repeat is None
         ]
         # Equal initiative: higher Agility less weapon bulk first (Agility and Weapon Bulks).
         return sorted(found, key=lambda f: -(f.agility - f.bulk))
@@ -585,7 +608,8 @@ class Phases(Rules[PhaseState]):
             if callers:
                 return phase, at, callers
         for later in range(phase - 1, 0, -1):
-            repeaters = [f for f in state.fighters.values() if f.repeat is not None and self._init(state, f) > 0]
+            repeaters = [f for f in state.fighters.values()
+                         if f.repeat is not None and not f.left and self._init(state, f) > 0]
             if repeaters:
                 # Repetitive actions come at the start of the phase, whatever the initiative (Repetition).
                 return later, 0, repeaters
@@ -625,6 +649,8 @@ class Phases(Rules[PhaseState]):
             raise BadInput(f"{action} takes no --target")
         if target == f.name:
             raise BadInput(f"{f.name} cannot take itself as the target")
+        if f.left:
+            raise has_left(f.name)
         init = self._init(state, f)
         if init == 0:
             raise RuleViolation(f"{f.name}'s initiative is 0: {f.name} may not act at all", R_INIT)
@@ -828,6 +854,8 @@ class Phases(Rules[PhaseState]):
         """Whether the character acts at this call of the phase: called and yet to act, or it
         took its action there (opportunity fire is no call); at call 0, a repetitive action."""
         last = f.last
+        if f.left:
+            return False
         if last is not None and (last.phase, last.call) == (phase, call) and last.how != "opportunity":
             return True
         return call >= phase and phase not in f.acted and f.repeat is None and self._init(state, f) == call
@@ -852,8 +880,9 @@ class Phases(Rules[PhaseState]):
             (f for f in fighters if f.repeat is None and inits[f.name] >= phase),
             key=lambda f: (inits[f.name], -(f.agility - f.bulk)),
         )
+        ordered = [f for f in ordered if not f.left]
         placed = {f.name for f in ordered}
-        return ordered + [f for f in fighters if f.name not in placed]
+        return ordered + sorted((f for f in fighters if f.name not in placed), key=lambda f: f.left)
 
     def _combatant(self, state: PhaseState, f: Fighter, init: int, acting: bool) -> Combatant:
         acts_in = self._phases_left(state, f, init)
@@ -863,7 +892,7 @@ class Phases(Rules[PhaseState]):
             name=f.name,
             side=f.side,
             # Initiative 0: "may not act at all", though not necessarily unconscious (Initiative).
-            status="out" if init == 0 else "fighting",
+            status="left" if f.left else "out" if init == 0 else "fighting",
             acting=acting,
             vital=Gauge(name="Initiative", value=init, maximum=f.base),
             budget=Budget(name="actions", left=len(acts_in), of=len(f.acted) + len(acts_in)),
@@ -974,8 +1003,10 @@ def _distance(f: Fighter, move: str) -> Derivation:
     """Metres moved: the action's distance, halved when it stands the character up (Actions)."""
     metres = MOVES[move]
     if f.prone and move != "crawl":
-        return Derivation(metres // 2, f"{move} {metres} m, halved: standing up",
-                          (Term(f"{move} m", metres), Term("standing up halves", -(metres - metres // 2))), R_ACTIONS)
+        # "Standing up cuts the distance moved in an action in half" (Actions): never rounded,
+        # kept exact in half metres.
+        return Derivation(metres, f"{move} {metres} m, halved: standing up",
+                          (Term(f"{move} m", metres),), R_ACTIONS, per=2)
     return Derivation(metres, f"{move} {metres} m", (Term(f"{move} m", metres),), R_ACTIONS)
 
 
@@ -1084,7 +1115,8 @@ def _narrate(e: ActionTaken) -> str:
     if e.move:
         notes.append(f"on the {e.move}")
     if e.distance is not None:
-        notes.append(f"{e.distance.value} m" + (" (stands up: halved)" if len(e.distance.terms) > 1 else ""))
+        halved = e.distance.per == 2 or len(e.distance.terms) > 1  # older events: a halving term
+        notes.append(f"{e.distance.shown()} m" + (" (stands up: halved)" if halved else ""))
     if e.cover:
         notes.append("to cover")
     if e.reload is not None:
