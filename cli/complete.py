@@ -50,7 +50,18 @@ def _reading(read: Callable[[Any], Iterable[str]], whole_file: bool = False) -> 
         except Exception:  # noqa: BLE001 - completion must never fail the shell
             return []
 
+    complete.words = read  # type: ignore[attr-defined]  # the console reads the same names
+    complete.whole_file = whole_file  # type: ignore[attr-defined]
     return complete
+
+
+def words_for(completion: Callable[..., Any], enc: Any) -> list[str]:
+    """The names a completion callback offers, read from an open encounter (the console's),
+    without opening the file again: [] for a callback that completes nothing."""
+    read = getattr(completion, "words", None)
+    if read is None:
+        return []
+    return list(dict.fromkeys(read(enc.store if getattr(completion, "whole_file", False) else enc)))
 
 
 combatants = _reading(lambda enc: [c.name for c in enc.view().combatants])
@@ -60,10 +71,17 @@ branches = _reading(lambda enc: list(enc.store.branches(enc.row.id)))
 encounters = _reading(lambda store: [row.name for row in store.encounters()], whole_file=True)
 
 
-def rulesets(ctx: typer.Context, incomplete: str) -> list[str]:
+def _ruleset_ids(_: Any = None) -> list[str]:
     from skirmish.projections.ruleset import registry
 
-    return _matching(sorted(registry()), incomplete)
+    return sorted(registry())
+
+
+def rulesets(ctx: typer.Context, incomplete: str) -> list[str]:
+    return _matching(_ruleset_ids(), incomplete)
+
+
+rulesets.words = _ruleset_ids  # type: ignore[attr-defined]
 
 
 def nothing(ctx: typer.Context, incomplete: str) -> list[str]:

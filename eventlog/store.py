@@ -87,6 +87,24 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
+    def last_ids(self) -> tuple[int, int]:
+        """The newest head move's and event's ids in the file: they grow when anything is
+        recorded (a refusal leaves them as they were)."""
+        row = self.conn.execute("SELECT (SELECT max(id) FROM head_moves), (SELECT max(id) FROM events)").fetchone()
+        return int(row[0] or 0), int(row[1] or 0)
+
+    def command_texts(self, encounter_id: int, limit: int) -> list[str]:
+        """The newest ``limit`` command lines typed on an encounter, oldest first."""
+        rows = self.conn.execute(
+            "SELECT text FROM commands WHERE encounter_id = ? ORDER BY id DESC LIMIT ?", (encounter_id, limit)
+        ).fetchall()
+        return [str(r[0]) for r in reversed(rows)]
+
+    def data_version(self) -> int:
+        """A number that changes when another connection commits to the file (SQLite's
+        ``PRAGMA data_version``): a watcher polls it to follow other writers cheaply."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
     # --- encounters ---------------------------------------------------------------------
 
     def encounters(self) -> list[EncounterRow]:

@@ -1,0 +1,334 @@
+"""What the GM's console (`skirmish play`) does, without a screen: run command lines in
+this process on one open database, read the board, keep the timeline of the branch, and
+notice what another process wrote.
+
+The console (cli/console.py) draws this; the tests and the latency benchmark drive it
+directly too. A command line runs exactly as `skirmish` runs it (:func:`run_cli`, the
+same parser, the same one-line errors), on the store the console holds open, so nothing is
+imported or opened again per command.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import shlex
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from skirmish.eventlog.errors import SkirmishError
+from skirmish.eventlog.store import Store
+from skirmish.projections.engine import Encounter
+from skirmish.projections.view import Shown
+
+TIMELINE_KEPT = 400  # events of the branch the timeline holds; older ones load on demand
+
+# Commands the console will not run in itself: another console, or a shell's business.
+REFUSED = {
+    "play": "you are in the console already",
+    "run": "a script runs from the shell: `skirmish run FILE`",
+}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one command line did: its exit code, what it printed, whether the log grew,
+    and how long it took (seconds, the command and the board's new view)."""
+
+    line: str
+    code: int
+    out: str
+    err: str
+    changed: bool
+    seconds: float = 0.0
+
+    @property
+    def refused(self) -> bool:
+        return self.code != 0
+
+
+@dataclass(frozen=True)
+class Moment:
+    """One event of the timeline: its id and its log line."""
+
+    id: int
+    text: str
+
+
+@dataclass
+class Session:
+    """One database, open for the length of a console session."""
+
+    db: str
+    store: Store = field(init=False)
+    _enc: Encounter | None = field(default=None, init=False)
+    _seen: tuple[int, str, int] | None = field(default=None, init=False)  # encounter, branch, head
+    _version: int = field(default=-1, init=False)
+    timeline: list[Moment] = field(default_factory=list, init=False)
+
+    def __post_init__(self) -> None:
+        self.store = Store(self.db, create=False)
+        self._version = self.store.data_version()
+
+    def close(self) -> None:
+        self.store.close()
+
+    # --- where the table is ------------------------------------------------------------
+
+    def encounter(self) -> Encounter:
+        """The file's current encounter (the one `skirmish` commands act on)."""
+        row = self.store.current_encounter()
+        if self._enc is None or self._enc.row.id != row.id:
+            self._enc = Encounter(self.store, row)
+        return self._enc
+
+    def where(self) -> tuple[int, str, int]:
+        """The current encounter, its current branch and that branch's head."""
+        enc = self.encounter()
+        head = enc.head()
+        return enc.row.id, head.branch, head.event_id
+
+    def moved(self) -> bool:
+        """Whether another connection committed to the file since the board was drawn."""
+        return self.store.data_version() != self._version
+
+    def look(self) -> Shown:
+        """The board now; remembers what it showed, to tell later what moved under it."""
+        self._version = self.store.data_version()
+        self._seen = self.where()
+        self._follow_timeline()
+        return self.encounter().view()
+
+    def view_at(self, event_id: int) -> Shown:
+        return self.encounter().view(event_id)
+
+    def what_moved(self) -> str:
+        """In a line, what another process changed since the board was drawn."""
+        before = self._seen
+        now = self.where()
+        if before is None or before == now:
+            return "another process wrote to the file (nothing on this table's branch)"
+        enc = self.encounter()
+        if before[0] != now[0]:
+            return f"another process made encounter {enc.row.name!r} current"
+        if before[1] != now[1]:
+            return f"another process switched to branch {now[1]!r} (head #{now[2]})"
+        if self.store.holds(now[2], before[2]):
+            line = self.describe(now[2])
+            return f"another process recorded up to #{now[2]}: {line}"
+        return f"another process moved branch {now[1]!r} to #{now[2]} (undo or a fork)"
+
+    def describe(self, event_id: int) -> str:
+        enc = self.encounter()
+        return enc.describe(enc.decode(self.store.event(enc.row.id, event_id)))
+
+    # --- the timeline ------------------------------------------------------------------
+
+    def _walk_back(self, start: int | None, stop: set[int], limit: int) -> list[Moment]:
+        """Events from ``start`` back along parents until one in ``stop`` or ``limit`` of
+        them, newest first."""
+        enc = self.encounter()
+        out: list[Moment] = []
+        node = start
+        while node is not None and node not in stop and len(out) < limit:
+            row = self.store.event(enc.row.id, node)
+            out.append(Moment(row.id, enc.describe(enc.decode(row))))
+            node = row.parent_id
+        return out
+
+    def _follow_timeline(self) -> None:
+        """Bring the timeline to the branch's head: walk back from the head only to the
+        newest event it already holds (a command adds a few), else rebuild it."""
+        assert self._seen is not None
+        head = self._seen[2]
+        held = {m.id: i for i, m in enumerate(self.timeline)}
+        if head in held:
+            del self.timeline[held[head] + 1:]  # undone: the head went back
+            return
+        new = self._walk_back(head, set(held), TIMELINE_KEPT)
+        joined = self.store.event(self.encounter().row.id, new[-1].id).parent_id if new else None
+        if new and joined is not None and joined in held:
+            del self.timeline[held[joined] + 1:]
+            self.timeline.extend(reversed(new))
+            del self.timeline[:-TIMELINE_KEPT]
+        else:
+            self.timeline = list(reversed(new))
+
+    def older(self, count: int = 100) -> int:
+        """Load up to ``count`` events before the oldest the timeline holds; how many came."""
+        if not self.timeline:
+            return 0
+        first = self.store.event(self.encounter().row.id, self.timeline[0].id)
+        more = self._walk_back(first.parent_id, set(), count)
+        self.timeline[:0] = list(reversed(more))
+        return len(more)
+
+    # --- running commands --------------------------------------------------------------
+
+    def run(self, line: str) -> Outcome:
+        """Run one command line as `skirmish` would (without the word `skirmish`)."""
+        from skirmish.cli.main import run_cli
+
+        started = time.perf_counter()
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError as exc:
+            return Outcome(line, 2, "", f"Error: {exc} (quote names with spaces: \"Goblin 1\")", False)
+        if words and words[0] == "skirmish":
+            words = words[1:]
+        if not words:
+            return Outcome(line, 0, "", "", False)
+        if words[0] in REFUSED:
+            return Outcome(line, 2, "", f"Error: `{words[0]}`: {REFUSED[words[0]]}", False)
+        if any(w == "--db" or w.startswith("--db=") for w in words):
+            return Outcome(line, 2, "", f"Error: the console works on {self.db}: no --db", False)
+        if self.moved():
+            # The GM decided on the board as drawn: a command on a log that moved since is
+            # refused, as the command line refuses one decided on a moved head.
+            moved = self.what_moved()
+            return Outcome(line, 3, "", f"Error: {moved}; look at the board and type it again", False)
+        out, err = io.StringIO(), io.StringIO()
+        before = self.store.last_ids()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = run_cli(["--db", self.db, *words], store=self.store)
+        changed = self.store.last_ids() != before
+        return Outcome(line, code, out.getvalue(), err.getvalue(), changed, time.perf_counter() - started)
+
+    def history(self, limit: int = 200) -> list[str]:
+        """The command lines typed on this encounter, oldest first (the console's history
+        starts with them, across sessions)."""
+        try:
+            enc = self.encounter()
+        except SkirmishError:
+            return []
+        lines: list[str] = []
+        for text in self.store.command_texts(enc.row.id, limit):
+            if text and (not lines or lines[-1] != text):
+                lines.append(text)
+        return lines
+
+
+def split_typed(line: str) -> tuple[list[str], str, str]:
+    """A half-typed line as (its finished words, the word being typed, the text before that
+    word), tolerant of an open quote: ``damage 'Goblin 2`` is (["damage"], "Goblin 2",
+    "damage ")."""
+    for closing in ("", "'", '"'):
+        try:
+            words = shlex.split(line + closing)
+        except ValueError:
+            continue
+        if closing:  # the word being typed opened a quote
+            return words[:-1], words[-1], line[: line.rfind(closing)]
+        if not line or line[-1].isspace() or not words:
+            return words, "", line
+        if line[-1] in "'\"":  # a quoted word, closed: it starts at its opening quote
+            start = line.rfind(line[-1], 0, len(line) - 1)
+        else:
+            start = len(line) - len(line.split()[-1])
+        return words[:-1], words[-1], line[:start]
+    return line.split(), "", line
+
+
+@dataclass(frozen=True)
+class _Param:
+    name: str
+    flags: tuple[str, ...]  # () for an argument
+    takes_value: bool
+    words: object  # the autocompletion callback (cli/complete.py), or None
+
+
+class Completer:
+    """Completion of a half-typed console line as the shell completes `skirmish`: command
+    names, a command's flags, and the names its arguments take (combatants, actions, effect
+    kinds, branches, encounters, rulesets), read from the console's open encounter."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._commands: dict[str, list[_Param]] | None = None
+
+    def commands(self) -> dict[str, list[_Param]]:
+        if self._commands is None:
+            self._commands = _command_params()
+        return self._commands
+
+    def candidates(self, line: str) -> list[str]:
+        """Whole lines the half-typed ``line`` may become (its last word completed)."""
+        words, incomplete, stem = split_typed(line)
+        return [stem + shlex.quote(w) for w in self._words(words, incomplete)]
+
+    def _words(self, before: list[str], incomplete: str) -> list[str]:
+        commands = self.commands()
+        if not before:
+            return _starting(commands, incomplete)
+        params = commands.get(before[0], [])
+        options = {flag: p for p in params for flag in p.flags}
+        if incomplete.startswith("-"):
+            return _starting([f for p in params for f in p.flags if f not in before or f in ("--stat", "--roll", "--with")],
+                             incomplete)
+        previous = before[-1] if len(before) > 1 else ""
+        if previous in options and options[previous].takes_value:
+            return _starting(self._names(options[previous].words), incomplete)
+        # Which argument this word is: the words so far that are neither flags nor their values.
+        position, skip = 0, False
+        for word in before[1:]:
+            if skip:
+                skip = False
+            elif word in options:
+                skip = options[word].takes_value
+            else:
+                position += 1
+        arguments = [p for p in params if not p.flags]
+        if position < len(arguments):
+            return _starting(self._names(arguments[position].words), incomplete)
+        return []
+
+    def _names(self, completion: object) -> list[str]:
+        from skirmish.cli import complete
+
+        if completion is None:
+            return []
+        try:
+            return complete.words_for(completion, self.session.encounter())  # type: ignore[arg-type]
+        except SkirmishError:
+            return []
+
+
+def _starting(words: Iterable[str], incomplete: str) -> list[str]:
+    typed = incomplete.lower()
+    return [w for w in words if w.lower().startswith(typed)]
+
+
+def _command_params() -> dict[str, list[_Param]]:
+    """Every command's arguments and flags, as `skirmish` parses them, with the completion
+    callback each declares (read from the commands' annotations)."""
+    import typing
+
+    import typer
+
+    from skirmish.cli import main  # noqa: F401 - registers the commands on the app
+    from skirmish.cli.app import app
+
+    group = typer.main.get_command(app)
+    callbacks = {
+        (info.name or (info.callback.__name__.replace("_", "-") if info.callback else "")): info.callback
+        for info in app.registered_commands
+    }
+    out: dict[str, list[_Param]] = {}
+    for name, command in getattr(group, "commands", {}).items():
+        if name in REFUSED:
+            continue
+        hints: dict[str, object] = {}
+        callback = callbacks.get(name)
+        if callback is not None:
+            for key, hint in typing.get_type_hints(callback, include_extras=True).items():
+                for extra in getattr(hint, "__metadata__", ()):
+                    if getattr(extra, "autocompletion", None) is not None:
+                        hints[key] = extra.autocompletion
+        params = []
+        for p in command.params:
+            flags = tuple(o for o in p.opts if o.startswith("-"))
+            takes = not getattr(p, "is_flag", False) if flags else True
+            params.append(_Param(p.name or "", flags, takes, hints.get(p.name or "")))
+        out[name] = params
+    return dict(sorted(out.items()))
