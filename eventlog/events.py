@@ -191,6 +191,9 @@ class Codec:
         union: Any = Union[types]  # noqa: UP007 - a runtime union of struct types
         self._decoder: msgspec.json.Decoder[Event] = msgspec.json.Decoder(union)
         self._type: Any = union
+        # The bare decoder of a body at its kind's current version, for a loop over many
+        # rows that checks the version itself (a replay); anything else goes to decode().
+        self.decode_current = self._decoder.decode
 
     def encode(self, event: Event) -> bytes:
         return self.encoder.encode(event)

@@ -249,8 +249,16 @@ class Encounter:
                 state = self.fold_to(first[1])[0]
             rows = itertools.chain((first,), rows)
         initial, apply, decode = self.ruleset.initial, self.ruleset.apply, self.codec.decode
+        current, decode_current = self.codec.versions, self.codec.decode_current
         for event_id, parent, command_id, kind, version, body, recorded_at in rows:
-            rec = Recorded(event_id, parent, command_id, decode(body, kind, version, event_id), recorded_at)
+            if current.get(kind) == version:
+                try:
+                    event = decode_current(body)
+                except msgspec.DecodeError:
+                    event = decode(body, kind, version, event_id)  # raises, naming the row
+            else:
+                event = decode(body, kind, version, event_id)  # an older layout, upcast
+            rec = Recorded(event_id, parent, command_id, event, recorded_at)
             if state is None:
                 state = initial(rec.event)  # type: ignore[arg-type]
             else:

@@ -698,8 +698,10 @@ class ApCountdown(Rules[ApState]):
         # "spent 2 AP before" check governs only the first one (Upkeep).
         carry = state.options["carry-ap"] == "yes"
         for f in list(state.fighters.values()):
-            _put(state, replace(f, ap=f.ap if carry else 0,
-                                effects=tuple(replace(e, fresh=False) for e in f.effects)))
+            ap = f.ap if carry else 0
+            if ap != f.ap or any(e.fresh for e in f.effects):  # most fighters: nothing to change
+                _put(state, replace(f, ap=ap, effects=tuple(replace(e, fresh=False) if e.fresh else e
+                                                            for e in f.effects)))
         state.in_round, state.count = False, None
 
     # --- decide --------------------------------------------------------------------------
