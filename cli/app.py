@@ -22,6 +22,7 @@ import typer
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.store import DEFAULT_DB, Store
+from skirmish.eventlog.text import escape_controls, json_safe
 from skirmish.projections.engine import Encounter
 
 
@@ -141,11 +142,18 @@ def rolls(items: Sequence[str] | None) -> dict[str, tuple[int, ...]]:
     return out
 
 
+def say(line: str = "", *, err: bool = False) -> None:
+    """Print one line for a person. A name, note or command in it is shown escaped
+    (eventlog/text.py): it stays one line and cannot act on the terminal."""
+    typer.echo(escape_controls(line), err=err)
+
+
 def print_json(data: Any) -> None:
-    """Data (Structs of the typed view included) as indented JSON."""
+    """Data (Structs of the typed view included) as indented JSON, with what a terminal
+    would act on written as \\u escapes: the same JSON to a script (eventlog/text.py)."""
     import msgspec
 
-    typer.echo(json.dumps(msgspec.to_builtins(data), indent=2, ensure_ascii=False))
+    typer.echo(json_safe(json.dumps(msgspec.to_builtins(data), indent=2, ensure_ascii=False)))
 
 
 def parse_command(run: Invocation, words: Sequence[str]) -> c.Command:

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from skirmish.cli.app import command, invocation
+from skirmish.cli.app import command, invocation, say
 from skirmish.cli.progress import progress
 from skirmish.eventlog.errors import BadInput
 
@@ -21,7 +21,7 @@ def _write(chunks: Iterable[bytes], out: Path | None) -> None:
     """To stdout, or to OUT written whole: a failure leaves no half-written file behind."""
     if out is None:
         for chunk in chunks:
-            typer.echo(chunk.decode(), nl=False)
+            typer.echo(chunk.decode(), nl=False)  # jsonl and md are terminal-safe as written
         return
     folder = out.parent if str(out.parent) else Path(".")
     try:
@@ -67,7 +67,7 @@ def export(
         render = report_render.markdown if format_ == "md" else report_render.html
         _write([render(built).encode()], out)
     if out is not None:
-        typer.echo(f"Wrote {out} ({format_}) for {enc.row.name!r}", err=True)
+        say(f"Wrote {out} ({format_}) for {enc.row.name!r}", err=True)
 
 
 @command("import")
@@ -89,9 +89,9 @@ def import_(
     done = import_jsonl(invocation(ctx).store(create=True), records, str(file))
     name = done.encounter.name
     if done.already:
-        typer.echo(f"Encounter {name!r} is already here with the same log (digest {done.digest}): nothing imported")
+        say(f"Encounter {name!r} is already here with the same log (digest {done.digest}): nothing imported")
         return
-    typer.echo(
+    say(
         f"Imported {name!r} ({done.encounter.ruleset}): {done.events} events, {done.commands} commands, "
         f"{done.moves} head moves; digest {done.digest}. It is now current in {invocation(ctx).db}"
     )

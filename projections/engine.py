@@ -39,6 +39,7 @@ from skirmish.eventlog.events import (
     tag_of,
 )
 from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Snapshot, Store
+from skirmish.eventlog.text import escape_controls
 from skirmish.projections.view import Shown
 from skirmish.projections.ruleset import (
     Dice,
@@ -48,6 +49,7 @@ from skirmish.projections.ruleset import (
     check_flags,
     check_name,
     check_numbers,
+    check_texts,
     get_ruleset,
     settle_options,
 )
@@ -281,7 +283,11 @@ class Encounter:
         return on
 
     def describe(self, rec: Recorded) -> str:
-        event = rec.event
+        """The event as one line of text, whatever its fields hold: names and notes stored
+        before the input rules, or imported, are shown escaped (eventlog/text.py)."""
+        return escape_controls(self._describe(rec.event))
+
+    def _describe(self, event: Event) -> str:
         match event:
             case EncounterStarted(name=name, ruleset=ruleset, options=options, seed=seed):
                 opts = ", ".join(f"{k}={v}" for k, v in options.items()) or "no options"
@@ -335,6 +341,7 @@ class Encounter:
         """The events, and the snapshots due among them: event index -> (its depth below
         the root, the state after it, encoded)."""
         check_numbers(command)
+        check_texts(command)
         state, depth = self.fold_to(at)
         if isinstance(command, AddNote):
             self.store.event(self.row.id, command.event)

@@ -25,7 +25,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import msgspec
 
-from skirmish.eventlog.commands import AddCombatant, ApplyEffect, AtTheTable, Command, Leave, Return
+from skirmish.eventlog.commands import AddCombatant, AddNote, ApplyEffect, AtTheTable, Command, Leave, Return
 from skirmish.eventlog.errors import BadInput, RuleViolation, UnknownCombatant, UnknownRuleset
 from skirmish.eventlog.events import (
     CombatantAdded,
@@ -35,6 +35,7 @@ from skirmish.eventlog.events import (
     Event,
     Roll,
 )
+from skirmish.eventlog.text import check_label, check_note
 from skirmish.projections.view import View
 
 State = TypeVar("State")
@@ -578,6 +579,33 @@ def check_numbers(command: Command) -> None:
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) > LARGEST:
             flag = field.replace("_", "-")
             raise BadInput(f"{flag} {value} is out of range (at most {LARGEST:,} either way)")
+
+
+# A command's text fields as the CLI names them in a refusal: arguments by their metavar,
+# options by flag_name, KEY=VALUE words by their flag.
+_ARGUMENTS = {"action": "ACTION", "kind": "KIND", "text": "TEXT"}
+_PAIRS = {"details": "--with", "stats": "--stat"}
+# Names looked up, not stored: an unknown one is refused where it is looked up (find_name),
+# and an imported name a GM could not type stays reachable. A combatant's own name has
+# check_name, stricter still.
+_LOOKED_UP = frozenset({"who", "target", "rolls", "name"})
+
+
+def check_texts(command: Command) -> None:
+    """Every text a command brings under eventlog/text.py's policy: a kind, label or detail is
+    one line of printable text, a note may break lines; refused in one line naming the field."""
+    for field in command.__struct_fields__:
+        value = getattr(command, field)
+        if field in _LOOKED_UP or not value:
+            continue
+        if isinstance(command, AddNote) and field == "text":
+            check_note("TEXT", value)
+        elif isinstance(value, str):
+            check_label(_ARGUMENTS.get(field) or flag_name(field), value)
+        elif field in _PAIRS:
+            for key, word in value.items():
+                check_label(_PAIRS[field], key)
+                check_label(f"{_PAIRS[field]} {key}=", word)
 
 
 def find_name(names: Sequence[str], wanted: str) -> str:

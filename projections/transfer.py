@@ -25,6 +25,7 @@ import msgspec
 from skirmish.eventlog.chain import verify
 from skirmish.eventlog.errors import BadInput, TamperedLog, UnknownEncounter, UnreadableEvent
 from skirmish.eventlog.store import CommandRow, EncounterRow, EventRow, HeadMove, Store
+from skirmish.eventlog.text import json_safe
 from skirmish.projections.engine import Encounter, codec_for
 
 FORMAT = "skirmish-export"
@@ -90,7 +91,9 @@ def export_jsonl(enc: Encounter, advance: Advance = _quiet) -> Iterator[bytes]:
 
 
 def _line(record: _Record) -> bytes:
-    return _encoder.encode(record) + b"\n"
+    # Written so a terminal can show it (an export to stdout, a file someone cats): what a
+    # terminal would act on as \\u escapes, the same JSON to the import (eventlog/text.py).
+    return json_safe(_encoder.encode(record).decode()).encode() + b"\n"
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,17 @@
 """Free text a user typed or a file brought (eventlog/text.py): refused at input where it cannot
-be a name, shown escaped on a terminal, literal in Markdown."""
+be a name, shown escaped on a terminal, literal in Markdown. The attacks of issue 13 (items 5
+and 6), reproduced: a window title set, the screen cleared, a forged log line, a script tag
+and a javascript: link in a report."""
 
 from __future__ import annotations
 
 import json
 import re
 import unicodedata
+from pathlib import Path
 
 import pytest
+from conftest import Cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -178,3 +182,132 @@ def test_no_line_closes_a_markdown_fence_early() -> None:
     html = rendered("\n".join(markdown_fence(lines)) + "\n")
     assert html.count("<pre>") == 1 and text_of(html).strip("\n") == "\n".join(lines)
 
+
+# --- at the command line: refused where it cannot be a name, escaped wherever it is shown ---------
+
+
+def fight(cli: Cli) -> None:
+    cli.ok("new", "Bridge ambush", "--rules", "ap-countdown", "--seed", "5")
+    cli.ok("add", "Hauser", "--side", "players", "--stat", "qu=1", "--stat", "hits=40")
+    cli.ok("add", "Orc", "--side", "foes", "--stat", "qu=0", "--stat", "hits=30")
+    cli.ok("round", "--roll", "Hauser=6,8", "--roll", "Orc=5,5")
+
+
+def log_size(cli: Cli) -> int:
+    return len(cli.ok("log", "--all", "--json").splitlines())
+
+
+LABEL = "names, kinds and labels are one line of printable text (no control, bidi or zero-width characters)"
+TYPED = [
+    (("note", "1", "evil\x1b]0;pwned\x07"),
+     "TEXT 'evil\\x1b]0;pwned\\x07' holds \\x1b: a note may hold line breaks and tabs, no other control character"),
+    (("effect", "Orc", "bleed\x1b[31m", "--custom", "--rounds", "2"), f"KIND 'bleed\\x1b[31m' holds \\x1b: {LABEL}"),
+    (("declare", "Hauser", "melee-attack", "--ap", "3", "--trigger", "x\x1b[2Jy"),
+     f"--trigger 'x\\x1b[2Jy' holds \\x1b: {LABEL}"),
+    (("declare", "Hauser", "melee\u200b-attack", "--ap", "3"), f"ACTION 'melee\\u200b-attack' holds \\u200b: {LABEL}"),
+    # A name looked up (WHO, --target, --roll's) is refused where it is looked up, quoted escaped.
+    (("declare", "Hauser", "melee-attack", "--ap", "3", "--target", "Orc\u202e"),
+     "no combatant named 'Orc\\u202e' (did you mean Orc?)"),
+    (("resolve", "Hauser", "--outcome", "hit\x07"), f"--outcome 'hit\\x07' holds \\x07: {LABEL}"),
+    (("leave", "Orc", "--reason", "flees\nforged"), f"--reason 'flees\\nforged' holds \\n: {LABEL}"),
+    (("next", "--with", "cover=\ufeffheavy"), f"--with cover= '\\ufeffheavy' holds \\ufeff: {LABEL}"),
+    (("add", "Gob", "--stat", "qu=1\x1b", "--stat", "hits=3"), f"--stat qu= '1\\x1b' holds \\x1b: {LABEL}"),
+    (("add", "Gob", "--side", "foes\u2066", "--stat", "qu=1", "--stat", "hits=3"),
+     f"--side 'foes\\u2066' holds \\u2066: {LABEL}"),
+    (("add", "Gob\x1b[2J", "--stat", "qu=1", "--stat", "hits=3"), "'Gob\\x1b[2J' cannot be a combatant's name"),
+    (("branch", "what\x1bif"), "'what\\x1bif' cannot be a branch's name"),
+]
+
+
+@pytest.mark.parametrize(("args", "error"), TYPED, ids=[a[0] + " " + e.split(" ")[0] for a, e in TYPED])
+def test_control_characters_typed_into_a_name_kind_or_label_are_refused_naming_the_field(
+    cli: Cli, args: tuple[str, ...], error: str
+) -> None:
+    fight(cli)
+    before = log_size(cli)
+    assert cli.fails(*args).startswith(f"Error: {error}")
+    assert log_size(cli) == before
+
+
+def test_a_note_with_line_breaks_and_bidi_marks_is_one_line_wherever_it_is_shown(cli: Cli) -> None:
+    fight(cli)
+    text = "first line\n#99   Orc is dead\u202e (forged)\tend"
+    shown = "first line\\n#99   Orc is dead\\u202e (forged)\\tend"
+    out = cli.ok("note", "2", text)
+    assert out.splitlines() == [f"#{out.split()[0][1:]} Note on #2: {shown}"]
+    for args in (("log",), ("log", "--all"), ("replay",), ("explain", "2")):
+        printed = cli.ok(*args)
+        assert hidden_in(printed) == [], args
+        assert shown in printed and not any(line.startswith("#99") for line in printed.splitlines()), args
+    notes = [json.loads(line) for line in cli.ok("log", "--json").splitlines() if '"note-added"' in line]
+    assert notes[0]["text"] == text  # the data, unchanged, in the JSON a script reads
+
+
+EVIL = "Gob\x1b]0;pwned\x07\u202e\nFORGED #99 line"
+EVIL_SHOWN = "Gob\\x1b]0;pwned\\x07\\u202e\\nFORGED #99 line"
+
+
+def plant_hostile_log(db: str) -> None:
+    """What an older skirmish, a hand-made export or another tool could have stored: an
+    encounter, a combatant, its side, a note, a command and a branch holding terminal controls."""
+    from skirmish.eventlog.commands import command_encoder
+    from skirmish.eventlog.commands import AddCombatant as Add
+    from skirmish.eventlog.events import CombatantAdded, EncounterStarted, NoteAdded, tag_of
+    from skirmish.eventlog.store import NewEvent, Store
+    from skirmish.projections.engine import Encounter, codec_for
+
+    codec = codec_for("ap-countdown")
+    options = {"initiative": "each-round", "carry-ap": "no", "goes-down": "at-0", "pace-penalty": "worst"}
+    started = EncounterStarted(name="Ambush\x1b[2J", ruleset="ap-countdown", options=options, seed=3)
+    store = Store(db)
+    try:
+        body = codec.encode(started)
+        store.create_encounter("Ambush\x1b[2J", "ap-countdown", "new ambush", body,
+                               NewEvent(tag_of(EncounterStarted), 1, body))
+        enc = Encounter.open(store)
+        for event, text in (
+            (CombatantAdded(name="Hauser", side="players", stats={"qu": 1, "hits": 40, "penalty": 0}), "add Hauser"),
+            (CombatantAdded(name=EVIL, side="foes\x1b[8m", stats={"qu": 0, "hits": 30, "penalty": 0}), f"add {EVIL}"),
+            (NoteAdded(about=1, text=EVIL), f"note 1 {EVIL}"),
+        ):
+            added = Add(name=EVIL)
+            store.append(enc.row.id, enc.head(), text, command_encoder.encode(added),
+                         [NewEvent(tag_of(type(event)), 1, codec.encode(event))])
+        store.move(enc.row.id, None, f"what-if{EVIL}", [2], "fork", f"branch {EVIL}", b'{"type":"move-head","verb":"branch"}')
+    finally:
+        store.close()
+
+
+def test_names_stored_or_imported_with_controls_are_shown_escaped_everywhere(cli: Cli, tmp_path: Path) -> None:
+    plant_hostile_log(cli.db)
+    cli.ok("round", "--roll", "Hauser=6,8", "--roll", f"{EVIL}=5,5")  # a name that is there, typed back
+    cli.ok("damage", EVIL, "4")
+    exported = tmp_path / "hostile.jsonl"
+    cli.ok("export", "--out", str(exported))
+    assert hidden_in(exported.read_text(encoding="utf-8")) == []  # a file someone cats, the same JSON
+    assert hidden_in(cli.ok("export")) == []
+    imported = Cli(str(tmp_path / "imported.db"), cli.capsys)
+    assert "Imported 'Ambush\\x1b[2J'" in imported.ok("import", str(exported))
+    for reader in (cli, imported):
+        for args in (
+            ("log",), ("log", "--all"), ("state",), ("state", "--wide"), ("replay",), ("explain", "3"),
+            ("explain", "4"), ("why", EVIL), ("branches",), ("encounters",), ("diff", "main", f"what-if{EVIL}"),
+            ("verify",), ("undo",), ("redo",),
+        ):
+            printed = reader.ok(*args) + reader.err
+            assert hidden_in(printed) == [], (args, printed)
+            assert not any(line.startswith("FORGED") for line in printed.splitlines()), args
+        assert EVIL_SHOWN in reader.ok("log")
+        for args in (("state", "--json"), ("log", "--all", "--json"), ("explain", "3", "--json"),
+                     ("branches", "--json"), ("encounters", "--json"), ("why", EVIL, "--json")):
+            printed = reader.ok(*args)
+            assert hidden_in(printed) == [], args
+        names = [c["name"] for c in json.loads(reader.ok("state", "--json"))["combatants"]]
+        assert EVIL in names  # scripts read the data as it is
+    assert cli.fails("declare", "Nobody\x1b[2J", "dodge") == "Error: no combatant named 'Nobody\\x1b[2J' (combatants: Hauser, " + EVIL_SHOWN + ")"
+
+
+def test_shell_completion_leaves_out_a_name_holding_a_control() -> None:
+    from skirmish.cli.complete import _matching
+
+    assert _matching(["Orc", EVIL, "Gob", "Ogre\u202e"], "") == ["Orc", "Gob"]
