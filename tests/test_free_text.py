@@ -292,7 +292,7 @@ def test_names_stored_or_imported_with_controls_are_shown_escaped_everywhere(cli
         for args in (
             ("log",), ("log", "--all"), ("state",), ("state", "--wide"), ("replay",), ("explain", "3"),
             ("explain", "4"), ("why", EVIL), ("branches",), ("encounters",), ("diff", "main", f"what-if{EVIL}"),
-            ("verify",), ("undo",), ("redo",),
+            ("verify",), ("export", "--format", "md"), ("undo",), ("redo",),
         ):
             printed = reader.ok(*args) + reader.err
             assert hidden_in(printed) == [], (args, printed)
@@ -305,6 +305,32 @@ def test_names_stored_or_imported_with_controls_are_shown_escaped_everywhere(cli
         names = [c["name"] for c in json.loads(reader.ok("state", "--json"))["combatants"]]
         assert EVIL in names  # scripts read the data as it is
     assert cli.fails("declare", "Nobody\x1b[2J", "dodge") == "Error: no combatant named 'Nobody\\x1b[2J' (combatants: Hauser, " + EVIL_SHOWN + ")"
+
+
+def test_the_markdown_report_shows_user_text_as_written_and_nothing_else(cli: Cli) -> None:
+    """Issue 13, item 5: names, sides, notes, effect kinds, triggers, outcomes and the
+    encounter's name, typed at the table, rendered by an independent CommonMark renderer."""
+    cli.ok("new", "<b>Bridge</b> [x](javascript:alert(1))", "--rules", "ap-countdown", "--seed", "5")
+    cli.ok("add", "<img src onerror>", "--side", "*foes*", "--stat", "qu=1", "--stat", "hits=40")
+    cli.ok("add", "[Orc](javascript:alert(1))", "--side", "# heading", "--stat", "qu=0", "--stat", "hits=30")
+    cli.ok("round", "--roll", "<img src onerror>=6,8", "--roll", "[Orc](javascript:alert(1))=5,5")
+    cli.ok("declare", "<img src onerror>", "melee-attack", "--ap", "3",
+           "--target", "[Orc](javascript:alert(1))", "--trigger", "![x](javascript:alert(1)) `go`")
+    cli.ok("effect", "[Orc](javascript:alert(1))", "<i>cursed</i> | _x_", "--custom", "--rounds", "2")
+    note = "<script>alert(1)</script>\n# heading\n> quote\n- item ![x](javascript:alert(1)) `code` | pipe &amp;"
+    cli.ok("note", "2", note)
+    md = cli.ok("export", "--format", "md")
+    html = rendered(md)
+    for made in ("<script", "<img", "<i>", "<b>", "<a ", "<blockquote", "<strong", "<ol"):
+        assert made not in html, made
+    assert html.count("<em>") == md.count("- *Note #")  # the report's own emphasis, no other
+    assert html.count("<h1>") == 1
+    assert html.count("<h2>") == sum(line.startswith("## ") for line in md.splitlines())
+    assert html.count("<table>") == 2  # combatants, and the vital figure over rounds
+    seen = " ".join(text_of(html).split())
+    assert " ".join(note.split()) in seen  # the note, whole, on one line
+    assert "<i>cursed</i> | _x_" in seen and "*foes*" in seen and "# heading" in seen
+    assert "<b>Bridge</b> [x](javascript:alert(1)): session report" in seen
 
 
 def test_shell_completion_leaves_out_a_name_holding_a_control() -> None:

@@ -231,7 +231,7 @@ def test_markdown_report_of_the_sample(ambush: Cli) -> None:
     assert "- #19 Hauser resolves melee-attack on Orc at 20, 3 AP: hit: 12 hits and a bleeding wound" in md
     assert "Hauser takes 16 hits" not in md  # undone: not on the branch
     assert "staggered" not in md  # the what-if branch's
-    assert "  - *Note #84:* The Archer's player asked for cover | a | pipe" in md
+    assert "  - *Note #84:* The Archer's player asked for cover \\| a \\| pipe" in md  # | escaped: literal
     # Round 1's timeline: Hauser's melee attack from 35 to its resolution at 20, Mira's
     # held shot carried on past the round, the Orc's parry declared and settled at once.
     timeline = md.split("## Round 1")[1].split("```text\n")[1].split("```")[0].splitlines()
