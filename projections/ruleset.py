@@ -572,9 +572,16 @@ def check_name(what: str, raw: str) -> str:
     return name
 
 
+# Event ids are not figures: they are shared by every encounter of a file, so a campaign's
+# later fights pass 1,000,000; one that is not there is refused where it is looked up.
+_EVENT_IDS = frozenset({"event", "at"})
+
+
 def check_numbers(command: Command) -> None:
-    """Every number a command carries is within what a table could mean."""
+    """Every number a command carries (event ids aside) is within what a table could mean."""
     for field in command.__struct_fields__:
+        if field in _EVENT_IDS:
+            continue
         value = getattr(command, field)
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) > LARGEST:
             flag = field.replace("_", "-")
