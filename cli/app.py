@@ -13,14 +13,17 @@ them.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Annotated, Any, TypeVar
 
 import typer
 
 from skirmish.eventlog import commands as c
-from skirmish.eventlog.errors import BadInput
+from skirmish.eventlog.connection import FILES
+from skirmish.eventlog.errors import BadInput, SkirmishError
 from skirmish.eventlog.store import DEFAULT_DB, Store
 from skirmish.eventlog.text import escape_controls, json_safe
 from skirmish.projections.engine import Encounter
@@ -52,6 +55,7 @@ class Invocation:
     shared: Store | None = None  # a `run` script's store: its lines are one transaction
     records: bool = False  # the command would have recorded something (a refusal says nothing was)
     _store: Store | None = field(default=None, repr=False)
+    _created: bool = field(default=False, repr=False)  # this run made the file: removed if left empty
 
     def store(self, *, create: bool = False) -> Store:
         if self.capture is not None:
@@ -59,6 +63,7 @@ class Invocation:
         if self.shared is not None:
             return self.shared
         if self._store is None:
+            self._created = create and self.db != ":memory:" and not os.path.exists(self.db)
             self._store = Store(self.db, create=create)
         return self._store
 
@@ -69,6 +74,26 @@ class Invocation:
         if self._store is not None:
             self._store.close()
             self._store = None
+        if self._created:  # a refused `new` or `import` into a new path leaves nothing there
+            remove_if_empty(self.db)
+            self._created = False
+
+
+def remove_if_empty(db: str) -> None:
+    """Remove a database file that holds no encounter, with the files SQLite keeps beside it:
+    what a refused `new`, `import` or `run` leaves in a path that was free before it."""
+    try:
+        probe = Store(db, create=False)
+    except SkirmishError:
+        return  # gone already, or not a skirmish database: not ours to remove
+    try:
+        empty = not probe.encounters()
+    finally:
+        probe.close()
+    if empty:
+        for suffix in FILES:
+            with suppress(FileNotFoundError):
+                os.unlink(db + suffix)
 
 
 def invocation(ctx: typer.Context) -> Invocation:

@@ -30,6 +30,7 @@ from skirmish.cli.app import (
     make_app,
     pairs,
     print_json,
+    remove_if_empty,
     rolls,
     say,
 )
@@ -536,27 +537,8 @@ def run(ctx: typer.Context, script: Annotated[Path, typer.Argument(help="A file 
         raise typer.Exit(failed.code) from None
     finally:
         store.close()
-        if not existed and not steps_recorded(db):
-            for suffix in ("", "-wal", "-shm"):
-                try:
-                    os.unlink(db + suffix)
-                except FileNotFoundError:
-                    pass
-
-
-def steps_recorded(db: str) -> bool:
-    """Whether a database file holds any encounter (a refused script into a new path
-    leaves no empty file behind)."""
-    if db == ":memory:" or not os.path.exists(db):
-        return False
-    try:
-        probe = Store(db, create=False)
-    except SkirmishError:
-        return True  # not ours to remove
-    try:
-        return bool(probe.encounters())
-    finally:
-        probe.close()
+        if not existed:
+            remove_if_empty(db)
 
 
 # --- the entry point -------------------------------------------------------------------------

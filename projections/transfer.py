@@ -18,14 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Union, get_type_hints
+from typing import Annotated, Any, Union, get_type_hints
 
 import msgspec
 
 from skirmish.eventlog.chain import verify
 from skirmish.eventlog.errors import BadInput, TamperedLog, UnknownEncounter, UnreadableEvent
 from skirmish.eventlog.store import CommandRow, EncounterRow, EventRow, HeadMove, Store
-from skirmish.eventlog.text import json_safe
+from skirmish.eventlog.text import clip, json_safe, quoted
 from skirmish.projections.engine import Encounter, codec_for
 
 FORMAT = "skirmish-export"
@@ -50,10 +50,24 @@ class Header(_Record, frozen=True, tag="header"):
     rows: int
 
 
+# Every integer of a row is an id, a head's move count or a layout version, each from 1,
+# and SQLite holds at most 2^63 - 1: a file's other integers are refused as it is read,
+# with their line, rather than overflowing the insert.
+_ROW_INTEGER: Any = Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
+
+
+def _bounded(hint: Any) -> Any:
+    if hint is int:
+        return _ROW_INTEGER
+    if hint == int | None:
+        return _ROW_INTEGER | None
+    return hint
+
+
 def _record_of(row: type[tuple[Any, ...]], tag: str) -> type[_Record]:
     """The record type of a store row: the same fields, so the two never drift apart."""
     hints = get_type_hints(row)
-    fields = [(name, hints[name]) for name in row._fields]  # type: ignore[attr-defined]
+    fields = [(name, _bounded(hints[name])) for name in row._fields]  # type: ignore[attr-defined]
     record = msgspec.defstruct(
         f"{row.__name__}Record", fields, bases=(_Record,), tag=tag, frozen=True, forbid_unknown_fields=True
     )
@@ -114,10 +128,20 @@ def read_jsonl(lines: Iterable[bytes], source: str, advance: Advance = _quiet) -
             continue
         try:
             records.append(_decoder.decode(line))
-        except msgspec.DecodeError as exc:
-            raise BadInput(f"{source}:{number}: not a skirmish export line ({exc})") from None
+        except msgspec.DecodeError as exc:  # its message may quote a field: cut it short
+            raise BadInput(f"{source}:{number}: not a skirmish export line ({clip(str(exc), 200)})") from None
+        except UnicodeDecodeError:  # msgspec's, inside a string: find the byte in the line
+            raise BadInput(f"{source}:{number}: not a skirmish export line ({_not_utf8(line)})") from None
         advance(1)
     return records
+
+
+def _not_utf8(line: bytes) -> str:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 text: byte 0x{line[exc.start]:02x} at column {exc.start + 1}"
+    return "not UTF-8 text"
 
 
 def import_jsonl(store: Store, records: list[_Record], source: str) -> Imported:
@@ -148,7 +172,7 @@ def import_jsonl(store: Store, records: list[_Record], source: str) -> Imported:
         if store.verify(existing.id) == header.digest:
             return Imported(existing, header.digest, *counts, already=True)
         raise BadInput(
-            f"an encounter named {enc.name!r} already exists in {store.file} with another log: "
+            f"an encounter named {quoted(enc.name)} already exists in {store.file} with another log: "
             "import into a new database (--db)"
         )
     codec = codec_for(enc.ruleset)  # an unknown ruleset is refused here
