@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Annotated, Any, TypeVar
 
 import typer
+from typer.core import TyperCommand
 
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.connection import FILES
@@ -117,11 +119,27 @@ def main_options(
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+_NEGATIVE_NUMBER = re.compile(r"-\d+")
+
+
+class NumbersAsArguments(TyperCommand):
+    """A command that takes a negative number typed where a number goes as that number
+    ("damage Orc -5", "undo -1", "note -3 TEXT"), so the refusal says what is wrong with
+    it rather than the parser's "No such option: -5". The parser reads a word starting
+    with "-" as an option; only when a word is a negative number are unknown options
+    passed to the arguments, so a mistyped option is still named as one."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if any(_NEGATIVE_NUMBER.fullmatch(word) for word in args):
+            ctx.ignore_unknown_options = True
+        return super().parse_args(ctx, args)
+
+
 def command(name: str | None = None, **settings: Any) -> Callable[[F], F]:
     """Register a command on the app (``settings``: Typer's, e.g. context_settings)."""
 
     def register(fn: F) -> F:
-        app.command(name, **settings)(fn)
+        app.command(name, cls=NumbersAsArguments, **settings)(fn)
         return fn
 
     return register

@@ -249,18 +249,18 @@ def cancel(
     _execute(ctx, c.Cancel(who=who, orientation=orientation, details=details(with_)))
 
 
-# A number a GM types may be negative by mistake ("damage Orc -5"): taken as a number, so
-# the ruleset's refusal names it, not the parser's "no such option: -5".
+# A number a GM types may be negative by mistake ("damage Orc -5"): every command takes it
+# as a number (app.NumbersAsArguments), so the ruleset's refusal names it.
 Amount = Annotated[int, typer.Argument(help="How much.")]
 
 
-@command(context_settings={"ignore_unknown_options": True})
+@command()
 def damage(ctx: typer.Context, who: Who, amount: Amount, roll: RollOpt = None, with_: WithOpt = None) -> None:
     """Record damage the GM read off the tables."""
     _execute(ctx, c.Damage(who=who, amount=amount, rolls=rolls(roll), details=details(with_)))
 
 
-@command(context_settings={"ignore_unknown_options": True})
+@command()
 def heal(ctx: typer.Context, who: Who, amount: Amount, with_: WithOpt = None) -> None:
     """Give back some of WHO's vital figure (first aid, a potion), up to its maximum."""
     _execute(ctx, c.Heal(who=who, amount=amount, details=details(with_)))
@@ -359,8 +359,8 @@ def branch(
         at = enc.store.first_event_of_command(recorded.command_id).parent_id
         if at is None:
             raise BadInput(f"#{before} is where the encounter begins: there is nothing before it")
-    head = enc.fork(name, at, run.text)
-    say(f"Branch {name!r} starts at #{head.event_id}: `skirmish switch {shlex.quote(name)}` to play on it")
+    head = enc.fork(name, at, run.text)  # the name as stored (stripped)
+    say(f"Branch {head.branch!r} starts at #{head.event_id}: `skirmish switch {shlex.quote(head.branch)}` to play on it")
 
 
 @command()
@@ -369,7 +369,7 @@ def switch(ctx: typer.Context, name: Annotated[str, typer.Argument(autocompletio
     run = invocation(ctx)
     run.records = True
     head = run.encounter().switch(name, run.text)
-    say(f"On branch {name!r}, at #{head.event_id}")
+    say(f"On branch {head.branch!r}, at #{head.event_id}")
 
 
 @command()

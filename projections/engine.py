@@ -26,7 +26,7 @@ from typing import Any
 import msgspec
 
 from skirmish.eventlog.commands import AddNote, ApplyEffect, Command, MoveHead, command_encoder
-from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent
+from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent, UnknownRuleset
 from skirmish.eventlog.events import (
     CORE_EVENTS,
     Codec,
@@ -51,6 +51,7 @@ from skirmish.projections.ruleset import (
     check_numbers,
     check_texts,
     get_ruleset,
+    not_installed,
     settle_options,
 )
 
@@ -119,7 +120,10 @@ class Encounter:
     def __init__(self, store: Store, row: EncounterRow) -> None:
         self.store = store
         self.row = row
-        self.ruleset: Ruleset[Any] = get_ruleset(row.ruleset)
+        try:
+            self.ruleset: Ruleset[Any] = get_ruleset(row.ruleset)
+        except UnknownRuleset:
+            raise not_installed(row.name, row.ruleset) from None
         self.codec = codec_for(row.ruleset)
         self._started: EncounterStarted | None = None
         self._state_decoder: msgspec.msgpack.Decoder[Any] | None = None
@@ -419,6 +423,7 @@ class Encounter:
 
     def switch(self, name: str, text: str) -> Head:
         target = self.head(name)
+        name = target.branch  # as stored
         if name == self.branch:
             raise NothingToDo(f"already on branch {name!r}")
         command = MoveHead(verb="switch", branch=name)

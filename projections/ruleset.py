@@ -35,7 +35,7 @@ from skirmish.eventlog.events import (
     Event,
     Roll,
 )
-from skirmish.eventlog.text import check_label, check_note
+from skirmish.eventlog.text import check_label, check_note, quoted
 from skirmish.projections.view import View
 
 State = TypeVar("State")
@@ -322,10 +322,23 @@ def get_ruleset(ruleset_id: str) -> Ruleset[Any]:
         return found
     entry = registry().get(ruleset_id)
     if entry is None:
-        known = ", ".join(sorted(registry())) or "none installed"
-        raise UnknownRuleset(f"no ruleset {ruleset_id!r} (rulesets: {known})")
+        raise UnknownRuleset(f"no ruleset {ruleset_id!r} (rulesets: {installed()})")
     ruleset: Ruleset[Any] = entry.load()
     return ruleset
+
+
+def installed() -> str:
+    return ", ".join(sorted(registry())) or "none installed"
+
+
+def not_installed(encounter: str, ruleset_id: str) -> UnknownRuleset:
+    """The refusal of an encounter recorded under a ruleset this skirmish does not have (it
+    was uninstalled, or the file comes from a table that has it): named, never taken for
+    a newer skirmish's."""
+    return UnknownRuleset(
+        f"encounter {quoted(encounter)} was played under ruleset {quoted(ruleset_id)}, which is not "
+        f"installed here (installed: {installed()})"
+    )
 
 
 def settle_options(ruleset: Ruleset[Any], given: Mapping[str, str]) -> dict[str, str]:
@@ -616,9 +629,11 @@ def check_texts(command: Command) -> None:
 
 
 def find_name(names: Sequence[str], wanted: str) -> str:
-    """The combatant's exact name, matched without regard to case; a clear error otherwise."""
+    """The combatant's exact name, matched without regard to case or the spaces around it
+    (names are stored stripped); a clear error otherwise."""
+    typed = wanted.strip().lower()
     for name in names:
-        if name.lower() == wanted.lower():
+        if name.lower() == typed:
             return name
     close = difflib.get_close_matches(wanted, list(names), n=1)
     hint = f" (did you mean {close[0]}?)" if close else f" (combatants: {', '.join(names) or 'none yet'})"

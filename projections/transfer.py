@@ -23,10 +23,12 @@ from typing import Annotated, Any, Union, get_type_hints
 import msgspec
 
 from skirmish.eventlog.chain import verify
-from skirmish.eventlog.errors import BadInput, TamperedLog, UnknownEncounter, UnreadableEvent
+from skirmish.eventlog.errors import BadInput, TamperedLog, UnknownEncounter, UnknownRuleset, UnreadableEvent
+from skirmish.eventlog.events import EncounterStarted, tag_of
 from skirmish.eventlog.store import CommandRow, EncounterRow, EventRow, HeadMove, Store
 from skirmish.eventlog.text import clip, json_safe, quoted
 from skirmish.projections.engine import Encounter, codec_for
+from skirmish.projections.ruleset import not_installed
 
 FORMAT = "skirmish-export"
 FORMAT_VERSION = 1
@@ -136,6 +138,24 @@ def read_jsonl(lines: Iterable[bytes], source: str, advance: Advance = _quiet) -
     return records
 
 
+def _check_first_event(enc: EncounterRow, events: list[EventRow], source: str) -> None:
+    """The encounter row names the ruleset its first event was recorded under (verify checks
+    the same, once the events can be read): a row edited to name another is refused as
+    that, before the events are read under the wrong ruleset."""
+    first = min(events, key=lambda e: e.id, default=None)
+    if first is None or first.kind != tag_of(EncounterStarted):
+        return  # verify names what is missing
+    try:
+        ruleset = msgspec.json.decode(first.body, type=EncounterStarted).ruleset
+    except msgspec.DecodeError:
+        return  # the codec names the row that does not decode
+    if ruleset != enc.ruleset:
+        raise TamperedLog(
+            f"{source}: its encounter row names ruleset {quoted(enc.ruleset)} but its first event "
+            f"(#{first.id}) was recorded under {quoted(ruleset)}: the file was edited"
+        )
+
+
 def _not_utf8(line: bytes) -> str:
     try:
         line.decode("utf-8")
@@ -175,7 +195,11 @@ def import_jsonl(store: Store, records: list[_Record], source: str) -> Imported:
             f"an encounter named {quoted(enc.name)} already exists in {store.file} with another log: "
             "import into a new database (--db)"
         )
-    codec = codec_for(enc.ruleset)  # an unknown ruleset is refused here
+    _check_first_event(enc, events, source)
+    try:
+        codec = codec_for(enc.ruleset)
+    except UnknownRuleset:
+        raise UnknownRuleset(f"{source}: {not_installed(enc.name, enc.ruleset)}") from None
     for e in events:
         try:
             codec.decode(e.body, e.kind, e.version, e.id)

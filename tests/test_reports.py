@@ -171,7 +171,8 @@ def test_import_refuses_a_file_whose_chain_does_not_verify(ambush: Cli, change: 
     (lambda lines: lines[:-3], "rows, its header says 222: the file was cut short or rows were added"),
     (lambda lines: [*lines, lines[1]], "{path} must hold one header and one encounter, not 2 encounters"),
     (lambda lines: [lines[0], lines[1].replace('"name"', '"nickname"'), *lines[2:]], "{path}:2: not a skirmish export line"),
-    (lambda lines: [lines[0], lines[1].replace("ap-countdown", "no-such-rules"), *lines[2:]], "no ruleset 'no-such-rules'"),
+    (lambda lines: [lines[0], lines[1].replace("ap-countdown", "no-such-rules"), *lines[2:]],
+     "{path}: its encounter row names ruleset 'no-such-rules' but its first event (#1) was recorded under 'ap-countdown'"),
 ])
 def test_import_refuses_a_malformed_file(ambush: Cli, damage: object, error: str) -> None:
     path = export_file(ambush)
