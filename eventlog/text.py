@@ -33,7 +33,7 @@ from skirmish.eventlog.errors import BadInput
 # characters, BOM, tags), surrogate, line and paragraph separator.
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-NOTE_BREAKS = frozenset("\n\t")  # what a note may hold beyond one line of printable text
+_NOTE_BREAKS = frozenset("\n\t")  # what a note may hold beyond one line of printable text
 _JSON_WHITESPACE = frozenset("\n\r\t")  # never raw inside a JSON string: JSON escapes them there
 QUOTE_LIMIT = 80  # characters of an input an error line quotes
 
@@ -82,7 +82,7 @@ def json_safe(document: str) -> str:
 
 
 def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
-    """``text`` cut to ``limit`` characters, saying how long it was: 'AAA… (50000 characters)'."""
+    """``text`` cut to ``limit`` characters, saying how long it was: 'AAA… (50,000 characters)'."""
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text):,} characters)"
@@ -111,7 +111,7 @@ def check_note(field: str, text: str) -> str:
     characters, e.g. the joiner inside an emoji or a right-to-left mark, are taken, and
     shown escaped on a terminal)."""
     found = None if text.isprintable() else next(
-        (ch for ch in text if ch not in NOTE_BREAKS and unicodedata.category(ch) in ("Cc", "Cs")), None
+        (ch for ch in text if ch not in _NOTE_BREAKS and unicodedata.category(ch) in ("Cc", "Cs")), None
     )
     if found is not None:
         raise BadInput(
