@@ -13,15 +13,21 @@ them.
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Annotated, Any, TypeVar
 
 import typer
+from typer.core import TyperCommand
 
 from skirmish.eventlog import commands as c
-from skirmish.eventlog.errors import BadInput
+from skirmish.eventlog.connection import FILES
+from skirmish.eventlog.errors import BadInput, SkirmishError
 from skirmish.eventlog.store import DEFAULT_DB, Store
+from skirmish.eventlog.text import escape_controls, json_safe
 from skirmish.projections.engine import Encounter
 
 
@@ -51,6 +57,7 @@ class Invocation:
     shared: Store | None = None  # a `run` script's store: its lines are one transaction
     records: bool = False  # the command would have recorded something (a refusal says nothing was)
     _store: Store | None = field(default=None, repr=False)
+    _created: bool = field(default=False, repr=False)  # this run made the file: removed if left empty
 
     def store(self, *, create: bool = False) -> Store:
         if self.capture is not None:
@@ -58,6 +65,7 @@ class Invocation:
         if self.shared is not None:
             return self.shared
         if self._store is None:
+            self._created = create and self.db != ":memory:" and not os.path.exists(self.db)
             self._store = Store(self.db, create=create)
         return self._store
 
@@ -68,6 +76,26 @@ class Invocation:
         if self._store is not None:
             self._store.close()
             self._store = None
+        if self._created:  # a refused `new` or `import` into a new path leaves nothing there
+            remove_if_empty(self.db)
+            self._created = False
+
+
+def remove_if_empty(db: str) -> None:
+    """Remove a database file that holds no encounter, with the files SQLite keeps beside it:
+    what a refused `new`, `import` or `run` leaves in a path that was free before it."""
+    try:
+        probe = Store(db, create=False)
+    except SkirmishError:
+        return  # gone already, or not a skirmish database: not ours to remove
+    try:
+        empty = not probe.encounters()
+    finally:
+        probe.close()
+    if empty:
+        for suffix in FILES:
+            with suppress(FileNotFoundError):
+                os.unlink(db + suffix)
 
 
 def invocation(ctx: typer.Context) -> Invocation:
@@ -91,11 +119,27 @@ def main_options(
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+_NEGATIVE_NUMBER = re.compile(r"-\d+")
+
+
+class NumbersAsArguments(TyperCommand):
+    """A command that takes a negative number typed where a number goes as that number
+    ("damage Orc -5", "undo -1", "note -3 TEXT"), so the refusal says what is wrong with
+    it rather than the parser's "No such option: -5". The parser reads a word starting
+    with "-" as an option; only when a word is a negative number are unknown options
+    passed to the arguments, so a mistyped option is still named as one."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if any(_NEGATIVE_NUMBER.fullmatch(word) for word in args):
+            ctx.ignore_unknown_options = True
+        return super().parse_args(ctx, args)
+
+
 def command(name: str | None = None, **settings: Any) -> Callable[[F], F]:
     """Register a command on the app (``settings``: Typer's, e.g. context_settings)."""
 
     def register(fn: F) -> F:
-        app.command(name, **settings)(fn)
+        app.command(name, cls=NumbersAsArguments, **settings)(fn)
         return fn
 
     return register
@@ -141,11 +185,18 @@ def rolls(items: Sequence[str] | None) -> dict[str, tuple[int, ...]]:
     return out
 
 
+def say(line: str = "", *, err: bool = False) -> None:
+    """Print one line for a person. A name, note or command in it is shown escaped
+    (eventlog/text.py): it stays one line and cannot act on the terminal."""
+    typer.echo(escape_controls(line), err=err)
+
+
 def print_json(data: Any) -> None:
-    """Data (Structs of the typed view included) as indented JSON."""
+    """Data (Structs of the typed view included) as indented JSON, with what a terminal
+    would act on written as \\u escapes: the same JSON to a script (eventlog/text.py)."""
     import msgspec
 
-    typer.echo(json.dumps(msgspec.to_builtins(data), indent=2, ensure_ascii=False))
+    typer.echo(json_safe(json.dumps(msgspec.to_builtins(data), indent=2, ensure_ascii=False)))
 
 
 def parse_command(run: Invocation, words: Sequence[str]) -> c.Command:

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from skirmish.cli import complete
-from skirmish.cli.app import JsonOpt, command, invocation, parse_command, print_json
+from skirmish.cli.app import JsonOpt, command, invocation, parse_command, print_json, say
 from skirmish.projections.render import cell
 
 # skirmish.projections.audit is imported by each command that needs it: a command at the
@@ -31,7 +31,7 @@ def explain(
         print_json(data)
         return
     for line in explain_lines(data):
-        typer.echo(line)
+        say(line)
 
 
 @command()
@@ -49,15 +49,15 @@ def why(
         print_json(data)
         return
     if not data["figures"]:
-        typer.echo(f"{data['who']}: every figure is at its starting value (branch {data['branch']}, at #{data['at']})")
+        say(f"{data['who']}: every figure is at its starting value (branch {data['branch']}, at #{data['at']})")
     for f in data["figures"]:
         name = f["figure"].replace("_", " ")
-        typer.echo(f"{data['who']} {name}: {cell(f['start'])} at the start, now {cell(f['now'])} "
+        say(f"{data['who']} {name}: {cell(f['start'])} at the start, now {cell(f['now'])} "
                    f"(branch {data['branch']}, at #{data['at']})")
         for link in f["chain"]:
             change = f"   {cell(link['before'])} -> {cell(link['after'])}" if link["role"] == "change" else "   (cause)"
-            typer.echo(f"  #{link['id']:<5} {link['description']}{change}")
-            typer.echo(f"         by `{link['command']}`")
+            say(f"  #{link['id']:<5} {link['description']}{change}")
+            say(f"         by `{link['command']}`")
 
 
 @command()
@@ -75,23 +75,23 @@ def diff(
         print_json(data)
         return
     ea, eb = data["a"], data["b"]
-    typer.echo(f"{ea['name']} (#{ea['at']}) and {eb['name']} (#{eb['at']}) split after "
+    say(f"{ea['name']} (#{ea['at']}) and {eb['name']} (#{eb['at']}) split after "
                f"#{data['split']['id']} {data['split']['description']}")
     for side, key in ((ea, "only_a"), (eb, "only_b")):
         only = data[key]
         span = f": #{only[0]['id']} .. #{only[-1]['id']}" if only else ""
-        typer.echo(f"  {len(only)} event(s) only on {side['name']}{span}")
+        say(f"  {len(only)} event(s) only on {side['name']}{span}")
     for s in data["scene"]:
-        typer.echo(f"{s['figure']}: {_short(s['a'])} | {_short(s['b'])}")
+        say(f"{s['figure']}: {_short(s['a'])} | {_short(s['b'])}")
     for c in data["combatants"]:
         if "only_in" in c:
-            typer.echo(f"{c['name']}: only on {c['only_in']}")
+            say(f"{c['name']}: only on {c['only_in']}")
             continue
-        typer.echo(f"{c['name']}:")
+        say(f"{c['name']}:")
         for f in c["figures"]:
-            typer.echo(f"  {f['figure'].replace('_', ' ')}: {cell(f['a'])} | {cell(f['b'])}")
+            say(f"  {f['figure'].replace('_', ' ')}: {cell(f['a'])} | {cell(f['b'])}")
     if not data["scene"] and not data["combatants"]:
-        typer.echo("no figure differs")
+        say("no figure differs")
 
 
 def _short(value: Any) -> str:
@@ -120,15 +120,15 @@ def amend(
     if as_json:
         print_json(done.to_json())
         return
-    typer.echo(f"Branch {done.branch!r} starts at #{done.at}; {done.original!r} stays as it was")
+    say(f"Branch {done.branch!r} starts at #{done.at}; {done.original!r} stays as it was")
     for step in done.steps:
         old = f"#{step.old[0]}" + (f"..#{step.old[-1]}" if len(step.old) > 1 else "")
         if step.skipped is not None:
-            typer.echo(f"  skipped {old} `{step.text}`: {step.skipped}")
+            say(f"  skipped {old} `{step.text}`: {step.skipped}")
             continue
         new = f"#{step.new[0].id}" + (f"..#{step.new[-1].id}" if len(step.new) > 1 else "")
-        typer.echo(f"  {old} -> {new} `{step.text}`")
+        say(f"  {old} -> {new} `{step.text}`")
     skipped = sum(s.skipped is not None for s in done.steps)
-    typer.echo(f"{len(done.steps) - skipped} command(s) decided again, {skipped} skipped: "
+    say(f"{len(done.steps) - skipped} command(s) decided again, {skipped} skipped: "
                f"`skirmish diff {shlex.quote(done.original)} {shlex.quote(done.branch)}` shows what changed, "
                f"`skirmish switch {shlex.quote(done.branch)}` plays on")

@@ -26,8 +26,12 @@ def _db(ctx: typer.Context) -> str:
 
 
 def _matching(words: Iterable[str], incomplete: str) -> list[str]:
+    """The words that start with what was typed. A name holding a terminal control (stored
+    by an import) is left out: the shell would print it raw in its list of candidates."""
+    from skirmish.eventlog.text import escape_controls
+
     typed = incomplete.lower()
-    return [w for w in words if w.lower().startswith(typed)]
+    return [w for w in words if w.lower().startswith(typed) and escape_controls(w) == w]
 
 
 def _reading(read: Callable[[Any], Iterable[str]], whole_file: bool = False) -> Callable[[typer.Context, str], list[str]]:

@@ -27,6 +27,7 @@ from textual.widgets import Footer, Input, RichLog, Static
 
 from skirmish.cli.session import Completer, Outcome, Session
 from skirmish.eventlog.errors import SkirmishError
+from skirmish.eventlog.text import escape_controls
 from skirmish.projections.render import cell, clock_label, effect_text, who_acts
 from skirmish.projections.view import Combatant, Shown
 
@@ -34,11 +35,10 @@ BAR = 6  # cells of the vital figure's bar
 
 
 def safe(text: str) -> str:
-    """Text from the log as the screen may show it: a character that is not printable
-    (escapes, bidi overrides, zero-width, newlines) shown as its code, never sent raw."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
+    """Text from the log as the screen may show it: escapes, bidi overrides, zero-width
+    characters and line breaks shown as visible codes, never sent raw (eventlog/text.py,
+    the one policy for free text)."""
+    return escape_controls(text)
 
 
 def bar(c: Combatant) -> str:

@@ -30,18 +30,21 @@ from skirmish.cli.app import (
     make_app,
     pairs,
     print_json,
+    remove_if_empty,
     rolls,
+    say,
 )
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.errors import BadInput, SkirmishError, TamperedLog
 from skirmish.eventlog.store import Store
+from skirmish.eventlog.text import clip, escape_controls, json_safe
 from skirmish.projections.engine import Encounter, Recorded, new_encounter
 from skirmish.projections.render import render_state
 
 
 def _print_events(enc: Encounter, recorded: Sequence[Recorded]) -> None:
     for rec in recorded:
-        typer.echo(f"#{rec.id} {enc.describe(rec)}")
+        say(f"#{rec.id} {enc.describe(rec)}")
 
 
 def _execute(ctx: typer.Context, cmd: c.Command) -> None:
@@ -60,7 +63,7 @@ def _execute(ctx: typer.Context, cmd: c.Command) -> None:
         after = enc.view().standing()
         for side, names in after.items():
             if not names and before.get(side):
-                typer.echo(f"Nobody on the {side} side is standing (the encounter goes on until you end it)")
+                say(f"Nobody on the {side} side is standing (the encounter goes on until you end it)")
 
 
 # --- encounters -----------------------------------------------------------------------------
@@ -79,8 +82,8 @@ def new(
     run.records = True
     enc = new_encounter(run.store(create=True), name, rules, pairs(option, "--option"), run.text, seed)
     first = enc.path(enc.head().event_id)[0]
-    typer.echo(f"#{first.id} {enc.describe(first)}")
-    typer.echo(f"Encounter {enc.row.name!r} is now current in {run.db}")
+    say(f"#{first.id} {enc.describe(first)}")
+    say(f"Encounter {enc.row.name!r} is now current in {run.db}")
 
 
 @command()
@@ -97,14 +100,14 @@ def encounters(ctx: typer.Context, as_json: JsonOpt = False) -> None:
                     for r in rows])
         return
     for r in rows:
-        typer.echo(f"{'*' if r.name == now else ' '} {r.name}  ({r.ruleset}, {r.created_at[:16]})")
+        say(f"{'*' if r.name == now else ' '} {r.name}  ({r.ruleset}, {r.created_at[:16]})")
 
 
 @command()
 def use(ctx: typer.Context, name: Annotated[str, typer.Argument(autocompletion=complete.encounters)]) -> None:
     """Make NAME the current encounter."""
     row = invocation(ctx).store().use(name)
-    typer.echo(f"Encounter {row.name!r} ({row.ruleset}) is now current")
+    say(f"Encounter {row.name!r} ({row.ruleset}) is now current")
 
 
 @command()
@@ -114,29 +117,29 @@ def rules(ctx: typer.Context, ruleset: Annotated[str | None, typer.Argument(auto
 
     if ruleset is None:
         for rid in sorted(registry()):
-            typer.echo(rid)
+            say(rid)
         return
     rs = get_ruleset(ruleset)
-    typer.echo(f"{rs.id} ({rs.rules_file})")
-    typer.echo("options (--option KEY=VALUE):")
+    say(f"{rs.id} ({rs.rules_file})")
+    say("options (--option KEY=VALUE):")
     for key, opt in rs.options.items():
-        typer.echo(f"  {key}={'|'.join(opt.choices)} (default {opt.default}): {opt.doc}")
-    typer.echo("stats (--stat KEY=N):")
+        say(f"  {key}={'|'.join(opt.choices)} (default {opt.default}): {opt.doc}")
+    say("stats (--stat KEY=N):")
     for key, stat in rs.stats.items():
         need = "required" if stat.required else f"default {stat.default}"
-        typer.echo(f"  {key} ({need}): {stat.doc}")
-    typer.echo("actions (declare WHO ACTION):")
+        say(f"  {key} ({need}): {stat.doc}")
+    say("actions (declare WHO ACTION):")
     for key, info in rs.actions.items():
-        typer.echo(f"  {key} ({info.cost}): {info.doc}")
+        say(f"  {key} ({info.cost}): {info.doc}")
     if rs.effects:
-        typer.echo("effects (effect WHO KIND; any other with --custom):")
+        say("effects (effect WHO KIND; any other with --custom):")
         for key, doc in rs.effects.items():
-            typer.echo(f"  {key}: {doc}")
+            say(f"  {key}: {doc}")
     if rs.details:
-        typer.echo("details (--with KEY=VALUE):")
+        say("details (--with KEY=VALUE):")
         for key, spec in rs.details.items():
             values = "|".join(spec.choices) or "VALUE"
-            typer.echo(f"  {key}={values} on {', '.join(spec.commands)}: {spec.doc}")
+            say(f"  {key}={values} on {', '.join(spec.commands)}: {spec.doc}")
 
 
 roster_app = typer.Typer(help="Roster files: a party or a bestiary, stats per ruleset.", no_args_is_help=True)
@@ -157,7 +160,7 @@ def roster_check(
     faults = roster.check(file, ruleset)
     if faults:
         raise BadInput(f"roster {str(file)!r} under {ruleset.id}: " + "; ".join(faults))
-    typer.echo(f"{file}: {len(roster.load(file))} entries, every one holds under {ruleset.id}")
+    say(f"{file}: {len(roster.load(file))} entries, every one holds under {ruleset.id}")
 
 
 # --- at the table -----------------------------------------------------------------------------
@@ -246,18 +249,18 @@ def cancel(
     _execute(ctx, c.Cancel(who=who, orientation=orientation, details=details(with_)))
 
 
-# A number a GM types may be negative by mistake ("damage Orc -5"): taken as a number, so
-# the ruleset's refusal names it, not the parser's "no such option: -5".
+# A number a GM types may be negative by mistake ("damage Orc -5"): every command takes it
+# as a number (app.NumbersAsArguments), so the ruleset's refusal names it.
 Amount = Annotated[int, typer.Argument(help="How much.")]
 
 
-@command(context_settings={"ignore_unknown_options": True})
+@command()
 def damage(ctx: typer.Context, who: Who, amount: Amount, roll: RollOpt = None, with_: WithOpt = None) -> None:
     """Record damage the GM read off the tables."""
     _execute(ctx, c.Damage(who=who, amount=amount, rolls=rolls(roll), details=details(with_)))
 
 
-@command(context_settings={"ignore_unknown_options": True})
+@command()
 def heal(ctx: typer.Context, who: Who, amount: Amount, with_: WithOpt = None) -> None:
     """Give back some of WHO's vital figure (first aid, a potion), up to its maximum."""
     _execute(ctx, c.Heal(who=who, amount=amount, details=details(with_)))
@@ -325,7 +328,7 @@ def undo(ctx: typer.Context, steps: StepsArg = 1) -> None:
     enc = run.encounter()
     head = enc.head().event_id
     targets = enc.undo(steps, run.text)
-    typer.echo(f"Undid {_stepped(enc, [head, *targets[:-1]])}: branch {enc.branch!r} is back at #{targets[-1]}")
+    say(f"Undid {_stepped(enc, [head, *targets[:-1]])}: branch {enc.branch!r} is back at #{targets[-1]}")
 
 
 @command()
@@ -335,7 +338,7 @@ def redo(ctx: typer.Context, steps: StepsArg = 1) -> None:
     run.records = True
     enc = run.encounter()
     targets = enc.redo(steps, run.text)
-    typer.echo(f"Redid {_stepped(enc, targets)}: branch {enc.branch!r} is at #{targets[-1]}")
+    say(f"Redid {_stepped(enc, targets)}: branch {enc.branch!r} is at #{targets[-1]}")
 
 
 @command()
@@ -356,8 +359,8 @@ def branch(
         at = enc.store.first_event_of_command(recorded.command_id).parent_id
         if at is None:
             raise BadInput(f"#{before} is where the encounter begins: there is nothing before it")
-    head = enc.fork(name, at, run.text)
-    typer.echo(f"Branch {name!r} starts at #{head.event_id}: `skirmish switch {shlex.quote(name)}` to play on it")
+    head = enc.fork(name, at, run.text)  # the name as stored (stripped)
+    say(f"Branch {head.branch!r} starts at #{head.event_id}: `skirmish switch {shlex.quote(head.branch)}` to play on it")
 
 
 @command()
@@ -366,7 +369,7 @@ def switch(ctx: typer.Context, name: Annotated[str, typer.Argument(autocompletio
     run = invocation(ctx)
     run.records = True
     head = run.encounter().switch(name, run.text)
-    typer.echo(f"On branch {name!r}, at #{head.event_id}")
+    say(f"On branch {head.branch!r}, at #{head.event_id}")
 
 
 @command()
@@ -380,7 +383,7 @@ def branches(ctx: typer.Context, as_json: JsonOpt = False) -> None:
                     for h in heads.values()])
         return
     for h in heads.values():
-        typer.echo(f"{'*' if h.branch == now else ' '} {h.branch}  at #{h.event_id}")
+        say(f"{'*' if h.branch == now else ' '} {h.branch}  at #{h.event_id}")
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -398,7 +401,7 @@ def state(
     if as_json:
         print_json(view)
     else:
-        typer.echo(render_state(view, wide=wide))
+        typer.echo(render_state(view, wide=wide))  # lines escaped by render_state
 
 
 @command()
@@ -425,15 +428,15 @@ def log(
                 line["undone"] = not on
             if rec.id in notes:
                 line["notes"] = [{"id": n.id, "text": n.text} for n in notes[rec.id]]
-            typer.echo(json.dumps(line, ensure_ascii=False))
+            typer.echo(json_safe(json.dumps(line, ensure_ascii=False)))
             continue
-        typer.echo(log_line(enc, rec, on if all_ else None, now))
+        say(log_line(enc, rec, on if all_ else None, now))
         for text in note_lines(notes.get(rec.id, [])):
-            typer.echo(text)
+            say(text)
     if all_ and not as_json:
-        typer.echo("head moves:")
+        say("head moves:")
         for m in enc.store.head_moves(enc.row.id):
-            typer.echo(head_move_line(m))
+            say(head_move_line(m))
 
 
 @command()
@@ -456,11 +459,11 @@ def replay(
             if bar.shown:
                 held.append(line)
             else:
-                typer.echo(line)
+                say(line)
             if line.startswith("#"):
                 bar.advance(1)
     for line in held:
-        typer.echo(line)
+        say(line)
 
 
 @command()
@@ -480,7 +483,7 @@ def verify(
     if as_json:
         print_json({"encounter": enc.row.name, "intact": True, "digest": digest})
         return
-    typer.echo(f"intact: {enc.row.name!r}, digest {digest}")
+    say(f"intact: {enc.row.name!r}, digest {digest}")
 
 
 @command()
@@ -548,36 +551,17 @@ def run(ctx: typer.Context, script: Annotated[Path, typer.Argument(help="A file 
         # line leaves nothing of the script behind, so the fixed script runs again.
         with store.batch():
             for number, words in steps:
-                typer.echo(f"> {shlex.join(words)}")
+                say(f"> {shlex.join(words)}")
                 code = run_cli(words, prefix=f"{script}:{number}: ", store=store)
                 if code != 0:
                     raise ScriptFailed(number, code)
     except ScriptFailed as failed:
-        typer.echo(f"Nothing of {script} was recorded: fix line {failed.line} and run it again")
+        say(f"Nothing of {script} was recorded: fix line {failed.line} and run it again")
         raise typer.Exit(failed.code) from None
     finally:
         store.close()
-        if not existed and not steps_recorded(db):
-            for suffix in ("", "-wal", "-shm"):
-                try:
-                    os.unlink(db + suffix)
-                except FileNotFoundError:
-                    pass
-
-
-def steps_recorded(db: str) -> bool:
-    """Whether a database file holds any encounter (a refused script into a new path
-    leaves no empty file behind)."""
-    if db == ":memory:" or not os.path.exists(db):
-        return False
-    try:
-        probe = Store(db, create=False)
-    except SkirmishError:
-        return True  # not ours to remove
-    try:
-        return bool(probe.encounters())
-    finally:
-        probe.close()
+        if not existed:
+            remove_if_empty(db)
 
 
 # --- the entry point -------------------------------------------------------------------------
@@ -595,25 +579,25 @@ def run_cli(args: Sequence[str], prefix: str = "", store: Store | None = None) -
     except typer.Exit as exc:
         return int(exc.exit_code)
     except typer.Abort:
-        typer.echo("Error: aborted", err=True)
+        _error("Error: aborted")
         return 1
     except SkirmishError as exc:
-        typer.echo(f"Error: {prefix}{exc}", err=True)
+        _error(f"Error: {prefix}{exc}")
         if run.records and store is None:
-            typer.echo("Nothing was recorded (`skirmish undo` would take back the command before this one).")
+            say("Nothing was recorded (`skirmish undo` would take back the command before this one).")
         return exc.exit_code
     except Exception as exc:
         # Usage errors of the command-line parser (unknown command, missing argument, a
         # word where a number goes) carry their own message and exit code.
         message = getattr(exc, "format_message", None)
         if message is not None:
-            typer.echo(f"Error: {prefix}{message()} (see `skirmish --help`)", err=True)
+            _error(f"Error: {prefix}{message()} (see `skirmish --help`)")
             return int(getattr(exc, "exit_code", 2))
         if os.environ.get("SKIRMISH_DEBUG"):
             raise
         # A bug, not bad input: still one line, and nothing was appended (the store's
         # transaction rolled back or never began). SKIRMISH_DEBUG=1 shows the traceback.
-        typer.echo(f"Error: {prefix}internal error, please report it: {type(exc).__name__}: {exc}", err=True)
+        _error(f"Error: {prefix}internal error, please report it: {type(exc).__name__}: {exc}")
         return 70
     finally:
         run.close()
@@ -632,6 +616,17 @@ def _command_for(words: Sequence[str]) -> Any:
     if built is None:
         built = _BUILT[key] = typer.main.get_command(chosen)
     return built
+
+
+# Where an error quotes its input it cuts it (eventlog/text.py's quoted); this bounds the
+# rest, e.g. the parser's message quoting a huge argument. A roster check naming every
+# faulty entry of a bestiary stays well under it.
+ERROR_LIMIT = 2000
+
+
+def _error(line: str) -> None:
+    """The one `Error:` line: one line whatever it quotes, escaped, cut to ERROR_LIMIT."""
+    typer.echo(clip(escape_controls(line), ERROR_LIMIT), err=True)
 
 
 def _app_for(args: Sequence[str]) -> typer.Typer:

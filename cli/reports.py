@@ -3,22 +3,29 @@
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from skirmish.cli.app import command, invocation
+from skirmish.cli.app import command, invocation, say
 from skirmish.cli.progress import progress
+from skirmish.eventlog.connection import file_of
 from skirmish.eventlog.errors import BadInput
 
 FORMATS = ("jsonl", "md", "html")
 
 
 def _write(chunks: Iterable[bytes], out: Path | None) -> None:
-    """To stdout, or to OUT written whole: a failure leaves no half-written file behind."""
+    """To stdout, or to OUT written whole: the chunks go to a hidden temp file beside it,
+    renamed over OUT once complete. A failure, Ctrl-C, `kill` or a closed terminal removes
+    the temp file and leaves OUT as it was (only SIGKILL, which nothing can catch, may
+    leave a `.OUT.*.part` behind)."""
     if out is None:
         for chunk in chunks:
             typer.echo(chunk.decode(), nl=False)
@@ -29,16 +36,38 @@ def _write(chunks: Iterable[bytes], out: Path | None) -> None:
     except OSError as exc:
         raise BadInput(f"cannot write {out}: {exc.strerror}") from None
     try:
-        with os.fdopen(fd, "wb") as f:
+        with _stopped_like_ctrl_c(), os.fdopen(fd, "wb") as f:
             for chunk in chunks:
                 f.write(chunk)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's file is private; the export is an ordinary file
-        os.replace(tmp, out)
-    except BaseException:
-        os.unlink(tmp)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)  # mkstemp's file is private; the export is an ordinary file
+            os.replace(tmp, out)
+    except BaseException as exc:
+        with suppress(FileNotFoundError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise BadInput(f"cannot write {out}: {exc.strerror}") from None
         raise
+
+
+@contextmanager
+def _stopped_like_ctrl_c() -> Iterator[None]:
+    """While a file is written, SIGTERM (`kill`) and SIGHUP (the terminal closed) stop the
+    process as Ctrl-C does, through the cleanup rather than past it (exit 128 + the signal)."""
+    if threading.current_thread() is not threading.main_thread():  # only it may set handlers
+        yield
+        return
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    before = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 @command()
@@ -52,6 +81,10 @@ def export(
     if format_ not in FORMATS:
         raise BadInput(f"--format takes {', '.join(FORMATS)}, not {format_!r}")
     enc = invocation(ctx).encounter()
+    if out is not None:
+        what = file_of(enc.store.file, str(out))
+        if what is not None:
+            raise BadInput(f"--out {out} is {what} ({enc.store.file}): write the export to another file")
     if format_ == "jsonl":
         from skirmish.projections.transfer import export_jsonl, row_count
 
@@ -67,7 +100,7 @@ def export(
         render = report_render.markdown if format_ == "md" else report_render.html
         _write([render(built).encode()], out)
     if out is not None:
-        typer.echo(f"Wrote {out} ({format_}) for {enc.row.name!r}", err=True)
+        say(f"Wrote {out} ({format_}) for {enc.row.name!r}", err=True)
 
 
 @command("import")
@@ -89,9 +122,9 @@ def import_(
     done = import_jsonl(invocation(ctx).store(create=True), records, str(file))
     name = done.encounter.name
     if done.already:
-        typer.echo(f"Encounter {name!r} is already here with the same log (digest {done.digest}): nothing imported")
+        say(f"Encounter {name!r} is already here with the same log (digest {done.digest}): nothing imported")
         return
-    typer.echo(
+    say(
         f"Imported {name!r} ({done.encounter.ruleset}): {done.events} events, {done.commands} commands, "
         f"{done.moves} head moves; digest {done.digest}. It is now current in {invocation(ctx).db}"
     )

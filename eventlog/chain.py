@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 
 from skirmish.eventlog.errors import TamperedLog
+from skirmish.eventlog.text import clip, quoted
 from skirmish.eventlog.rows import CommandRow, EventRow, HeadMove, Log
 
 
@@ -78,7 +79,7 @@ def verify(log: Log) -> str:
         first_of.setdefault(m.command_id, m.to_event)
     for c in log.commands:
         if command_hash(encounter_id, c) != c.hash:
-            fault(first_of.get(c.id, 0), f"command {c.id} ({c.text!r}) was altered after it was recorded")
+            fault(first_of.get(c.id, 0), f"command {c.id} ({quoted(c.text)}) was altered after it was recorded")
     enc = (log.encounter.name, log.encounter.ruleset)
     hashes: dict[int, str] = {}
     by_command: dict[int, list[EventRow]] = {}
@@ -87,7 +88,7 @@ def verify(log: Log) -> str:
             # The encounter's row is not chained: its first event is, and must agree.
             first = json.loads(e.body)
             if (first.get("name"), first.get("ruleset")) != enc:
-                fault(e.id, f"the encounters row ({enc[0]!r}, {enc[1]}) does not match its first event {e.id}")
+                fault(e.id, f"the encounters row ({quoted(enc[0])}, {clip(enc[1])}) does not match its first event {e.id}")
         elif e.parent_id not in present:
             fault(e.parent_id, f"event {e.parent_id} was removed: event {e.id} follows it")
         elif e.parent_id >= e.id:
@@ -130,7 +131,7 @@ def verify(log: Log) -> str:
             ids = [m.from_event, *(e.id for e in chain[:-1])]
             if not chain or links != ids or chain[-1].id != m.to_event:
                 odd = next((e.id for e, want in zip(chain, ids, strict=False) if e.parent_id != want), m.to_event)
-                fault(odd, f"the events of command {m.command_id} ({cmd.text!r}) are not the chain "
+                fault(odd, f"the events of command {m.command_id} ({quoted(cmd.text)}) are not the chain "
                            f"from #{m.from_event} to #{m.to_event}: one was added, removed or moved")
     for command_id, chain in by_command.items():
         fault(chain[0].id, f"event {chain[0].id} was never appended by a head move (command {command_id})")
@@ -138,7 +139,7 @@ def verify(log: Log) -> str:
     # its removal shows only as a command left without one.
     for c in log.commands:
         if c.id not in moved:
-            fault(first_of.get(c.id, float("inf")), f"command {c.id} ({c.text!r}) has no head move: one was removed")
+            fault(first_of.get(c.id, float("inf")), f"command {c.id} ({quoted(c.text)}) has no head move: one was removed")
     if faults:
         raise TamperedLog(min(faults, key=lambda f: f[0])[1])
     # Leaves no head move points at (never happens by append) would escape the move chain.

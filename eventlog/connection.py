@@ -151,6 +151,35 @@ class Transaction:
             self.conn.execute("ROLLBACK")
 
 
+# The files of one database: the file itself and those SQLite keeps beside it, by suffix.
+FILES = {
+    "": "the database",
+    "-wal": "the database's write-ahead log",
+    "-shm": "the database's shared-memory index",
+    "-journal": "the database's rollback journal",
+}
+
+
+def file_of(database: str, path: str) -> str | None:
+    """What ``path`` is to ``database`` (one of FILES' descriptions), however either is
+    spelled or linked to (hard links and symlinks alike); None when it is none of its
+    files. SQLite names the companions after the database's real path, so both count."""
+    if database == ":memory:":
+        return None
+    for base in dict.fromkeys((database, os.path.realpath(database))):
+        for suffix, what in FILES.items():
+            if _same_file(path, base + suffix):
+                return what
+    return None
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one is not there (a -wal between sessions): where would it be
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
 def connect(path: str, *, create: bool) -> Connection:
     """Open ``path`` as a skirmish database, made or migrated to the current schema."""
     if not path.strip():

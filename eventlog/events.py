@@ -226,9 +226,11 @@ class Codec:
         except msgspec.DecodeError as exc:
             raise UnreadableEvent(event_id, kind, str(exc)) from exc
         except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
-            # The old body is not what its version's upcaster expects (a field missing).
+            # The old body is not what its version's upcaster expects: say so in the game's
+            # terms (kind, version, the field), not as the Python error it raised.
+            missing = f"it has no field {exc.args[0]!r}" if isinstance(exc, KeyError) and exc.args else str(exc)
             raise UnreadableEvent(
-                event_id, kind, f"its version {version} body does not upcast: {type(exc).__name__}: {exc}"
+                event_id, kind, f"its body is not layout version {version} of {kind}: {missing}"
             ) from exc
         return event
 

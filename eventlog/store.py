@@ -73,6 +73,12 @@ _INSERT_EVENT = _insert("events", EVENT_COLUMNS)
 _INSERT_MOVE = _insert("head_moves", MOVE_COLUMNS)
 
 
+def _as_typed(name: str) -> tuple[str, ...]:
+    """A name to look up as typed, then without the spaces around it: names are stored
+    stripped (check_name), so a stray space typed back still finds its name."""
+    return (name,) if name == name.strip() else (name, name.strip())
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
@@ -114,13 +120,14 @@ class Store:
         return [EncounterRow(*r) for r in rows]
 
     def encounter(self, name: str) -> EncounterRow:
-        row = self.conn.execute(
-            f"SELECT {ENCOUNTER_COLUMNS} FROM encounters WHERE name = ?", (name,)
-        ).fetchone()
-        if row is None:
-            known = ", ".join(e.name for e in self.encounters()) or "none yet"
-            raise UnknownEncounter(f"no encounter named {name!r} (encounters: {known})")
-        return EncounterRow(*row)
+        for wanted in _as_typed(name):
+            row = self.conn.execute(
+                f"SELECT {ENCOUNTER_COLUMNS} FROM encounters WHERE name = ?", (wanted,)
+            ).fetchone()
+            if row is not None:
+                return EncounterRow(*row)
+        known = ", ".join(e.name for e in self.encounters()) or "none yet"
+        raise UnknownEncounter(f"no encounter named {name!r} (encounters: {known})")
 
     def current_encounter(self) -> EncounterRow:
         row = self.conn.execute("SELECT value FROM settings WHERE key = 'encounter'").fetchone()
@@ -136,7 +143,7 @@ class Store:
     def use(self, name: str) -> EncounterRow:
         enc = self.encounter(name)
         with self.conn.transaction():
-            self._make_current(name)
+            self._make_current(enc.name)
         return enc
 
     def _make_current(self, name: str) -> None:
@@ -172,15 +179,16 @@ class Store:
     # --- branches and heads ---------------------------------------------------------------
 
     def head(self, encounter_id: int, branch: str) -> Head:
-        row = self.conn.execute(
-            "SELECT to_event, seq FROM head_moves WHERE encounter_id = ? AND branch = ? "
-            "ORDER BY seq DESC LIMIT 1",
-            (encounter_id, branch),
-        ).fetchone()
-        if row is None:
-            known = ", ".join(self.branches(encounter_id))
-            raise UnknownBranch(f"no branch named {branch!r} (branches: {known})")
-        return Head(branch, row[0], row[1])
+        for wanted in _as_typed(branch):
+            row = self.conn.execute(
+                "SELECT to_event, seq FROM head_moves WHERE encounter_id = ? AND branch = ? "
+                "ORDER BY seq DESC LIMIT 1",
+                (encounter_id, wanted),
+            ).fetchone()
+            if row is not None:
+                return Head(wanted, row[0], row[1])
+        known = ", ".join(self.branches(encounter_id))
+        raise UnknownBranch(f"no branch named {branch!r} (branches: {known})")
 
     def branches(self, encounter_id: int) -> dict[str, Head]:
         rows = self.conn.execute(

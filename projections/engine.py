@@ -26,7 +26,7 @@ from typing import Any
 import msgspec
 
 from skirmish.eventlog.commands import AddNote, ApplyEffect, Command, MoveHead, command_encoder
-from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent
+from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent, UnknownRuleset
 from skirmish.eventlog.events import (
     CORE_EVENTS,
     Codec,
@@ -39,6 +39,7 @@ from skirmish.eventlog.events import (
     tag_of,
 )
 from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Snapshot, Store
+from skirmish.eventlog.text import escape_controls
 from skirmish.projections.view import Shown
 from skirmish.projections.ruleset import (
     Dice,
@@ -48,7 +49,9 @@ from skirmish.projections.ruleset import (
     check_flags,
     check_name,
     check_numbers,
+    check_texts,
     get_ruleset,
+    not_installed,
     settle_options,
 )
 
@@ -117,7 +120,10 @@ class Encounter:
     def __init__(self, store: Store, row: EncounterRow) -> None:
         self.store = store
         self.row = row
-        self.ruleset: Ruleset[Any] = get_ruleset(row.ruleset)
+        try:
+            self.ruleset: Ruleset[Any] = get_ruleset(row.ruleset)
+        except UnknownRuleset:
+            raise not_installed(row.name, row.ruleset) from None
         self.codec = codec_for(row.ruleset)
         self._started: EncounterStarted | None = None
         self._state_decoder: msgspec.msgpack.Decoder[Any] | None = None
@@ -289,7 +295,11 @@ class Encounter:
         return on
 
     def describe(self, rec: Recorded) -> str:
-        event = rec.event
+        """The event as one line of text, whatever its fields hold: names and notes stored
+        before the input rules, or imported, are shown escaped (eventlog/text.py)."""
+        return escape_controls(self._describe(rec.event))
+
+    def _describe(self, event: Event) -> str:
         match event:
             case EncounterStarted(name=name, ruleset=ruleset, options=options, seed=seed):
                 opts = ", ".join(f"{k}={v}" for k, v in options.items()) or "no options"
@@ -343,6 +353,7 @@ class Encounter:
         """The events, and the snapshots due among them: event index -> (its depth below
         the root, the state after it, encoded)."""
         check_numbers(command)
+        check_texts(command)
         state, depth = self.fold_to(at)
         if isinstance(command, AddNote):
             self.store.event(self.row.id, command.event)
@@ -420,6 +431,7 @@ class Encounter:
 
     def switch(self, name: str, text: str) -> Head:
         target = self.head(name)
+        name = target.branch  # as stored
         if name == self.branch:
             raise NothingToDo(f"already on branch {name!r}")
         command = MoveHead(verb="switch", branch=name)

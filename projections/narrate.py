@@ -1,7 +1,9 @@
 """How the log, the replay and an event's explanation read as text, for any ruleset.
 
 The command line prints these lines; the console and the pages may too. Everything
-here reads the engine's records, the typed view and the audit's data: no I/O.
+here reads the engine's records, the typed view and the audit's data: no I/O. Each line
+is safe to print on a terminal (eventlog/text.py): names, notes and commands are shown
+escaped, so none of them can add a line or act on the terminal.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any
 
 from skirmish.eventlog.events import Roll
 from skirmish.eventlog.rows import HeadMove
+from skirmish.eventlog.text import escape_controls
 from skirmish.projections.audit import Note
 from skirmish.projections.engine import Encounter, Recorded
 from skirmish.projections.render import clock_label, view_changes
@@ -20,7 +23,7 @@ INDENT = " " * 9  # under the text of a "#id   " line
 
 
 def note_lines(notes: Sequence[Note]) -> list[str]:
-    return [f"{INDENT}note #{n.id}: {n.text}" for n in notes]
+    return [escape_controls(f"{INDENT}note #{n.id}: {n.text}") for n in notes]
 
 
 def log_line(enc: Encounter, rec: Recorded, branches: Sequence[str] | None, current: str) -> str:
@@ -29,12 +32,12 @@ def log_line(enc: Encounter, rec: Recorded, branches: Sequence[str] | None, curr
     mark = ""
     if branches is not None:
         mark = "  (undone)" if not branches else ("" if current in branches else f"  ({', '.join(branches)})")
-    return f"#{rec.id:<5} {enc.describe(rec)}{mark}"
+    return escape_controls(f"#{rec.id:<5} {enc.describe(rec)}{mark}")
 
 
 def head_move_line(m: HeadMove) -> str:
     frm = f"#{m.from_event}" if m.from_event is not None else "-"
-    return f"  {m.recorded_at[:19]}  {m.reason:<6} {m.branch}: {frm} -> #{m.to_event}"
+    return escape_controls(f"  {m.recorded_at[:19]}  {m.reason:<6} {m.branch}: {frm} -> #{m.to_event}")
 
 
 def replay_lines(
@@ -47,7 +50,7 @@ def replay_lines(
         if prior is None and rec.parent is not None:  # from a later event: the state before it
             prior = enc.ruleset.view(enc.fold_to(rec.parent)[0])
         view = enc.ruleset.view(after)
-        yield f"#{rec.id:<5} [{clock_label(view.clock)}] {enc.describe(rec)}"
+        yield escape_controls(f"#{rec.id:<5} [{clock_label(view.clock)}] {enc.describe(rec)}")
         if prior is not None:
             for change in view_changes(prior, view):
                 yield f"{INDENT}{change}"
@@ -83,4 +86,4 @@ def explain_lines(data: Mapping[str, Any]) -> list[str]:
     if not data["numbers"]:
         lines.append("  no numbers: nothing was computed")
     lines += [f"  note #{note['id']}: {note['text']}" for note in data["notes"]]
-    return lines
+    return [escape_controls(line) for line in lines]

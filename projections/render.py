@@ -1,7 +1,8 @@
 """Plain-text renderings of the typed view, and what changed between two views, for any ruleset.
 
 Everything here reads the view's core by attribute (projections/view.py) and a ruleset's
-own parts only as name -> value, so one renderer serves every ruleset.
+own parts only as name -> value, so one renderer serves every ruleset. Every line is safe
+to print on a terminal: names, sides, kinds and details are shown escaped (eventlog/text.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from skirmish.eventlog.text import escape_controls
 from skirmish.projections.view import Budget, Clock, Combatant, Effect, Gauge, Own, Shown, View
 
 WIDTH = 80  # the default state table fits a terminal this wide
@@ -102,6 +104,9 @@ def _cut(text: str, width: int) -> str:
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]], limit: int | None = None) -> list[str]:
+    # Escaped before the widths are measured: the columns line up as printed.
+    header = [escape_controls(h) for h in header]
+    rows = [[escape_controls(v) for v in r] for r in rows]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     if limit is not None:
         widths = _fit(widths, limit)
@@ -145,7 +150,7 @@ def render_state(shown: Shown, wide: bool = False) -> str:
     for key, value in own_figures(shown.own).items():
         if value not in (None, (), []):
             lines.append(f"{key}: {cell(value)}")
-    return "\n".join(lines)
+    return "\n".join(escape_controls(line) for line in lines)
 
 
 def view_changes(before: View, after: View) -> list[str]:
@@ -159,5 +164,5 @@ def view_changes(before: View, after: View) -> list[str]:
         was = figures(prior)
         for key, value in figures(c).items():
             if was.get(key) != value:
-                changes.append(f"{c.name}: {key} {cell(was.get(key))} -> {cell(value)}")
+                changes.append(escape_controls(f"{c.name}: {key} {cell(was.get(key))} -> {cell(value)}"))
     return changes

@@ -2,7 +2,9 @@
 
 The HTML needs no network and no script: styles are inline, pictures are SVG drawn here.
 The Markdown draws the same pictures as text (a bar per action, a table of the vital
-figure), for a file read as it is or pasted into a wiki.
+figure), for a file read as it is or pasted into a wiki. Every text in it that a user
+typed or a file brought goes through eventlog/text.py's markdown_text (or into a code
+block through markdown_fence): it reads as written, never as a tag, a link or a block.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from skirmish.eventlog.text import markdown_fence, markdown_text
 from skirmish.projections.render import render_state
 from skirmish.projections.report import Figures, Report, Round, Span
 
@@ -63,7 +66,7 @@ def _first_up(text: str) -> str:
 
 
 def _md_cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    return markdown_text(str(text), cell=True)
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -103,7 +106,7 @@ def _text_grid(r: Round, names: list[str]) -> list[str]:
 
 
 def markdown(report: Report) -> str:
-    out = [f"# {report.encounter}: session report", "", _subtitle(report), ""]
+    out = [f"# {markdown_text(report.encounter)}: session report", "", markdown_text(_subtitle(report)), ""]
     out += ["## Combatants", ""]
     out += _md_table(*_figure_rows(report))
     out += ["", f"## {_first_up(_words(report.vital))} over rounds", ""]
@@ -117,20 +120,19 @@ def markdown(report: Report) -> str:
     for r in report.rounds:
         out += ["", f"## {_round_title(r)}", ""]
         for line in r.lines:
-            out.append(f"- #{line.id} {line.text}")
-            out += [f"  - *Note #{n.id}:* {n.text}" for n in line.notes]
+            out.append(f"- #{line.id} {markdown_text(line.text)}")
+            out += [f"  - *Note #{n.id}:* {markdown_text(n.text)}" for n in line.notes]
         if r.spans:
             out += ["", "Timeline (each action from declaration to resolution; `<` carried in, "
-                    "`>` carried on, `*` declared and resolved at once):", "", "```text"]
-            out += _text_timeline(r)
-            out.append("```")
+                    "`>` carried on, `*` declared and resolved at once):", ""]
+            out += markdown_fence(_text_timeline(r))
         if r.phase_order():
             out += ["", "Phases (`>` declared, `!` resolved):", ""]
             out += _text_grid(r, names)
     if report.notes:
         out += ["", "## Notes", ""]
-        out += [f"- on #{n.about}: {n.text} (note #{n.id})" for n in report.notes]
-    out += ["", "## Final state", "", "```text", render_state(report.final), "```", ""]
+        out += [f"- on #{n.about}: {markdown_text(n.text)} (note #{n.id})" for n in report.notes]
+    out += ["", "## Final state", "", *markdown_fence(render_state(report.final).splitlines()), ""]
     return "\n".join(out)
 
 

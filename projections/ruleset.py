@@ -25,7 +25,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import msgspec
 
-from skirmish.eventlog.commands import AddCombatant, ApplyEffect, AtTheTable, Command, Leave, Return
+from skirmish.eventlog.commands import AddCombatant, AddNote, ApplyEffect, AtTheTable, Command, Leave, Return
 from skirmish.eventlog.errors import BadInput, RuleViolation, UnknownCombatant, UnknownRuleset
 from skirmish.eventlog.events import (
     CombatantAdded,
@@ -35,6 +35,7 @@ from skirmish.eventlog.events import (
     Event,
     Roll,
 )
+from skirmish.eventlog.text import check_label, check_note, quoted
 from skirmish.projections.view import View
 
 State = TypeVar("State")
@@ -321,10 +322,23 @@ def get_ruleset(ruleset_id: str) -> Ruleset[Any]:
         return found
     entry = registry().get(ruleset_id)
     if entry is None:
-        known = ", ".join(sorted(registry())) or "none installed"
-        raise UnknownRuleset(f"no ruleset {ruleset_id!r} (rulesets: {known})")
+        raise UnknownRuleset(f"no ruleset {ruleset_id!r} (rulesets: {installed()})")
     ruleset: Ruleset[Any] = entry.load()
     return ruleset
+
+
+def installed() -> str:
+    return ", ".join(sorted(registry())) or "none installed"
+
+
+def not_installed(encounter: str, ruleset_id: str) -> UnknownRuleset:
+    """The refusal of an encounter recorded under a ruleset this skirmish does not have (it
+    was uninstalled, or the file comes from a table that has it): named, never taken for
+    a newer skirmish's."""
+    return UnknownRuleset(
+        f"encounter {quoted(encounter)} was played under ruleset {quoted(ruleset_id)}, which is not "
+        f"installed here (installed: {installed()})"
+    )
 
 
 def settle_options(ruleset: Ruleset[Any], given: Mapping[str, str]) -> dict[str, str]:
@@ -571,19 +585,55 @@ def check_name(what: str, raw: str) -> str:
     return name
 
 
+# Event ids are not figures: they are shared by every encounter of a file, so a campaign's
+# later fights pass 1,000,000; one that is not there is refused where it is looked up.
+_EVENT_IDS = frozenset({"event", "at"})
+
+
 def check_numbers(command: Command) -> None:
-    """Every number a command carries is within what a table could mean."""
+    """Every number a command carries (event ids aside) is within what a table could mean."""
     for field in command.__struct_fields__:
+        if field in _EVENT_IDS:
+            continue
         value = getattr(command, field)
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) > LARGEST:
             flag = field.replace("_", "-")
             raise BadInput(f"{flag} {value} is out of range (at most {LARGEST:,} either way)")
 
 
+# A command's text fields as the CLI names them in a refusal: arguments by their metavar,
+# options by flag_name, KEY=VALUE words by their flag.
+_ARGUMENTS = {"action": "ACTION", "kind": "KIND", "text": "TEXT"}
+_PAIRS = {"details": "--with", "stats": "--stat"}
+# Names looked up, not stored: an unknown one is refused where it is looked up (find_name),
+# and an imported name a GM could not type stays reachable. A combatant's own name has
+# check_name, stricter still.
+_LOOKED_UP = frozenset({"who", "target", "rolls", "name"})
+
+
+def check_texts(command: Command) -> None:
+    """Every text a command brings under eventlog/text.py's policy: a kind, label or detail is
+    one line of printable text, a note may break lines; refused in one line naming the field."""
+    for field in command.__struct_fields__:
+        value = getattr(command, field)
+        if field in _LOOKED_UP or not value:
+            continue
+        if isinstance(command, AddNote) and field == "text":
+            check_note("TEXT", value)
+        elif isinstance(value, str):
+            check_label(_ARGUMENTS.get(field) or flag_name(field), value)
+        elif field in _PAIRS:
+            for key, word in value.items():
+                check_label(_PAIRS[field], key)
+                check_label(f"{_PAIRS[field]} {key}=", word)
+
+
 def find_name(names: Sequence[str], wanted: str) -> str:
-    """The combatant's exact name, matched without regard to case; a clear error otherwise."""
+    """The combatant's exact name, matched without regard to case or the spaces around it
+    (names are stored stripped); a clear error otherwise."""
+    typed = wanted.strip().lower()
     for name in names:
-        if name.lower() == wanted.lower():
+        if name.lower() == typed:
             return name
     close = difflib.get_close_matches(wanted, list(names), n=1)
     hint = f" (did you mean {close[0]}?)" if close else f" (combatants: {', '.join(names) or 'none yet'})"

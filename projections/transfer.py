@@ -18,14 +18,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Union, get_type_hints
+from typing import Annotated, Any, Union, get_type_hints
 
 import msgspec
 
 from skirmish.eventlog.chain import verify
-from skirmish.eventlog.errors import BadInput, TamperedLog, UnknownEncounter, UnreadableEvent
+from skirmish.eventlog.errors import BadInput, TamperedLog, UnknownEncounter, UnknownRuleset, UnreadableEvent
+from skirmish.eventlog.events import EncounterStarted, tag_of
 from skirmish.eventlog.store import CommandRow, EncounterRow, EventRow, HeadMove, Store
+from skirmish.eventlog.text import clip, json_safe, quoted
 from skirmish.projections.engine import Encounter, codec_for
+from skirmish.projections.ruleset import not_installed
 
 FORMAT = "skirmish-export"
 FORMAT_VERSION = 1
@@ -49,10 +52,24 @@ class Header(_Record, frozen=True, tag="header"):
     rows: int
 
 
+# Every integer of a row is an id, a head's move count or a layout version, each from 1,
+# and SQLite holds at most 2^63 - 1: a file's other integers are refused as it is read,
+# with their line, rather than overflowing the insert.
+_ROW_INTEGER: Any = Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
+
+
+def _bounded(hint: Any) -> Any:
+    if hint is int:
+        return _ROW_INTEGER
+    if hint == int | None:
+        return _ROW_INTEGER | None
+    return hint
+
+
 def _record_of(row: type[tuple[Any, ...]], tag: str) -> type[_Record]:
     """The record type of a store row: the same fields, so the two never drift apart."""
     hints = get_type_hints(row)
-    fields = [(name, hints[name]) for name in row._fields]  # type: ignore[attr-defined]
+    fields = [(name, _bounded(hints[name])) for name in row._fields]  # type: ignore[attr-defined]
     record = msgspec.defstruct(
         f"{row.__name__}Record", fields, bases=(_Record,), tag=tag, frozen=True, forbid_unknown_fields=True
     )
@@ -90,7 +107,9 @@ def export_jsonl(enc: Encounter, advance: Advance = _quiet) -> Iterator[bytes]:
 
 
 def _line(record: _Record) -> bytes:
-    return _encoder.encode(record) + b"\n"
+    # Written so a terminal can show it (an export to stdout, a file someone cats): what a
+    # terminal would act on as \\u escapes, the same JSON to the import (eventlog/text.py).
+    return json_safe(_encoder.encode(record).decode()).encode() + b"\n"
 
 
 @dataclass(frozen=True)
@@ -111,10 +130,38 @@ def read_jsonl(lines: Iterable[bytes], source: str, advance: Advance = _quiet) -
             continue
         try:
             records.append(_decoder.decode(line))
-        except msgspec.DecodeError as exc:
-            raise BadInput(f"{source}:{number}: not a skirmish export line ({exc})") from None
+        except msgspec.DecodeError as exc:  # its message may quote a field: cut it short
+            raise BadInput(f"{source}:{number}: not a skirmish export line ({clip(str(exc), 200)})") from None
+        except UnicodeDecodeError:  # msgspec's, inside a string: find the byte in the line
+            raise BadInput(f"{source}:{number}: not a skirmish export line ({_not_utf8(line)})") from None
         advance(1)
     return records
+
+
+def _check_first_event(enc: EncounterRow, events: list[EventRow], source: str) -> None:
+    """The encounter row names the ruleset its first event was recorded under (verify checks
+    the same, once the events can be read): a row edited to name another is refused as
+    that, before the events are read under the wrong ruleset."""
+    first = min(events, key=lambda e: e.id, default=None)
+    if first is None or first.kind != tag_of(EncounterStarted):
+        return  # verify names what is missing
+    try:
+        ruleset = msgspec.json.decode(first.body, type=EncounterStarted).ruleset
+    except msgspec.DecodeError:
+        return  # the codec names the row that does not decode
+    if ruleset != enc.ruleset:
+        raise TamperedLog(
+            f"{source}: its encounter row names ruleset {quoted(enc.ruleset)} but its first event "
+            f"(#{first.id}) was recorded under {quoted(ruleset)}: the file was edited"
+        )
+
+
+def _not_utf8(line: bytes) -> str:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 text: byte 0x{line[exc.start]:02x} at column {exc.start + 1}"
+    return "not UTF-8 text"
 
 
 def import_jsonl(store: Store, records: list[_Record], source: str) -> Imported:
@@ -145,10 +192,14 @@ def import_jsonl(store: Store, records: list[_Record], source: str) -> Imported:
         if store.verify(existing.id) == header.digest:
             return Imported(existing, header.digest, *counts, already=True)
         raise BadInput(
-            f"an encounter named {enc.name!r} already exists in {store.file} with another log: "
+            f"an encounter named {quoted(enc.name)} already exists in {store.file} with another log: "
             "import into a new database (--db)"
         )
-    codec = codec_for(enc.ruleset)  # an unknown ruleset is refused here
+    _check_first_event(enc, events, source)
+    try:
+        codec = codec_for(enc.ruleset)
+    except UnknownRuleset:
+        raise UnknownRuleset(f"{source}: {not_installed(enc.name, enc.ruleset)}") from None
     for e in events:
         try:
             codec.decode(e.body, e.kind, e.version, e.id)

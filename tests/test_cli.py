@@ -340,7 +340,7 @@ BAD_VALUES = [
     (("add", "Gob", "--side", " ", "--stat", "qu=1", "--stat", "hits=5"), "Error: ' ' cannot be a side's name"),
     (("round", "--roll", "Hauser=6,8", "--roll", "hauser=5,5"), "Error: --roll hauser= is given twice"),
     (("state", "--at", "99999999999999999999"), "Error: no event 99999999999999999999 in this encounter"),
-    (("note", "99999999999999999999", "x"), "Error: event 99999999999999999999 is out of range"),
+    (("note", "99999999999999999999", "x"), "Error: no event 99999999999999999999 in this encounter"),
     (("declare", "Hauser", "melee-attack", "--target", ""), "Error: no combatant named ''"),
     (("branch", "what if?", "--at", "99999999999999999999"), "Error: no event 99999999999999999999 in this encounter"),
 ]

@@ -341,8 +341,8 @@ def test_what_the_last_command_changed_is_in_reverse_video(tmp_path: Path) -> No
 
 
 def test_hostile_text_is_shown_as_codes() -> None:
-    assert safe("Orc\x1b]0;pwned\x07") == "Orc\\u001b]0;pwned\\u0007"
-    assert safe("a\u202eb\u200bc\nd") == "a\\u202eb\\u200bc\\u000ad"
+    assert safe("Orc\x1b]0;pwned\x07") == "Orc\\x1b]0;pwned\\x07"
+    assert safe("a\u202eb\u200bc\nd") == "a\\u202eb\\u200bc\\nd"
     assert safe("Goblin 1") == "Goblin 1"
 
 

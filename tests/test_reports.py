@@ -171,7 +171,8 @@ def test_import_refuses_a_file_whose_chain_does_not_verify(ambush: Cli, change: 
     (lambda lines: lines[:-3], "rows, its header says 222: the file was cut short or rows were added"),
     (lambda lines: [*lines, lines[1]], "{path} must hold one header and one encounter, not 2 encounters"),
     (lambda lines: [lines[0], lines[1].replace('"name"', '"nickname"'), *lines[2:]], "{path}:2: not a skirmish export line"),
-    (lambda lines: [lines[0], lines[1].replace("ap-countdown", "no-such-rules"), *lines[2:]], "no ruleset 'no-such-rules'"),
+    (lambda lines: [lines[0], lines[1].replace("ap-countdown", "no-such-rules"), *lines[2:]],
+     "{path}: its encounter row names ruleset 'no-such-rules' but its first event (#1) was recorded under 'ap-countdown'"),
 ])
 def test_import_refuses_a_malformed_file(ambush: Cli, damage: object, error: str) -> None:
     path = export_file(ambush)
@@ -231,7 +232,7 @@ def test_markdown_report_of_the_sample(ambush: Cli) -> None:
     assert "- #19 Hauser resolves melee-attack on Orc at 20, 3 AP: hit: 12 hits and a bleeding wound" in md
     assert "Hauser takes 16 hits" not in md  # undone: not on the branch
     assert "staggered" not in md  # the what-if branch's
-    assert "  - *Note #84:* The Archer's player asked for cover | a | pipe" in md
+    assert "  - *Note #84:* The Archer's player asked for cover \\| a \\| pipe" in md  # | escaped: literal
     # Round 1's timeline: Hauser's melee attack from 35 to its resolution at 20, Mira's
     # held shot carried on past the round, the Orc's parry declared and settled at once.
     timeline = md.split("## Round 1")[1].split("```text\n")[1].split("```")[0].splitlines()
