@@ -470,11 +470,23 @@ def replay(
 def verify(
     ctx: typer.Context,
     expect: Annotated[str | None, typer.Option(help="A digest noted down earlier: fail if the log differs.")] = None,
+    rebuild_snapshots: Annotated[bool, typer.Option(
+        "--rebuild-snapshots", help="Drop every cached state first (they are folded again as commands read).")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Recompute the hash chain of the current encounter; print its digest if intact."""
+    """Recompute the hash chain of the current encounter and check every cached state
+    against the fold of its events; print the chain's digest if both hold."""
     enc = invocation(ctx).encounter()
+    if rebuild_snapshots:
+        dropped = enc.store.drop_snapshots()
+        say(f"dropped {dropped} cached state(s); they are folded again as commands read")
     digest = enc.store.verify(enc.row.id)
+    bad = enc.check_snapshots()
+    if bad:
+        raise TamperedLog(
+            f"the log's chain is intact (digest {digest}) but {len(bad)} cached state(s) are not: "
+            f"{bad[0]}; `skirmish verify --rebuild-snapshots` drops them all"
+        )
     if expect is not None and expect.strip().lower() != digest:
         raise TamperedLog(
             f"the log is intact but its digest is {digest}, not {expect.strip()}: "

@@ -17,6 +17,7 @@ nothing but speed; ``verify`` never reads them.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -209,6 +210,46 @@ class Encounter:
         if due:
             self.store.save_snapshots(self.row.ruleset, version, due)
         return state, depth
+
+    def check_snapshots(self) -> list[str]:
+        """Every cached state of this encounter, checked: its digest, and the state and depth
+        the events fold to after its event. One line per bad one (none: all good). Each is
+        folded from the nearest snapshot before it already found good, so the whole check
+        folds each event about once."""
+        version, projection = self.ruleset.state_version, self.row.ruleset
+        decoder = msgspec.msgpack.Decoder(type(self.ruleset.initial(self.started)))
+        apply, decode = self.ruleset.apply, self.codec.decode
+        good: dict[int, Snapshot] = {}
+        good_ids: list[int] = []  # ascending: an event's ancestors have smaller ids
+        problems: list[str] = []
+        for event_id, snapshot in self.store.stored_snapshots(self.row.id, projection, version):
+            if snapshot is None:
+                problems.append(f"the cached state after #{event_id} does not match its digest "
+                                "(edited, or copied from another event): it is never used")
+                continue
+            after: Snapshot | None = None
+            for low, high in reversed(self.store.runs(event_id)):
+                i = bisect.bisect_right(good_ids, high) - 1
+                if i >= 0 and good_ids[i] >= low:
+                    after = good[good_ids[i]]
+                    break
+            state: Any = decoder.decode(after.state) if after is not None else None
+            depth = after.depth if after is not None else -1
+            for row in self.store.path_after(event_id, after.event_id if after is not None else None):
+                event = decode(row.body, row.kind, row.version, row.id)
+                depth += 1
+                if state is None:
+                    state = self.ruleset.initial(event)  # type: ignore[arg-type]
+                else:
+                    apply(state, event)
+            folded = _state_encoder.encode(state)
+            if folded != snapshot.state or depth != snapshot.depth:
+                problems.append(f"the cached state after #{event_id} is not what the events fold to "
+                                "(its digest was made again over other figures): reads from it show wrong figures")
+                continue
+            good[event_id] = Snapshot(event_id, depth, folded)
+            good_ids.append(event_id)
+        return problems
 
     def remember(self, ids: Sequence[int], due: Mapping[int, tuple[int, bytes]]) -> None:
         """Cache the states (encoded) after newly appended events: ``due`` maps an index

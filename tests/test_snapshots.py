@@ -1,6 +1,7 @@
 """Snapshots are a cache: each agrees with a full fold, serves every branch through its event,
-can be deleted, is ignored when unreadable or of another state version, and is no part of
-the log (no triggers, no hashes, not read by verify). Replays stream."""
+can be deleted, is ignored when unreadable, of another state version or not matching its
+digest, and is no part of the log (no triggers, not in the hash chain); `verify` checks
+each against the fold. Replays stream."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.fight import Generator
-from conftest import start
+from conftest import Cli, start
+from skirmish.eventlog import snapshots
 from skirmish.eventlog.commands import AddCombatant, Damage
 from skirmish.eventlog.errors import UnknownEvent
 from skirmish.eventlog.store import Store
@@ -42,8 +44,14 @@ def snapshot_rows(store: Store) -> list[tuple[int, str, int, int, bytes]]:
     ).fetchall()
 
 
-def decoded(enc: Encounter, blob: bytes) -> Any:
-    return msgspec.msgpack.decode(blob, type=type(enc.ruleset.initial(enc.started)))
+def decoded(enc: Encounter, blob: bytes, event_id: int | None = None, depth: int | None = None) -> Any:
+    """A stored snapshot's state; with its event and depth, its digest checked first."""
+    state = blob[snapshots.DIGEST_SIZE:]
+    if event_id is not None and depth is not None:
+        event_hash = enc.store.conn.execute("SELECT hash FROM events WHERE id = ?", (event_id,)).fetchone()[0]
+        assert blob[:snapshots.DIGEST_SIZE] == snapshots.digest(
+            event_hash, enc.row.ruleset, enc.ruleset.state_version, depth, state)
+    return msgspec.msgpack.decode(state, type=type(enc.ruleset.initial(enc.started)))
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)
@@ -65,7 +73,8 @@ def test_a_snapshot_and_a_full_fold_agree(ruleset_id: str, data: st.DataObject) 
                 assert (projection, version) == (ruleset_id, enc.ruleset.state_version)
                 path = enc.path(event_id)
                 assert depth == len(path) - 1 and depth % every == 0
-                assert decoded(enc, blob) == enc.fold(path)
+                assert decoded(enc, blob, event_id, depth) == enc.fold(path)
+            assert enc.check_snapshots() == []
             reader = fresh(store, enc)
             for event_id in ids:
                 assert reader.state_at(event_id) == full_fold(enc, event_id)
@@ -88,8 +97,8 @@ def test_snapshots_fall_every_so_many_events_down_each_path(memory_store: Store)
     enc = fight(memory_store, 2_000)
     rows = snapshot_rows(memory_store)
     assert rows and all(depth % engine.SNAPSHOT_EVERY == 0 for _, _, _, depth, _ in rows)
-    for event_id, _, _, _, blob in rows[:3]:
-        assert decoded(enc, blob) == full_fold(enc, event_id)
+    for event_id, _, _, depth, blob in rows[:3]:
+        assert decoded(enc, blob, event_id, depth) == full_fold(enc, event_id)
 
 
 def test_one_snapshot_serves_every_branch_through_its_event(memory_store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -124,11 +133,12 @@ def test_an_unreadable_or_older_snapshot_is_a_miss(memory_store: Store, monkeypa
     assert versions == {enc.ruleset.state_version - 1, enc.ruleset.state_version}
 
 
-def test_verify_does_not_read_snapshots(file_store: Store) -> None:
+def test_the_hash_chain_does_not_cover_snapshots(file_store: Store) -> None:
     enc = fight(file_store, 1_000)
     digest = file_store.verify(enc.row.id)
     file_store.conn.execute("UPDATE snapshots SET depth = depth + 1")
     assert file_store.verify(enc.row.id) == digest
+    assert enc.check_snapshots()  # the snapshots' own check sees it
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         file_store.conn.execute("UPDATE events SET body = body")
 
@@ -211,3 +221,92 @@ def test_paths_read_as_runs_agree_with_a_walk_up_the_parents(memory_store: Store
             assert [r.id for r in memory_store.path(event_id, since)] == [
                 i for i in naive_path(memory_store, event_id) if i >= since
             ]
+
+
+# --- snapshots that cannot lie ----------------------------------------------------------------
+
+
+def hauser_fight(cli: Cli) -> int:
+    """Hauser (90 hits) takes 1 hit twenty times: 70 left; a snapshot every 4 events."""
+    cli.ok("new", "Cache", "--rules", "ap-countdown")
+    cli.ok("add", "Hauser", "--side", "players", "--stat", "qu=1", "--stat", "hits=90")
+    for _ in range(20):
+        cli.ok("damage", "Hauser", "1")
+    return 90 - 20
+
+
+def forged(cli: Cli, hits_left: int, redigest: bool) -> list[int]:
+    """Every snapshot rewritten so that Hauser has ``hits_left``: with its digest made again
+    over the forged state (someone who read the code) or left as it was."""
+    store = Store(cli.db, create=False)
+    enc = Encounter.open(store)
+    state_type = type(enc.ruleset.initial(enc.started))
+    edited = []
+    for event_id, depth, blob, event_hash in store.conn.execute(
+        "SELECT s.event_id, s.depth, s.state, e.hash FROM snapshots s JOIN events e ON e.id = s.event_id"
+    ).fetchall():
+        state = msgspec.msgpack.decode(blob[snapshots.DIGEST_SIZE:], type=state_type)
+        hauser = state.fighters["Hauser"]
+        state.fighters["Hauser"] = msgspec.structs.replace(hauser, damage=hauser.hits - hits_left)
+        new = msgspec.msgpack.encode(state)
+        head = (snapshots.digest(event_hash, enc.row.ruleset, enc.ruleset.state_version, depth, new) if redigest
+                else blob[:snapshots.DIGEST_SIZE])
+        store.conn.execute("UPDATE snapshots SET state = ? WHERE event_id = ?", (head + new, event_id))
+        edited.append(event_id)
+    store.close()
+    assert edited
+    return edited
+
+
+def hits_left(cli: Cli) -> int:
+    import json
+
+    (hauser,) = json.loads(cli.ok("state", "--json"))["combatants"]
+    return int(hauser["vital"]["value"])
+
+
+@pytest.fixture
+def every_4(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "SNAPSHOT_EVERY", 4)
+
+
+def test_an_edited_snapshot_is_never_used_and_verify_names_it(cli: Cli, every_4: None) -> None:
+    """The attack: a snapshot row edited to show 89 hits left. Before, `state` showed it, the
+    next damage was decided on it and chained into the log, and verify said intact."""
+    left = hauser_fight(cli)
+    edited = forged(cli, 89, redigest=False)
+    line = cli.fails("verify")
+    assert cli.code == 4 and f"the cached state after #{edited[0]} does not match its digest" in line
+    assert hits_left(cli) == left  # folded past the forged snapshots, which it replaced
+    cli.ok("damage", "Hauser", "5")
+    assert hits_left(cli) == left - 5
+    cli.ok("verify")  # healed: the fold wrote good ones where they fell due
+
+
+def test_a_snapshot_forged_with_its_digest_is_caught_by_verify_and_rebuilt(cli: Cli, every_4: None) -> None:
+    """The digest is not keyed: one made again over a forged state passes the read-time check
+    (reads then show the forged figure), and `verify`, folding the events, names it; the
+    snapshots rebuilt, the figures are the events' again."""
+    left = hauser_fight(cli)
+    edited = forged(cli, 89, redigest=True)
+    # The head is 21 events below the root (the add, 20 blows); the last snapshot at depth 20:
+    # the forged 89 there, less the one blow after it. What a forged cache shows: why verify folds.
+    assert hits_left(cli) == 89 - (21 - 20)
+    line = cli.fails("verify")
+    assert cli.code == 4 and f"the cached state after #{edited[0]} is not what the events fold to" in line
+    assert "verify --rebuild-snapshots" in line
+    cli.ok("verify", "--rebuild-snapshots")
+    assert hits_left(cli) == left
+    cli.ok("verify")
+
+
+def test_a_snapshot_moved_to_another_event_is_a_miss(cli: Cli, every_4: None) -> None:
+    left = hauser_fight(cli)
+    store = Store(cli.db, create=False)
+    rows = store.conn.execute("SELECT event_id, depth, state FROM snapshots ORDER BY event_id").fetchall()
+    (first, depth, blob), (second, _, _) = rows[0], rows[-1]
+    # The older state (more hits left) put where the newest one was, digest and all.
+    store.conn.execute("UPDATE snapshots SET state = ? WHERE event_id = ?", (blob, second))
+    store.close()
+    assert f"the cached state after #{second} does not match its digest" in cli.fails("verify")
+    assert hits_left(cli) == left
