@@ -25,6 +25,7 @@ from skirmish.eventlog.schema import SCHEMA_VERSION
 from skirmish.eventlog.store import Store
 from skirmish.projections import report_render
 from skirmish.projections.report import Note, Report, Step, collect
+from skirmish.projections.ruleset import Harm
 from skirmish.projections.view import Budget, Clock, Combatant, Gauge, Pending, Shown, View
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -323,7 +324,7 @@ def test_html_report_renders_its_pictures_in_chromium(ambush: Cli) -> None:
 
 
 def _step(i: int, phase: str, pending: list[Pending], hits: dict[str, int], *,
-          command: str = "next", actor: str | None = None, round_: int = 1) -> Step:
+          command: str = "next", actor: str | None = None, round_: int = 1, harm: Harm | None = None) -> Step:
     return Step(
         i, i, command, actor, None, f"event {i}",
         View(
@@ -334,6 +335,7 @@ def _step(i: int, phase: str, pending: list[Pending], hits: dict[str, int], *,
             ),
             pending=tuple(pending),
         ),
+        harm=harm,
     )
 
 
@@ -344,8 +346,9 @@ def test_phase_grid_and_damage_for_a_phased_clock() -> None:
         _step(1, "move", [], {"Ann": 10, "Bob": 10}),
         _step(2, "move", [blow], {"Ann": 10, "Bob": 10}, command="declare", actor="Ann"),
         _step(3, "attack", [blow], {"Ann": 10, "Bob": 10}),
-        _step(4, "attack", [], {"Ann": 10, "Bob": 6}, command="resolve", actor="Ann"),
-        _step(5, "end", [], {"Ann": 10, "Bob": 5}),
+        _step(4, "attack", [], {"Ann": 10, "Bob": 6}, command="resolve", actor="Ann",
+              harm=Harm(who="Bob", amount=4, unit="HP", by="Ann")),
+        _step(5, "end", [], {"Ann": 10, "Bob": 5}, harm=Harm(who="Bob", amount=1, unit="HP")),
     ]
     rounds, figures, series = collect(steps, notes=[Note(6, 4, "ouch")])
     (r,) = rounds
