@@ -90,7 +90,7 @@ def explain(enc: Encounter, event_id: int) -> dict[str, Any]:
         "rules_file": enc.ruleset.rules_file,
         "options": dict(started.options),
         "numbers": entries,
-        "notes": [{"id": n.id, "text": n.text} for n in notes_shown(enc, [rec.id]).get(rec.id, [])],
+        "notes": [{"id": n.id, "text": n.text, "private": n.private} for n in notes_shown(enc, [rec.id]).get(rec.id, [])],
     }
 
 
@@ -99,6 +99,7 @@ class Note:
     id: int
     about: int
     text: str
+    private: bool = False
 
 
 def notes_shown(enc: Encounter, event_ids: Sequence[int] | None = None) -> dict[int, list[Note]]:
@@ -117,7 +118,7 @@ def notes_shown(enc: Encounter, event_ids: Sequence[int] | None = None) -> dict[
         note = enc.decode(row).event
         assert isinstance(note, NoteAdded)
         if on[row.id] and (wanted is None or note.about in wanted):
-            by.setdefault(note.about, []).append(Note(row.id, note.about, note.text))
+            by.setdefault(note.about, []).append(Note(row.id, note.about, note.text, note.private))
     return by
 
 

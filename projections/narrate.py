@@ -20,7 +20,7 @@ INDENT = " " * 9  # under the text of a "#id   " line
 
 
 def note_lines(notes: Sequence[Note]) -> list[str]:
-    return [f"{INDENT}note #{n.id}: {n.text}" for n in notes]
+    return [f"{INDENT}{'private ' if n.private else ''}note #{n.id}: {n.text}" for n in notes]
 
 
 def log_line(enc: Encounter, rec: Recorded, branches: Sequence[str] | None, current: str) -> str:
@@ -82,5 +82,5 @@ def explain_lines(data: Mapping[str, Any]) -> list[str]:
         lines.append("  as recorded: " + ", ".join(f"{n['figure']} {n['value']}" for n in recorded) + tail)
     if not data["numbers"]:
         lines.append("  no numbers: nothing was computed")
-    lines += [f"  note #{note['id']}: {note['text']}" for note in data["notes"]]
+    lines += [f"  {'private ' if note.get('private') else ''}note #{note['id']}: {note['text']}" for note in data["notes"]]
     return lines
