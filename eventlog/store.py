@@ -87,6 +87,12 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
+    def data_version(self) -> int:
+        """A number that changes whenever another connection commits to the file (SQLite's
+        ``PRAGMA data_version``): a reader that follows other writers polls it."""
+        row = self.conn.execute("PRAGMA data_version").fetchone()
+        return int(row[0])
+
     # --- encounters ---------------------------------------------------------------------
 
     def encounters(self) -> list[EncounterRow]:

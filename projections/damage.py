@@ -38,6 +38,13 @@ class Attribution:
         self.latest: str | None = None  # the actor of the latest action command still in force
         self.aimed: set[str] = set()  # whom that action was aimed at
 
+    def copy(self) -> Attribution:
+        """This fold as it stands, to go on from along another branch."""
+        other = Attribution(self.ruleset)
+        other.names, other.aimed = dict(self.names), set(self.aimed)
+        other.command, other.tag, other.actor, other.latest = self.command, self.tag, self.actor, self.latest
+        return other
+
     def name(self, typed: str | None) -> str | None:
         return self.names.get(typed.lower()) if typed else None
 
