@@ -23,7 +23,7 @@ from typing import Any, Literal
 import msgspec
 
 from skirmish.eventlog.errors import BadInput
-from skirmish.eventlog.events import CombatantAdded, EncounterStarted
+from skirmish.eventlog.events import CombatantAdded, EncounterStarted, NoteAdded
 from skirmish.projections.audit import Note, notes_shown, number_entries
 from skirmish.projections.damage import Attribution
 from skirmish.projections.engine import Encounter, Recorded
@@ -177,6 +177,8 @@ class _Players:
                 return f"Encounter {name!r} begins under {ruleset}", False
             case CombatantAdded(name=name, side=side) if self.foe(side):
                 return f"{name} joins the {side} side", False
+            case NoteAdded(private=True):
+                return "The GM made a note", False
         rows = {row["n"]: row for row in after["c"].values()}
         if harm is not None and harm.who in rows and self.foe(rows[harm.who]["s"]):
             if harm.heal:

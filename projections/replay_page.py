@@ -40,8 +40,8 @@ BODY = """<header>
 <main>
 <section aria-label="Replay controls">
 <div class="controls">
-<label for="branch">Branch <select id="branch"></select></label>
-<label for="speed">Speed <select id="speed"><option value="1000">slow</option><option value="400" selected>normal</option><option value="100">fast</option><option value="10">fastest</option></select></label>
+<label for="branch">Branch</label> <select id="branch"></select>
+<label for="speed">Speed</label> <select id="speed"><option value="1000">slow</option><option value="400" selected>normal</option><option value="100">fast</option><option value="10">fastest</option></select>
 </div>
 <div class="scrub">
 <label for="scrub" class="muted">Event <span id="position" aria-live="polite"></span></label>
@@ -97,7 +97,7 @@ def page(payload: bytes, encounter: str) -> bytes:
     title = f"{encounter}: replay"
     head = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">'
         f"<title>{escape(title)}</title><style>{_asset('replay.css')}</style></head><body>\n"
     )
     return b"".join([

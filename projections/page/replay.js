@@ -141,7 +141,8 @@
     var list = clear($("board"));
     st.o.forEach(function (key) {
       var c = row(st, key), li = el("li", [c.s, c.st, c.a ? "acting" : ""].join(" "));
-      li.appendChild(el("span", "name", (c.a ? "▶ " : "") + c.n));
+      if (c.a) li.appendChild(el("span", "mark", "▶ acts now: "));
+      li.appendChild(el("span", "name", c.n));
       li.appendChild(el("span", "status", c.st));
       li.appendChild(el("div", "side muted", c.s));
       li.appendChild(el("div", "vital", c.vn + ": " + figure(c.v, c.vm)));
