@@ -38,9 +38,9 @@ DOWN = frozenset({"down", "dead"})
 
 # A page past this many events summarises: the earliest events of each branch are folded
 # into the board it starts from, their damage into the totals, and only the last ones are
-# stepped through (the jsonl export keeps the whole log). About 150 bytes an event in
-# the page: 200,000 events is about 30 MB, which a phone still opens.
-MOST_EVENTS = 200_000
+# stepped through (the jsonl export keeps the whole log). About 200 bytes an event in
+# the page (benchmarks/page.py): 100,000 events is about 20 MB, which opens in about 2 s.
+MOST_EVENTS = 100_000
 
 
 @dataclass(frozen=True)
@@ -284,8 +284,9 @@ def build(enc: Encounter, audience: Audience = "gm", bands: Bands | None = None,
                 strings.explanation(number_entries(rec.event)) if explain else 0,
             ]
             if harm is not None:
-                by = names.combatant(harm.by) if harm.by else None
-                entry.append([names.combatant(harm.who), harm.amount, by, int(harm.heal)])
+                # [victim, amount, attacker, healed], the last two left off when none and no
+                damage = [names.combatant(harm.who), harm.amount, names.combatant(harm.by) if harm.by else None, 1]
+                entry.append(damage if harm.heal else damage[:3] if harm.by else damage[:2])
             events.append(entry)
             fold.view = shown
             if rec.id in forks:

@@ -282,3 +282,25 @@ def test_live_page_follows_the_cli_within_two_seconds(browser: Any, played: dict
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def test_a_long_fight_summarises_its_start(browser: Any, played: dict[str, Path], tmp_path: Path) -> None:
+    """Past the limit the page starts later, from the board as it stood; the totals still
+    count the damage before it (bridge ambush: the Orc ends at -1 of 30, 31 taken)."""
+    from skirmish.eventlog.store import Store
+    from skirmish.projections import replay, replay_page
+    from skirmish.projections.engine import Encounter
+
+    store = Store(str(played["bridge-ambush"]))
+    data = replay.build(Encounter.open(store), most=30)
+    store.close()
+    assert data["summarised"]["before"] > 20  # the Orc's first 12 hits (#20) are folded in
+    page_file = tmp_path / "short.html"
+    page_file.write_bytes(replay_page.html(data))
+    page = Page(browser)
+    page.tab.goto(page_file.as_uri())
+    assert "Long fight" in page.tab.inner_text("#summarised")
+    page.tab.keyboard.press("End")
+    assert "hits left: -1/30" in page.card("Orc") and page.summary("Orc")[-1] == "31"
+    assert page.errors == []
+    page.close()

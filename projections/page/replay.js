@@ -28,7 +28,7 @@
       id += e[0];
       if (D.audience === "gm") cmd += e[2];
       byId.set(id, { id: id, parent: e[1] === null ? null : id - e[1], cmd: cmd, text: S[e[3]], d: e[4],
-                     x: e[5], h: e[6] || null });
+                     x: e[5], h: e[6] ? [String(e[6][0]), e[6][1], e[6][2] == null ? null : String(e[6][2]), e[6][3] || 0] : null });
     });
   }
 
@@ -71,15 +71,16 @@
     branch = branchNamed(name);
     path = walk(branch.head);
     frames = [];
-    var st = empty(path[0]);
+    var st = empty(path[0]), points = chartPoints();
     for (var i = 0; i < path.length; i++) {
       apply(st, path[i]);
+      points.add(st, path[i], i);
       if (i % KEYFRAME === 0) frames.push(clone(st));
     }
     var range = $("scrub");
     range.max = String(Math.max(0, path.length - 1));
     drawForks();
-    drawChart();
+    drawChart(points);
   }
 
   function stateAt(i) {
@@ -185,25 +186,41 @@
   // --- the vital chart: each combatant's figure along the branch, damage marked ---------------
   var chart = { w: 800, h: 220, left: 44, top: 10, bottom: 26 };
 
-  function drawChart() {
-    var box = clear($("chart")), legend = clear($("legend"));
+  // Each combatant's figure along the branch, a point per horizontal pixel at most, and the
+  // damage done: gathered during the branch's one fold.
+  function chartPoints() {
+    var box = $("chart");
     // As wide as its box (its text stays legible on a phone), within reason.
     chart.w = Math.max(300, Math.min(1400, box.clientWidth || 800));
-    var series = {}, marks = [], low = 0, high = 1, st = empty(path[0]);
-    var buckets = Math.min(path.length, chart.w - chart.left - 10);
-    path.forEach(function (ev, i) {
-      apply(st, ev);
-      var b = Math.floor(i * buckets / path.length);
-      for (var key in st.c) {
+    var out = { series: {}, marks: [], low: 0, high: 1, buckets: Math.min(path.length, chart.w - chart.left - 10) };
+    out.add = function (st, ev, i) {
+      var b = Math.floor(i * out.buckets / path.length), keys = ev.d.c ? Object.keys(ev.d.c) : [];
+      if (i === 0 || ev.d.o) keys = Object.keys(st.c);
+      keys.forEach(function (key) {
         var v = st.c[key].v;
-        if (typeof v !== "number") continue; // a band, in the players' version
-        var s = series[key] || (series[key] = { name: st.c[key].n, points: [] });
+        if (typeof v !== "number") return; // a band, in the players' version
+        var s = out.series[key] || (out.series[key] = { name: st.c[key].n, points: [] });
         var last = s.points[s.points.length - 1];
         if (last && last[0] === b) last[1] = v; else s.points.push([b, v]);
-        low = Math.min(low, v); high = Math.max(high, v);
-      }
-      if (ev.h && !ev.h[3] && series[ev.h[0]]) marks.push([b, ev.h[0], ev.h[1], ev.id]);
+        out.low = Math.min(out.low, v); out.high = Math.max(out.high, v);
+      });
+      if (ev.h && !ev.h[3] && out.series[ev.h[0]]) out.marks.push([b, ev.h[0], ev.h[1], ev.id]);
+    };
+    return out;
+  }
+
+  function drawChart(points) {
+    var box = clear($("chart")), legend = clear($("legend"));
+    var series = points.series, marks = points.marks, low = points.low, high = points.high, buckets = points.buckets;
+    Object.keys(series).forEach(function (key) { // flat to the end of the branch after its last change
+      var p = series[key].points, last = p[p.length - 1];
+      if (last[0] < buckets - 1) p.push([buckets - 1, last[1]]);
     });
+    function valueAt(s, b) {
+      var found = s.points[0];
+      for (var i = 0; i < s.points.length && s.points[i][0] <= b; i++) found = s.points[i];
+      return found[1];
+    }
     var plotW = chart.w - chart.left - 10, plotH = chart.h - chart.top - chart.bottom;
     function x(b) { return chart.left + (buckets > 1 ? plotW * b / (buckets - 1) : plotW / 2); }
     function y(v) { return chart.top + plotH - (v - low) / ((high - low) || 1) * plotH; }
@@ -234,8 +251,7 @@
     marks.forEach(function (m) {
       var s = series[m[1]], key = m[0] + ":" + m[1];
       if (seen[key]) { seen[key].amount += m[2]; seen[key].title.textContent = s.name + " takes " + seen[key].amount + " " + D.unit + " (to #" + m[3] + ")"; return; }
-      var value = s.points.find(function (p) { return p[0] === m[0]; });
-      var dot = svg("circle", { "class": "damage", cx: x(m[0]).toFixed(1), cy: y(value ? value[1] : 0).toFixed(1), r: 4, fill: "#fff", stroke: s.colour, "stroke-width": 2 });
+      var dot = svg("circle", { "class": "damage", cx: x(m[0]).toFixed(1), cy: y(valueAt(s, m[0])).toFixed(1), r: 4, fill: "#fff", stroke: s.colour, "stroke-width": 2 });
       var t = svg("title", {}); t.textContent = s.name + " takes " + m[2] + " " + D.unit + " (#" + m[3] + ")";
       dot.appendChild(t);
       root.appendChild(dot);
