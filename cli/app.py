@@ -156,6 +156,16 @@ RollOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 StepsArg = Annotated[int, typer.Argument(help="How many commands.")]
+# The replay page's audience and the players' bands (`export --format html`, `serve`).
+AudienceOpt = Annotated[
+    str, typer.Option("--for", help="gm (everything) or players (foes' vitals as bands; no seed, digest or private notes).")
+]
+PartyOpt = Annotated[
+    list[str] | None, typer.Option("--party", help="A side the players see exactly (default: players); repeat for more.")
+]
+BadlyOpt = Annotated[
+    int, typer.Option("--badly-hurt", help="Players' bands: a foe at or below this % of its vital figure is badly hurt.")
+]
 
 
 def pairs(items: Sequence[str] | None, what: str, lower: bool = True) -> dict[str, str]:

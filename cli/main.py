@@ -306,9 +306,14 @@ def upkeep(ctx: typer.Context, with_: WithOpt = None) -> None:
 
 
 @command()
-def note(ctx: typer.Context, event: int, text: str) -> None:
+def note(
+    ctx: typer.Context,
+    event: int,
+    text: str,
+    private: Annotated[bool, typer.Option("--private", help="The GM's alone: left out of the players' pages.")] = False,
+) -> None:
     """Annotate an event (appended, never an edit)."""
-    _execute(ctx, c.AddNote(event=event, text=text))
+    _execute(ctx, c.AddNote(event=event, text=text, private=private))
 
 
 # --- time travel -----------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The `export` and `import` commands: jsonl round trips and session reports (md, html)."""
+"""The `export` and `import` commands: jsonl round trips, the Markdown report, the replay page."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from skirmish.cli.app import command, invocation, say
+from skirmish.cli.app import AudienceOpt, BadlyOpt, PartyOpt, command, invocation, say
 from skirmish.cli.progress import progress
 from skirmish.eventlog.connection import file_of
 from skirmish.eventlog.errors import BadInput
@@ -73,11 +73,15 @@ def _stopped_like_ctrl_c() -> Iterator[None]:
 @command()
 def export(
     ctx: typer.Context,
-    format_: Annotated[str, typer.Option("--format", help="jsonl (the whole tree, for `import`), md or html (a session report).")] = "jsonl",
+    format_: Annotated[str, typer.Option("--format", help="jsonl (the whole tree, for `import`), md (a session report) or html (a replay page).")] = "jsonl",
     out: Annotated[Path | None, typer.Option("--out", help="File to write (default: standard output).")] = None,
     branch: Annotated[str | None, typer.Option(help="The branch a report follows (default: the current one).")] = None,
+    audience: AudienceOpt = "gm",
+    party: PartyOpt = None,
+    badly: BadlyOpt = 50,
 ) -> None:
-    """Export the current encounter: its whole tree as jsonl, or a session report."""
+    """Export the current encounter: its whole tree as jsonl, a session report (md), or a
+    replay page (html)."""
     if format_ not in FORMATS:
         raise BadInput(f"--format takes {', '.join(FORMATS)}, not {format_!r}")
     enc = invocation(ctx).encounter()
@@ -85,7 +89,18 @@ def export(
         what = file_of(enc.store.file, str(out))
         if what is not None:
             raise BadInput(f"--out {out} is {what} ({enc.store.file}): write the export to another file")
-    if format_ == "jsonl":
+    if format_ != "html" and (audience != "gm" or party or badly != 50):
+        raise BadInput("--for, --party and --badly-hurt are for the replay page (--format html)")
+    if format_ == "html":
+        from skirmish.projections import replay, replay_page
+
+        if branch is not None:
+            raise BadInput("--branch is for the md report: the replay page holds every branch")
+        bands = replay.bands(party, badly)
+        with progress("replay page", lambda: replay.event_count(enc)) as bar:
+            data = replay.build(enc, replay.audience(audience), bands, bar.advance)
+        _write([replay_page.html(data)], out)
+    elif format_ == "jsonl":
         from skirmish.projections.transfer import export_jsonl, row_count
 
         if branch is not None:
@@ -97,8 +112,7 @@ def export(
 
         with progress("report", lambda: report.path_length(enc, branch)) as bar:
             built = report.build(enc, branch, bar.advance)
-        render = report_render.markdown if format_ == "md" else report_render.html
-        _write([render(built).encode()], out)
+        _write([report_render.markdown(built).encode()], out)
     if out is not None:
         say(f"Wrote {out} ({format_}) for {enc.row.name!r}", err=True)
 
@@ -128,3 +142,33 @@ def import_(
         f"Imported {name!r} ({done.encounter.ruleset}): {done.events} events, {done.commands} commands, "
         f"{done.moves} head moves; digest {done.digest}. It is now current in {invocation(ctx).db}"
     )
+
+
+@command()
+def serve(
+    ctx: typer.Context,
+    host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0: every network of this machine).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    audience: AudienceOpt = "players",
+    party: PartyOpt = None,
+    badly: BadlyOpt = 50,
+) -> None:
+    """Serve the replay page live (read-only) for the table's screens and phones: it follows
+    the branch head as the GM plays. The players' version unless --for gm."""
+    from skirmish.projections import replay
+
+    run = invocation(ctx)
+    chosen, bands = replay.audience(audience), replay.bands(party, badly)
+    enc = run.encounter()  # refuses a missing database or encounter in one line, before serving
+    name = enc.row.name
+    run.close()
+    try:
+        import uvicorn
+
+        from skirmish.cli import live
+    except ImportError as exc:
+        raise BadInput(f"`serve` needs the serve extra: pip install 'skirmish-log[serve]' ({exc.name} is missing)") from None
+    follower = live.Follower(run.db, chosen, bands)
+    shown = "the GM's version" if chosen == "gm" else "the players' version"
+    typer.echo(f"Serving {name!r} ({shown}) on http://{host}:{port}/ (Ctrl+C stops)", err=True)
+    uvicorn.run(live.app(follower), host=host, port=port, log_level="warning")

@@ -109,9 +109,10 @@ class Return(AtTheTable, frozen=True, kw_only=True, tag="return"):
     who: str
 
 
-class AddNote(Command, frozen=True, tag="note"):
+class AddNote(Command, frozen=True, tag="note", omit_defaults=True):
     event: int
     text: str
+    private: bool = False  # the GM's alone: left out of the players' pages (omitted when False)
 
 
 class MoveHead(Command, frozen=True, tag="move-head"):

@@ -102,11 +102,14 @@ class CombatantAdded(Event, frozen=True, tag="combatant-added"):
     stats: dict[str, int]
 
 
-class NoteAdded(Event, frozen=True, tag="note-added"):
-    """The GM's annotation on an earlier event; it changes no figure."""
+class NoteAdded(Event, frozen=True, tag="note-added", omit_defaults=True):
+    """The GM's annotation on an earlier event; it changes no figure. A ``private`` note is
+    the GM's alone: the players' pages leave it out. (Defaults are omitted, so a note that
+    is not private is stored exactly as before the field existed.)"""
 
     about: int
     text: str
+    private: bool = False
 
 
 class CombatantLeft(Event, frozen=True, tag="combatant-left"):

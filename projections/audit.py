@@ -19,7 +19,7 @@ import msgspec
 
 from skirmish.eventlog.commands import AddNote, AnyCommand, Command, command_decoder
 from skirmish.eventlog.errors import BadInput, HeadMoved, SkirmishError, StoreError, TamperedLog, UnknownEvent
-from skirmish.eventlog.events import Derivation, EncounterStarted, NoteAdded, Roll, tag_of
+from skirmish.eventlog.events import Derivation, EncounterStarted, Event, NoteAdded, Roll, tag_of
 from skirmish.projections.engine import Encounter, Recorded
 from skirmish.projections.render import clock_label, own_figures
 from skirmish.projections.render import figures as figures_of
@@ -62,10 +62,29 @@ def explain(enc: Encounter, event_id: int) -> dict[str, Any]:
     started = path[0].event
     assert isinstance(started, EncounterStarted)
     command = enc.store.command(rec.command_id)
+    return {
+        "event": rec.id,
+        "kind": rec.kind,
+        "description": enc.describe(rec),
+        "command": command.text,
+        "branch": command.branch,
+        "on": enc.store.branches_holding(enc.row.id, rec.id),  # the branches whose history holds it
+        "recorded_at": rec.recorded_at,
+        "ruleset": enc.ruleset.id,
+        "rules_file": enc.ruleset.rules_file,
+        "options": dict(started.options),
+        "numbers": number_entries(rec.event),
+        "notes": [{"id": n.id, "text": n.text, **({"private": True} if n.private else {})}
+                  for n in notes_shown(enc, [rec.id]).get(rec.id, [])],
+    }
+
+
+def number_entries(event: Event) -> list[dict[str, Any]]:
+    """Every number of one event, as recorded: derivations with their terms, dice and rule."""
     # A plain number an event holds beside a ``rule`` of its own is governed by that rule.
-    own_rule = getattr(rec.event, "rule", "")
+    own_rule = getattr(event, "rule", "")
     entries: list[dict[str, Any]] = []
-    for where, value in numbers(rec.event):
+    for where, value in numbers(event):
         if isinstance(value, Derivation):
             entries.append({
                 "figure": where, "value": value.amount, "formula": value.formula,
@@ -78,20 +97,7 @@ def explain(enc: Encounter, event_id: int) -> dict[str, Any]:
         else:
             entries.append({"figure": where, "value": value, "recorded": True,
                             "rule": own_rule if isinstance(own_rule, str) else ""})
-    return {
-        "event": rec.id,
-        "kind": rec.kind,
-        "description": enc.describe(rec),
-        "command": command.text,
-        "branch": command.branch,
-        "on": enc.store.branches_holding(enc.row.id, rec.id),  # the branches whose history holds it
-        "recorded_at": rec.recorded_at,
-        "ruleset": enc.ruleset.id,
-        "rules_file": enc.ruleset.rules_file,
-        "options": dict(started.options),
-        "numbers": entries,
-        "notes": [{"id": n.id, "text": n.text} for n in notes_shown(enc, [rec.id]).get(rec.id, [])],
-    }
+    return entries
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,7 @@ class Note:
     id: int
     about: int
     text: str
+    private: bool = False
 
 
 def notes_shown(enc: Encounter, event_ids: Sequence[int] | None = None) -> dict[int, list[Note]]:
@@ -117,7 +124,7 @@ def notes_shown(enc: Encounter, event_ids: Sequence[int] | None = None) -> dict[
         note = enc.decode(row).event
         assert isinstance(note, NoteAdded)
         if on[row.id] and (wanted is None or note.about in wanted):
-            by.setdefault(note.about, []).append(Note(row.id, note.about, note.text))
+            by.setdefault(note.about, []).append(Note(row.id, note.about, note.text, note.private))
     return by
 
 

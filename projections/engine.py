@@ -348,8 +348,8 @@ class Encounter:
             case CombatantAdded(name=name, side=side, stats=stats):
                 figures = ", ".join(f"{k} {v}" for k, v in stats.items())
                 return f"{name} joins the {side} side ({figures})"
-            case NoteAdded(about=about, text=text):
-                return f"Note on #{about}: {text}"
+            case NoteAdded(about=about, text=text, private=private):
+                return f"{'Private note' if private else 'Note'} on #{about}: {text}"
             case CombatantLeft(who=who, reason=reason):
                 return f"{who} leaves the fight ({reason})"
             case CombatantReturned(who=who):
@@ -400,7 +400,7 @@ class Encounter:
             self.store.event(self.row.id, command.event)
             if not command.text.strip():
                 raise BadInput("a note needs some text")
-            events: list[Event] = [NoteAdded(about=command.event, text=command.text)]
+            events: list[Event] = [NoteAdded(about=command.event, text=command.text, private=command.private)]
         else:
             check_details(self.ruleset, command)
             check_flags(self.ruleset, command)

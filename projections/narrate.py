@@ -23,7 +23,7 @@ INDENT = " " * 9  # under the text of a "#id   " line
 
 
 def note_lines(notes: Sequence[Note]) -> list[str]:
-    return [escape_controls(f"{INDENT}note #{n.id}: {n.text}") for n in notes]
+    return [escape_controls(f"{INDENT}{'private ' if n.private else ''}note #{n.id}: {n.text}") for n in notes]
 
 
 def log_line(enc: Encounter, rec: Recorded, branches: Sequence[str] | None, current: str) -> str:
@@ -67,8 +67,31 @@ def explain_lines(data: Mapping[str, Any]) -> list[str]:
         f"  ruleset: {data['ruleset']} ({data['rules_file']}), options: "
         + (", ".join(f"{k}={v}" for k, v in data["options"].items()) or "none"),
     ]
-    derived = [n for n in data["numbers"] if not n.get("recorded")]
-    recorded = [n for n in data["numbers"] if n.get("recorded")]
+    lines += number_lines(data["numbers"])
+    lines += [f"  {'private ' if note.get('private') else ''}note #{note['id']}: {note['text']}" for note in data["notes"]]
+    return [escape_controls(line) for line in lines]
+
+
+RECORDED = "  as recorded: "
+
+
+def number_lines(numbers: Sequence[Mapping[str, Any]]) -> list[str]:
+    """An event's numbers (``audit.number_entries``) as `explain` prints them."""
+    lines, recorded = number_parts(numbers)
+    if recorded is not None:
+        items, tail = recorded
+        lines.append(RECORDED + ", ".join(items) + tail)
+    if not numbers:
+        lines.append("  no numbers: nothing was computed")
+    return lines
+
+
+def number_parts(numbers: Sequence[Mapping[str, Any]]) -> tuple[list[str], tuple[list[str], str] | None]:
+    """The lines of the derived numbers, and the numbers stored as they are (``figure
+    value`` items and the rules they fall under) that `explain` prints on one line."""
+    lines: list[str] = []
+    derived = [n for n in numbers if not n.get("recorded")]
+    recorded = [n for n in numbers if n.get("recorded")]
     for n in derived:
         formula = f" = {n['formula']}" if n.get("formula") else ""
         lines.append(f"  {n['figure']}: {n['value']}{formula}")
@@ -79,11 +102,8 @@ def explain_lines(data: Mapping[str, Any]) -> list[str]:
             lines.append("      dice: " + Roll(dice=r["dice"], faces=tuple(r["faces"]), source=r["source"]).describe())
         if n.get("rule"):
             lines.append(f"      rule: {n['rule']}")
-    if recorded:
-        rules = {n["rule"] for n in recorded if n["rule"]}
-        tail = f" ({', '.join(sorted(rules))})" if rules else " (no derivation recorded)"
-        lines.append("  as recorded: " + ", ".join(f"{n['figure']} {n['value']}" for n in recorded) + tail)
-    if not data["numbers"]:
-        lines.append("  no numbers: nothing was computed")
-    lines += [f"  note #{note['id']}: {note['text']}" for note in data["notes"]]
-    return [escape_controls(line) for line in lines]
+    if not recorded:
+        return lines, None
+    rules = {n["rule"] for n in recorded if n["rule"]}
+    tail = f" ({', '.join(sorted(rules))})" if rules else " (no derivation recorded)"
+    return lines, ([f"{n['figure']} {n['value']}" for n in recorded], tail)

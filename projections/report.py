@@ -8,9 +8,10 @@ ruleset. Readings it makes, the same for every ruleset:
 - an action's span runs from the moment it appears in the view's ``pending`` list to the
   moment it leaves it; a moment is one value of the clock's ``moment`` label; one
   declared and resolved within one command is a point;
-- damage taken is every drop of the combatant's ``vital`` figure; it was dealt by the
-  combatant whose pending action aimed at the victim left the list in the same command
-  (resolved); other drops (upkeep ticks, damage typed by the GM) are dealt by no one;
+- damage dealt and taken are what the events record, in the rules' own count
+  (``Ruleset.harm``), with the attacker :mod:`skirmish.projections.damage` gives them:
+  never the vital figure's drops, which can be something else (phases: initiative lost
+  to wounds);
 - budget spent is the most of its ``budget`` spent (``of - left``) seen in each round,
   summed over rounds;
 - actions declared are the ``declare`` commands on the branch in the combatant's name.
@@ -25,7 +26,9 @@ from typing import Any
 
 from skirmish.eventlog.events import NoteAdded
 from skirmish.projections.audit import Note, notes_shown
+from skirmish.projections.damage import Attribution
 from skirmish.projections.engine import Encounter
+from skirmish.projections.ruleset import Harm
 from skirmish.projections.view import Combatant, Shown, View
 
 
@@ -41,6 +44,7 @@ class Step:
     text: str  # the ruleset's describe of the event
     view: View  # the ruleset's view after the event
     note_about: int | None = None  # set when the event is a note
+    harm: Harm | None = None  # the damage the event did, with its attacker
 
 
 @dataclass
@@ -131,8 +135,6 @@ class _Command:
     tag: str
     actor: str | None
     action: str | None
-    left: dict[str, str] = field(default_factory=dict)  # target (lower case) -> who resolved on it
-    drops: dict[str, int] = field(default_factory=dict)  # victim -> vital lost
     started: set[str] = field(default_factory=set)  # who had a span begin
 
 
@@ -147,7 +149,6 @@ class _Fold:
         self.spent: dict[tuple[str, int], int] = {}
         self.open: dict[tuple[str, str], Span] = {}
         self.pending_before: set[tuple[str, str]] = set()
-        self.vital_before: dict[str, int] = {}
         self.moment: str | None = None
         self.round: Round | None = None
         self.cmd: _Command | None = None
@@ -176,13 +177,15 @@ class _Fold:
         rnd.lines.append(Line(s.id, s.text, self.about.get(s.id, [])))
         for row in view.combatants:
             self.combatant(row, number)
+        if s.harm is not None and not s.harm.heal:
+            self.figures[s.harm.who].taken += s.harm.amount
+            if s.harm.by is not None:
+                self.figures[s.harm.by].dealt += s.harm.amount
         pending = {(p.who, p.action): p for p in view.pending}
         for key, span in list(self.open.items()):
             if key not in pending:
                 span.end = at
                 del self.open[key]
-                if span.target:
-                    self.cmd.left[span.target.lower()] = span.who
         for key, p in pending.items():
             if key not in self.open:
                 span = Span(key[0], key[1], at, carried=key in self.pending_before, target=p.target)
@@ -199,10 +202,6 @@ class _Fold:
             fig = self.figures[name] = Figures(name, row.side, vital_start=vital)
         fig.vital_end = vital
         self.series.setdefault(name, {})[number] = vital
-        before = self.vital_before.get(name)
-        if before is not None and vital < before and self.cmd is not None:
-            self.cmd.drops[name] = self.cmd.drops.get(name, 0) + before - vital
-        self.vital_before[name] = vital
         if row.budget.of is not None:
             key = (name, number)
             self.spent[key] = max(self.spent.get(key, 0), row.budget.of - row.budget.left)
@@ -218,15 +217,6 @@ class _Fold:
         if cmd is None:
             return
         actor = self.name(cmd.actor)
-        for victim, amount in cmd.drops.items():
-            self.figures[victim].taken += amount
-            # The resolved action that targeted the victim dealt it; failing that, an action
-            # declared and resolved at once (a strike) was its actor's.
-            dealer = self.name(cmd.left.get(victim.lower()))
-            if dealer is None and cmd.tag in ("declare", "resolve") and actor not in (None, victim):
-                dealer = actor
-            if dealer is not None:
-                self.figures[dealer].dealt += amount
         if cmd.tag == "declare" and actor is not None:
             self.figures[actor].declared += 1
             rnd = self.round
@@ -260,17 +250,19 @@ def collect(steps: Iterable[Step], *, notes: list[Note]) -> tuple[list[Round], l
 def steps_of(enc: Encounter, head: int, advance: Callable[[int], None]) -> Iterator[Step]:
     commands = enc.store.commands(enc.row.id)
     bodies: dict[int, dict[str, Any]] = {}  # each command's body, parsed once for all its events
+    attribution = Attribution(enc.ruleset)
     for rec, after in enc.replay(head):
         body = bodies.get(rec.command_id)
         if body is None:
             body = bodies[rec.command_id] = json.loads(commands[rec.command_id].body)
-        who, action = body.get("who"), body.get("action")
+        who, action, tag = body.get("who"), body.get("action"), str(body.get("type", ""))
+        actor = who if isinstance(who, str) else None
         event = rec.event
         yield Step(
-            rec.id, rec.command_id, str(body.get("type", "")),
-            who if isinstance(who, str) else None, action if isinstance(action, str) else None,
+            rec.id, rec.command_id, tag, actor, action if isinstance(action, str) else None,
             enc.describe(rec), enc.ruleset.view(after),
             note_about=event.about if isinstance(event, NoteAdded) else None,
+            harm=attribution.step(event, rec.command_id, tag, actor),
         )
         advance(1)
 

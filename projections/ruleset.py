@@ -43,6 +43,26 @@ ENTRY_POINT_GROUP = "skirmish.rulesets"
 DISTRIBUTION = "skirmish-log"  # whose entry points BUILT_IN mirrors
 
 
+class Harm(msgspec.Struct, frozen=True, kw_only=True):
+    """What one event did to a combatant in the rules' own count of damage (``unit``: hits,
+    Endurance and Health, wounds), or gave back (``heal``); ``by``: the attacker, where
+    the event itself records one. Summaries add these up, never the vital figure's drops:
+    a figure can fall for reasons that are not damage (phases: initiative lost to wounds)."""
+
+    who: str
+    amount: int
+    unit: str
+    by: str | None = None
+    heal: bool = False
+
+
+class Aim(msgspec.Struct, frozen=True, kw_only=True):
+    """An action of ``who`` aimed at ``target`` (an attack declared, resolved or rolled)."""
+
+    who: str
+    target: str
+
+
 @dataclass(frozen=True)
 class Option:
     """An open point of a rules text, settled per encounter and recorded in its first event."""
@@ -165,6 +185,14 @@ class Ruleset(Protocol[State]):
         """One line of narration of one of its events, for the log and the replay."""
         ...
 
+    def harm(self, event: Event) -> Harm | None:
+        """The damage (or healing) the event records, in the rules' unit; None if none."""
+        ...
+
+    def aim(self, event: Event) -> Aim | None:
+        """The combatant the event's action is aimed at, if it is aimed at one."""
+        ...
+
 
 C = TypeVar("C", bound=Command)
 E = TypeVar("E", bound=Event)
@@ -247,6 +275,15 @@ class Rules(Generic[State]):
         return after
 
     effects: Mapping[str, str] = {}
+
+    def harm(self, event: Event) -> Harm | None:
+        return None
+
+    def aim(self, event: Event) -> Aim | None:
+        who, target = getattr(event, "who", None), getattr(event, "target", None)
+        # The shared reading: an event with a ``who`` and a ``target`` is an action aimed at
+        # that combatant. A ruleset whose events mean otherwise overrides this.
+        return Aim(who=who, target=target) if isinstance(who, str) and isinstance(target, str) else None
 
     @decides(AddCombatant)
     def _decide_add(self, state: State, command: AddCombatant, dice: Dice) -> list[Event]:

@@ -76,4 +76,4 @@ def test_export_import_and_reports_of_a_sample(cli: Cli, sample: Path, tmp_path:
         report = cli.ok("export", "--format", fmt)
         for fighter in view["combatants"]:  # type: ignore[attr-defined]
             assert fighter["name"] in report
-    assert "<svg" in cli.ok("export", "--format", "html")
+    assert '<script type="application/json" id="replay-data">' in cli.ok("export", "--format", "html")

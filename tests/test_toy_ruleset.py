@@ -105,7 +105,7 @@ def test_explain_why_and_the_report_of_a_duel(cli: Cli) -> None:
         "Cid": ("5 -> 3", 3, 2),
     }
     assert "## HP over rounds" in report
-    assert "<svg" in cli.ok("export", "--format", "html")
+    assert '<script type="application/json" id="replay-data">' in cli.ok("export", "--format", "html")
 
 
 def test_export_and_import_keep_the_duel_whole(cli: Cli, tmp_path: Path) -> None:

@@ -112,6 +112,7 @@ from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
+    Harm,
     Option,
     Rules,
     Ruleset,
@@ -1154,6 +1155,18 @@ class ApCountdown(Rules[ApState]):
             clock=clock, combatants=tuple(combatants), pending=tuple(pending),
             own=ApScene(environment=state.counters),
         )
+
+    def harm(self, event: Event) -> Harm | None:
+        # Damage is counted in hits (ap-countdown.md, Resolution); bleeding loses hits at
+        # the Upkeep, dealt by no one at that moment.
+        match event:
+            case DamageTaken(who=who, hits=hits):
+                return Harm(who=who, amount=hits.value, unit="hits")
+            case HitsHealed(who=who, hits=hits):
+                return Harm(who=who, amount=hits.value, unit="hits", heal=True)
+            case UpkeepTick(step="bleeding", who=who, change=change) if change < 0:
+                return Harm(who=who, amount=-change, unit="hits")
+        return None
 
     def describe(self, event: Event) -> str:
         match event:

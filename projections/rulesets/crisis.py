@@ -114,6 +114,7 @@ from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
+    Harm,
     Option,
     Rules,
     Ruleset,
@@ -846,6 +847,16 @@ class Crisis(Rules[CrisisState]):
             for f in ordered if f.action is not None
         )
         return View(clock=clock, combatants=combatants, pending=pending)
+
+    def harm(self, event: Event) -> Harm | None:
+        # Damage reduces Endurance, then Health (crisis.md, Damage): what was taken is both,
+        # after armour's DR; the attacker is recorded on the event.
+        match event:
+            case DamageTaken(who=who, to_endurance=end, to_health=health, by=by):
+                return Harm(who=who, amount=end + health, unit="Endurance and Health", by=by)
+            case Healed(who=who, to_endurance=end, to_health=health):
+                return Harm(who=who, amount=end + health, unit="Endurance and Health", heal=True)
+        return None
 
     def describe(self, event: Event) -> str:
         match event:

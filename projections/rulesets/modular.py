@@ -101,6 +101,7 @@ from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
+    Harm,
     Option,
     Rules,
     Ruleset,
@@ -891,6 +892,16 @@ class Modular(Rules[ModularState]):
             ),
         )
         return View(clock=clock, combatants=tuple(combatants), pending=tuple(pending))
+
+    def harm(self, event: Event) -> Harm | None:
+        # modular.md gives no damage rules; the ruleset keeps the table's health (module
+        # docstring), and the GM's `damage` is what an attack did.
+        match event:
+            case DamageTaken(who=who, amount=amount):
+                return Harm(who=who, amount=amount.value, unit="health")
+            case HealthHealed(who=who, amount=amount):
+                return Harm(who=who, amount=amount.value, unit="health", heal=True)
+        return None
 
     def describe(self, event: Event) -> str:
         match event:

@@ -99,6 +99,7 @@ from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
+    Harm,
     Option,
     Rules,
     Ruleset,
@@ -774,6 +775,17 @@ class PercentActivity(Rules[PaState]):
             for f in ordered if f.action is not None
         )
         return View(clock=clock, combatants=combatants, pending=pending, own=NoOwn())
+
+    def harm(self, event: Event) -> Harm | None:
+        # Damage is counted in hits (percent-activity.md); bleeding loses hits at the upkeep.
+        match event:
+            case DamageTaken(who=who, amount=amount):
+                return Harm(who=who, amount=amount.value, unit="hits")
+            case HitsHealed(who=who, amount=amount):
+                return Harm(who=who, amount=amount.value, unit="hits", heal=True)
+            case UpkeepTick(step="bleeding", who=who, change=change) if change < 0:
+                return Harm(who=who, amount=-change, unit="hits")
+        return None
 
     def describe(self, event: Event) -> str:
         match event:

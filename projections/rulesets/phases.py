@@ -112,6 +112,7 @@ from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
+    Harm,
     Option,
     Rules,
     Ruleset,
@@ -920,6 +921,16 @@ class Phases(Rules[PhaseState]):
         later = [p for p in range(state.phase - 1, 0, -1) if f.repeat is not None or init >= p]
         now = state.phase not in f.acted and f.repeat is None and init >= state.phase and state.call <= init
         return ([state.phase] if now else []) + later
+
+    def harm(self, event: Event) -> Harm | None:
+        # phases.md counts wounds, not hits (Initiative): a wound is the damage, whatever
+        # initiative it costs; taking one off (`--end`) gives it back.
+        match event:
+            case EffectApplied(who=who, kind=kind) if kind in WOUNDS:
+                return Harm(who=who, amount=1, unit="wounds")
+            case EffectEnded(who=who, kind=kind) if kind in WOUNDS:
+                return Harm(who=who, amount=1, unit="wounds", heal=True)
+        return None
 
     def describe(self, event: Event) -> str:
         match event:

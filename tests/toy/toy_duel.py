@@ -29,6 +29,7 @@ from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
+    Harm,
     Option,
     Rules,
     Ruleset,
@@ -276,6 +277,15 @@ class Duel(Rules[DuelState]):
         clock = Clock(round=state.round, running=state.in_round, moment=moment,
                       now=(now,) if now else (), next=upcoming)
         return View(clock=clock, combatants=tuple(combatants))
+
+    def harm(self, event: Event) -> Harm | None:
+        # Damage and healing in hit points (duel.md); the striker is on the event.
+        match event:
+            case Struck(who=who, target=target, damage=damage):
+                return Harm(who=target, amount=damage.value, unit="HP", by=who)
+            case Healed(who=who, amount=amount):
+                return Harm(who=who, amount=amount, unit="HP", heal=True)
+        return None
 
     def describe(self, event: Event) -> str:
         match event:
