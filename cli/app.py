@@ -56,6 +56,8 @@ class Invocation:
     capture: list[c.Command] | None = None
     shared: Store | None = None  # a `run` script's store: its lines are one transaction
     records: bool = False  # the command would have recorded something (a refusal says nothing was)
+    encounter_pin: str | None = None  # --encounter / SKIRMISH_ENCOUNTER: this shell's table, whatever is current
+    branch_pin: str | None = None  # --on / SKIRMISH_BRANCH: its branch, whatever another process switches to
     _store: Store | None = field(default=None, repr=False)
     _created: bool = field(default=False, repr=False)  # this run made the file: removed if left empty
 
@@ -70,7 +72,21 @@ class Invocation:
         return self._store
 
     def encounter(self) -> Encounter:
-        return Encounter.open(self.store())
+        """The encounter the command acts on: the pinned one, else the file's current one;
+        on the pinned branch, else the encounter's current one."""
+        enc = Encounter.open(self.store(), self.encounter_pin)
+        if self.branch_pin:
+            enc.pin(self.branch_pin)
+        return enc
+
+    def pinned_note(self, now: str, what: str = "encounter") -> str | None:
+        """What to tell a pinned shell when it makes another encounter (or branch) current:
+        its own commands stay where the pin says."""
+        pin, var = (self.encounter_pin, "SKIRMISH_ENCOUNTER") if what == "encounter" else (self.branch_pin, "SKIRMISH_BRANCH")
+        if not pin or pin.strip().casefold() == now.casefold():
+            return None
+        return (f"This shell stays on {what} {pin!r} ({var} or --{'encounter' if what == 'encounter' else 'on'} "
+                f"pins it): set it to {now!r} to play there")
 
     def close(self) -> None:
         if self._store is not None:
@@ -112,8 +128,19 @@ def main_options(
     db: Annotated[
         str, typer.Option("--db", envvar="SKIRMISH_DB", help="SQLite file holding the encounters.")
     ] = DEFAULT_DB,
+    encounter: Annotated[str | None, typer.Option(
+        "--encounter", envvar="SKIRMISH_ENCOUNTER",
+        help="Act on this encounter, whatever another process makes current (pin a shell: export SKIRMISH_ENCOUNTER=NAME).",
+    )] = None,
+    on: Annotated[str | None, typer.Option(
+        "--on", envvar="SKIRMISH_BRANCH",
+        help="Act on this branch, whatever another process switches to (pin a shell: export SKIRMISH_BRANCH=NAME).",
+    )] = None,
 ) -> None:
-    invocation(ctx).db = db
+    run = invocation(ctx)
+    run.db = db
+    run.encounter_pin = encounter or None
+    run.branch_pin = on or None
 
 
 F = TypeVar("F", bound=Callable[..., Any])

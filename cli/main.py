@@ -42,9 +42,20 @@ from skirmish.projections.engine import Encounter, Recorded, new_encounter
 from skirmish.projections.render import render_state
 
 
-def _print_events(enc: Encounter, recorded: Sequence[Recorded]) -> None:
+def _print_events(enc: Encounter, recorded: Sequence[Recorded], run: Invocation | None = None) -> None:
     for rec in recorded:
         say(f"#{rec.id} {enc.describe(rec)}")
+    if run is not None and recorded and run.shared is None and _where_matters(enc, run):
+        say(f"  (on {enc.row.name!r}, branch {enc.branch!r})")
+
+
+def _where_matters(enc: Encounter, run: Invocation) -> bool:
+    """Whether a reply should name the encounter and branch it landed on: when the file
+    holds another encounter, the encounter another branch, or the shell is pinned, another
+    process could have moved the table under the command (README: which table)."""
+    if run.encounter_pin or run.branch_pin:
+        return True
+    return len(enc.store.encounters()) > 1 or len(enc.store.branches(enc.row.id)) > 1
 
 
 def _execute(ctx: typer.Context, cmd: c.Command) -> None:
@@ -58,7 +69,7 @@ def _execute(ctx: typer.Context, cmd: c.Command) -> None:
     run.records = True
     enc = run.encounter()
     before = enc.view().standing() if isinstance(cmd, c.AtTheTable) else {}
-    _print_events(enc, enc.execute(cmd, run.text or str(cmd.__struct_config__.tag)))
+    _print_events(enc, enc.execute(cmd, run.text or str(cmd.__struct_config__.tag)), run)
     if before:
         after = enc.view().standing()
         for side, names in after.items():
@@ -84,6 +95,8 @@ def new(
     first = enc.path(enc.head().event_id)[0]
     say(f"#{first.id} {enc.describe(first)}")
     say(f"Encounter {enc.row.name!r} is now current in {run.db}")
+    if note := run.pinned_note(enc.row.name):
+        say(note)
 
 
 @command()
@@ -108,6 +121,8 @@ def use(ctx: typer.Context, name: Annotated[str, typer.Argument(autocompletion=c
     """Make NAME the current encounter."""
     row = invocation(ctx).store().use(name)
     say(f"Encounter {row.name!r} ({row.ruleset}) is now current")
+    if note := invocation(ctx).pinned_note(row.name):
+        say(note)
 
 
 @command()
@@ -375,6 +390,8 @@ def switch(ctx: typer.Context, name: Annotated[str, typer.Argument(autocompletio
     run.records = True
     head = run.encounter().switch(name, run.text)
     say(f"On branch {head.branch!r}, at #{head.event_id}")
+    if note := run.pinned_note(head.branch, "branch"):
+        say(note)
 
 
 @command()
@@ -652,7 +669,7 @@ def _app_for(args: Sequence[str]) -> typer.Typer:
     table pays it on every run). Help, a group (`roster`), a mistyped or missing command
     get the whole app."""
     words = list(args)
-    while words and words[0].startswith("--db"):
+    while words and words[0].split("=")[0] in GLOBAL_OPTIONS:
         words = words[1:] if "=" in words[0] else words[2:]
     if not words or words[0].startswith("-"):
         return app
@@ -666,19 +683,16 @@ def _app_for(args: Sequence[str]) -> typer.Typer:
     return app
 
 
+GLOBAL_OPTIONS = ("--db", "--encounter", "--on")  # main_options' (cli/app.py): before the command
+
+
 def _strip_db(args: list[str]) -> str:
-    out, skip = [], False
-    for i, word in enumerate(args):
-        if skip:
-            skip = False
-            continue
-        if word == "--db" and i + 1 < len(args):
-            skip = True
-            continue
-        if word.startswith("--db="):
-            continue
-        out.append(word)
-    return shlex.join(out)
+    """The command as typed, without the options that say where it runs (--db, --encounter,
+    --on, before the command's name): the log keeps what was decided, not where it was typed."""
+    words = list(args)
+    while words and words[0].split("=")[0] in GLOBAL_OPTIONS:
+        words = words[1:] if "=" in words[0] else words[2:]
+    return shlex.join(words)
 
 
 def main() -> None:

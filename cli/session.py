@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import shlex
 import time
 from collections.abc import Iterable
@@ -66,10 +67,15 @@ class Session:
     _seen: tuple[int, str, int] | None = field(default=None, init=False)  # encounter, branch, head
     _version: int = field(default=-1, init=False)
     timeline: list[Moment] = field(default_factory=list, init=False)
+    # The encounter this console plays (SKIRMISH_ENCOUNTER, else the file's current one when
+    # it opened): another process's `use` or `new` does not move it; `use`, `new` or
+    # `import` typed here does. The branch is the encounter's current one, or SKIRMISH_BRANCH.
+    pinned: str = field(default="", init=False)
 
     def __post_init__(self) -> None:
         self.store = Store(self.db, create=False)
         self._version = self.store.data_version()
+        self.pinned = os.environ.get("SKIRMISH_ENCOUNTER") or self.store.current_encounter().name
 
     def close(self) -> None:
         self.store.close()
@@ -77,10 +83,12 @@ class Session:
     # --- where the table is ------------------------------------------------------------
 
     def encounter(self) -> Encounter:
-        """The file's current encounter (the one `skirmish` commands act on)."""
-        row = self.store.current_encounter()
+        """The encounter this console plays, on its branch."""
+        row = self.store.encounter(self.pinned)
         if self._enc is None or self._enc.row.id != row.id:
             self._enc = Encounter(self.store, row)
+            if branch := os.environ.get("SKIRMISH_BRANCH"):
+                self._enc.pin(branch)
         return self._enc
 
     def where(self) -> tuple[int, str, int]:
@@ -90,8 +98,15 @@ class Session:
         return enc.row.id, head.branch, head.event_id
 
     def moved(self) -> bool:
-        """Whether another connection committed to the file since the board was drawn."""
-        return self.store.data_version() != self._version
+        """Whether another connection moved this table (its encounter's branch or head)
+        since the board was drawn; a write elsewhere in the file does not count."""
+        version = self.store.data_version()
+        if version == self._version:
+            return False
+        if self._seen is not None and self.where() != self._seen:
+            return True
+        self._version = version
+        return False
 
     def look(self) -> Shown:
         """The board now; remembers what it showed, to tell later what moved under it."""
@@ -110,8 +125,6 @@ class Session:
         if before is None or before == now:
             return "another process wrote to the file (nothing on this table's branch)"
         enc = self.encounter()
-        if before[0] != now[0]:
-            return f"another process made encounter {enc.row.name!r} current"
         if before[1] != now[1]:
             return f"another process switched to branch {now[1]!r} (head #{now[2]})"
         if self.store.holds(now[2], before[2]):
@@ -181,8 +194,9 @@ class Session:
             return Outcome(line, 0, "", "", False)
         if words[0] in REFUSED:
             return Outcome(line, 2, "", f"Error: `{words[0]}`: {REFUSED[words[0]]}", False)
-        if any(w == "--db" or w.startswith("--db=") for w in words):
-            return Outcome(line, 2, "", f"Error: the console works on {self.db}: no --db", False)
+        if any(w in ("--db", "--encounter") or w.startswith(("--db=", "--encounter=")) for w in words):
+            return Outcome(line, 2, "", f"Error: the console works on {self.db}, encounter {self.pinned!r}: "
+                           "no --db or --encounter (`use NAME` moves it)", False)
         if self.moved():
             # The GM decided on the board as drawn: a command on a log that moved since is
             # refused, as the command line refuses one decided on a moved head.
@@ -191,8 +205,10 @@ class Session:
         out, err = io.StringIO(), io.StringIO()
         before = self.store.last_ids()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = run_cli(["--db", self.db, *words], store=self.store)
+            code = run_cli(["--db", self.db, "--encounter", self.pinned, *words], store=self.store)
         changed = self.store.last_ids() != before
+        if code == 0 and words[0] in ("use", "new", "import"):
+            self.pinned = self.store.current_encounter().name  # the GM moved the console's table
         return Outcome(line, code, out.getvalue(), err.getvalue(), changed, time.perf_counter() - started)
 
     def history(self, limit: int = 200) -> list[str]:

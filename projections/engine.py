@@ -128,6 +128,7 @@ class Encounter:
         self.codec = codec_for(row.ruleset)
         self._started: EncounterStarted | None = None
         self._state_decoder: msgspec.msgpack.Decoder[Any] | None = None
+        self.pinned: str | None = None  # the branch this reader is held on (`--on`), else None
 
     @classmethod
     def open(cls, store: Store, name: str | None = None) -> Encounter:
@@ -138,7 +139,12 @@ class Encounter:
 
     @property
     def branch(self) -> str:
-        return self.store.current_branch(self.row.id)
+        """The branch commands act on: the pinned one, else the encounter's current one."""
+        return self.pinned or self.store.current_branch(self.row.id)
+
+    def pin(self, branch: str) -> None:
+        """Hold this reader on ``branch`` (as stored) whatever another process switches to."""
+        self.pinned = self.store.head(self.row.id, branch).branch  # UnknownBranch names the branches
 
     def head(self, branch: str | None = None) -> Head:
         return self.store.head(self.row.id, branch or self.branch)
@@ -473,7 +479,7 @@ class Encounter:
     def switch(self, name: str, text: str) -> Head:
         target = self.head(name)
         name = target.branch  # as stored
-        if name == self.branch:
+        if name == self.store.current_branch(self.row.id):
             raise NothingToDo(f"already on branch {name!r}")
         command = MoveHead(verb="switch", branch=name)
         self.store.move(self.row.id, target, name, [target.event_id], "switch", text, command_encoder.encode(command))

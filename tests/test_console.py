@@ -237,6 +237,32 @@ def test_the_board_follows_another_process_and_refuses_a_command_on_a_moved_log(
         session.close()
 
 
+def test_the_console_keeps_its_encounter_when_another_process_uses_another(tmp_path: Path) -> None:
+    db = str(tmp_path / "fight.db")
+    start(db, FIGHTS["ap-countdown"].setup)
+    session = Session(db)
+
+    async def play() -> None:
+        app = Console(session)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            # A co-GM starts another fight in the same file: it becomes the file's current one.
+            start(db, ('new "Elsewhere" --rules ap-countdown', "add Orc --side foes --stat qu=0 --stat hits=50"))
+            await pilot.pause(0.7)
+            assert "Bridge (ap-countdown)" in screen(app) and "###### 30/30" in row(app, "Orc")
+            await type_line(pilot, app, "damage Orc 5")  # not refused: this table did not move
+            assert "#####. 25/30" in row(app, "Orc")
+            # `use` typed here moves the console with it.
+            await type_line(pilot, app, "use Elsewhere")
+            assert "Elsewhere (ap-countdown)" in screen(app) and "###### 50/50" in row(app, "Orc")
+
+    try:
+        asyncio.run(play())
+    finally:
+        session.close()
+    assert run_cli(["--db", db, "--encounter", "Elsewhere", "state"]) == 0
+
+
 def test_tab_completes_commands_names_and_the_history_comes_back(tmp_path: Path) -> None:
     db = str(tmp_path / "fight.db")
     start(db, FIGHTS["ap-countdown"].setup + ("damage Orc 2",))
