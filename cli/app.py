@@ -13,6 +13,7 @@ them.
 from __future__ import annotations
 
 import json
+import functools
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -162,11 +163,25 @@ class NumbersAsArguments(TyperCommand):
         return super().parse_args(ctx, args)
 
 
-def command(name: str | None = None, **settings: Any) -> Callable[[F], F]:
-    """Register a command on the app (``settings``: Typer's, e.g. context_settings)."""
+def command(name: str | None = None, *, reads: bool = False, **settings: Any) -> Callable[[F], F]:
+    """Register a command on the app (``settings``: Typer's, e.g. context_settings).
+    ``reads``: a command that only reads, and whose reads must agree with one another
+    (log, replay, why, diff, reports): it runs inside one read transaction, so a writer in
+    another process never shows it half a command (README: which table, durability)."""
 
     def register(fn: F) -> F:
-        app.command(name, cls=NumbersAsArguments, **settings)(fn)
+        if reads:
+            @functools.wraps(fn)
+            def at_one_moment(*args: Any, **kwargs: Any) -> Any:
+                ctx = kwargs.get("ctx")
+                if ctx is None:  # called as a plain function, not through the parser
+                    return fn(*args, **kwargs)
+                with invocation(ctx).store().reading():
+                    return fn(*args, **kwargs)
+
+            app.command(name, cls=NumbersAsArguments, **settings)(at_one_moment)
+        else:
+            app.command(name, cls=NumbersAsArguments, **settings)(fn)
         return fn
 
     return register

@@ -15,7 +15,7 @@ from skirmish.projections.render import cell
 # table does not pay for it.
 
 
-@command()
+@command(reads=True)
 def explain(
     ctx: typer.Context,
     event: Annotated[int, typer.Argument(help="The event whose numbers to explain (see `skirmish log`).")],
@@ -34,7 +34,7 @@ def explain(
         say(line)
 
 
-@command()
+@command(reads=True)
 def why(
     ctx: typer.Context,
     who: Annotated[str, typer.Argument(help="The combatant.", autocompletion=complete.combatants)],
@@ -60,7 +60,7 @@ def why(
             say(f"         by `{link['command']}`")
 
 
-@command()
+@command(reads=True)
 def diff(
     ctx: typer.Context,
     a: Annotated[str, typer.Argument(help="A branch name or an event id.")],

@@ -99,7 +99,7 @@ def new(
         say(note)
 
 
-@command()
+@command(reads=True)
 def encounters(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """List the encounters in this database."""
     store = invocation(ctx).store()
@@ -394,7 +394,7 @@ def switch(ctx: typer.Context, name: Annotated[str, typer.Argument(autocompletio
         say(note)
 
 
-@command()
+@command(reads=True)
 def branches(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """List the branches and their heads."""
     enc = invocation(ctx).encounter()
@@ -411,7 +411,7 @@ def branches(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 # --- reading ---------------------------------------------------------------------------------
 
 
-@command()
+@command(reads=True)
 def state(
     ctx: typer.Context,
     at: Annotated[int | None, typer.Option(help="Show the state as it was at this event.")] = None,
@@ -426,7 +426,7 @@ def state(
         typer.echo(render_state(view, wide=wide))  # lines escaped by render_state
 
 
-@command()
+@command(reads=True)
 def log(
     ctx: typer.Context,
     all_: Annotated[bool, typer.Option("--all", help="Every event of the tree, undone ones marked.")] = False,
@@ -461,7 +461,7 @@ def log(
             say(head_move_line(m))
 
 
-@command()
+@command(reads=True)
 def replay(
     ctx: typer.Context,
     from_: Annotated[int | None, typer.Option("--from", help="First event to narrate.")] = None,
@@ -488,7 +488,7 @@ def replay(
         say(line)
 
 
-@command()
+@command(reads=True)
 def verify(
     ctx: typer.Context,
     expect: Annotated[str | None, typer.Option(help="A digest noted down earlier: fail if the log differs.")] = None,

@@ -70,7 +70,7 @@ def _stopped_like_ctrl_c() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-@command()
+@command(reads=True)
 def export(
     ctx: typer.Context,
     format_: Annotated[str, typer.Option("--format", help="jsonl (the whole tree, for `import`), md (a session report) or html (a replay page).")] = "jsonl",

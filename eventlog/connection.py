@@ -54,6 +54,7 @@ class Connection(sqlite3.Connection):
 
     file = ""
     writing = False  # inside a command's write transaction: the message says nothing was recorded
+    holding_a_moment = False  # inside reading(): a cache write would take the write lock for the whole read
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
         try:
@@ -94,9 +95,11 @@ class Connection(sqlite3.Connection):
             yield
             return
         self.execute("BEGIN")
+        self.holding_a_moment = True
         try:
             yield
         finally:
+            self.holding_a_moment = False
             if self.in_transaction:
                 self.execute("COMMIT")  # nothing was written: ends the read, never fails it
 

@@ -98,7 +98,11 @@ def stored(conn: Connection, encounter_id: int, projection: str, version: int) -
 
 def save(conn: Connection, projection: str, version: int, snapshots: Sequence[Snapshot]) -> bool:
     """Cache folded states; False (and nothing raised) when the file cannot take them now
-    (read-only, or locked past the busy timeout): a cache must never fail a command."""
+    (read-only, or locked past the busy timeout): a cache must never fail a command. Inside
+    a read of one moment (Connection.reading) nothing is saved: the write would hold the
+    file's write lock, and every other GM's command, until that read ends."""
+    if conn.holding_a_moment:
+        return False
     try:
         with conn.transaction():
             ids = [s.event_id for s in snapshots]

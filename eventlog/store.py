@@ -18,6 +18,7 @@ eventlog/ touches the connection: every read a caller needs is a method here.
 from __future__ import annotations
 
 import itertools
+from contextlib import AbstractContextManager
 
 import json
 import shlex
@@ -574,6 +575,11 @@ class Store:
         return self.conn.transaction()
 
     # --- audit --------------------------------------------------------------------------------
+
+    def reading(self) -> AbstractContextManager[None]:
+        """Reads that must agree with one another, seen at one moment (one read transaction):
+        another process's commit in between is not seen by any of them."""
+        return self.conn.reading()
 
     def log(self, encounter_id: int) -> Log:
         """The encounter's whole log as it stood at one moment (one read transaction): what

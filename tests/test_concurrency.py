@@ -259,3 +259,50 @@ def test_a_lock_held_past_the_busy_timeout_is_one_clear_error_for_readers_and_wr
         holder.close()
     cli.ok("note", "1", "free again")
     cli.ok("verify")
+
+
+def test_whole_log_reads_agree_with_themselves_while_another_process_writes(tmp_path: Path) -> None:
+    """verify, export and log --all each read commands, events and head moves at one moment
+    (one read transaction): a writer appending, undoing and forking beside them never makes
+    them see an event without its head move ("event N was removed", a false tamper alarm),
+    a crash in `reachable`, or an export that does not import to an intact log."""
+    path = str(tmp_path / "busy.db")
+    prepare(path)
+    script = tmp_path / "writer.skirmish"
+    lines = []
+    for i in range(600):
+        lines.append(f"damage Hauser {1 + i % 3}")
+        if i % 7 == 6:
+            lines.append("undo")
+        if i % 150 == 149:
+            lines.append(f"branch side-{i}")
+    script.write_text("\n".join(lines) + "\n")
+    writer = subprocess.Popen(
+        [sys.executable, "-c", (
+            "import sys, shlex\nfrom skirmish.cli.main import run_cli\n"
+            f"for line in open({str(script)!r}):\n"
+            f"    assert run_cli(['--db', {path!r}, *shlex.split(line)]) == 0, line\n"
+        )],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    failures: list[str] = []
+    reads = 0
+    try:
+        while writer.poll() is None or reads < 3:
+            for n, args in enumerate((["verify"], ["log", "--all"], ["export", "--out", str(tmp_path / f"x{reads}.jsonl")])):
+                done = subprocess.run([SKIRMISH, "--db", path, *args], capture_output=True, text=True, timeout=120)
+                if done.returncode != 0:
+                    failures.append(f"{args}: exit {done.returncode}: {done.stderr.strip()}")
+            exported = tmp_path / f"x{reads}.jsonl"
+            if exported.exists():
+                target = str(tmp_path / f"copy{reads}.db")
+                done = subprocess.run([SKIRMISH, "--db", target, "import", str(exported)], capture_output=True, text=True, timeout=120)
+                if done.returncode != 0:
+                    failures.append(f"import of a concurrent export: {done.stderr.strip()}")
+            reads += 1
+    finally:
+        writer.wait(300)
+    assert writer.returncode == 0, writer.stderr.read() if writer.stderr else ""
+    print(f"{reads} rounds of verify, log --all, export and import beside the writer")
+    assert reads >= 3
+    assert not failures, failures

@@ -88,24 +88,25 @@ def terminal(fight: str) -> Iterator[Terminal]:
 
 
 def test_the_installed_console_on_a_real_terminal(terminal: Terminal, fight: str) -> None:
-    screen = terminal.wait_for("round 1, count 35; now: Hauser; next: Orc")
-    assert "###### 30/30" in screen and "Bridge ambush (ap-countdown), branch main, at #4" in screen
+    terminal.wait_for("round 1, count 35; now: Hauser; next: Orc")
+    screen = terminal.wait_for("###### 30/30")  # a loaded machine may paint the board a frame later
+    assert "Bridge ambush (ap-countdown), branch main, at #4" in screen
 
     # Tab completes the command and the name; Enter records it; the board shows 30 - 5.
     terminal.type("dam\t")
     terminal.wait_for("damage ")
     terminal.type("O\t5\r")
-    screen = terminal.wait_for("#####. 25/30")
-    assert "#5 Orc takes 5 hits (25 left)" in screen
+    terminal.wait_for("#####. 25/30")
+    terminal.wait_for("#5 Orc takes 5 hits (25 left)")
 
     # A second terminal's command shows within a second or so.
     assert run_cli(["--db", fight, "damage", "Hauser", "4"]) == 0
-    terminal.wait_for("#####. 36/40", seconds=5)
+    terminal.wait_for("#####. 36/40", seconds=10)
 
     # PgUp: the board as it was before the co-GM's blow, marked as the past.
     terminal.type("\x1b[5~")
-    screen = terminal.wait_for("PAST #5")
-    assert "###### 40/40" in screen
+    terminal.wait_for("PAST #5")
+    terminal.wait_for("###### 40/40")
 
     terminal.type("\x11")  # Ctrl+Q
     assert terminal.process.wait(10) == 0

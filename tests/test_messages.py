@@ -49,7 +49,8 @@ def test_note_takes_an_event_id_above_a_million(cli: Cli) -> None:
     later = ids(cli)
     assert later[0] == 2_000_000
     out = cli.ok("note", str(later[-1]), "the Orc came late")
-    assert out == f"#{later[-1] + 1} Note on #{later[-1]}: the Orc came late\n"
+    # Two encounters in the file: the reply names the one it landed on (README: which table).
+    assert out == f"#{later[-1] + 1} Note on #{later[-1]}: the Orc came late\n  (on 'Later', branch 'main')\n"
     assert cli.ok("explain", str(later[-1])).splitlines()[-1] == f"  note #{later[-1] + 1}: the Orc came late"
     before = log_size(cli.db)
     assert cli.fails("note", "1999999", "x") == "Error: no event 1999999 in this encounter (see `skirmish log --all`)"
