@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -55,6 +55,7 @@ class Connection(sqlite3.Connection):
     file = ""
     writing = False  # inside a command's write transaction: the message says nothing was recorded
     holding_a_moment = False  # inside reading(): a cache write would take the write lock for the whole read
+    after_reading: list[Callable[[], object]]  # what waits for reading() to end: the caches it folded
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
         try:
@@ -96,12 +97,16 @@ class Connection(sqlite3.Connection):
             return
         self.execute("BEGIN")
         self.holding_a_moment = True
+        self.after_reading = []
         try:
             yield
         finally:
             self.holding_a_moment = False
             if self.in_transaction:
                 self.execute("COMMIT")  # nothing was written: ends the read, never fails it
+            waiting, self.after_reading = self.after_reading, []
+            for then in waiting:
+                then()
 
 
 class Transaction:

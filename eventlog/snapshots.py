@@ -99,9 +99,10 @@ def stored(conn: Connection, encounter_id: int, projection: str, version: int) -
 def save(conn: Connection, projection: str, version: int, snapshots: Sequence[Snapshot]) -> bool:
     """Cache folded states; False (and nothing raised) when the file cannot take them now
     (read-only, or locked past the busy timeout): a cache must never fail a command. Inside
-    a read of one moment (Connection.reading) nothing is saved: the write would hold the
-    file's write lock, and every other GM's command, until that read ends."""
+    a read of one moment (Connection.reading) they are saved when it ends: written inside,
+    they would hold the file's write lock, and every other GM's command, until then."""
     if conn.holding_a_moment:
+        conn.after_reading.append(lambda: save(conn, projection, version, snapshots))
         return False
     try:
         with conn.transaction():
