@@ -10,7 +10,7 @@ branch, switch, note) never touch the original. A fighter joins and a round star
 before the clock runs, so that `declare` has someone whose turn it is; a note exists
 before anything that shows notes is timed. Each figure is the median of ``runs`` whole
 processes (the installed `skirmish` script, from cached bytecode); the peak is the
-largest resident set of those processes (``wait4``'s maxrss: its own, not the parent's).
+largest resident set of those processes (GNU time's %M).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+TIME = "/usr/bin/time"  # GNU time: the child's own peak resident set (%M)
 FIGHTER = "Growth"
 WATCHED = ("Hauser", "hits left")  # a roster fighter of benchmarks/fight.py and a figure that keeps changing
 
@@ -36,6 +37,7 @@ class Timed:
 
     walls: list[float] = field(default_factory=list)
     peaks_mb: list[float] = field(default_factory=list)
+    refused: str = ""  # the error of a run that failed (timed all the same)
 
     @property
     def wall(self) -> float:
@@ -51,21 +53,23 @@ def skirmish_script() -> str:
 
 
 def _run_measured(args: list[str], env: dict[str, str]) -> tuple[int, str, str, float, float]:
-    """One whole process: exit code, stdout, stderr, wall seconds, peak resident MB (reaped
-    with wait4, which gives this child's own rusage)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    """One whole process: exit code, stdout, stderr, wall seconds, peak resident MB. Run under
+    /usr/bin/time, a small process: a child's maxrss counts what it was before its exec, so a
+    child of a large benchmark process would report the benchmark's size, not its own."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r") as peak:
         started = time.perf_counter()
-        pid = os.posix_spawn(args[0], args, env, file_actions=[
+        pid = os.posix_spawn(TIME, [TIME, "-f", "%M", "-o", peak.name, *args], env, file_actions=[
             (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
             (os.POSIX_SPAWN_DUP2, out.fileno(), 1),
             (os.POSIX_SPAWN_DUP2, err.fileno(), 2),
         ])
-        _, status, usage = os.wait4(pid, 0)
+        _, status, _ = os.wait4(pid, 0)
         wall = time.perf_counter() - started
         out.seek(0)
         err.seek(0)
-        return (os.waitstatus_to_exitcode(status), out.read().decode(), err.read().decode(), wall,
-                usage.ru_maxrss / 1024)
+        kilobytes = int(peak.read().split()[-1])
+        return os.waitstatus_to_exitcode(status), out.read().decode(), err.read().decode(), wall, kilobytes / 1024
 
 
 class Session:
@@ -73,12 +77,14 @@ class Session:
 
     def __init__(self, db: str) -> None:
         self.script = skirmish_script()
+        self.last_error = ""
         # As an installed skirmish runs: from cached bytecode.
         self.env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | {"SKIRMISH_DB": db}
 
     def run(self, *args: str, check: bool = True) -> tuple[int, str, float, float]:
         """Exit code, stdout, wall seconds and peak MB of one command."""
         code, out, err, wall, peak = _run_measured([self.script, *args], self.env)
+        self.last_error = err.strip()
         if check and code != 0:
             raise RuntimeError(f"skirmish {' '.join(args)} failed ({code}): {err.strip()}")
         return code, out, wall, peak
@@ -103,18 +109,20 @@ def measure(source: str, runs: int, workdir: Path, log: Callable[[str], None] = 
     timed: dict[str, Timed] = {name: Timed() for name in COMMANDS}
 
     def clock(name: str, *args: str) -> None:
-        _, _, wall, peak = s.run(*args)
+        code, _, wall, peak = s.run(*args, check=False)
         timed[name].walls.append(wall)
         timed[name].peaks_mb.append(peak)
+        if code != 0:
+            timed[name].refused = s.last_error
 
-    # Untimed: someone whose turn it is, so a declaration holds.
+    _between_rounds(str(copy))
+    # Untimed: someone whose turn it is, so a declaration holds (the clock run on until then).
     s.run("add", FIGHTER, "--side", "players", "--stat", "qu=3", "--stat", "hits=50")
-    s.run("round")
-    for _ in range(40):
+    for _ in range(60):
         if s.run("declare", FIGHTER, "dodge", check=False)[0] == 0:
             s.run("undo")
             break
-        s.run("next")
+        any(s.run(step, check=False)[0] == 0 for step in ("round", "next", "upkeep"))
     else:
         raise RuntimeError(f"{FIGHTER} never had a turn in {source}")
     branch, first = s.head()
@@ -145,15 +153,41 @@ def measure(source: str, runs: int, workdir: Path, log: Callable[[str], None] = 
     return timed
 
 
+def _between_rounds(db: str) -> None:
+    """Play the generator's GM on from the head until no round is under way (untimed)."""
+    from benchmarks.fight import Gm, text_of
+    from skirmish.eventlog.errors import SkirmishError
+    from skirmish.eventlog.store import Store
+    from skirmish.projections.engine import Encounter
+
+    store = Store(db, create=False)
+    enc, gm = Encounter.open(store), Gm(5)
+    for _ in range(2_000):
+        state = enc.fold_to(enc.head().event_id)[0]
+        if not state.in_round:
+            break
+        for command in gm.proposals(state):
+            try:
+                enc.execute(command, text_of(command))
+            except SkirmishError:
+                continue
+            break
+    store.close()
+
+
 def table(labels: Sequence[str], results: Sequence[dict[str, Timed]]) -> str:
     """One row per command: wall time and peak memory at each size, and the largest size's
     time against the smallest's."""
     head = f"{'whole process (median wall, peak RSS)':<40}" + "".join(f"{label:>20}" for label in labels)
     lines = [head + f"{'largest/smallest':>18}"]
+    refused = [f"  {name}: {r[name].refused}" for name in COMMANDS for r in results if r[name].refused]
     for name in COMMANDS:
         cells = "".join(f"{f'{r[name].wall * 1000:.0f} ms {r[name].peak_mb:.0f} MB':>20}" for r in results)
         ratio = results[-1][name].wall / results[0][name].wall
-        lines.append(f"{'  skirmish ' + name:<40}{cells}{f'{ratio:.2f}x':>18}")
+        mark = " (refused)" if any(r[name].refused for r in results) else ""
+        lines.append(f"{'  skirmish ' + name + mark:<40}{cells}{f'{ratio:.2f}x':>18}")
+    if refused:
+        lines += ["refused (each timed all the same):", *dict.fromkeys(refused)]
     return "\n".join(lines)
 
 
