@@ -16,7 +16,6 @@ Replays run in fresh processes (benchmarks/worker.py) so each peak memory is its
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import os
 import random
@@ -27,16 +26,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks import es
+from benchmarks import growth
 from benchmarks.fight import Generator, Gm, text_of
 from skirmish.eventlog.commands import Declare
 from skirmish.eventlog.errors import SkirmishError
-from skirmish.eventlog.events import Event
+from skirmish.eventlog.events import Event, tag_of
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
 from skirmish.projections.ruleset import Dice
@@ -44,7 +43,8 @@ from skirmish.projections.ruleset import Dice
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = {"10k": 10_000, "100k": 100_000, "1M": 1_000_000}
 QUICK = {"1k": 1_000, "5k": 5_000}
-TARGETS = "replay >= 5x eventsourcing and within 1.5x of the floor; state-at p99 < 20 ms; replay peak < 150 MB; state/declare < 150 ms"
+TARGETS = ("against the tuned peer (eventsourcing, msgspec, snapshots, python -O): replay >= 5x, state-at >= 5x (p50, p99), "
+           "append >= 1x, bulk >= 2x; replay peak < 150 MB; each interactive command within 1.5x of 10k at 1M, < 100 MB")
 
 
 @dataclass
@@ -76,12 +76,13 @@ def quantile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def worker(kind: str, db: str, repeats: int) -> dict[str, float]:
-    """The best of ``repeats`` replays in fresh processes; the peak memory is the largest."""
+def worker(kind: str, db: str, repeats: int, tuned: bool = False) -> dict[str, float]:
+    """The best of ``repeats`` replays in fresh processes; the peak memory is the largest.
+    ``tuned``: under ``python -O``."""
     runs = []
     for _ in range(repeats):
         out = subprocess.run(
-            [sys.executable, "-m", "benchmarks.worker", kind, db], cwd=ROOT, check=True,
+            [sys.executable, *(["-O"] if tuned else []), "-m", "benchmarks.worker", kind, db], cwd=ROOT, check=True,
             capture_output=True, text=True,
         ).stdout
         runs.append(json.loads(out.strip().splitlines()[-1]))
@@ -102,13 +103,6 @@ def accepted(enc: Encounter, gm: Gm) -> tuple[Any, list[Event]]:
     raise AssertionError(f"the GM has nothing to play at event {head.event_id}")
 
 
-def path_commands(store: Store, enc: Encounter) -> Iterator[list[Event]]:
-    """The head's path after the root, one list of events per command, streamed."""
-    rows = itertools.islice(store.path(enc.head().event_id), 1, None)
-    for _, group in itertools.groupby(rows, key=lambda r: r.command_id):
-        yield [enc.decode(r).event for r in group]
-
-
 def measure(label: str, events: int, workdir: Path, settings: Settings, log: Any) -> Size:
     size = Size(label)
     db = str(workdir / f"skirmish-{label}.db")
@@ -125,22 +119,10 @@ def measure(label: str, events: int, workdir: Path, settings: Settings, log: Any
     store.verify(enc.row.id)
     size.verify_s = time.perf_counter() - started
 
-    log(f"{label}: eventsourcing, bulk")
-    es_db = str(workdir / f"eventsourcing-{label}.db")
-    app = es.open_app(es_db)
-    fight = es.start(app, enc.started)
-    es.remember_fight(es_db, fight)
-    spent, count = 0.0, 0
-    for chunk in _chunks(path_commands(store, enc), settings.per_save):
-        started = time.perf_counter()
-        count += es.append_commands(app, fight, chunk, per_save=len(chunk))
-        spent += time.perf_counter() - started
-    size.figures["eventsourcing bulk"] = count / spent
-
     log(f"{label}: replays")
     repeats = settings.replay_repeats if events < 1_000_000 else 1
-    for kind in ("skirmish", "reading", "floor", "eventsourcing"):
-        result = worker(kind, db if kind != "eventsourcing" else es_db, repeats)
+    for kind in ("skirmish", "reading", "floor"):
+        result = worker(kind, db, repeats)
         size.figures[f"{kind} replay"] = result["rate"]
         size.figures[f"{kind} peak"] = result["peak_mb"]
         if kind == "skirmish":
@@ -161,6 +143,7 @@ def measure(label: str, events: int, workdir: Path, settings: Settings, log: Any
     log(f"{label}: at the table, one transaction per command")
     gm = Gm(11)
     table = Encounter.open(store)
+    before_table = table.head().event_id  # the peer is given the path to here, then what is played
     played: list[list[Event]] = []
     timings = []
     for _ in range(settings.at_table):
@@ -171,21 +154,27 @@ def measure(label: str, events: int, workdir: Path, settings: Settings, log: Any
         played.append([r.event for r in recorded])
     size.figures["skirmish append"] = sum(map(len, played)) / sum(timings)
     size.figures["skirmish append ms"] = statistics.median(timings) * 1000
-    timings = []
-    for command_events in played:
-        started = time.perf_counter()
-        es.append_commands(app, fight, [command_events])
-        timings.append(time.perf_counter() - started)
-    size.figures["eventsourcing append"] = sum(map(len, played)) / sum(timings)
-    size.figures["eventsourcing append ms"] = statistics.median(timings) * 1000
-    app.close()
+    played_file = workdir / f"played-{label}.jsonl"
+    played_file.write_text("".join(
+        json.dumps([[tag_of(type(e)), type(e).version, enc.codec.encode(e).decode()] for e in events]) + "\n"
+        for events in played
+    ))
     store.close()
+    for peer, tuned in (("eventsourcing", False), ("eventsourcing -O", True)):
+        log(f"{label}: {peer}: bulk, at the table, state at past versions, replay")
+        es_db = str(workdir / f"eventsourcing-{label}.db")
+        out = subprocess.run(
+            [sys.executable, *(["-O"] if tuned else []), "-m", "benchmarks.peer", db, str(before_table), es_db,
+             str(played_file),
+             str(settings.state_samples), str(settings.per_save)],
+            cwd=ROOT, check=True, capture_output=True, text=True,
+        ).stdout
+        for key, value in json.loads(out.strip().splitlines()[-1]).items():
+            size.figures[f"{peer} {key}"] = value
+        result = worker("eventsourcing", es_db, repeats, tuned)
+        size.figures[f"{peer} replay"] = result["rate"]
+        size.figures[f"{peer} peak"] = result["peak_mb"]
     return size
-
-
-def _chunks(items: Iterator[list[Event]], n: int) -> Iterator[list[list[Event]]]:
-    while chunk := list(itertools.islice(items, n)):
-        yield chunk
 
 
 # --- one command at the table, as a whole process ---------------------------------------------
@@ -198,7 +187,7 @@ def cli_latency(db: str, runs: int, log: Any) -> dict[str, Any]:
     # make every run compile skirmish's sources again), after one warm-up run.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | {"SKIRMISH_DB": db}
     declare = _declare_args(db)
-    log(f"whole-process latency on {db}: skirmish {' '.join(declare)}")
+    log(f"whole-process latency on {db}: skirmish {' '.join(declare or ['state'])} (declare: see the growth table)")
 
     def timed(args: Sequence[str], environment: dict[str, str] = env) -> tuple[float, float]:
         """Wall time and CPU time (user + system) of one whole process."""
@@ -219,10 +208,11 @@ def cli_latency(db: str, runs: int, log: Any) -> dict[str, Any]:
     results["python -c 'import msgspec, sqlite3'"] = medians([timed(floor) for _ in range(runs)])
     results["skirmish state"] = medians([timed([script, "state"]) for _ in range(runs)])
     samples = []
-    for _ in range(runs):
+    for _ in range(runs if declare else 0):
         samples.append(timed([script, *declare]))
         subprocess.run([script, "undo"], check=True, capture_output=True, env=env)
-    results[f"skirmish {' '.join(declare)}"] = medians(samples)
+    if declare:
+        results[f"skirmish {' '.join(declare)}"] = medians(samples)
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
         compiling = {**os.environ, "SKIRMISH_DB": db}
         results["skirmish state, compiling its sources (PYTHONDONTWRITEBYTECODE)"] = medians(
@@ -233,7 +223,7 @@ def cli_latency(db: str, runs: int, log: Any) -> dict[str, Any]:
     return results
 
 
-def _declare_args(db: str) -> list[str]:
+def _declare_args(db: str) -> list[str] | None:
     """A declaration the ruleset accepts at the head (playing on until there is one)."""
     store = Store(db, create=False)
     enc = Encounter.open(store)
@@ -249,7 +239,8 @@ def _declare_args(db: str) -> list[str]:
                 args += ["--target", command.target]
             return args
         enc.execute(command, text_of(command))
-    raise AssertionError("no declaration in 500 commands")
+    store.close()
+    return None  # a fight where nobody can act any more (the generated ones end so, everyone down)
 
 
 def import_times(env: dict[str, str]) -> list[tuple[str, float]]:
@@ -274,24 +265,37 @@ def import_times(env: dict[str, str]) -> list[tuple[str, float]]:
 
 
 ROWS: tuple[tuple[str, str, str], ...] = (
-    # (row label, figure key, unit)
+    # (row label, figure key, unit); "tuned": the eventsourcing peer under `python -O`
     ("append, 1 txn/command: skirmish", "skirmish append", "ev/s"),
     ("  median per command", "skirmish append ms", "ms"),
     ("append, 1 txn/command: eventsourcing", "eventsourcing append", "ev/s"),
     ("  median per command", "eventsourcing append ms", "ms"),
+    ("  tuned (-O), median per command", "eventsourcing -O append ms", "ms"),
     ("bulk append (import): skirmish", "skirmish bulk", "ev/s"),
     ("bulk append (import): eventsourcing", "eventsourcing bulk", "ev/s"),
+    ("  tuned (-O)", "eventsourcing -O bulk", "ev/s"),
     ("full replay: skirmish", "skirmish replay", "ev/s"),
     ("  its reading only (path + decode)", "reading replay", "ev/s"),
     ("full replay: eventsourcing", "eventsourcing replay", "ev/s"),
+    ("  tuned (-O)", "eventsourcing -O replay", "ev/s"),
     ("floor: sqlite3 + msgspec decode", "floor replay", "ev/s"),
     ("replay vs eventsourcing", "x es", "x faster"),
+    ("replay vs tuned eventsourcing", "x es -O", "x faster"),
     ("replay vs floor", "x floor", "x slower"),
     ("  reading vs floor", "x floor reading", "x slower"),
     ("state at a past event, p50", "state p50", "ms"),
     ("state at a past event, p99", "state p99", "ms"),
+    ("  eventsourcing, snapshots, p50", "eventsourcing state p50", "ms"),
+    ("  eventsourcing, snapshots, p99", "eventsourcing state p99", "ms"),
+    ("  tuned (-O), p50", "eventsourcing -O state p50", "ms"),
+    ("  tuned (-O), p99", "eventsourcing -O state p99", "ms"),
+    ("state-at vs tuned eventsourcing, p50", "x state p50", "x faster"),
+    ("state-at vs tuned eventsourcing, p99", "x state p99", "x faster"),
+    ("append vs tuned eventsourcing", "x append", "x faster"),
+    ("bulk vs tuned eventsourcing", "x bulk", "x faster"),
     ("peak memory, replay: skirmish", "skirmish peak", "MB"),
     ("peak memory, replay: eventsourcing", "eventsourcing peak", "MB"),
+    ("  tuned (-O)", "eventsourcing -O peak", "MB"),
     ("peak memory, floor", "floor peak", "MB"),
 )
 
@@ -308,6 +312,11 @@ def table(sizes: list[Size], cli: dict[str, Any]) -> str:
     for s in sizes:
         f = s.figures
         f["x es"] = f["skirmish replay"] / f["eventsourcing replay"]
+        f["x es -O"] = f["skirmish replay"] / f["eventsourcing -O replay"]
+        f["x state p50"] = f["eventsourcing -O state p50"] / f["state p50"]
+        f["x state p99"] = f["eventsourcing -O state p99"] / f["state p99"]
+        f["x append"] = f["eventsourcing -O append ms"] / f["skirmish append ms"]
+        f["x bulk"] = f["skirmish bulk"] / f["eventsourcing -O bulk"]
         f["x floor"] = f["floor replay"] / f["skirmish replay"]
         f["x floor reading"] = f["floor replay"] / f["reading replay"]
     width = 46
@@ -338,6 +347,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--sizes", help="comma-separated, e.g. 10k,100k (default: 10k,100k,1M)")
     parser.add_argument("--dir", help="where the databases go (default: a temporary directory)")
     parser.add_argument("--keep", action="store_true", help="keep the databases")
+    parser.add_argument("--growth", action="store_true",
+                        help="only the growth table: each interactive command as a whole process at each size "
+                             "(reuses skirmish-SIZE.db in --dir when there, else generates it)")
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else SIZES
     if args.sizes:
@@ -350,13 +362,27 @@ def main(argv: Sequence[str] | None = None) -> None:
     def log(message: str) -> None:
         print(f"[{time.perf_counter() - started:6.0f} s] {message}", file=sys.stderr, flush=True)
 
+    runs = 1 if args.quick else 3
     try:
         log(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; databases in {workdir}")
+        if args.growth:
+            dbs = []
+            for label, n in sizes.items():
+                db = workdir / f"skirmish-{label}.db"
+                if not db.exists():
+                    log(f"{label}: generating a fight of {n:,} events")
+                    Generator(Store(str(db)), seed=7).run(n)
+                dbs.append(db)
+            print(growth.table(list(sizes), [growth.measure(str(db), runs, workdir, log) for db in dbs]))
+            return
         measured = [measure(label, n, workdir, settings, log) for label, n in sizes.items()]
+        grown = [growth.measure(str(workdir / f"skirmish-{s.label}.db"), runs, workdir, log) for s in measured]
         cli_db = next((workdir / f"skirmish-{s.label}.db" for s in measured if s.label == "10k"), None)
         cli = cli_latency(str(cli_db or workdir / f"skirmish-{measured[0].label}.db"), settings.cli_runs, log)
         log(f"load average {os.getloadavg()[0]:.1f}")
         print(table(measured, cli))
+        print()
+        print(growth.table([s.label for s in measured], grown))
     finally:
         if not args.keep and not args.dir:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -40,11 +40,16 @@ def why(
     who: Annotated[str, typer.Argument(help="The combatant.", autocompletion=complete.combatants)],
     figure: Annotated[str | None, typer.Argument(help="A figure as `skirmish state` labels it, e.g. \"hits left\" (default: every changed one).")] = None,
     as_json: JsonOpt = False,
+    limit: Annotated[int | None, typer.Option(help="How many of each figure's latest changes (default 20; 0: every one).")] = None,
 ) -> None:
     """The events that made a combatant's figure what it is, from the cause through every tick."""
+    from skirmish.eventlog.errors import BadInput
     from skirmish.projections import audit
 
-    data = audit.why(invocation(ctx).encounter(), who, figure)
+    if limit is not None and limit < 0:
+        raise BadInput(f"--limit takes 0 (every change) or more, not {limit}")
+    shown = audit.WHY_LIMIT if limit is None else (limit or None)
+    data = audit.why(invocation(ctx).encounter(), who, figure, shown)
     if as_json:
         print_json(data)
         return
@@ -58,6 +63,8 @@ def why(
             change = f"   {cell(link['before'])} -> {cell(link['after'])}" if link["role"] == "change" else "   (cause)"
             say(f"  #{link['id']:<5} {link['description']}{change}")
             say(f"         by `{link['command']}`")
+        if f["earlier"]:
+            say("  (earlier changes not shown: --limit N for more, --limit 0 for every one)")
 
 
 @command(reads=True)
@@ -70,17 +77,17 @@ def diff(
     """What differs between two branches or events, figure by figure, and where they split."""
     from skirmish.projections import audit
 
-    data = audit.diff(invocation(ctx).encounter(), a, b)
+    data = audit.diff(invocation(ctx).encounter(), a, b, listed=as_json)
     if as_json:
         print_json(data)
         return
     ea, eb = data["a"], data["b"]
     say(f"{ea['name']} (#{ea['at']}) and {eb['name']} (#{eb['at']}) split after "
                f"#{data['split']['id']} {data['split']['description']}")
-    for side, key in ((ea, "only_a"), (eb, "only_b")):
-        only = data[key]
-        span = f": #{only[0]['id']} .. #{only[-1]['id']}" if only else ""
-        say(f"  {len(only)} event(s) only on {side['name']}{span}")
+    for side, key in ((ea, "a"), (eb, "b")):
+        only = data["after_split"][key]
+        span = f": #{only['first']} .. #{only['last']}" if only["count"] else ""
+        say(f"  {only['count']} event(s) only on {side['name']}{span}")
     for s in data["scene"]:
         say(f"{s['figure']}: {_short(s['a'])} | {_short(s['b'])}")
     for c in data["combatants"]:

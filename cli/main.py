@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -426,22 +426,41 @@ def state(
         typer.echo(render_state(view, wide=wide))  # lines escaped by render_state
 
 
+LOG_PAGE = 50  # events `log` shows by default: the last page, as at the table
+
+
 @command(reads=True)
 def log(
     ctx: typer.Context,
     all_: Annotated[bool, typer.Option("--all", help="Every event of the tree, undone ones marked.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per event.")] = False,
+    limit: Annotated[int | None, typer.Option(help=f"How many events (default {LOG_PAGE}; 0: all of the branch).")] = None,
+    from_: Annotated[int | None, typer.Option("--from", help="The first event to show (default: the last page).")] = None,
 ) -> None:
-    """The events of the current branch (or of the whole tree)."""
+    """The current branch's last events (a page: --limit, --from), or every event of the tree (--all)."""
     import json
 
     from skirmish.projections.audit import notes_shown
     from skirmish.projections.narrate import head_move_line, log_line, note_lines
 
+    if limit is not None and limit < 0:
+        raise BadInput(f"--limit takes 0 (every event) or more, not {limit}")
+    if all_ and (limit is not None or from_ is not None):
+        raise BadInput("log --all lists the whole tree; --limit and --from page the current branch")
     enc = invocation(ctx).encounter()
     now = enc.branch
-    listed = enc.log(all_)
-    notes = notes_shown(enc, [rec.id for rec, _ in listed])
+    listed: Iterable[tuple[Recorded, list[str]]]
+    if all_:
+        listed = enc.every_event()
+        notes = notes_shown(enc)
+    else:
+        size = LOG_PAGE if limit is None else (limit or None)  # 0: the whole branch
+        page, records = enc.log_page(size, from_)
+        listed = [(rec, [now]) for rec in records]
+        notes = notes_shown(enc, [rec.id for rec in records])
+        if page.before and not as_json:
+            typer.echo(f"({page.before:,} earlier event(s) of branch {now!r}: --limit N, --from EVENT, or --limit 0 for all)")
+    lines: list[str] = []
     for rec, on in listed:
         if as_json:
             line = rec.to_json()
@@ -450,15 +469,26 @@ def log(
                 line["undone"] = not on
             if rec.id in notes:
                 line["notes"] = [{"id": n.id, "text": n.text} for n in notes[rec.id]]
-            typer.echo(json_safe(json.dumps(line, ensure_ascii=False)))
-            continue
-        say(log_line(enc, rec, on if all_ else None, now))
-        for text in note_lines(notes.get(rec.id, [])):
-            say(text)
+            lines.append(json_safe(json.dumps(line, ensure_ascii=False)))
+        else:
+            lines.append(log_line(enc, rec, on if all_ else None, now))
+            lines.extend(note_lines(notes.get(rec.id, [])))
+        if len(lines) >= 1000:  # written in batches: one write a line is most of a long log's time
+            typer.echo("\n".join(lines))
+            lines.clear()
+    if lines:
+        typer.echo("\n".join(lines))
+    if not all_ and page.after and not as_json:
+        typer.echo(f"({page.after:,} later event(s): --from {records[-1].id + 1 if records else from_} for the next page)")
     if all_ and not as_json:
-        say("head moves:")
-        for m in enc.store.head_moves(enc.row.id):
-            say(head_move_line(m))
+        typer.echo("head moves:")
+        for m in enc.store.each_head_move(enc.row.id):
+            lines.append(head_move_line(m))
+            if len(lines) >= 1000:
+                typer.echo("\n".join(lines))
+                lines.clear()
+        if lines:
+            typer.echo("\n".join(lines))
 
 
 @command(reads=True)

@@ -177,10 +177,79 @@ def _migration_set() -> sqlite_utils.Migrations:
             "WHERE reason IN ('start', 'switch')"
         )
 
+    @migrations(name="0005_flat_at_a_million")
+    def flat(db: sqlite_utils.Database) -> None:
+        # The notes (and any one kind of event) without a scan of the log; the branches in
+        # the order they were made (each one's first head move is its seq 1) without a
+        # scan of every head move.
+        db.execute("CREATE INDEX events_by_kind ON events(encounter_id, kind, id)")
+        db.execute("CREATE INDEX head_moves_branch_starts ON head_moves(encounter_id, id) WHERE seq = 1")
+        # The views, read as the store reads: a branch's head is one lookup, and which
+        # branches hold an event comes from their paths' runs of ids (eventlog/shape.py),
+        # walked over the jumps, never event by event from every head to the root.
+        db.execute("DROP VIEW branches")
+        db.execute(f"CREATE VIEW branches AS {_BRANCHES}")
+        # A migration is history: the view's columns are stated again, as 0002 left them.
+        db.execute("DROP VIEW timeline")
+        db.execute(f"""
+            CREATE VIEW timeline AS
+            WITH RECURSIVE heads AS ({_BRANCHES}),
+            runs(encounter_id, branch, low, high) AS (
+                SELECT e.id, heads.branch, (SELECT max(j.id) FROM events j INDEXED BY events_jumps
+                                            WHERE j.parent_id IS NOT j.id - 1 AND j.id <= heads.head), heads.head
+                FROM heads JOIN encounters e ON e.name = heads.encounter
+                UNION ALL
+                SELECT runs.encounter_id, runs.branch,
+                       (SELECT max(j.id) FROM events j INDEXED BY events_jumps
+                        WHERE j.parent_id IS NOT j.id - 1 AND j.id <= p.parent_id), p.parent_id
+                FROM runs JOIN events p ON p.id = runs.low WHERE p.parent_id IS NOT NULL
+            )
+            SELECT ev.id, e.name AS encounter,
+                   (SELECT group_concat(runs.branch, ', ') FROM runs
+                    WHERE runs.low = (SELECT max(j.id) FROM events j INDEXED BY events_jumps
+                                      WHERE j.parent_id IS NOT j.id - 1 AND j.id <= ev.id)
+                      AND runs.high >= ev.id AND runs.encounter_id = ev.encounter_id) AS branches,
+                   ev.parent_id AS parent, ev.kind,
+                   coalesce(json_extract(ev.body, '$.who'),
+                            CASE ev.kind WHEN 'combatant-added' THEN json_extract(ev.body, '$.name') END) AS who,
+                   json_extract(ev.body, '$.action') AS action,
+                   json_extract(ev.body, '$.target') AS target,
+                   coalesce(json_extract(ev.body, '$.outcome'),
+                            CASE ev.kind WHEN 'note-added' THEN json_extract(ev.body, '$.text') END) AS text,
+                   c.text AS command, ev.body, ev.recorded_at
+            FROM events ev JOIN encounters e ON e.id = ev.encounter_id
+            JOIN commands c ON c.id = ev.command_id""")
+        # Each count in one pass over the log, not one pass a combatant.
+        db.execute("DROP VIEW combatants")
+        db.execute("""
+            CREATE VIEW combatants AS
+            WITH declared AS (
+                SELECT encounter_id, lower(json_extract(body, '$.who')) AS who, count(*) AS n FROM commands
+                WHERE json_extract(body, '$.type') = 'declare' GROUP BY 1, 2
+            ),
+            named AS (
+                SELECT encounter_id, json_extract(body, '$.who') AS who, count(*) AS n FROM events GROUP BY 1, 2
+            )
+            SELECT e.name AS encounter, json_extract(ev.body, '$.name') AS name,
+                   json_extract(ev.body, '$.side') AS side, json_extract(ev.body, '$.stats') AS stats,
+                   ev.id AS added_at, coalesce(d.n, 0) AS declarations, coalesce(x.n, 0) AS events
+            FROM events ev INDEXED BY events_by_kind JOIN encounters e ON e.id = ev.encounter_id
+            LEFT JOIN declared d ON d.encounter_id = ev.encounter_id AND d.who = lower(json_extract(ev.body, '$.name'))
+            LEFT JOIN named x ON x.encounter_id = ev.encounter_id AND x.who = json_extract(ev.body, '$.name')
+            WHERE ev.kind = 'combatant-added'""")
+
     return migrations
 
 
-SCHEMA_VERSION = 4  # the number of migrations above; stored as PRAGMA user_version
+# Each branch's head: its latest head move, found from its first (seq 1) in one lookup.
+_BRANCHES = """
+    SELECT e.name AS encounter, s.branch, m.to_event AS head, m.seq AS moves
+    FROM head_moves s INDEXED BY head_moves_branch_starts JOIN encounters e ON e.id = s.encounter_id
+    JOIN head_moves m ON m.encounter_id = s.encounter_id AND m.branch = s.branch
+     AND m.seq = (SELECT max(seq) FROM head_moves WHERE encounter_id = s.encounter_id AND branch = s.branch)
+    WHERE s.seq = 1"""
+
+SCHEMA_VERSION = 5  # the number of migrations above; stored as PRAGMA user_version
 
 
 def prepare(conn: Connection) -> None:

@@ -25,7 +25,7 @@ import shlex
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from skirmish.eventlog import chain, snapshots
 from skirmish.eventlog.connection import Connection, Transaction, connect
@@ -53,11 +53,12 @@ from skirmish.eventlog.rows import (
     NewEvent,
     ReplayRow,
 )
+from skirmish.eventlog.shape import Shape
 from skirmish.eventlog.snapshots import Snapshot
 
 __all__ = [
     "DEFAULT_DB", "CommandRow", "Counts", "EncounterRow", "EventRow", "Head", "HeadMove", "Log",
-    "NewEvent", "ReplayRow", "Snapshot", "Store",
+    "NewEvent", "Page", "ReplayRow", "Shape", "Snapshot", "Store",
 ]
 
 DEFAULT_DB = "skirmish.db"
@@ -78,6 +79,15 @@ def _as_typed(name: str) -> tuple[str, ...]:
     """A name to look up as typed, then without the spaces around it: names are stored
     stripped (check_name), so a stray space typed back still finds its name."""
     return (name,) if name == name.strip() else (name, name.strip())
+
+
+class Page(NamedTuple):
+    """A page of a path: its runs of ids, oldest first, and how many of the path's events
+    come before and after it."""
+
+    runs: list[tuple[int, int]]
+    before: int
+    after: int
 
 
 def _now() -> str:
@@ -192,14 +202,27 @@ class Store:
         raise UnknownBranch(f"no branch named {branch!r} (branches: {known})")
 
     def branches(self, encounter_id: int) -> dict[str, Head]:
+        """Every branch's head, in the order the branches were made (each one's first head
+        move, its seq 1: the ``head_moves_branch_starts`` index), one lookup a branch."""
         rows = self.conn.execute(
-            "SELECT m.branch, m.to_event, m.seq FROM head_moves m "
-            "WHERE m.encounter_id = ?1 AND m.seq = (SELECT max(seq) FROM head_moves "
-            "  WHERE encounter_id = ?1 AND branch = m.branch) "
-            "ORDER BY (SELECT min(id) FROM head_moves WHERE encounter_id = ?1 AND branch = m.branch)",
+            "SELECT s.branch, m.to_event, m.seq FROM head_moves s INDEXED BY head_moves_branch_starts "
+            "JOIN head_moves m ON m.encounter_id = s.encounter_id AND m.branch = s.branch AND m.seq = "
+            "  (SELECT max(seq) FROM head_moves WHERE encounter_id = s.encounter_id AND branch = s.branch) "
+            "WHERE s.encounter_id = ? AND s.seq = 1 ORDER BY s.id",
             (encounter_id,),
         )
         return {r[0]: Head(r[0], r[1], r[2]) for r in rows}
+
+    def shape(self, encounter_id: int) -> Shape:
+        """The encounter's jumps and branch heads: which branches hold which events, worked
+        out in memory from a few hundred rows (eventlog/shape.py)."""
+        jumps = self.conn.execute(
+            "SELECT id, parent_id FROM events INDEXED BY events_jumps "
+            "WHERE parent_id IS NOT id - 1 AND encounter_id = ?",
+            (encounter_id,),
+        )
+        heads = {name: head.event_id for name, head in self.branches(encounter_id).items()}
+        return Shape(jumps, heads)
 
     def current_branch(self, encounter_id: int) -> str:
         row = self.conn.execute(
@@ -211,12 +234,16 @@ class Store:
         return str(row[0])
 
     def head_moves(self, encounter_id: int, branch: str | None = None) -> list[HeadMove]:
+        return list(self.each_head_move(encounter_id, branch))
+
+    def each_head_move(self, encounter_id: int, branch: str | None = None) -> Iterator[HeadMove]:
+        """The head moves in order, streamed."""
         sql = f"SELECT {MOVE_COLUMNS} FROM head_moves WHERE encounter_id = ?"
         args: tuple[object, ...] = (encounter_id,)
         if branch is not None:
             sql += " AND branch = ?"
             args += (branch,)
-        return [HeadMove(*r) for r in self.conn.execute(sql + " ORDER BY id", args)]
+        return (HeadMove(*r) for r in self.conn.execute(sql + " ORDER BY id", args))
 
     def redo_stack(self, encounter_id: int, branch: str) -> list[int]:
         """Events undone on this branch and not yet redone or overwritten by an append."""
@@ -318,9 +345,39 @@ class Store:
 
     def branches_holding(self, encounter_id: int, event_id: int) -> list[str]:
         """The branches whose history holds the event (none: it was undone), by name."""
-        return sorted(
-            name for name, head in self.branches(encounter_id).items() if self.holds(head.event_id, event_id)
-        )
+        return sorted(self.shape(encounter_id).holding(event_id))
+
+    def page(self, event_id: int, limit: int | None, start: int | None = None) -> Page:
+        """A page of the path to ``event_id``: ``limit`` events (None: all of them) from
+        ``start`` (an event of the path), or else the last ``limit``; worked out from the
+        path's runs, so only the page's rows are read."""
+        runs = self.runs(event_id)
+        total = sum(high - low + 1 for low, high in runs)
+        if start is None:
+            first = 0 if limit is None else max(0, total - limit)
+        else:
+            first = 0
+            for low, high in runs:
+                if low <= start <= high:
+                    first += start - low
+                    break
+                first += high - low + 1
+            else:
+                raise UnknownEvent(f"event {start} is not in the history leading to #{event_id}")
+        last = total if limit is None else min(total, first + limit)
+        page: list[tuple[int, int]] = []
+        seen = 0
+        for low, high in runs:
+            size = high - low + 1
+            lo, hi = max(first - seen, 0), min(last - seen, size)
+            if lo < hi:
+                page.append((low + lo, low + hi - 1))
+            seen += size
+        return Page(page, first, total - last)
+
+    def events_in(self, runs: Iterable[tuple[int, int]]) -> Iterator[EventRow]:
+        """The events of these runs of ids, in order, streamed."""
+        return (EventRow(*r) for r in self._rows(EVENT_COLUMNS, runs))
 
     def path_since_snapshot(
         self, event_id: int, projection: str, version: int
@@ -389,6 +446,13 @@ class Store:
             (encounter_id,),
         ).fetchone()
         return EventRow(*row)
+
+    def events_of_command(self, command_id: int) -> list[EventRow]:
+        """The events one command recorded, in order."""
+        rows = self.conn.execute(
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE command_id = ? ORDER BY id", (command_id,)
+        )
+        return [EventRow(*r) for r in rows]
 
     def first_event_of_command(self, command_id: int) -> EventRow:
         row = self.conn.execute(

@@ -8,19 +8,20 @@ branch's later commands again, as they were recorded, on a new branch.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any
-
+import bisect
+import itertools
 import shlex
 from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import msgspec
 
 from skirmish.eventlog.commands import AddNote, AnyCommand, Command, command_decoder
 from skirmish.eventlog.errors import BadInput, HeadMoved, SkirmishError, StoreError, TamperedLog, UnknownEvent
-from skirmish.eventlog.events import Derivation, EncounterStarted, Event, NoteAdded, Roll, tag_of
-from skirmish.projections.engine import Encounter, Recorded
+from skirmish.eventlog.events import CombatantAdded, Derivation, Event, NoteAdded, Roll, tag_of
+from skirmish.projections.engine import SNAPSHOT_EVERY, Encounter, Recorded
 from skirmish.projections.render import clock_label, own_figures
 from skirmish.projections.render import figures as figures_of
 from skirmish.projections.ruleset import find_name, suggest
@@ -58,9 +59,7 @@ def explain(enc: Encounter, event_id: int) -> dict[str, Any]:
     """Every number of one event with its derivation as recorded, the command behind it,
     the options in force and the notes about it."""
     rec = enc.decode(enc.store.event(enc.row.id, event_id))
-    path = enc.path(event_id, checked=True)
-    started = path[0].event
-    assert isinstance(started, EncounterStarted)
+    started = enc.started
     command = enc.store.command(rec.command_id)
     return {
         "event": rec.id,
@@ -118,12 +117,12 @@ def notes_shown(enc: Encounter, event_ids: Sequence[int] | None = None) -> dict[
     rows = enc.store.events_of_kind(enc.row.id, tag_of(NoteAdded))
     if not rows:
         return {}
-    on = enc.reachable()
+    shape = enc.store.shape(enc.row.id)  # whether a branch holds a note, from the runs of ids
     by: dict[int, list[Note]] = {}
     for row in rows:
         note = enc.decode(row).event
         assert isinstance(note, NoteAdded)
-        if on[row.id] and (wanted is None or note.about in wanted):
+        if (wanted is None or note.about in wanted) and shape.held(row.id):
             by.setdefault(note.about, []).append(Note(row.id, note.about, note.text, note.private))
     return by
 
@@ -158,56 +157,195 @@ def _mentions(rec: Recorded, words: set[str]) -> set[str]:
     return {v for v in values if isinstance(v, str) and v in words}
 
 
-def why(enc: Encounter, who: str, figure: str | None = None) -> dict[str, Any]:
+WHY_LIMIT = 20  # changes of a figure `why` shows by default: the latest ones
+
+
+class _Path:
+    """A path from the root as its runs of ids (oldest first), addressed by depth (the root: 0)."""
+
+    def __init__(self, runs: list[tuple[int, int]]) -> None:
+        self.runs = runs
+        self.starts = [0, *itertools.accumulate(high - low + 1 for low, high in runs)]
+
+    @property
+    def deepest(self) -> int:
+        return self.starts[-1] - 1
+
+    def at(self, depth: int) -> int:
+        i = bisect.bisect_right(self.starts, depth) - 1
+        return self.runs[i][0] + depth - self.starts[i]
+
+    def depth_of(self, event_id: int) -> int | None:
+        for (low, high), start in zip(self.runs, self.starts, strict=False):
+            if low <= event_id <= high:
+                return start + event_id - low
+        return None
+
+    def between(self, first: int, last: int) -> list[tuple[int, int]]:
+        """The runs of ids at depths ``first`` to ``last``."""
+        out = []
+        for (low, high), start in zip(self.runs, self.starts, strict=False):
+            lo, hi = max(first, start), min(last, start + high - low)
+            if lo <= hi:
+                out.append((low + lo - start, low + hi - start))
+        return out
+
+
+class _Change(NamedTuple):
+    rec: Recorded
+    old: Any
+    new: Any
+    kinds_before: frozenset[str]  # the effects on the combatant just before it
+
+
+def _added_at(enc: Encounter, name: str, path: _Path) -> int:
+    """The depth at which the combatant joined the path (its row first shows)."""
+    for row in enc.store.events_of_kind(enc.row.id, tag_of(CombatantAdded)):
+        event = enc.decode(row).event
+        if isinstance(event, CombatantAdded) and event.name == name:
+            depth = path.depth_of(row.id)
+            if depth is not None:
+                return depth
+    for rec, after in enc.replay(path.at(path.deepest)):  # a ruleset that adds in its own events
+        if _row(enc.ruleset.view(after), name) is not None:
+            depth = path.depth_of(rec.id)
+            assert depth is not None
+            return depth
+    raise AssertionError(f"{name} is in the view but joined nowhere on the path")
+
+
+def why(enc: Encounter, who: str, figure: str | None = None, limit: int | None = WHY_LIMIT) -> dict[str, Any]:
     """The events of the current branch that made WHO's figure what it is now: each event
     that changed it, and the events that caused those (the resolution that dealt the
     damage, the effect an upkeep tick ticks). Without a figure: every figure no longer at
-    its starting value."""
+    its starting value. ``limit``: the latest so many changes of each figure (None: all).
+
+    The path is read backwards from the head a snapshot's stretch at a time (each folded
+    from its cached state), only as far back as the changes shown lie: the cost grows with
+    how far back those are, not with the length of the log.
+    """
     head = enc.head()
-    name = find_name([c.name for c in enc.view().combatants], who)
-    start: dict[str, Any] | None = None
-    before: dict[str, Any] | None = None
-    changes: dict[str, list[tuple[Recorded, Any, Any]]] = {}
-    causes: dict[int, list[Recorded]] = {}  # event id -> the events that caused it
-    origin: dict[str, Recorded] = {}  # effect kind -> the event where it appeared
-    siblings: dict[int, list[Recorded]] = {}  # command id -> its events so far
-    commands = enc.store.commands(enc.row.id)
-    texts = {cid: row.text for cid, row in commands.items()}
-    for rec, after in enc.replay(head.event_id):
-        siblings.setdefault(rec.command_id, []).append(rec)
-        row = _row(enc.ruleset.view(after), name)
-        if row is None:
-            continue
-        if before is None:
-            start = before = row
-            continue
-        changed = [k for k, v in row.items() if before.get(k) != v]
-        for key in changed:
-            changes.setdefault(key, []).append((rec, before.get(key), row[key]))
-        if changed:
-            linked = _mentions(rec, _kinds(before))
-            causes[rec.id] = [origin[k] for k in sorted(linked) if k in origin] or _decided_with(
-                rec, siblings[rec.command_id], name, texts
-            )
-        for kind in _kinds(row) - _kinds(before):
-            origin[kind] = rec
-        before = row
-    assert start is not None and before is not None
-    known = list(before)
+    now = enc.view()
+    name = find_name([c.name for c in now.combatants], who)
+    path = _Path(enc.store.runs(head.event_id))
+    added = _added_at(enc, name, path)
+    start = _row(enc.ruleset.view(enc.fold_to(path.at(added))[0]), name)
+    latest = _row(now, name)
+    assert start is not None and latest is not None
+    known = list(latest)
     if figure is not None:
         wanted = [_figure(name, figure, known)]
     else:
-        wanted = [k for k in known if before[k] != start[k]]
+        wanted = [k for k in known if latest[k] != start.get(k)]
+    changes: dict[str, list[_Change]] = {}
+    appeared: list[tuple[Recorded, set[str]]] = []  # effects as they came onto the combatant, in order
+    every, apply, view = SNAPSHOT_EVERY, enc.ruleset.apply, enc.ruleset.view
+    high = path.deepest
+    while high > added and not (limit and all(len(changes.get(k, ())) >= limit for k in wanted)):
+        low = max(added, (high - 1) // every * every)  # a snapshot's depth, or where it joined
+        state = enc.fold_to(path.at(low))[0]
+        before = _row(view(state), name)
+        assert before is not None
+        stretch: dict[str, list[_Change]] = {}
+        came: list[tuple[Recorded, set[str]]] = []
+        for row in enc.store.events_in(path.between(low + 1, high)):
+            rec = enc.decode(row)
+            apply(state, rec.event)
+            now_row = _row(view(state), name)
+            if now_row is None:
+                continue
+            kinds = frozenset(_kinds(before))
+            for key, value in now_row.items():
+                if before.get(key) != value:
+                    stretch.setdefault(key, []).append(_Change(rec, before.get(key), value, kinds))
+            if new_kinds := _kinds(now_row) - kinds:
+                came.append((rec, new_kinds))
+            before = now_row
+        for key, found in stretch.items():
+            changes[key] = found + changes.get(key, [])
+        appeared[:0] = came
+        high = low
+    read_from = high  # every event deeper than this was read
+
+    origins: dict[tuple[str, int], Recorded | None] = {}
+
+    def origin(kind: str, rec: Recorded) -> Recorded | None:
+        """Where ``kind`` last came onto the combatant before ``rec``."""
+        for earlier, kinds in reversed(appeared):
+            if earlier.id < rec.id and kind in kinds:
+                return earlier
+        if (kind, read_from) not in origins:
+            origins[kind, read_from] = _came_before(enc, name, kind, path, added, read_from)
+        return origins[kind, read_from]
+
+    texts: dict[int, str] = {}
+
+    def text(command_id: int) -> str:
+        if command_id not in texts:
+            texts[command_id] = enc.store.command(command_id).text
+        return texts[command_id]
+
     out: list[dict[str, Any]] = []
     for key in wanted:
+        found = changes.get(key, [])
+        shown = found[-limit:] if limit else found
         chain: dict[int, dict[str, Any]] = {}
-        for rec, old, new in changes.get(key, []):
-            for cause in causes.get(rec.id, []):
-                chain.setdefault(cause.id, _link(enc, cause, commands, "cause"))
-            chain[rec.id] = {**_link(enc, rec, commands, "change"), "before": old, "after": new}
-        out.append({"figure": key, "start": start[key], "now": before[key],
-                    "chain": [chain[i] for i in sorted(chain)]})
+        for change in shown:
+            rec = change.rec
+            linked = [o for k in sorted(_mentions(rec, set(change.kinds_before))) if (o := origin(k, rec))]
+            for cause in linked or _decided_with(rec, _siblings(enc, rec), name, {rec.command_id: text(rec.command_id)}):
+                chain.setdefault(cause.id, _link(enc, cause, text(cause.command_id), "cause"))
+            chain[rec.id] = {**_link(enc, rec, text(rec.command_id), "change"), "before": change.old, "after": change.new}
+        out.append({"figure": key, "start": start[key], "now": latest[key],
+                    "chain": [chain[i] for i in sorted(chain)],
+                    "earlier": len(found) > len(shown) or read_from > added})
     return {"who": name, "branch": head.branch, "at": head.event_id, "figures": out}
+
+
+def _came_before(enc: Encounter, name: str, kind: str, path: _Path, added: int, depth: int) -> Recorded | None:
+    """Where the effect ``kind``, on the combatant at ``depth``, came onto it (None: it was
+    there when the combatant joined), looked for beyond what `why` read: over the cached
+    states a snapshot's stretch apart, doubling the step back until it is off, then
+    halving, then event by event in the one stretch where it came. An effect that went
+    and came back between two of those states is found where it first came."""
+
+    def on(at: int) -> bool:
+        return kind in _kinds(_row(enc.ruleset.view(enc.fold_to(path.at(at))[0]), name))
+
+    every = SNAPSHOT_EVERY
+    present, step = depth, every
+    while True:
+        probe = max(added, (present - step) // every * every)
+        if not on(probe):
+            absent = probe
+            break
+        if probe == added:
+            return None
+        present, step = probe, step * 2
+    while present - absent > every:
+        middle = max(absent + 1, (absent + present) // 2 // every * every)
+        if middle in (absent, present):
+            break
+        if on(middle):
+            present = middle
+        else:
+            absent = middle
+    state = enc.fold_to(path.at(absent))[0]
+    came: Recorded | None = None
+    was = False
+    for row in enc.store.events_in(path.between(absent + 1, present)):
+        rec = enc.decode(row)
+        enc.ruleset.apply(state, rec.event)
+        now = kind in _kinds(_row(enc.ruleset.view(state), name))
+        if now and not was:
+            came = rec
+        was = now
+    return came
+
+
+def _siblings(enc: Encounter, rec: Recorded) -> list[Recorded]:
+    """The events of ``rec``'s command up to ``rec`` itself."""
+    return [enc.decode(r) for r in enc.store.events_of_command(rec.command_id) if r.id <= rec.id]
 
 
 def _decided_with(rec: Recorded, siblings: list[Recorded], name: str, texts: dict[int, str]) -> list[Recorded]:
@@ -225,10 +363,8 @@ def _decided_with(rec: Recorded, siblings: list[Recorded], name: str, texts: dic
     return []
 
 
-def _link(enc: Encounter, rec: Recorded, commands: dict[int, Any], role: str) -> dict[str, Any]:
-    cmd = commands.get(rec.command_id)
-    return {"id": rec.id, "kind": rec.kind, "role": role, "description": enc.describe(rec),
-            "command": cmd.text if cmd else ""}
+def _link(enc: Encounter, rec: Recorded, command: str, role: str) -> dict[str, Any]:
+    return {"id": rec.id, "kind": rec.kind, "role": role, "description": enc.describe(rec), "command": command}
 
 
 # --- diff ------------------------------------------------------------------------------------
@@ -249,17 +385,32 @@ def _scene(view: View) -> dict[str, Any]:
             **own_figures(view.own)}
 
 
-def diff(enc: Encounter, a: str, b: str) -> dict[str, Any]:
-    """What differs between two branches or events, combatant by combatant and figure by
-    figure, and where their histories split (the last event both share)."""
-    (label_a, at_a), (label_b, at_b) = _moment(enc, a), _moment(enc, b)
-    path_a, path_b = enc.path(at_a, checked=True), enc.path(at_b, checked=True)
-    split = path_a[0]
-    for x, y in zip(path_a, path_b, strict=False):
-        if x.id != y.id:
+def _split(runs_a: list[tuple[int, int]], runs_b: list[tuple[int, int]]) -> int:
+    """The last event two paths share, from their runs of ids (oldest first): a run starts
+    at a jump, so two paths through one event both have a run starting where its run does."""
+    split = runs_a[0][0]
+    for (low_a, high_a), (low_b, high_b) in zip(runs_a, runs_b, strict=False):
+        if low_a != low_b:
             break
-        split = x
-    # From the nearest snapshot, not from the root: the paths are only read for where they split.
+        split = min(high_a, high_b)
+        if high_a != high_b:
+            break
+    return split
+
+
+def _after(runs: list[tuple[int, int]], split: int) -> list[tuple[int, int]]:
+    """The runs of a path after the event ``split``."""
+    return [(max(low, split + 1), high) for low, high in runs if high > split]
+
+
+def diff(enc: Encounter, a: str, b: str, listed: bool = True) -> dict[str, Any]:
+    """What differs between two branches or events, combatant by combatant and figure by
+    figure, and where their histories split (the last event both share). ``listed``: each
+    event after the split with its description (``after_split`` counts them either way,
+    from the paths' runs of ids, without reading them)."""
+    (label_a, at_a), (label_b, at_b) = _moment(enc, a), _moment(enc, b)
+    runs_a, runs_b = enc.store.runs(at_a), enc.store.runs(at_b)
+    split = enc.decode(enc.store.event(enc.row.id, _split(runs_a, runs_b)))
     view_a, view_b = enc.ruleset.view(enc.fold_to(at_a)[0]), enc.ruleset.view(enc.fold_to(at_b)[0])
     rows_a = {c.name: figures_of(c) for c in view_a.combatants}
     rows_b = {c.name: figures_of(c) for c in view_b.combatants}
@@ -277,15 +428,23 @@ def diff(enc: Encounter, a: str, b: str) -> dict[str, Any]:
     scene = [{"figure": k, "a": scene_a.get(k), "b": scene_b.get(k)}
              for k in dict.fromkeys([*scene_a, *scene_b]) if scene_a.get(k) != scene_b.get(k)]
 
-    def after_split(path: list[Recorded]) -> list[dict[str, Any]]:
-        return [{"id": r.id, "description": enc.describe(r)} for r in path if r.id > split.id]
+    def after_split(runs: list[tuple[int, int]]) -> list[dict[str, Any]] | None:
+        if not listed:
+            return None
+        return [{"id": r.id, "description": enc.describe(enc.decode(r))} for r in enc.store.events_in(runs)]
 
+    def span(runs: list[tuple[int, int]]) -> dict[str, int | None]:
+        return {"count": sum(high - low + 1 for low, high in runs),
+                "first": runs[0][0] if runs else None, "last": runs[-1][1] if runs else None}
+
+    only_a, only_b = _after(runs_a, split.id), _after(runs_b, split.id)
     return {
         "a": {"name": label_a, "at": at_a},
         "b": {"name": label_b, "at": at_b},
         "split": {"id": split.id, "description": enc.describe(split)},
-        "only_a": after_split(path_a),
-        "only_b": after_split(path_b),
+        "only_a": after_split(only_a),
+        "only_b": after_split(only_b),
+        "after_split": {"a": span(only_a), "b": span(only_b)},
         "scene": scene,
         "combatants": combatants,
     }

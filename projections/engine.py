@@ -39,7 +39,7 @@ from skirmish.eventlog.events import (
     NoteAdded,
     tag_of,
 )
-from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Snapshot, Store
+from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Page, Snapshot, Store
 from skirmish.eventlog.text import escape_controls
 from skirmish.projections.view import Shown
 from skirmish.projections.ruleset import (
@@ -271,9 +271,9 @@ class Encounter:
         branch, head_id = head.branch, head.event_id
         if at != head_id and not self.store.holds(head_id, at):
             # An event of another branch is shown as that branch's; an undone one, on none.
-            heads = self.store.branches(self.row.id)
-            holding = self.store.branches_holding(self.row.id, at)
-            branch, head_id = (holding[0], heads[holding[0]].event_id) if holding else ("", at)
+            shape = self.store.shape(self.row.id)
+            holding = sorted(shape.holding(at))
+            branch, head_id = (holding[0], shape.heads[holding[0]]) if holding else ("", at)
         seen = self.ruleset.view(self.fold_to(at)[0])
         return Shown(
             encounter=self.row.name, ruleset=self.row.ruleset, branch=branch, head=head_id, at=at,
@@ -324,22 +324,30 @@ class Encounter:
         if not everything:
             current = [self.branch]
             return [(rec, current) for rec in self.path(self.head().event_id)]
-        on = self.reachable()
-        return [(rec, on[rec.id]) for rec in self.all_events()]
+        return list(self.every_event())
+
+    def log_page(self, limit: int | None, start: int | None = None) -> tuple[Page, list[Recorded]]:
+        """A page of the current branch's events: the last ``limit`` (None: all), or
+        ``limit`` from ``start`` on (an event of the branch); only the page's rows are read."""
+        if start is not None:
+            self.store.event(self.row.id, start)
+        page = self.store.page(self.head().event_id, limit, start)
+        return page, [self.decode(r) for r in self.store.events_in(page.runs)]
+
+    def every_event(self) -> Iterator[tuple[Recorded, list[str]]]:
+        """Every event of the tree in order, streamed, each with the branches whose history
+        holds it (worked out from the branches' runs of ids, not by walking the tree)."""
+        shape = self.store.shape(self.row.id)
+        for row in self.store.all_events(self.row.id):
+            yield self.decode(row), shape.holders(row.id)
 
     def all_events(self) -> list[Recorded]:
         return [self.decode(r) for r in self.store.all_events(self.row.id)]
 
     def reachable(self) -> dict[int, list[str]]:
         """For every event, the branches whose history contains it (none: undone)."""
-        parents = {r.id: r.parent_id for r in self.store.all_events(self.row.id)}
-        on: dict[int, list[str]] = {i: [] for i in parents}
-        for name, head in self.store.branches(self.row.id).items():
-            node: int | None = head.event_id
-            while node is not None:
-                on[node].append(name)
-                node = parents[node]
-        return on
+        shape = self.store.shape(self.row.id)
+        return {i: shape.holders(i) for i in self.store.event_ids(self.row.id)}
 
     def describe(self, rec: Recorded) -> str:
         """The event as one line of text, whatever its fields hold: names and notes stored
