@@ -190,10 +190,6 @@ def _cases() -> list[Any]:
         out = []
         for edit in edits(db):
             marks = []
-            if (edit.table, edit.column) == ("encounters", "id"):
-                marks.append(pytest.mark.xfail(strict=True, reason=(
-                    "found by this test: the encounter's rows are left under the old id, and "
-                    "verify reported the empty log intact")))
             if (edit.table, edit.column) == ("encounters", "ruleset"):
                 marks.append(pytest.mark.xfail(strict=True, reason=(
                     "verify opens the encounter's ruleset first: a ruleset name edited to one no "
