@@ -81,6 +81,11 @@ def verify(log: Log) -> str:
         if command_hash(encounter_id, c) != c.hash:
             fault(first_of.get(c.id, 0), f"command {c.id} ({quoted(c.text)}) was altered after it was recorded")
     enc = (log.encounter.name, log.encounter.ruleset)
+    if not log.events:
+        # Every encounter is created with its first event: none at all means its rows were
+        # moved away (the encounters row's id edited) or removed, not an empty log.
+        fault(0, f"the encounters row ({enc[0]!r}, {enc[1]}) has no events: its log was removed "
+                 "or moved to another encounter")
     hashes: dict[int, str] = {}
     by_command: dict[int, list[EventRow]] = {}
     for e in log.events:
