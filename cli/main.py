@@ -518,7 +518,7 @@ def replay(
         say(line)
 
 
-@command(reads=True)
+@command()
 def verify(
     ctx: typer.Context,
     expect: Annotated[str | None, typer.Option(help="A digest noted down earlier: fail if the log differs.")] = None,
@@ -528,11 +528,16 @@ def verify(
 ) -> None:
     """Recompute the hash chain of the current encounter and check every cached state
     against the fold of its events; print the chain's digest if both hold."""
-    enc = invocation(ctx).encounter()
+    run = invocation(ctx)
+    store = run.store()
+    row = store.encounter(run.encounter_pin) if run.encounter_pin else store.current_encounter()
     if rebuild_snapshots:
-        dropped = enc.store.drop_snapshots()
+        dropped = store.drop_snapshots()
         say(f"dropped {dropped} cached state(s); they are folded again as commands read")
-    digest = enc.store.verify(enc.row.id)
+    # The chain first, without the ruleset: an edited ruleset name is a tampered row, not
+    # a ruleset to look for.
+    digest = store.verify(row.id)
+    enc = run.encounter()
     bad = enc.check_snapshots()
     if bad:
         raise TamperedLog(
