@@ -81,6 +81,24 @@ def _as_typed(name: str) -> tuple[str, ...]:
     return (name,) if name == name.strip() else (name, name.strip())
 
 
+class Aside(NamedTuple):
+    """A private copy of the file (Store.aside) and the newest ids of its log when taken."""
+
+    store: Store
+    folder: str
+    marks: tuple[int, ...]
+
+    @property
+    def path(self) -> str:
+        return self.store.file
+
+    def discard(self) -> None:
+        import shutil
+
+        self.store.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 class Page(NamedTuple):
     """A page of a path: its runs of ids, oldest first, and how many of the path's events
     come before and after it."""
@@ -118,6 +136,52 @@ class Store:
             "SELECT text FROM commands WHERE encounter_id = ? ORDER BY id DESC LIMIT ?", (encounter_id, limit)
         ).fetchall()
         return [str(r[0]) for r in reversed(rows)]
+
+    # --- a long change decided aside (amend) ----------------------------------------------
+
+    LOG_TABLES = ("commands", "events", "head_moves")  # in the order their rows refer to one another
+
+    def aside(self) -> Aside:
+        """A private copy of the file, to decide a long change on (an amend re-decides a
+        whole branch) without holding the write lock: the table plays on meanwhile.
+        ``bring_back`` then writes what the copy appended in one short transaction."""
+        import os
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix="skirmish-aside-")
+        path = os.path.join(folder, "aside.db")
+        target = sqlite3.connect(path)
+        try:
+            self.conn.backup(target)  # a consistent copy, read under a read lock only
+        finally:
+            target.close()
+        copy = Store(path, create=False)
+        return Aside(copy, folder, self._marks(copy.conn))
+
+    @staticmethod
+    def _marks(conn: Connection) -> tuple[int, ...]:
+        return tuple(int(conn.execute(f"SELECT coalesce(max(id), 0) FROM {t}").fetchone()[0]) for t in Store.LOG_TABLES)
+
+    def bring_back(self, aside: Aside) -> None:
+        """Append the rows the copy gained, exactly (ids and hashes as the copy chained them),
+        in one short transaction; HeadMoved (nothing written) when anything was recorded in
+        the file since the copy was taken: the copy's chain would not follow it."""
+        aside.store.close()
+        self.conn.execute("ATTACH DATABASE ? AS aside", (aside.path,))
+        try:
+            with self.conn.transaction():
+                if self._marks(self.conn) != aside.marks:
+                    raise HeadMoved(
+                        "the log moved while this was decided (another writer): nothing was recorded, run it again"
+                    )
+                for table, mark in zip(self.LOG_TABLES, aside.marks, strict=True):
+                    columns = ", ".join(r[1] for r in self.conn.execute(f"PRAGMA main.table_info({table})"))
+                    self.conn.execute(
+                        f"INSERT INTO main.{table} ({columns}) SELECT {columns} FROM aside.{table} WHERE id > ? ORDER BY id",
+                        (mark,),
+                    )
+        finally:
+            self.conn.execute("DETACH DATABASE aside")
 
     def data_version(self) -> int:
         """A number that changes when another connection commits to the file (SQLite's

@@ -519,14 +519,32 @@ def amend(enc: Encounter, event_id: int, command: Command, text: str, branch: st
     name = branch or _free_name(enc, f"amend-{event_id}")
     # Decided first, so a replacement that does not hold records nothing at all.
     enc.decide(command, at)
-    # One transaction for the whole amend: a crash or another writer part-way leaves no
-    # half-built branch behind (each command inside is a savepoint of it).
+    # Decided on a private copy of the file, so the table is not locked out while every
+    # later command is decided again (seconds for a long branch); what the copy appended is
+    # then written in one short transaction, refused if anything was recorded meanwhile.
+    aside = enc.store.aside()
+    try:
+        copy = Encounter(aside.store, enc.row)
+        if enc.pinned:
+            copy.pin(enc.pinned)
+        steps = _decide_again(copy, groups[k:], command, text, name, at, why)
+        enc.store.bring_back(aside)
+    finally:
+        aside.discard()
+    return Amended(name, at, head.branch, steps)
+
+
+def _decide_again(
+    enc: Encounter, groups: list[list[Recorded]], command: Command, text: str, name: str, at: int, why: str
+) -> list[Redecided]:
+    """Fork ``name`` at ``at`` and decide ``command`` then every later command of ``groups``
+    again on it, in one transaction of ``enc``'s store (amend's copy of the file)."""
     with enc.store.batch():
         enc.fork(name, at, why)
         sizes = Counter(row.command_id for row in enc.store.all_events(enc.row.id))
         renumbered: dict[int, int] = {}
         steps: list[Redecided] = []
-        for i, group in enumerate(groups[k:]):
+        for i, group in enumerate(groups):
             old = [r.id for r in group]
             if i == 0:
                 step = Redecided(text, old)
@@ -537,7 +555,7 @@ def amend(enc: Encounter, event_id: int, command: Command, text: str, branch: st
                 todo = command_decoder.decode(row.body)
             steps.append(step)
             try:
-                moved = _renumber(todo, renumbered, {r.id for g in groups[k:] for r in g})
+                moved = _renumber(todo, renumbered, {r.id for g in groups for r in g})
                 if moved is not todo and isinstance(moved, AddNote):
                     # The command line as it would be typed now, about the new event.
                     step.text = shlex.join([str(type(moved).__struct_config__.tag), str(moved.event), moved.text])
@@ -552,7 +570,7 @@ def amend(enc: Encounter, event_id: int, command: Command, text: str, branch: st
                 step.skipped = str(exc)
                 continue
             renumbered.update(zip(old, (r.id for r in step.new), strict=False))
-    return Amended(name, at, head.branch, steps)
+    return steps
 
 
 def _renumber(command: AnyCommand | Command, renumbered: dict[int, int], replaced: set[int]) -> Command:

@@ -506,3 +506,48 @@ def test_amend_stops_on_another_writer_rather_than_skipping(
     assert cli.code == 3
     # The amend is one transaction: no half-built branch is left behind.
     assert json.loads(cli.ok("branches", "--json")) == before
+
+
+def test_amend_decides_aside_and_the_table_plays_on(tmp_path: Path) -> None:
+    """An amend of a long branch decides every later command again (seconds) on a copy of
+    the file, not under its write lock: another process's command lands meanwhile, and the
+    amend, finding the log moved, records nothing (exit 3); run again, it lands."""
+    import os
+    import shlex
+    import subprocess
+    import sys
+    import time
+
+    from benchmarks.fight import generate
+
+    db = str(tmp_path / "long.db")
+    store, enc = generate(db, 8_000)
+    rec = enc.path(enc.head().event_id)[30]
+    typed = shlex.split(store.command(rec.command_id).text)
+    store.close()
+    script = str(Path(sys.executable).with_name("skirmish"))
+    amend = [script, "--db", db, "amend", str(rec.id), "--", *typed]
+    scratch = tmp_path / "scratch"  # where the amend's copy goes: seen there, it is deciding
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    running = subprocess.Popen(amend, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        for _ in range(600):
+            if list(scratch.glob("skirmish-aside-*/aside.db")) or running.poll() is not None:
+                break
+            time.sleep(0.05)
+        note = subprocess.run([script, "--db", db, "note", str(rec.id), "the table plays on"],
+                              capture_output=True, text=True, timeout=60)
+        assert note.returncode == 0, note.stderr
+        assert running.poll() is None  # the amend was still deciding when the note landed
+        out, err = running.communicate(timeout=300)
+    finally:
+        if running.poll() is None:
+            running.kill()
+    assert running.returncode == 3 and "the log moved while this was decided" in err, err
+    branches = subprocess.run([script, "--db", db, "branches"], capture_output=True, text=True, check=True).stdout
+    assert f"amend-{rec.id}" not in branches
+    again = subprocess.run(amend, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert f"Branch 'amend-{rec.id}' starts at" in again.stdout
+    subprocess.run([script, "--db", db, "verify"], check=True, capture_output=True)

@@ -101,9 +101,11 @@ def test_an_encounter_under_a_ruleset_not_installed_is_called_that(cli: Cli, tmp
     installed = "ap-countdown, crisis, duel, modular, percent-activity, phases"
     error = (f"Error: encounter 'Homebrew night' was played under ruleset 'homebrew', which is not installed "
              f"here (installed: {installed})")
-    for args in (("state",), ("log",), ("damage", "Orc", "3"), ("verify",)):
+    for args in (("state",), ("log",), ("damage", "Orc", "3")):
         assert cli.fails(*args) == error
     assert "newer skirmish" not in error
+    # verify checks the chain before it looks for the ruleset: this planted row has no log.
+    assert "has no events" in cli.fails("verify") and cli.code == 4
 
 
 def test_an_export_whose_encounter_row_names_another_ruleset_says_so(cli: Cli, tmp_path: Path) -> None:
