@@ -163,6 +163,11 @@ class NumbersAsArguments(TyperCommand):
         return super().parse_args(ctx, args)
 
 
+def command_name(info: Any) -> str:
+    """The name a registered command is typed by (Typer's rule: the function's, dashed)."""
+    return str(info.name or (info.callback.__name__.replace("_", "-") if info.callback else ""))
+
+
 def command(name: str | None = None, *, reads: bool = False, **settings: Any) -> Callable[[F], F]:
     """Register a command on the app (``settings``: Typer's, e.g. context_settings).
     ``reads``: a command that only reads, and whose reads must agree with one another

@@ -13,6 +13,8 @@ fast without it.
 
 from __future__ import annotations
 
+import shlex
+import time
 from collections.abc import Iterable
 
 from rich.table import Table
@@ -328,8 +330,6 @@ class Console(App[None]):
 
     def run_line(self, line: str) -> Outcome:
         """Run a command line and redraw the board; the time it took is kept."""
-        import time
-
         started = time.perf_counter()
         outcome = self.session.run(line)
         self.cursor = None
@@ -428,7 +428,7 @@ class Console(App[None]):
             return
         current = enc.branch
         following = names[(names.index(current) + 1) % len(names)]
-        self.run_line(f"switch {_quote(following)}")
+        self.run_line(f"switch {shlex.quote(following)}")
 
     def action_explain(self) -> None:
         event_id = self.selected()
@@ -466,12 +466,6 @@ def _common_prefix(lines: list[str]) -> str:
     while n < min(len(first), len(last)) and first[n] == last[n]:
         n += 1
     return first[:n]
-
-
-def _quote(word: str) -> str:
-    import shlex
-
-    return shlex.quote(word)
 
 
 def play(db: str) -> None:

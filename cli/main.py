@@ -25,6 +25,7 @@ from skirmish.cli.app import (
     WithOpt,
     app,
     command,
+    command_name,
     details,
     invocation,
     make_app,
@@ -640,7 +641,7 @@ def run_cli(args: Sequence[str], prefix: str = "", store: Store | None = None) -
     """Run one command line; return its exit code. Every error is one `Error:` line on
     stderr, printed here and nowhere else. ``store``: a `run` script's, shared by its lines."""
     words = list(args)
-    run = Invocation(text=_strip_db(words), prefix=prefix, shared=store)
+    run = Invocation(text=_command_text(words), prefix=prefix, shared=store)
     try:
         command_ = _command_for(words)
         result = command_.main(args=words, prog_name="skirmish", standalone_mode=False, obj=run)
@@ -709,8 +710,7 @@ def _app_for(args: Sequence[str]) -> typer.Typer:
     if not words or words[0].startswith("-"):
         return app
     for info in app.registered_commands:
-        name = info.name or (info.callback.__name__.replace("_", "-") if info.callback else "")
-        if name == words[0]:
+        if command_name(info) == words[0]:
             one = make_app()
             one.registered_callback = app.registered_callback
             one.registered_commands = [info]
@@ -721,7 +721,7 @@ def _app_for(args: Sequence[str]) -> typer.Typer:
 GLOBAL_OPTIONS = ("--db", "--encounter", "--on")  # main_options' (cli/app.py): before the command
 
 
-def _strip_db(args: list[str]) -> str:
+def _command_text(args: list[str]) -> str:
     """The command as typed, without the options that say where it runs (--db, --encounter,
     --on, before the command's name): the log keeps what was decided, not where it was typed."""
     words = list(args)

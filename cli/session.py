@@ -323,11 +323,11 @@ def _command_params() -> dict[str, list[_Param]]:
     import typer
 
     from skirmish.cli import main  # noqa: F401 - registers the commands on the app
-    from skirmish.cli.app import app
+    from skirmish.cli.app import app, command_name
 
     group = typer.main.get_command(app)
     callbacks = {
-        (info.name or (info.callback.__name__.replace("_", "-") if info.callback else "")): info.callback
+        command_name(info): info.callback
         for info in app.registered_commands
     }
     out: dict[str, list[_Param]] = {}

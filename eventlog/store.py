@@ -124,11 +124,10 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
-    def last_ids(self) -> tuple[int, int]:
-        """The newest head move's and event's ids in the file: they grow when anything is
-        recorded (a refusal leaves them as they were)."""
-        row = self.conn.execute("SELECT (SELECT max(id) FROM head_moves), (SELECT max(id) FROM events)").fetchone()
-        return int(row[0] or 0), int(row[1] or 0)
+    def last_ids(self) -> tuple[int, ...]:
+        """The newest command's, event's and head move's ids in the file: they grow when
+        anything is recorded (a refusal leaves them as they were)."""
+        return self._marks(self.conn)
 
     def command_texts(self, encounter_id: int, limit: int) -> list[str]:
         """The newest ``limit`` command lines typed on an encounter, oldest first."""
