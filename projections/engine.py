@@ -44,6 +44,7 @@ from skirmish.eventlog.text import escape_controls
 from skirmish.projections.view import Shown
 from skirmish.projections.ruleset import (
     Dice,
+    Rules,
     Ruleset,
     check_details,
     check_effect,
@@ -301,8 +302,11 @@ class Encounter:
             if first[1] is not None:
                 state = self.fold_to(first[1])[0]
             rows = itertools.chain((first,), rows)
-        initial, apply, decode = self.ruleset.initial, self.ruleset.apply, self.codec.decode
+        ruleset, decode = self.ruleset, self.codec.decode
         current, decode_current = self.codec.versions, self.codec.decode_current
+        # A Rules ruleset's dispatch table read once, not through ``apply`` for each row:
+        # this loop is most of a long read's cost. Any other ruleset is called as declared.
+        appliers = ruleset._appliers if type(ruleset).apply is Rules.apply else None  # type: ignore[attr-defined]
         for event_id, parent, command_id, kind, version, body, recorded_at in rows:
             if current.get(kind) == version:
                 try:
@@ -311,12 +315,15 @@ class Encounter:
                     event = decode(body, kind, version, event_id)  # raises, naming the row
             else:
                 event = decode(body, kind, version, event_id)  # an older layout, upcast
-            rec = Recorded(event_id, parent, command_id, event, recorded_at)
             if state is None:
-                state = initial(rec.event)  # type: ignore[arg-type]
+                state = ruleset.initial(event)
+            elif appliers is None:
+                ruleset.apply(state, event)
             else:
-                apply(state, rec.event)
-            yield rec, state
+                applier = appliers.get(type(event))
+                if applier is not None:
+                    applier(ruleset, state, event)
+            yield Recorded(event_id, parent, command_id, event, recorded_at), state
 
     def log(self, everything: bool = False) -> list[tuple[Recorded, list[str]]]:
         """The current branch's events, or every event of the tree, each with the branches

@@ -690,8 +690,25 @@ class ApCountdown(Rules[ApState]):
         state.counters = counters
 
     @applies(UpkeepTick)
-    def _upkeep_tick(self, state: ApState, event: UpkeepTick) -> None:
-        _tick(state, event)
+    def _upkeep_tick(self, state: ApState, tick: UpkeepTick) -> None:
+        # The most frequent event of a long fight: the fighters' table read directly.
+        if tick.step == "environment":
+            state.counters = tuple(
+                replace(c, value=c.value + tick.change) if c.name == tick.effect else c for c in state.counters
+            )
+            return
+        fighters = state.fighters
+        f = fighters[tick.who]
+        if tick.step == "bleeding":
+            fighters[f.name] = replace(f, damage=f.damage - tick.change)
+            return
+        effects = list(f.effects)
+        i = next(i for i, e in enumerate(effects) if e.serial == tick.serial)
+        if tick.removed:
+            del effects[i]
+        else:
+            effects[i] = replace(effects[i], rounds=tick.rounds_left, fresh=False)
+        fighters[f.name] = replace(f, effects=tuple(effects))
 
     @applies(RoundEnded)
     def _round_ended(self, state: ApState, event: RoundEnded) -> None:
@@ -700,7 +717,8 @@ class ApCountdown(Rules[ApState]):
         carry = state.options["carry-ap"] == "yes"
         for f in list(state.fighters.values()):
             ap = f.ap if carry else 0
-            if ap != f.ap or any(e.fresh for e in f.effects):  # most fighters: nothing to change
+            # Most fighters have nothing to change: no effects, AP already spent.
+            if ap != f.ap or (f.effects and any(e.fresh for e in f.effects)):
                 _put(state, replace(f, ap=ap, effects=tuple(replace(e, fresh=False) if e.fresh else e
                                                             for e in f.effects)))
         state.in_round, state.count = False, None
@@ -1430,26 +1448,6 @@ def _worst_stun(effects: tuple[Effect, ...]) -> int:
     """Index of the stun upkeep reduces: the most severe, the earliest applied among equals."""
     stuns = [i for i, e in enumerate(effects) if e.kind in STUNS]
     return max(stuns, key=lambda i: (STUNS[effects[i].kind], -i))
-
-
-def _tick(state: ApState, tick: UpkeepTick) -> None:
-    if tick.step == "environment":
-        counters = tuple(
-            replace(c, value=c.value + tick.change) if c.name == tick.effect else c for c in state.counters
-        )
-        state.counters = counters
-        return
-    f = state.fighter(tick.who)
-    if tick.step == "bleeding":
-        _put(state, replace(f, damage=f.damage - tick.change))
-        return
-    effects = list(f.effects)
-    i = next(i for i, e in enumerate(effects) if e.serial == tick.serial)
-    if tick.removed:
-        del effects[i]
-    else:
-        effects[i] = replace(effects[i], rounds=tick.rounds_left, fresh=False)
-    _put(state, replace(f, effects=tuple(effects)))
 
 
 RULESET: Ruleset[ApState] = ApCountdown()
