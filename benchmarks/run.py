@@ -3,6 +3,7 @@
     python -m benchmarks            # 10k, 100k and 1M events (about half an hour on 2 cores)
     python -m benchmarks --quick    # small logs, in well under a minute: the CI smoke test
     python -m benchmarks --sizes 10k,100k --dir /tmp/bench --keep
+    python -m benchmarks --whole --sizes 10k,1M --dir /tmp/bench   # only the whole-log commands
 
 For each size a long ap-countdown fight is generated (benchmarks/fight.py) and measured:
 appends one transaction per command (as at the table) and in bulk (as an import), the
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks import growth
+from benchmarks import growth, whole
 from benchmarks.fight import Generator, Gm, text_of
 from skirmish.eventlog.commands import Declare
 from skirmish.eventlog.errors import SkirmishError
@@ -350,6 +351,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--growth", action="store_true",
                         help="only the growth table: each interactive command as a whole process at each size "
                              "(reuses skirmish-SIZE.db in --dir when there, else generates it)")
+    parser.add_argument("--whole", action="store_true",
+                        help="only the whole-log table: replay, log --all, verify, exports and import at each "
+                             "size (reuses skirmish-SIZE.db in --dir when there, else generates it)")
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else SIZES
     if args.sizes:
@@ -365,7 +369,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     runs = 1 if args.quick else 3
     try:
         log(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; databases in {workdir}")
-        if args.growth:
+        if args.growth or args.whole:
             dbs = []
             for label, n in sizes.items():
                 db = workdir / f"skirmish-{label}.db"
@@ -373,16 +377,22 @@ def main(argv: Sequence[str] | None = None) -> None:
                     log(f"{label}: generating a fight of {n:,} events")
                     Generator(Store(str(db)), seed=7).run(n)
                 dbs.append(db)
-            print(growth.table(list(sizes), [growth.measure(str(db), runs, workdir, log) for db in dbs]))
+            if args.growth:
+                print(growth.table(list(sizes), [growth.measure(str(db), runs, workdir, log) for db in dbs]))
+            if args.whole:
+                print(whole.table(list(sizes), [whole.measure(str(db), workdir, log) for db in dbs]))
             return
         measured = [measure(label, n, workdir, settings, log) for label, n in sizes.items()]
         grown = [growth.measure(str(workdir / f"skirmish-{s.label}.db"), runs, workdir, log) for s in measured]
+        wholes = [whole.measure(str(workdir / f"skirmish-{s.label}.db"), workdir, log) for s in measured]
         cli_db = next((workdir / f"skirmish-{s.label}.db" for s in measured if s.label == "10k"), None)
         cli = cli_latency(str(cli_db or workdir / f"skirmish-{measured[0].label}.db"), settings.cli_runs, log)
         log(f"load average {os.getloadavg()[0]:.1f}")
         print(table(measured, cli))
         print()
         print(growth.table([s.label for s in measured], grown))
+        print()
+        print(whole.table([s.label for s in measured], wholes))
     finally:
         if not args.keep and not args.dir:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,16 +18,22 @@ from skirmish.cli.progress import progress
 from skirmish.eventlog.connection import file_of
 from skirmish.eventlog.errors import BadInput
 
+if TYPE_CHECKING:
+    from skirmish.projections.transfer import Patch
+
 FORMATS = ("jsonl", "md", "html")
 
 
-def _write(chunks: Iterable[bytes], out: Path | None) -> None:
+def _write(chunks: Iterable[bytes | Patch], out: Path | None) -> None:
     """To stdout, or to OUT written whole: the chunks go to a hidden temp file beside it,
-    renamed over OUT once complete. A failure, Ctrl-C, `kill` or a closed terminal removes
-    the temp file and leaves OUT as it was (only SIGKILL, which nothing can catch, may
-    leave a `.OUT.*.part` behind)."""
+    renamed over OUT once complete (a Patch writes over what was written, at its offset).
+    A failure, Ctrl-C, `kill` or a closed terminal removes the temp file and leaves OUT as
+    it was (only SIGKILL, which nothing can catch, may leave a `.OUT.*.part` behind)."""
+    from skirmish.projections.transfer import Patch
+
     if out is None:
         for chunk in chunks:
+            assert not isinstance(chunk, Patch), "standard output cannot be written over"
             typer.echo(chunk.decode(), nl=False)
         return
     folder = out.parent if str(out.parent) else Path(".")
@@ -38,7 +44,13 @@ def _write(chunks: Iterable[bytes], out: Path | None) -> None:
     try:
         with _stopped_like_ctrl_c(), os.fdopen(fd, "wb") as f:
             for chunk in chunks:
-                f.write(chunk)
+                if isinstance(chunk, Patch):
+                    end = f.tell()
+                    f.seek(chunk.at)
+                    f.write(chunk.data)
+                    f.seek(end)
+                else:
+                    f.write(chunk)
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(tmp, 0o666 & ~umask)  # mkstemp's file is private; the export is an ordinary file
@@ -106,7 +118,7 @@ def export(
         if branch is not None:
             raise BadInput("--branch is for reports: a jsonl export holds every branch")
         with progress("export", lambda: row_count(enc)) as bar:
-            _write(export_jsonl(enc, bar.advance), out)
+            _write(export_jsonl(enc, bar.advance, seekable=out is not None), out)
     else:
         from skirmish.projections import report, report_render
 
@@ -123,17 +135,20 @@ def import_(
     file: Annotated[Path, typer.Argument(help="A jsonl file written by `skirmish export --format jsonl`.")],
 ) -> None:
     """Import an exported encounter exactly as it was (same events, branches, digest)."""
-    from skirmish.projections.transfer import import_jsonl, read_jsonl
+    from skirmish.projections.transfer import import_jsonl
 
     try:
-        data = file.read_bytes()
+        source = file.open("rb")
+        size = os.fstat(source.fileno()).st_size
     except OSError as exc:
         raise BadInput(f"cannot read {file}: {exc.strerror}") from None
-    lines = data.splitlines()
-    with progress("import", lambda: len(lines)) as bar:
-        records = read_jsonl(lines, str(file), bar.advance)
     invocation(ctx).records = True
-    done = import_jsonl(invocation(ctx).store(create=True), records, str(file))
+    # Read a line at a time and inserted a chunk at a time: memory flat in the file's size.
+    with source, progress("import", lambda: size) as bar:
+        try:
+            done = import_jsonl(invocation(ctx).store(create=True), source, str(file), bar.advance)
+        except OSError as exc:
+            raise BadInput(f"cannot read {file}: {exc.strerror}") from None
     name = done.encounter.name
     if done.already:
         say(f"Encounter {name!r} is already here with the same log (digest {done.digest}): nothing imported")

@@ -57,6 +57,14 @@ class HeadMove(NamedTuple):
     hash: str
 
 
+# An event row, then the hash of its parent and of its command, each None where the row
+# linked to is not this encounter's: what a streamed verify reads (eventlog/chain.py).
+LinkedEvent = tuple[int, "int | None", int, str, int, str, str, str, "str | None", "str | None"]
+# A head move's row, then the hash of the event it moves to (None: not this encounter's),
+# whether the event it moves from is (or it moves from none), and its command's hash.
+LinkedMove = tuple[int, str, int, "int | None", int, str, int, str, str, "str | None", bool, "str | None"]
+
+
 class Log(NamedTuple):
     """One encounter's whole log as it stood at one moment, each list in id order: what
     ``verify`` checks and an export writes."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -39,7 +39,7 @@ from skirmish.eventlog.events import (
     NoteAdded,
     tag_of,
 )
-from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Page, Snapshot, Store
+from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Page, ReplayRow, Snapshot, Store
 from skirmish.eventlog.text import escape_controls
 from skirmish.projections.view import Shown
 from skirmish.projections.ruleset import (
@@ -225,7 +225,6 @@ class Encounter:
         folds each event about once."""
         version, projection = self.ruleset.state_version, self.row.ruleset
         decoder = msgspec.msgpack.Decoder(type(self.ruleset.initial(self.started)))
-        apply, decode = self.ruleset.apply, self.codec.decode
         good: dict[int, Snapshot] = {}
         good_ids: list[int] = []  # ascending: an event's ancestors have smaller ids
         problems: list[str] = []
@@ -235,20 +234,18 @@ class Encounter:
                                 "(edited, or copied from another event): it is never used")
                 continue
             after: Snapshot | None = None
-            for low, high in reversed(self.store.runs(event_id)):
+            runs: list[tuple[int, int]] = []
+            # Walked back from the event only as far as the nearest good snapshot.
+            for low, high in self.store.runs_back(event_id):
                 i = bisect.bisect_right(good_ids, high) - 1
                 if i >= 0 and good_ids[i] >= low:
                     after = good[good_ids[i]]
+                    runs.append((after.event_id + 1, high))
                     break
+                runs.append((low, high))
             state: Any = decoder.decode(after.state) if after is not None else None
-            depth = after.depth if after is not None else -1
-            for row in self.store.path_after(event_id, after.event_id if after is not None else None):
-                event = decode(row.body, row.kind, row.version, row.id)
-                depth += 1
-                if state is None:
-                    state = self.ruleset.initial(event)  # type: ignore[arg-type]
-                else:
-                    apply(state, event)
+            state, folded_rows = self._fold(state, self.store.replay_rows_in(reversed(runs)))
+            depth = (after.depth if after is not None else -1) + folded_rows
             folded = _state_encoder.encode(state)
             if folded != snapshot.state or depth != snapshot.depth:
                 problems.append(f"the cached state after #{event_id} is not what the events fold to "
@@ -281,6 +278,38 @@ class Encounter:
             clock=seen.clock, combatants=seen.combatants, pending=seen.pending, own=seen.own,
         )
 
+    def _appliers(self) -> Mapping[type[Event], Callable[[Any, Any, Any], None]] | None:
+        """A Rules ruleset's dispatch table, read once by a long fold rather than called
+        through ``apply`` for each row; None for any other ruleset (``apply`` it is)."""
+        ruleset: Any = self.ruleset
+        return ruleset._appliers if isinstance(ruleset, Rules) and type(ruleset).apply is Rules.apply else None
+
+    def _fold(self, state: Any, rows: Iterable[ReplayRow]) -> tuple[Any, int]:
+        """``state`` (None: before the first event) with ``rows`` applied in place, and how
+        many there were: the replay's loop without a record a row."""
+        ruleset, decode = self.ruleset, self.codec.decode
+        current, decode_current = self.codec.versions, self.codec.decode_current
+        appliers = self._appliers()
+        count = 0
+        for event_id, _parent, _command, kind, version, body, _at in rows:
+            count += 1
+            if current.get(kind) == version:
+                try:
+                    event = decode_current(body)
+                except msgspec.DecodeError:
+                    event = decode(body, kind, version, event_id)  # raises, naming the row
+            else:
+                event = decode(body, kind, version, event_id)  # an older layout, upcast
+            if state is None:
+                state = ruleset.initial(event)  # type: ignore[arg-type]
+            elif appliers is None:
+                ruleset.apply(state, event)
+            else:
+                applier = appliers.get(type(event))
+                if applier is not None:
+                    applier(ruleset, state, event)
+        return state, count
+
     def replay(self, to: int | None = None, start: int | None = None) -> Iterator[tuple[Recorded, Any]]:
         """Each event of the path to ``to`` (default: the head) with the state after it,
         from ``start`` on (an event of that path) or from the beginning. Rows are streamed,
@@ -302,11 +331,11 @@ class Encounter:
             if first[1] is not None:
                 state = self.fold_to(first[1])[0]
             rows = itertools.chain((first,), rows)
+        # _fold's loop, yielding a record and the state at each row: written out again, as
+        # a generator a row would cost a long replay a fair part of its time.
         ruleset, decode = self.ruleset, self.codec.decode
         current, decode_current = self.codec.versions, self.codec.decode_current
-        # A Rules ruleset's dispatch table read once, not through ``apply`` for each row:
-        # this loop is most of a long read's cost. Any other ruleset is called as declared.
-        appliers = ruleset._appliers if type(ruleset).apply is Rules.apply else None  # type: ignore[attr-defined]
+        appliers = self._appliers()
         for event_id, parent, command_id, kind, version, body, recorded_at in rows:
             if current.get(kind) == version:
                 try:
@@ -316,7 +345,7 @@ class Encounter:
             else:
                 event = decode(body, kind, version, event_id)  # an older layout, upcast
             if state is None:
-                state = ruleset.initial(event)
+                state = ruleset.initial(event)  # type: ignore[arg-type]
             elif appliers is None:
                 ruleset.apply(state, event)
             else:

@@ -16,17 +16,18 @@ with nothing written.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Annotated, Any, Union, get_type_hints
+from typing import Annotated, Any, NamedTuple, TypeVar, Union, get_type_hints
 
 import msgspec
 
-from skirmish.eventlog.chain import verify
 from skirmish.eventlog.errors import BadInput, TamperedLog, UnknownEncounter, UnknownRuleset, UnreadableEvent
 from skirmish.eventlog.events import EncounterStarted, tag_of
-from skirmish.eventlog.store import CommandRow, EncounterRow, EventRow, HeadMove, Store
+from skirmish.eventlog.store import CommandRow, EncounterRow, EventRow, HeadMove, Restoring, Store
 from skirmish.eventlog.text import clip, json_safe, quoted
+from skirmish.eventlog.verifying import verifying
 from skirmish.projections.engine import Encounter, codec_for
 from skirmish.projections.ruleset import not_installed
 
@@ -34,6 +35,7 @@ FORMAT = "skirmish-export"
 FORMAT_VERSION = 1
 
 Advance = Callable[[int], None]
+T = TypeVar("T")
 
 
 def _quiet(_: int) -> None:
@@ -92,24 +94,72 @@ def row_count(enc: Encounter) -> int:
     return counts.commands + counts.events + counts.moves
 
 
-def export_jsonl(enc: Encounter, advance: Advance = _quiet) -> Iterator[bytes]:
-    """The encounter's whole tree as jsonl lines, as it stood at one moment (another writer
-    may go on appending); refuses a log that does not verify."""
-    log = enc.store.log(enc.row.id)
-    digest = verify(log)
-    rows = len(log.commands) + len(log.events) + len(log.moves)
-    yield _line(Header(format=FORMAT, version=FORMAT_VERSION, digest=digest, rows=rows))
-    yield _line(EncounterRecord(*log.encounter))
-    for records, record in ((log.commands, CommandRecord), (log.events, EventRecord), (log.moves, MoveRecord)):
-        for row in records:
-            yield _line(record(*row))
-            advance(1)
+LAYOUT = "an export holds one header, then one encounter, then its rows"
+CHUNK = 2_000  # rows a write or an insert takes at once: few calls, memory flat
+
+
+class Patch(NamedTuple):
+    """Bytes to write over the output at an offset, then carry on at its end: the header,
+    once the digest is known."""
+
+    at: int
+    data: bytes
+
+
+def export_jsonl(enc: Encounter, advance: Advance = _quiet, seekable: bool = False) -> Iterator[bytes | Patch]:
+    """The encounter's whole tree as jsonl, in chunks of lines, as it stood at one moment
+    (another writer may go on appending); refuses a log that does not verify.
+
+    One read transaction: the verify (the header carries the digest), then the rows,
+    table by table in id order, memory holding one chunk. Into a ``seekable`` output
+    the rows are written while another process verifies (eventlog/verifying.py), and the
+    header, written first with a placeholder of the digest's length, is patched at the end."""
+    store, encounter_id = enc.store, enc.row.id
+    with store.reading(), verifying(store, encounter_id, aside=seekable) as digest:
+        counts = store.counts(encounter_id)
+        rows = counts.commands + counts.events + counts.moves
+        if seekable:
+            placeholder = _line(Header(format=FORMAT, version=FORMAT_VERSION, digest="0" * 64, rows=rows))
+            yield placeholder
+        else:
+            yield _line(Header(format=FORMAT, version=FORMAT_VERSION, digest=digest(), rows=rows))
+        yield _line(EncounterRecord(*enc.row))
+        tables: tuple[tuple[Iterable[tuple[Any, ...]], Any], ...] = (
+            (store.each_command(encounter_id), CommandRecord),
+            (store.all_events(encounter_id), EventRecord),
+            (store.each_head_move(encounter_id), MoveRecord),
+        )
+        for records, record in tables:
+            for chunk in batched(records):
+                yield _lines(record(*row) for row in chunk)
+                advance(len(chunk))
+        if seekable:
+            header = _line(Header(format=FORMAT, version=FORMAT_VERSION, digest=digest(), rows=rows))
+            assert len(header) == len(placeholder), "a digest is 64 hex digits"
+            yield Patch(0, header)
+
+
+def batched(rows: Iterable[T]) -> Iterator[tuple[T, ...]]:
+    """``rows`` CHUNK at a time (itertools.batched, from Python 3.12)."""
+    it = iter(rows)
+    while chunk := tuple(itertools.islice(it, CHUNK)):
+        yield chunk
 
 
 def _line(record: _Record) -> bytes:
+    return _lines((record,))
+
+
+def _lines(records: Iterable[_Record]) -> bytes:
     # Written so a terminal can show it (an export to stdout, a file someone cats): what a
     # terminal would act on as \\u escapes, the same JSON to the import (eventlog/text.py).
-    return json_safe(_encoder.encode(record).decode()).encode() + b"\n"
+    # Escaped a chunk at a time: a line break between records is JSON's own and stays.
+    encode = _encoder.encode
+    chunk = b"".join(encode(r) + b"\n" for r in records)
+    text = chunk.decode()
+    if text.replace("\n", "").isprintable():  # the common case, checked in C
+        return chunk
+    return json_safe(text).encode()
 
 
 @dataclass(frozen=True)
@@ -122,28 +172,26 @@ class Imported:
     already: bool  # the same log was there already: nothing written
 
 
-def read_jsonl(lines: Iterable[bytes], source: str, advance: Advance = _quiet) -> list[_Record]:
-    """Parse every line of an export; a malformed one is refused with its line number."""
-    records: list[_Record] = []
+def read_jsonl(lines: Iterable[bytes], source: str, advance: Advance = _quiet) -> Iterator[tuple[int, _Record]]:
+    """Each record of an export with its line number, parsed as it is read; a malformed
+    line is refused with its number. ``advance`` is told each line's size in bytes."""
     for number, line in enumerate(lines, 1):
+        advance(len(line))
         if not line.strip():
             continue
         try:
-            records.append(_decoder.decode(line))
+            yield number, _decoder.decode(line)
         except msgspec.DecodeError as exc:  # its message may quote a field: cut it short
             raise BadInput(f"{source}:{number}: not a skirmish export line ({clip(str(exc), 200)})") from None
         except UnicodeDecodeError:  # msgspec's, inside a string: find the byte in the line
             raise BadInput(f"{source}:{number}: not a skirmish export line ({_not_utf8(line)})") from None
-        advance(1)
-    return records
 
 
-def _check_first_event(enc: EncounterRow, events: list[EventRow], source: str) -> None:
+def _check_first_event(enc: EncounterRow, first: EventRow, source: str) -> None:
     """The encounter row names the ruleset its first event was recorded under (verify checks
     the same, once the events can be read): a row edited to name another is refused as
     that, before the events are read under the wrong ruleset."""
-    first = min(events, key=lambda e: e.id, default=None)
-    if first is None or first.kind != tag_of(EncounterStarted):
+    if first.kind != tag_of(EncounterStarted):
         return  # verify names what is missing
     try:
         ruleset = msgspec.json.decode(first.body, type=EncounterStarted).ruleset
@@ -164,49 +212,111 @@ def _not_utf8(line: bytes) -> str:
     return "not UTF-8 text"
 
 
-def import_jsonl(store: Store, records: list[_Record], source: str) -> Imported:
-    """Restore an exported encounter exactly as it was; see the module's import policy."""
-    if not records or not isinstance(records[0], Header) or records[0].format != FORMAT:
+def import_jsonl(store: Store, lines: Iterable[bytes], source: str, advance: Advance = _quiet) -> Imported:
+    """Restore an exported encounter exactly as it was; see the module's import policy.
+
+    The file is read once, a line at a time, its rows inserted a chunk at a time in one
+    transaction and verified streamed: memory stays flat in the file's size."""
+    records = read_jsonl(lines, source, advance)
+    _, header = next(records, (0, None))
+    if not isinstance(header, Header) or header.format != FORMAT:
         raise BadInput(f"{source} is not a skirmish export (no {FORMAT} header on its first line)")
-    header = records[0]
     if header.version != FORMAT_VERSION:
         raise BadInput(f"{source} is export format {header.version}; this skirmish reads {FORMAT_VERSION}")
-    encounters = [r for r in records if isinstance(r, EncounterRecord)]
-    if len(encounters) != 1 or any(isinstance(r, Header) for r in records[1:]):
-        raise BadInput(f"{source} must hold one header and one encounter, not {len(encounters)} encounters")
-    enc = EncounterRow(*msgspec.structs.astuple(encounters[0]))
-    commands = [CommandRow(*msgspec.structs.astuple(r)) for r in records if isinstance(r, CommandRecord)]
-    events = [EventRow(*msgspec.structs.astuple(r)) for r in records if isinstance(r, EventRecord)]
-    moves = [HeadMove(*msgspec.structs.astuple(r)) for r in records if isinstance(r, MoveRecord)]
-    if header.rows != len(commands) + len(events) + len(moves):
-        raise BadInput(
-            f"{source} holds {len(commands) + len(events) + len(moves)} rows, its header says "
-            f"{header.rows}: the file was cut short or rows were added"
-        )
-    counts = (len(commands), len(events), len(moves))
+    number, second = next(records, (0, None))
+    if not isinstance(second, EncounterRecord):
+        where = f"{source}:{number}" if number else source
+        raise BadInput(f"{where}: not the encounter record: {LAYOUT}")
+    enc = EncounterRow(*msgspec.structs.astuple(second))
+    rows = _Rows(source, enc, header)
     try:
         existing = store.encounter(enc.name)
     except UnknownEncounter:
         existing = None
     if existing is not None:
-        if store.verify(existing.id) == header.digest:
-            return Imported(existing, header.digest, *counts, already=True)
-        raise BadInput(
-            f"an encounter named {quoted(enc.name)} already exists in {store.file} with another log: "
-            "import into a new database (--db)"
-        )
-    _check_first_event(enc, events, source)
-    try:
-        codec = codec_for(enc.ruleset)
-    except UnknownRuleset:
-        raise UnknownRuleset(f"{source}: {not_installed(enc.name, enc.ruleset)}") from None
-    for e in events:
+        if store.verify(existing.id) != header.digest:
+            raise BadInput(
+                f"an encounter named {quoted(enc.name)} already exists in {store.file} with another log: "
+                "import into a new database (--db)"
+            )
+        for number, record in records:  # the same log: the file is still read through, and must be whole
+            rows.take(number, record)
+        rows.check_count()
+        return Imported(existing, header.digest, *rows.counts, already=True)
+    with store.restoring(enc) as restoring:
+        rows.into = restoring
+        for number, record in records:
+            rows.take(number, record)
+        rows.flush()
+        rows.check_count()
         try:
-            codec.decode(e.body, e.kind, e.version, e.id)
+            digest = restoring.finish(expect=header.digest)
+        except TamperedLog as exc:
+            raise TamperedLog(f"{source} does not verify: {exc}") from None
+    return Imported(store.encounter(enc.name), digest, *rows.counts, already=False)
+
+
+class _Rows:
+    """The rows of an import as they are read: counted, each event decoded under its
+    ruleset, and handed to the store a chunk at a time (when ``into`` is set)."""
+
+    TABLES: dict[type[_Record], tuple[str, type[tuple[Any, ...]]]] = {
+        CommandRecord: ("commands", CommandRow),
+        EventRecord: ("events", EventRow),
+        MoveRecord: ("head_moves", HeadMove),
+    }
+
+    def __init__(self, source: str, encounter: EncounterRow, header: Header) -> None:
+        self.source, self.encounter, self.header = source, encounter, header
+        self.into: Restoring | None = None
+        self.pending: dict[str, list[tuple[Any, ...]]] = {table: [] for table, _ in self.TABLES.values()}
+        self.taken = {table: 0 for table in self.pending}
+        self.codec: Any = None
+
+    @property
+    def counts(self) -> tuple[int, int, int]:
+        return self.taken["commands"], self.taken["events"], self.taken["head_moves"]
+
+    def take(self, number: int, record: _Record) -> None:
+        kind = self.TABLES.get(type(record))
+        if kind is None:
+            raise BadInput(f"{self.source}:{number}: a second {record.__struct_config__.tag} record: {LAYOUT}")
+        table, row_type = kind
+        row = row_type(*msgspec.structs.astuple(record))
+        if table == "events":
+            self._decode(row)  # type: ignore[arg-type]
+        self.taken[table] += 1
+        if self.into is not None:
+            pending = self.pending[table]
+            pending.append(row)
+            if len(pending) >= CHUNK:
+                self.flush(table)
+
+    def flush(self, only: str | None = None) -> None:
+        assert self.into is not None
+        for table, pending in self.pending.items():
+            if pending and only in (None, table):
+                self.into.add(table, pending)
+                pending.clear()
+
+    def check_count(self) -> None:
+        held = sum(self.counts)
+        if self.header.rows != held:
+            raise BadInput(
+                f"{self.source} holds {held} rows, its header says {self.header.rows}: "
+                "the file was cut short or rows were added"
+            )
+
+    def _decode(self, event: EventRow) -> None:
+        if self.codec is None:  # the first event: the ruleset it names, then its codec
+            _check_first_event(self.encounter, event, self.source)
+            try:
+                self.codec = codec_for(self.encounter.ruleset)
+            except UnknownRuleset:
+                raise UnknownRuleset(f"{self.source}: {not_installed(self.encounter.name, self.encounter.ruleset)}") from None
+        try:
+            self.codec.decode(event.body, event.kind, event.version, event.id)
         except UnreadableEvent as exc:
-            raise BadInput(f"{source}: event {e.id} ({e.kind}) does not decode under {enc.ruleset}: {exc.reason}") from None
-    try:
-        digest = store.restore(enc, commands, events, moves, expect=header.digest)
-    except TamperedLog as exc:
-        raise TamperedLog(f"{source} does not verify: {exc}") from None
-    return Imported(store.encounter(enc.name), digest, *counts, already=False)
+            raise BadInput(
+                f"{self.source}: event {event.id} ({event.kind}) does not decode under {self.encounter.ruleset}: {exc.reason}"
+            ) from None

@@ -32,5 +32,10 @@ def test_quick_benchmarks_print_the_table(tmp_path: Path) -> None:
                     "log", "diff"):
         (line,) = [line for line in growth if line[:40].strip() == f"skirmish {command}"]
         assert line.count(" MB") == 2 and line.endswith("x"), line
+    # The whole-log table: each command that reads or writes the whole log, done, at each size.
+    wholes = lines[lines.index(next(line for line in lines if line.startswith("whole-log command"))):]
+    for command in ("replay", "log --all", "verify", "export jsonl", "export md", "export html", "import"):
+        (line,) = [line for line in wholes if line[:42].strip() == f"skirmish {command}"]
+        assert line.count("k/s") == 2 and line.count(" MB") == 2, line
     # The generated logs are real skirmish logs: their hash chains verify.
     assert sorted(p.name for p in tmp_path.glob("skirmish-*.db")) == ["skirmish-1k.db", "skirmish-5k.db"]

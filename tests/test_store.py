@@ -22,7 +22,7 @@ from skirmish.eventlog.errors import (
     UnknownBranch,
 )
 from skirmish.eventlog.schema import SCHEMA_VERSION
-from skirmish.eventlog.store import Counts, EventRow, Head, NewEvent, Store
+from skirmish.eventlog.store import CommandRow, Counts, EventRow, Head, NewEvent, Store
 from skirmish.projections.engine import Encounter, new_encounter
 from skirmish.projections.ruleset import Dice
 
@@ -372,15 +372,15 @@ def test_verify_reads_the_log_at_one_moment_while_another_writer_appends(
         enc = fight(reader)
         before = reader.verify(enc.row.id)
         table = Encounter.open(writer)
-        read_events = Store.all_events
+        read_commands = Store.each_command
 
-        def meanwhile(self: Store, encounter_id: int) -> Iterator[EventRow]:
+        def meanwhile(self: Store, encounter_id: int) -> Iterator[CommandRow]:
+            yield from read_commands(self, encounter_id)
             if self is reader:
                 hurt(table, "Orc", 1)  # committed after the commands were read
-            return read_events(self, encounter_id)
 
         with monkeypatch.context() as patched:
-            patched.setattr(Store, "all_events", meanwhile)
+            patched.setattr(Store, "each_command", meanwhile)
             assert reader.verify(enc.row.id) == before
         assert reader.verify(enc.row.id) != before  # the next read sees the new command whole
     finally:
