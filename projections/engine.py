@@ -291,7 +291,7 @@ class Encounter:
         current, decode_current = self.codec.versions, self.codec.decode_current
         appliers = self._appliers()
         count = 0
-        for event_id, _parent, _command, kind, version, body, _at in rows:
+        for event_id, _command, kind, version, body, _at in rows:
             count += 1
             if current.get(kind) == version:
                 try:
@@ -322,21 +322,23 @@ class Encounter:
         if to is not None:
             self.store.event(self.row.id, to)
         state: Any = None
+        parent: int | None = None  # on a path, each event's parent is the one before it
         rows = self.store.replay_rows(end, since=start)
         if start is not None:
             first = next(rows)
             if first[0] != start:
                 where = f"#{to}" if to is not None else f"the head of branch {self.branch!r}"
                 raise UnknownEvent(f"event {start} is not in the history leading to {where}")
-            if first[1] is not None:
-                state = self.fold_to(first[1])[0]
+            parent = self.store.event(self.row.id, start).parent_id
+            if parent is not None:
+                state = self.fold_to(parent)[0]
             rows = itertools.chain((first,), rows)
         # _fold's loop, yielding a record and the state at each row: written out again, as
         # a generator a row would cost a long replay a fair part of its time.
         ruleset, decode = self.ruleset, self.codec.decode
         current, decode_current = self.codec.versions, self.codec.decode_current
         appliers = self._appliers()
-        for event_id, parent, command_id, kind, version, body, recorded_at in rows:
+        for event_id, command_id, kind, version, body, recorded_at in rows:
             if current.get(kind) == version:
                 try:
                     event = decode_current(body)
@@ -353,6 +355,7 @@ class Encounter:
                 if applier is not None:
                     applier(ruleset, state, event)
             yield Recorded(event_id, parent, command_id, event, recorded_at), state
+            parent = event_id
 
     def log(self, everything: bool = False) -> list[tuple[Recorded, list[str]]]:
         """The current branch's events, or every event of the tree, each with the branches

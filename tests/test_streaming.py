@@ -353,3 +353,29 @@ def test_the_event_hash_is_the_chain_s_format_for_any_row(
     row = EventRow(event_id, parent_id, command_id, kind, version, body, recorded_at, "")  # type: ignore[arg-type]
     want = spec_hash("event", event_id, encounter_id, parent_id, parent_hash, cmd_hash, kind, version, recorded_at, body)
     assert chain.event_hash(encounter_id, row, parent_hash, cmd_hash) == want  # type: ignore[arg-type]
+
+
+def test_a_replay_gives_each_event_its_stored_parent(tmp_path: Path) -> None:
+    """The replay reads a path without its parent column (on a path, each event's parent is
+    the one before it): every record's parent is the stored one, on every branch, from the
+    root and from an event part-way."""
+    from skirmish.projections.engine import Encounter
+
+    db = str(tmp_path / "fight.db")
+    play(db, TABLE)
+    store = Store(db)
+    try:
+        enc = Encounter.open(store)
+        stored = {e.id: e.parent_id for e in store.all_events(enc.row.id)}
+        heads = [head.event_id for head in store.branches(enc.row.id).values()]
+        assert len(heads) >= 3  # main, what-if and the amend's branch
+        for head in heads:
+            records = [rec for rec, _ in enc.replay(to=head)]
+            assert [(r.id, r.parent) for r in records] == [(r.id, stored[r.id]) for r in records]
+            assert records[0].parent is None and records[-1].id == head
+            middle = records[len(records) // 2]
+            assert [(r.id, r.parent) for r, _ in enc.replay(to=head, start=middle.id)] == [
+                (r.id, stored[r.id]) for r in records[len(records) // 2:]
+            ]
+    finally:
+        store.close()

@@ -575,13 +575,13 @@ class ApCountdown(Rules[ApState]):
 
     @applies(RoundStarted)
     def _round_started(self, state: ApState, event: RoundStarted) -> None:
+        fighters = state.fighters  # read directly: a round start replaces every fighter
         for init in event.initiatives:
-            f = state.fighter(init.who)
-            _put(state, replace(
-                f, base=init.base.value, base_derivation=init.base, ap=init.ap, spent=0,
+            fighters[init.who] = replace(
+                fighters[init.who], base=init.base.value, base_derivation=init.base, ap=init.ap, spent=0,
                 instants=0, delay=0, out=False, parry=None, parry_against=None,
                 parry_used=False, parry_owes_melee=False, declared_this_round=False,
-            ))
+            )
         state.round, state.in_round, state.count = event.round, True, event.count
 
     @applies(ActionContinued)
@@ -715,12 +715,13 @@ class ApCountdown(Rules[ApState]):
         # Every effect still on has now been through an upkeep, ticked or not: the
         # "spent 2 AP before" check governs only the first one (Upkeep).
         carry = state.options["carry-ap"] == "yes"
-        for f in list(state.fighters.values()):
+        fighters = state.fighters
+        for name, f in fighters.items():  # values replaced, no key added: safe while iterating
             ap = f.ap if carry else 0
             # Most fighters have nothing to change: no effects, AP already spent.
             if ap != f.ap or (f.effects and any(e.fresh for e in f.effects)):
-                _put(state, replace(f, ap=ap, effects=tuple(replace(e, fresh=False) if e.fresh else e
-                                                            for e in f.effects)))
+                fighters[name] = replace(f, ap=ap, effects=tuple(replace(e, fresh=False) if e.fresh else e
+                                                                 for e in f.effects))
         state.in_round, state.count = False, None
 
     # --- decide --------------------------------------------------------------------------
