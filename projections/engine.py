@@ -306,7 +306,9 @@ class Encounter:
         current, decode_current = self.codec.versions, self.codec.decode_current
         # A Rules ruleset's dispatch table read once, not through ``apply`` for each row:
         # this loop is most of a long read's cost. Any other ruleset is called as declared.
-        appliers = ruleset._appliers if type(ruleset).apply is Rules.apply else None  # type: ignore[attr-defined]
+        appliers = (
+            ruleset._appliers if isinstance(ruleset, Rules) and type(ruleset).apply is Rules.apply else None
+        )
         for event_id, parent, command_id, kind, version, body, recorded_at in rows:
             if current.get(kind) == version:
                 try:
@@ -316,6 +318,7 @@ class Encounter:
             else:
                 event = decode(body, kind, version, event_id)  # an older layout, upcast
             if state is None:
+                assert isinstance(event, EncounterStarted)  # the root of every path
                 state = ruleset.initial(event)
             elif appliers is None:
                 ruleset.apply(state, event)
