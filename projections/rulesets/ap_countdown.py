@@ -284,7 +284,10 @@ def _put(state: ApState, fighter: Fighter) -> None:
 
 class ApFigures(Own, frozen=True, kw_only=True):
     """A combatant's figures under ap-countdown beside the view's core (hits left is its
-    vital figure, AP its budget)."""
+    vital figure, AP its budget). ``ap`` is the budget's AP left again: kept for scripts
+    reading ``state --json``, shown once, as the budget."""
+
+    repeats: ClassVar[frozenset[str]] = frozenset({"ap"})
 
     initiative: int | None
     base_initiative: int | None
