@@ -34,6 +34,7 @@ from skirmish.cli.app import (
     remove_if_empty,
     rolls,
     say,
+    say_all,
 )
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.errors import BadInput, SkirmishError, TamperedLog
@@ -501,22 +502,17 @@ def replay(
     """Narrate the fight step by step: round, moment, who did what, what changed."""
     from skirmish.cli.progress import progress
     from skirmish.projections.audit import notes_shown
-    from skirmish.projections.narrate import replay_lines
+    from skirmish.projections.narrate import replay_text
 
     enc = invocation(ctx).encounter()
-    notes = notes_shown(enc)
-    held: list[str] = []
+    narration = replay_text(enc, notes_shown(enc), to, from_)
+    if sys.stdout.isatty():
+        # On the terminal the narration shows its own progress: a bar there would be
+        # written over, and holding the narration until it is wiped holds all of it.
+        say_all(narration)
+        return
     with progress("replay", lambda: enc.store.path_length(to if to is not None else enc.head().event_id)) as bar:
-        # While a bar is drawn the narration waits for it to be wiped; otherwise it streams.
-        for line in replay_lines(enc, notes, to, from_):
-            if bar.shown:
-                held.append(line)
-            else:
-                say(line)
-            if line.startswith("#"):
-                bar.advance(1)
-    for line in held:
-        say(line)
+        say_all(narration, bar.advance)  # an event a text: the bar counts events
 
 
 @command()
