@@ -19,15 +19,14 @@ ruleset. Readings it makes, the same for every ruleset:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from skirmish.eventlog.events import NoteAdded
-from skirmish.projections.audit import Note, notes_shown
+from skirmish.projections.audit import Note, PathRuns, notes_shown
 from skirmish.projections.damage import Attribution
-from skirmish.projections.engine import Encounter
+from skirmish.projections.engine import CommandsAlong, Encounter
 from skirmish.projections.ruleset import Harm
 from skirmish.projections.view import Combatant, Shown, View
 
@@ -248,13 +247,10 @@ def collect(steps: Iterable[Step], *, notes: list[Note]) -> tuple[list[Round], l
 
 
 def steps_of(enc: Encounter, head: int, advance: Callable[[int], None]) -> Iterator[Step]:
-    commands = enc.store.commands(enc.row.id)
-    bodies: dict[int, dict[str, Any]] = {}  # each command's body, parsed once for all its events
+    commands = CommandsAlong(enc.store)
     attribution = Attribution(enc.ruleset)
     for rec, after in enc.replay(head):
-        body = bodies.get(rec.command_id)
-        if body is None:
-            body = bodies[rec.command_id] = json.loads(commands[rec.command_id].body)
+        _, body = commands.of(rec.command_id)
         who, action, tag = body.get("who"), body.get("action"), str(body.get("type", ""))
         actor = who if isinstance(who, str) else None
         event = rec.event
@@ -271,9 +267,10 @@ def build(enc: Encounter, branch: str | None = None, advance: Callable[[int], No
     """The report of a branch (default: the current one) at its head."""
     head = enc.head(branch)
     digest = enc.store.verify(enc.row.id)
-    on_path = {row.id for row in enc.store.path(head.event_id)}
+    path = PathRuns(enc.store.runs(head.event_id))  # the branch's events, as runs of ids (not read)
     # Notes made on any branch about an event of this one belong in its report.
-    notes = sorted((n for about, ns in notes_shown(enc).items() if about in on_path for n in ns), key=lambda n: n.id)
+    notes = sorted((n for about, ns in notes_shown(enc).items() if path.depth_of(about) is not None for n in ns),
+                   key=lambda n: n.id)
     last: list[View] = []
 
     def remembered(steps: Iterable[Step]) -> Iterator[Step]:
@@ -282,7 +279,7 @@ def build(enc: Encounter, branch: str | None = None, advance: Callable[[int], No
             yield s
 
     rounds, figures, series = collect(remembered(steps_of(enc, head.event_id, advance)), notes=notes)
-    first = enc.decode(enc.store.event(enc.row.id, min(on_path))).event
+    first = enc.decode(enc.store.event(enc.row.id, path.at(0))).event
     final = last[0]
     someone = final.combatants[0] if final.combatants else None
     return Report(
