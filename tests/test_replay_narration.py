@@ -152,3 +152,19 @@ def test_a_replay_piped_into_a_reader_that_stops_ends_quietly(tmp_path: Path) ->
                          timeout=120)
     assert run.stdout.startswith("#1 ") and run.stdout.count("\n") == 1
     assert run.stderr == ""
+
+
+def test_log_all_lists_each_event_once_then_the_head_moves(cli: Cli) -> None:
+    """The log is written in batches too (it printed its last batch of events again under
+    "head moves:")."""
+    enc = play(cli.db, "ap-countdown", 2000)
+    try:
+        events = sum(1 for _ in enc.every_event())
+        moves = sum(1 for _ in enc.store.each_head_move(enc.row.id))
+    finally:
+        enc.store.close()
+    lines = cli.ok("log", "--all").splitlines()
+    split = lines.index("head moves:")
+    listed = [line.split()[0] for line in lines[:split] if line.startswith("#")]
+    assert len(listed) == len(set(listed)) == events > 1000
+    assert len(lines) - split - 1 == moves and all(line.startswith("  20") for line in lines[split + 1:])
