@@ -28,7 +28,7 @@ def _write(chunks: Iterable[bytes], out: Path | None) -> None:
     leave a `.OUT.*.part` behind)."""
     if out is None:
         for chunk in chunks:
-            typer.echo(chunk.decode(), nl=False)
+            typer.echo(chunk, nl=False)  # bytes as they are: a page is not decoded and encoded again
         return
     folder = out.parent if str(out.parent) else Path(".")
     try:
@@ -112,7 +112,7 @@ def export(
 
         with progress("report", lambda: report.path_length(enc, branch)) as bar:
             built = report.build(enc, branch, bar.advance)
-        _write([report_render.markdown(built).encode()], out)
+        _write(report_render.markdown_chunks(built), out)
     if out is not None:
         say(f"Wrote {out} ({format_}) for {enc.row.name!r}", err=True)
 

@@ -19,9 +19,12 @@ ruleset. Readings it makes, the same for every ruleset:
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from skirmish.eventlog.events import NoteAdded
 from skirmish.projections.audit import Note, PathRuns, notes_shown
@@ -105,6 +108,40 @@ class Figures:
     spent: int = 0
 
 
+class Rounds:
+    """A report's rounds, each written out (encoded, to a temporary file: in memory until it
+    grows past SPOOL_IN_MEMORY) as the fold leaves it and read back one at a time, so a
+    long fight's narrative is never held whole. Iterable any number of times."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
+        self._end = 0
+        self.numbers: list[int] = []  # each round's number, in order
+
+    def add(self, r: Round) -> None:
+        data = _round_encoder.encode(r)
+        self._file.seek(self._end)
+        self._file.write(len(data).to_bytes(4, "little") + data)
+        self._end += 4 + len(data)
+        self.numbers.append(r.number)
+
+    def __iter__(self) -> Iterator[Round]:
+        at = 0
+        for _ in self.numbers:
+            self._file.seek(at)
+            size = int.from_bytes(self._file.read(4), "little")
+            yield _round_decoder.decode(self._file.read(size))
+            at += 4 + size
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+
+SPOOL_IN_MEMORY = 8 * 1024 * 1024
+_round_encoder = msgspec.msgpack.Encoder()
+_round_decoder = msgspec.msgpack.Decoder(Round)
+
+
 @dataclass
 class Report:
     encounter: str
@@ -115,7 +152,7 @@ class Report:
     vital: str
     budget: str
     digest: str
-    rounds: list[Round]
+    rounds: Iterable[Round]  # a list, or as the fold writes them out (Rounds)
     figures: list[Figures]
     vital_series: dict[str, list[Any]]  # name -> the vital figure at the end of each round (0: set-up), or now
     notes: list[Note]
@@ -142,10 +179,11 @@ class _Fold:
         self.about: dict[int, list[Note]] = {}
         for n in notes:
             self.about.setdefault(n.about, []).append(n)
-        self.rounds: dict[int, Round] = {}
+        self.rounds: dict[int, Round] = {}  # those not written out yet
+        self.done = Rounds()
         self.figures: dict[str, Figures] = {}
         self.series: dict[str, dict[int, Any]] = {}
-        self.spent: dict[tuple[str, int], int] = {}
+        self.spent: dict[tuple[str, int], int] = {}  # of the rounds not written out yet
         self.open: dict[tuple[str, str], Span] = {}
         self.pending_before: set[tuple[str, str]] = set()
         self.moment: str | None = None
@@ -208,8 +246,26 @@ class _Fold:
     def new_round(self, number: int) -> None:
         # Actions still pending are cut at the round's end and carried into the next.
         self.open.clear()
+        # The clock counts rounds up: the one left is complete (its spans are cut, its
+        # budget spent is known) and is written out.
+        if self.round is not None and number > self.round.number:
+            self.close(self.round.number)
         self.round = self.rounds.setdefault(number, Round(number))
         self.moment = None
+
+    def close(self, number: int) -> None:
+        for (name, at), spent in list(self.spent.items()):
+            if at == number:
+                self.figures[name].spent += spent
+                del self.spent[(name, at)]
+        self.done.add(self.rounds.pop(number))
+
+    def finish(self) -> Rounds:
+        """The rounds, once the last step is folded."""
+        self.flush()
+        for number in sorted(self.rounds):
+            self.close(number)
+        return self.done
 
     def flush(self) -> None:
         cmd = self.cmd
@@ -225,16 +281,13 @@ class _Fold:
         self.cmd = None
 
 
-def collect(steps: Iterable[Step], *, notes: list[Note]) -> tuple[list[Round], list[Figures], dict[str, list[Any]]]:
+def collect(steps: Iterable[Step], *, notes: list[Note]) -> tuple[Rounds, list[Figures], dict[str, list[Any]]]:
     """Fold the branch's steps into rounds, per-combatant figures and the vital series."""
     fold = _Fold(notes)
     for s in steps:
         fold.step(s)
-    fold.flush()
-    for (name, _), spent in fold.spent.items():
-        fold.figures[name].spent += spent
-    rounds = [fold.rounds[n] for n in sorted(fold.rounds)]
-    last = max(fold.rounds, default=0)
+    rounds = fold.finish()
+    last = max(rounds.numbers, default=0)
     series = {
         name: [by_round.get(r, None) for r in range(last + 1)] for name, by_round in fold.series.items()
     }
