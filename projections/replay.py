@@ -104,6 +104,15 @@ def _branches(enc: Encounter) -> list[_Branch]:
     return branches
 
 
+def _nth_id(runs: list[tuple[int, int]], n: int) -> int:
+    """The id with ``n`` ids of these (disjoint) runs below it."""
+    for low, high in sorted(runs):
+        if n <= high - low:
+            return low + n
+        n -= high - low + 1
+    raise ValueError("fewer ids than that")
+
+
 def _common(one: list[tuple[int, int]], other: list[tuple[int, int]]) -> int:
     """How many events two paths (as runs of ids) share from the root."""
     shared = 0
@@ -305,8 +314,8 @@ def build(enc: Encounter, audience: Audience = "gm", bands: Bands | None = None,
     # Past the limit, each branch's earliest events are folded into the board it starts from.
     total = sum(b.length - b.start for b in branches)
     cut = 0
-    if total > most:
-        cut = branches[0].path.at(min(branches[0].path.deepest, total - most))
+    if total > most:  # the page steps through the last ``most`` of them, whatever branch holds them
+        cut = _nth_id([run for b in branches for run in b.path.between(b.start, b.path.deepest)], total - most)
     forks = {b.split for b in branches if b.split is not None}
     kept: dict[int, _Fold] = {}
     commands = CommandsAlong(enc.store)

@@ -93,3 +93,22 @@ def test_the_gms_page_holds_the_commands_of_the_events_it_steps_through(tree: Cl
         assert "commands" not in players
     finally:
         store.close()
+
+
+def test_a_page_past_its_limit_steps_through_the_last_events_whatever_branch_holds_them(tree: Cli) -> None:
+    """The summarised page starts where the last `most` events of all its branches begin
+    (it started at the current branch's event of that rank: with long what-if branches,
+    past the end of the current one, so a 1M-event page stepped through one event)."""
+    store = Store(tree.db)
+    try:
+        enc = Encounter.open(store)
+        heads = store.branches(enc.row.id).values()
+        listed = sorted({e for h in heads for low, high in store.runs(h.event_id) for e in range(low, high + 1)})
+        data = replay.build(enc, most=20)
+    finally:
+        store.close()
+    stepped, at = [], 0
+    for entry in data["events"]:
+        at += msgspec.json.decode(bytes(entry))[0]
+        stepped.append(at)
+    assert stepped == listed[-20:] and data["summarised"]["before"] == listed[-20]
