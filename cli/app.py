@@ -12,11 +12,12 @@ them.
 
 from __future__ import annotations
 
-import json
 import functools
+import itertools
+import json
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Annotated, Any, TypeVar
@@ -246,6 +247,20 @@ def say(line: str = "", *, err: bool = False) -> None:
     """Print one line for a person. A name, note or command in it is shown escaped
     (eventlog/text.py): it stays one line and cannot act on the terminal."""
     typer.echo(escape_controls(line), err=err)
+
+
+def say_all(texts: Iterable[str], advance: Callable[[int], None] | None = None, every: int = 1000) -> None:
+    """Print texts already made safe for a terminal (escaped: the log's and the replay's
+    lines), each ending a line, ``every`` of them to a write: a write and a flush for each
+    line is most of the time of a long log or replay. ``advance(n)`` follows each write
+    (a progress bar's)."""
+    out = typer.get_text_stream("stdout")
+    pending = iter(texts)
+    while batch := list(itertools.islice(pending, every)):
+        out.write("\n".join(batch) + "\n")
+        out.flush()  # a reader down a pipe (`| less`) sees each batch as it is made
+        if advance is not None:
+            advance(len(batch))
 
 
 def print_json(data: Any) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -34,6 +34,7 @@ from skirmish.cli.app import (
     remove_if_empty,
     rolls,
     say,
+    say_all,
 )
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.errors import BadInput, SkirmishError, TamperedLog
@@ -461,35 +462,28 @@ def log(
         notes = notes_shown(enc, [rec.id for rec in records])
         if page.before and not as_json:
             typer.echo(f"({page.before:,} earlier event(s) of branch {now!r}: --limit N, --from EVENT, or --limit 0 for all)")
-    lines: list[str] = []
-    for rec, on in listed:
-        if as_json:
-            line = rec.to_json()
-            if all_:
-                line["branches"] = on
-                line["undone"] = not on
-            if rec.id in notes:
-                line["notes"] = [{"id": n.id, "text": n.text} for n in notes[rec.id]]
-            lines.append(json_safe(json.dumps(line, ensure_ascii=False)))
-        else:
-            lines.append(log_line(enc, rec, on if all_ else None, now))
-            lines.extend(note_lines(notes.get(rec.id, [])))
-        if len(lines) >= 1000:  # written in batches: one write a line is most of a long log's time
-            typer.echo("\n".join(lines))
-            lines.clear()
-    if lines:
-        typer.echo("\n".join(lines))
-    if not all_ and page.after and not as_json:
-        typer.echo(f"({page.after:,} later event(s): --from {records[-1].id + 1 if records else from_} for the next page)")
-    if all_ and not as_json:
-        typer.echo("head moves:")
-        for m in enc.store.each_head_move(enc.row.id):
-            lines.append(head_move_line(m))
-            if len(lines) >= 1000:
-                typer.echo("\n".join(lines))
-                lines.clear()
-        if lines:
-            typer.echo("\n".join(lines))
+
+    def lines() -> Iterator[str]:
+        for rec, on in listed:
+            if as_json:
+                line = rec.to_json()
+                if all_:
+                    line["branches"] = on
+                    line["undone"] = not on
+                if rec.id in notes:
+                    line["notes"] = [{"id": n.id, "text": n.text} for n in notes[rec.id]]
+                yield json_safe(json.dumps(line, ensure_ascii=False))
+            else:
+                yield log_line(enc, rec, on if all_ else None, now)
+                if rec.id in notes:
+                    yield from note_lines(notes[rec.id])
+        if not all_ and page.after and not as_json:
+            yield f"({page.after:,} later event(s): --from {records[-1].id + 1 if records else from_} for the next page)"
+        if all_ and not as_json:
+            yield "head moves:"
+            yield from (head_move_line(m) for m in enc.store.each_head_move(enc.row.id))
+
+    say_all(lines())
 
 
 @command(reads=True)
@@ -501,22 +495,17 @@ def replay(
     """Narrate the fight step by step: round, moment, who did what, what changed."""
     from skirmish.cli.progress import progress
     from skirmish.projections.audit import notes_shown
-    from skirmish.projections.narrate import replay_lines
+    from skirmish.projections.narrate import replay_text
 
     enc = invocation(ctx).encounter()
-    notes = notes_shown(enc)
-    held: list[str] = []
+    narration = replay_text(enc, notes_shown(enc), to, from_)
+    if sys.stdout.isatty():
+        # On the terminal the narration shows its own progress: a bar there would be
+        # written over, and holding the narration until it is wiped holds all of it.
+        say_all(narration)
+        return
     with progress("replay", lambda: enc.store.path_length(to if to is not None else enc.head().event_id)) as bar:
-        # While a bar is drawn the narration waits for it to be wiped; otherwise it streams.
-        for line in replay_lines(enc, notes, to, from_):
-            if bar.shown:
-                held.append(line)
-            else:
-                say(line)
-            if line.startswith("#"):
-                bar.advance(1)
-    for line in held:
-        say(line)
+        say_all(narration, bar.advance)  # an event a text: the bar counts events
 
 
 @command()

@@ -34,7 +34,7 @@ def _write(chunks: Iterable[bytes | Patch], out: Path | None) -> None:
     if out is None:
         for chunk in chunks:
             assert not isinstance(chunk, Patch), "standard output cannot be written over"
-            typer.echo(chunk.decode(), nl=False)
+            typer.echo(chunk, nl=False)  # bytes as they are: a page is not decoded and encoded again
         return
     folder = out.parent if str(out.parent) else Path(".")
     try:
@@ -124,7 +124,7 @@ def export(
 
         with progress("report", lambda: report.path_length(enc, branch)) as bar:
             built = report.build(enc, branch, bar.advance)
-        _write([report_render.markdown(built).encode()], out)
+        _write(report_render.markdown_chunks(built), out)
     if out is not None:
         say(f"Wrote {out} ({format_}) for {enc.row.name!r}", err=True)
 

@@ -160,7 +160,7 @@ def _mentions(rec: Recorded, words: set[str]) -> set[str]:
 WHY_LIMIT = 20  # changes of a figure `why` shows by default: the latest ones
 
 
-class _Path:
+class PathRuns:
     """A path from the root as its runs of ids (oldest first), addressed by depth (the root: 0)."""
 
     def __init__(self, runs: list[tuple[int, int]]) -> None:
@@ -198,7 +198,7 @@ class _Change(NamedTuple):
     kinds_before: frozenset[str]  # the effects on the combatant just before it
 
 
-def _added_at(enc: Encounter, name: str, path: _Path) -> int:
+def _added_at(enc: Encounter, name: str, path: PathRuns) -> int:
     """The depth at which the combatant joined the path (its row first shows)."""
     for row in enc.store.events_of_kind(enc.row.id, tag_of(CombatantAdded)):
         event = enc.decode(row).event
@@ -227,7 +227,7 @@ def why(enc: Encounter, who: str, figure: str | None = None, limit: int | None =
     head = enc.head()
     now = enc.view()
     name = find_name([c.name for c in now.combatants], who)
-    path = _Path(enc.store.runs(head.event_id))
+    path = PathRuns(enc.store.runs(head.event_id))
     added = _added_at(enc, name, path)
     start = _row(enc.ruleset.view(enc.fold_to(path.at(added))[0]), name)
     latest = _row(now, name)
@@ -302,7 +302,7 @@ def why(enc: Encounter, who: str, figure: str | None = None, limit: int | None =
     return {"who": name, "branch": head.branch, "at": head.event_id, "figures": out}
 
 
-def _came_before(enc: Encounter, name: str, kind: str, path: _Path, added: int, depth: int) -> Recorded | None:
+def _came_before(enc: Encounter, name: str, kind: str, path: PathRuns, added: int, depth: int) -> Recorded | None:
     """Where the effect ``kind``, on the combatant at ``depth``, came onto it (None: it was
     there when the combatant joined), looked for beyond what `why` read: over the cached
     states a snapshot's stretch apart, doubling the step back until it is off, then

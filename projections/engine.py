@@ -94,6 +94,27 @@ class Recorded(msgspec.Struct, frozen=True):
         return {"id": self.id, "parent": self.parent, "kind": self.kind, **body, "recorded_at": self.recorded_at}
 
 
+class CommandsAlong:
+    """The command behind each event of a replay, as its text and its body (the command as
+    parsed). A command's events follow one another down a path, so each command is read
+    when its first event comes and only the latest is held: a long log's commands are
+    never all loaded at once."""
+
+    _body = msgspec.json.Decoder(dict[str, Any])
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._id: int | None = None
+        self._text = ""
+        self._parsed: dict[str, Any] = {}
+
+    def of(self, command_id: int) -> tuple[str, dict[str, Any]]:
+        if command_id != self._id:
+            row = self._store.command(command_id)
+            self._id, self._text, self._parsed = command_id, row.text, self._body.decode(row.body)
+        return self._text, self._parsed
+
+
 def new_encounter(
     store: Store,
     name: str,

@@ -40,21 +40,29 @@ def head_move_line(m: HeadMove) -> str:
     return escape_controls(f"  {m.recorded_at[:19]}  {m.reason:<6} {m.branch}: {frm} -> #{m.to_event}")
 
 
-def replay_lines(
+def replay_text(
     enc: Encounter, notes: Mapping[int, Sequence[Note]], to: int | None = None, start: int | None = None,
 ) -> Iterator[str]:
-    """The narrated fight: each event at its moment, what it changed, the notes on it.
-    Each view is computed once (the one after an event is the next one's before)."""
+    """The narrated fight, an event at a time: the event's lines (its moment and what it
+    did, what it changed, the notes on it) joined by newlines. Each view is computed once
+    (the one after an event is the next one's before)."""
+    view_of = enc.ruleset.view
     prior: View | None = None
+    moment: tuple[int, str, str] | None = None
+    when = ""
     for rec, after in enc.replay(to, start=start):
         if prior is None and rec.parent is not None:  # from a later event: the state before it
-            prior = enc.ruleset.view(enc.fold_to(rec.parent)[0])
-        view = enc.ruleset.view(after)
-        yield escape_controls(f"#{rec.id:<5} [{clock_label(view.clock)}] {enc.describe(rec)}")
+            prior = view_of(enc.fold_to(rec.parent)[0])
+        view = view_of(after)
+        clock = view.clock
+        if (clock.round, clock.unit, clock.moment) != moment:  # most events share their moment
+            moment, when = (clock.round, clock.unit, clock.moment), clock_label(clock)
+        lines = [escape_controls(f"#{rec.id:<5} [{when}] {enc.describe(rec)}")]
         if prior is not None:
-            for change in view_changes(prior, view):
-                yield f"{INDENT}{change}"
-        yield from note_lines(notes.get(rec.id, []))
+            lines += [f"{INDENT}{change}" for change in view_changes(prior, view)]
+        if rec.id in notes:
+            lines += note_lines(notes[rec.id])
+        yield "\n".join(lines)
         prior = view
 
 

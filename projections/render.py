@@ -7,11 +7,12 @@ to print on a terminal: names, sides, kinds and details are shown escaped (event
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 import msgspec
+from msgspec.structs import astuple
 
 from skirmish.eventlog.text import escape_controls
 from skirmish.projections.view import Budget, Clock, Combatant, Effect, Gauge, Own, Shown, View
@@ -31,6 +32,8 @@ def effect_text(e: Effect) -> str:
 
 def cell(value: Any) -> str:
     """One figure as table text: None is "-", booleans yes/no, lists joined, Structs by field."""
+    if type(value) is int or type(value) is str:  # most figures: a replay shows millions
+        return str(value)
     if value is None:
         return "-"
     if isinstance(value, bool):
@@ -63,16 +66,42 @@ def budget_label(c: Combatant) -> str:
     return f"{c.budget.name} left"
 
 
+class _Plan(NamedTuple):
+    """The labels of a combatant's figures in order, and their values read off a combatant."""
+
+    labels: tuple[str, ...]
+    pick: Callable[[tuple[Any, ...]], tuple[Any, ...]]  # from (status, vital, budget, effects, *own)
+
+    def values(self, c: Combatant) -> tuple[Any, ...]:
+        return self.pick((c.status, c.vital.value, c.budget.left, c.effects, *astuple(c.own)))
+
+
+_plans: dict[tuple[type[Own], str, str], _Plan] = {}
+
+
+def _plan(c: Combatant) -> _Plan:
+    """How to read a combatant's figures: the same for every combatant with the same kind of
+    own part and the same names of vital figure and budget, so made once for those (a
+    replay reads the figures of every combatant an event changed)."""
+    key = (type(c.own), c.vital.name, c.budget.name)
+    plan = _plans.get(key)
+    if plan is None:
+        vital = vital_label(c)
+        at = {"status": 0, vital: 1, budget_label(c): 2}  # a label's place in what pick reads
+        for i, name in enumerate(c.own.__struct_fields__, start=4):
+            if name not in c.own.repeats and label(name) not in ("status", vital):
+                at[label(name)] = i
+        at["effects"] = 3
+        plan = _plans[key] = _Plan(tuple(at), itemgetter(*at.values()))
+    return plan
+
+
 def figures(c: Combatant) -> dict[str, Any]:
-    """Every figure of a combatant as label -> value: the core's, then the ruleset's own.
-    The labels are those `state --wide` prints and `why WHO FIGURE` takes."""
-    return {
-        "status": c.status,
-        vital_label(c): c.vital.value,
-        budget_label(c): c.budget.left,
-        **{k: v for k, v in own_figures(c.own).items() if k not in ("status", vital_label(c))},
-        "effects": c.effects,
-    }
+    """Every figure of a combatant as label -> value: the core's, then the ruleset's own
+    (but those that repeat the core's, ``Own.repeats``). The labels are those
+    `state --wide` prints and `why WHO FIGURE` takes."""
+    plan = _plan(c)
+    return dict(zip(plan.labels, plan.values(c), strict=True))
 
 
 def clock_label(clock: Clock) -> str:
@@ -80,9 +109,26 @@ def clock_label(clock: Clock) -> str:
     if clock.round == 0:
         return clock.moment or f"before the first {clock.unit}"
     numbered = f"{clock.unit} {clock.round}"
-    if re.search(rf"\b{numbered}\b", clock.moment.lower()):  # "after round 2" says it already
+    if _says(clock.moment.lower(), numbered):  # "after round 2" says it already
         return clock.moment
     return numbered + (f", {clock.moment}" if clock.moment else "")
+
+
+def _says(text: str, words: str) -> bool:
+    """Whether ``words`` (starting and ending with a letter or digit) stand in ``text`` as
+    whole words: regular expressions' ``\\bwords\\b``, without compiling a pattern for
+    every round of a long replay."""
+    at = text.find(words)
+    while at != -1:
+        end = at + len(words)
+        if (at == 0 or not _word(text[at - 1])) and (end == len(text) or not _word(text[end])):
+            return True
+        at = text.find(words, at + 1)
+    return False
+
+
+def _word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"  # what \w matches in a str pattern
 
 
 def who_acts(clock: Clock) -> str:
@@ -159,10 +205,19 @@ def view_changes(before: View, after: View) -> list[str]:
     old = {c.name: c for c in before.combatants}
     for c in after.combatants:
         prior = old.get(c.name)
-        if prior is None or prior == c:
+        if prior is None or prior is c or prior == c:
             continue
-        was = figures(prior)
-        for key, value in figures(c).items():
-            if was.get(key) != value:
-                changes.append(escape_controls(f"{c.name}: {key} {cell(was.get(key))} -> {cell(value)}"))
+        changes += combatant_changes(prior, c)
     return changes
+
+
+def combatant_changes(before: Combatant, after: Combatant) -> list[str]:
+    """Figure by figure, what differs between two views of one combatant."""
+    plan = _plan(after)
+    compared: Iterable[tuple[str, Any, Any]]
+    if _plan(before) is plan:
+        compared = zip(plan.labels, plan.values(before), plan.values(after), strict=True)
+    else:  # a figure renamed (another vital figure): each label of the new view, by label
+        was = figures(before)
+        compared = ((key, was.get(key), value) for key, value in figures(after).items())
+    return [escape_controls(f"{after.name}: {key} {cell(old)} -> {cell(new)}") for key, old, new in compared if old != new]

@@ -18,19 +18,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Literal
 
 import msgspec
 
 from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.events import CombatantAdded, EncounterStarted, NoteAdded
-from skirmish.projections.audit import Note, notes_shown, number_entries
+from skirmish.eventlog.verifying import verifying
+from skirmish.projections.audit import Note, PathRuns, notes_shown, number_entries
 from skirmish.projections.damage import Attribution
-from skirmish.projections.engine import Encounter, Recorded
+from skirmish.projections.engine import CommandsAlong, Encounter, Recorded
 from skirmish.projections.narrate import number_parts
 from skirmish.projections.render import cell, clock_label, effect_text, label
 from skirmish.projections.ruleset import Harm
-from skirmish.projections.view import Combatant, Own, View, figures
+from skirmish.projections.view import Combatant, Own, View
 
 Audience = Literal["gm", "players"]
 FORMAT = 1  # the shape of the page's data (replay.js reads it)
@@ -66,9 +68,14 @@ class Bands:
 class _Branch:
     name: str
     head: int
-    ids: list[int]
+    path: PathRuns  # its events from the root, as runs of ids (a long log's paths are not listed)
     split: int | None = None  # the last event it shares with a branch listed before it
-    start: int = 0  # the first event it holds that no branch before it does (its index)
+    start: int = 0  # the first event it holds that no branch before it does (its depth)
+    source: str | None = None  # the first branch listed that holds ``split``
+
+    @property
+    def length(self) -> int:
+        return self.path.deepest + 1
 
 
 @dataclass
@@ -82,8 +89,41 @@ class _Fold:
     taken: dict[str, int] = field(default_factory=dict)
 
 
-def _ids(enc: Encounter, head: int) -> list[int]:
-    return [i for low, high in enc.store.runs(head) for i in range(low, high + 1)]
+def _branches(enc: Encounter) -> list[_Branch]:
+    """Every branch (the current one first), each with where it leaves the ones before it.
+    Paths from the root share their start and never meet again once apart, so what a
+    branch shares with those before it is its longest common start with any of them."""
+    heads = enc.store.branches(enc.row.id)
+    current = enc.branch
+    order = [current, *(n for n in heads if n != current)]
+    branches = [_Branch(n, heads[n].event_id, PathRuns(enc.store.runs(heads[n].event_id))) for n in order]
+    for i, b in enumerate(branches[1:], start=1):
+        b.start = max(_common(a.path.runs, b.path.runs) for a in branches[:i])
+        if b.start:
+            b.split = b.path.at(b.start - 1)
+            b.source = next(a.name for a in branches if a.path.depth_of(b.split) is not None)
+    return branches
+
+
+def _nth_id(runs: list[tuple[int, int]], n: int) -> int:
+    """The id with ``n`` ids of these (disjoint) runs below it."""
+    for low, high in sorted(runs):
+        if n <= high - low:
+            return low + n
+        n -= high - low + 1
+    raise ValueError("fewer ids than that")
+
+
+def _common(one: list[tuple[int, int]], other: list[tuple[int, int]]) -> int:
+    """How many events two paths (as runs of ids) share from the root."""
+    shared = 0
+    for (low, high), (low_b, high_b) in zip(one, other, strict=False):
+        if low != low_b:
+            break
+        shared += min(high, high_b) - low + 1
+        if high != high_b:
+            break
+    return shared
 
 
 class _Names:
@@ -93,25 +133,65 @@ class _Names:
     def __init__(self) -> None:
         self.combatants: dict[str, str] = {}
         self.figures: dict[str, str] = {}
+        # Each combatant's fields as last made, with the view they were made from: a view
+        # an event left alone gives the same dict, which the delta passes over at once.
+        self._rows: dict[str, tuple[Combatant, dict[str, Any]]] = {}
+        self._owns: dict[type[Own], tuple[Own, dict[str, Any]]] = {}
+        self._registered: set[type[Own]] = set()
 
     def combatant(self, name: str) -> str:
-        return self.combatants.setdefault(name, str(len(self.combatants)))
+        key = self.combatants.get(name)
+        if key is None:
+            key = self.combatants[name] = str(len(self.combatants))
+        return key
 
     def figure(self, name: str) -> str:
-        return self.figures.setdefault(name, f"o{len(self.figures)}")
+        key = self.figures.get(name)
+        if key is None:
+            key = self.figures[name] = f"o{len(self.figures)}"
+        return key
+
+    def register(self, view: View) -> None:
+        """Give the view's combatants and figures their keys, in the order :meth:`view`
+        would, without making its data (an event the page summarises)."""
+        for part in (view.clock.own, *(c.own for c in view.combatants), view.own):
+            if type(part) not in self._registered:  # a kind of part gives out its keys once
+                self._registered.add(type(part))
+                for name in _shown(part):
+                    self.figure(name)
+        for c in view.combatants:
+            self.combatant(c.name)
 
     def fields(self, c: Combatant) -> dict[str, Any]:
+        """The combatant's data (the page's reader never changes it: a players' page copies
+        it before it hides figures)."""
+        made = self._rows.get(c.name)
+        if made is not None and (made[0] is c or made[0] == c):
+            return made[1]
+        fields = self._fields(c)
+        self._rows[c.name] = (c, fields)
+        return fields
+
+    def _fields(self, c: Combatant) -> dict[str, Any]:
         return {
             "n": c.name, "s": c.side, "st": c.status, "a": int(c.acting),
             "vn": c.vital.name, "v": c.vital.value, "vm": c.vital.maximum,
             "bn": c.budget.name, "bl": c.budget.left, "bo": c.budget.of,
             "e": [effect_text(e) for e in c.effects],
-            **self.own(c.own),
+            **self._own(c.own),
         }
 
     def own(self, part: Own) -> dict[str, Any]:
         """A ruleset's own figures, each its own key, so a delta carries only those that changed."""
-        return {self.figure(name): cell(value) for name, value in figures(part).items()}
+        made = self._owns.get(type(part))
+        if made is not None and (made[0] is part or made[0] == part):
+            return made[1]
+        own = self._own(part)
+        self._owns[type(part)] = (part, own)
+        return own
+
+    def _own(self, part: Own) -> dict[str, Any]:
+        return {self.figure(name): cell(getattr(part, name)) for name in _shown(part)}
 
     def view(self, view: View) -> dict[str, Any]:
         """A view as the page holds it: flat parts with short keys (replay.js names them),
@@ -127,7 +207,19 @@ class _Names:
         }
 
 
+def _shown(part: Own) -> tuple[str, ...]:
+    """The fields of a ruleset's own part the page shows: not those repeating the core's."""
+    return _shown_fields(type(part))
+
+
+@cache
+def _shown_fields(kind: type[Own]) -> tuple[str, ...]:
+    return tuple(name for name in kind.__struct_fields__ if name not in kind.repeats)
+
+
 def _changed(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    if before is after:  # the same data (a combatant the event left alone)
+        return {}
     return {key: value for key, value in after.items() if key not in before or before[key] != value}
 
 
@@ -162,7 +254,8 @@ class _Players:
     def view(self, view: View, data: dict[str, Any], first: dict[str, int], names: _Names) -> dict[str, Any]:
         for c in view.combatants:
             if self.foe(c.side):
-                row = data["c"][names.combatant(c.name)]
+                key = names.combatant(c.name)
+                row = data["c"][key] = dict(data["c"][key])  # the GM's data is shared: hidden on a copy
                 row["v"], row["vm"] = self.bands.band(c, first.get(c.name)), None
                 for key in set(names.figures.values()) & set(row):
                     del row[key]
@@ -208,67 +301,77 @@ def bands(party: Sequence[str] | None, badly: int) -> Bands:
 
 def event_count(enc: Encounter) -> int:
     """How many events the page's branches hold (a progress bar's total)."""
-    return len({i for head in enc.store.branches(enc.row.id).values() for i in _ids(enc, head.event_id)})
+    return sum(b.length - b.start for b in _branches(enc))
 
 
 def build(enc: Encounter, audience: Audience = "gm", bands: Bands | None = None,
           advance: Callable[[int], None] = lambda _: None, most: int = MOST_EVENTS) -> dict[str, Any]:
     """The page's data: the encounter, its branches (the current one first) and every
     event on them, with what the audience may see."""
+    # The GM's page carries the verify digest: a long log's chain is verified on the other
+    # core while the page is built (eventlog/verifying.py).
+    with enc.store.reading(), verifying(enc.store, enc.row.id, aside=audience == "gm") as chain_digest:
+        return _build(enc, audience, bands, advance, most, chain_digest)
+
+
+def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Callable[[int], None], most: int,
+           chain_digest: Callable[[], str]) -> dict[str, Any]:
     bands = bands or Bands()
     players = _Players(bands) if audience == "players" else None
-    heads = enc.store.branches(enc.row.id)
-    current = enc.branch
-    order = [current, *(n for n in heads if n != current)]
-    branches = [_Branch(n, heads[n].event_id, _ids(enc, heads[n].event_id)) for n in order]
-    seen: dict[int, str] = {}
-    for b in branches:
-        b.start = next((i for i, e in enumerate(b.ids) if e not in seen), len(b.ids))
-        b.split = b.ids[b.start - 1] if b.start and b is not branches[0] else None
-        for e in b.ids[b.start:]:
-            seen[e] = b.name
+    branches = _branches(enc)
+    current = branches[0].name
     # Past the limit, each branch's earliest events are folded into the board it starts from.
-    total = len(seen)
+    total = sum(b.length - b.start for b in branches)
     cut = 0
-    if total > most:
-        cut = branches[0].ids[min(len(branches[0].ids) - 1, total - most)]
+    if total > most:  # the page steps through the last ``most`` of them, whatever branch holds them
+        cut = _nth_id([run for b in branches for run in b.path.between(b.start, b.path.deepest)], total - most)
     forks = {b.split for b in branches if b.split is not None}
     kept: dict[int, _Fold] = {}
-    commands = {cid: (row.text, _tag(row.body), _who(row.body)) for cid, row in enc.store.commands(enc.row.id).items()}
-    events: list[list[Any]] = []
+    commands = CommandsAlong(enc.store)
+    texts: dict[int, str] = {}  # the commands of the events the page steps through (the GM's page shows them)
+    # Each entry encoded as it is made (its id and command apart, made steps below): a
+    # long fight's entries as Python lists and dicts took ten times the page's size.
+    entries: list[tuple[int, int | None, int, bytes]] = []
     unit = ""
     strings, names = _Strings(), _Names()
     bases: dict[str, Any] = {}  # event -> the damage totals before it, where the page starts a path
+    view_of = enc.ruleset.view
     for b in branches:
-        if b.start >= len(b.ids):
+        if b.start >= b.length:
             continue
-        first_id = b.ids[b.start]
         if b.split is None:
             fold = _Fold(Attribution(enc.ruleset), {})
             since = None
         else:
             fold = _copy(kept[b.split])
-            since = first_id
+            since = b.path.at(b.start)
         for rec, state in enc.replay(b.head, start=since):
-            text_cmd, tag, who = commands.get(rec.command_id, ("", "", None))
+            text_cmd, body = commands.of(rec.command_id)
+            tag, who = str(body.get("type", "")), body.get("who")
+            who = who if isinstance(who, str) else None
             harm = fold.attribution.step(rec.event, rec.command_id, tag, who)
             unit = unit or (harm.unit if harm is not None else "")
-            view = enc.ruleset.view(state)
+            view = view_of(state)
             for c in view.combatants:
-                fold.first_vital.setdefault(c.name, c.vital.value)
-            shown = names.view(view)
-            if players is not None:
-                shown = players.view(view, shown, fold.first_vital, names)
-            if rec.id < cut:  # summarised: only the damage totals and the board at the cut count
+                if c.name not in fold.first_vital:
+                    fold.first_vital[c.name] = c.vital.value
+            if rec.id < cut:  # summarised: only the damage totals and the board at a fork count
                 if harm is not None and not harm.heal:
                     _add(fold.taken, harm.who, harm.amount)
                     if harm.by:
                         _add(fold.dealt, harm.by, harm.amount)
-                fold.view = shown
                 if rec.id in forks:
+                    fold.view = names.view(view)
+                    if players is not None:
+                        fold.view = players.view(view, fold.view, fold.first_vital, names)
                     kept[rec.id] = _copy(fold)
+                else:  # the board is not shown before the cut: only its keys are given out
+                    names.register(view)
                 advance(1)
                 continue
+            shown = names.view(view)
+            if players is not None:
+                shown = players.view(view, shown, fold.first_vital, names)
             if rec.parent is not None and rec.parent < cut:  # the page starts this path here, whole
                 bases[str(rec.id)] = {"dealt": fold.dealt, "taken": fold.taken}
                 fold.view = {}
@@ -278,28 +381,33 @@ def build(enc: Encounter, audience: Audience = "gm", bands: Bands | None = None,
                 text, explain = players.line(rec, text, harm, fold.view, shown)
             # [id, how far back its parent is, command, narration, view delta, explanation,
             # damage]; ids and commands become steps from the entry before, below.
-            entry: list[Any] = [
-                rec.id, rec.id - rec.parent if rec.parent is not None else None,
-                rec.command_id if players is None else 0, strings.index(text), delta(fold.view, shown),
+            rest: list[Any] = [
+                strings.index(text), delta(fold.view, shown),
                 strings.explanation(number_entries(rec.event)) if explain else 0,
             ]
             if harm is not None:
                 # [victim, amount, attacker, healed], the last two left off when none and no
                 damage = [names.combatant(harm.who), harm.amount, names.combatant(harm.by) if harm.by else None, 1]
-                entry.append(damage if harm.heal else damage[:3] if harm.by else damage[:2])
-            events.append(entry)
+                rest.append(damage if harm.heal else damage[:3] if harm.by else damage[:2])
+            entries.append((rec.id, rec.id - rec.parent if rec.parent is not None else None,
+                            rec.command_id if players is None else 0, _encode(rest)))
+            if players is None:
+                texts[rec.command_id] = text_cmd
             fold.view = shown
             if rec.id in forks:
                 kept[rec.id] = _copy(fold)
             advance(1)
-    events.sort(key=lambda e: e[0])
-    # Ids and commands as steps from the event before (mostly 1 and 0): a long fight's page
+    entries.sort(key=lambda e: e[0])
+    # Ids and commands as steps from the entry before (mostly 1 and 0): a long fight's page
     # is a tenth smaller.
+    events: list[msgspec.Raw] = []
     last_id = last_command = 0
-    for step in events:
-        step[0], last_id = step[0] - last_id, step[0]
-        if players is None:
-            step[2], last_command = step[2] - last_command, step[2]
+    entries.reverse()
+    while entries:  # each entry dropped as it is turned into its final form: one copy held, not two
+        event_id, back, command_id, tail = entries.pop()
+        step = command_id - last_command if players is None else 0
+        events.append(msgspec.Raw(b"[%d,%s,%d,%s" % (event_id - last_id, _encode(back), step, tail[1:])))
+        last_id, last_command = event_id, command_id
     notes = _notes(notes_shown(enc), audience)
     started = enc.started
     data: dict[str, Any] = {
@@ -310,8 +418,7 @@ def build(enc: Encounter, audience: Audience = "gm", bands: Bands | None = None,
         "rules_file": enc.ruleset.rules_file,
         "options": dict(started.options),
         "current": current,
-        "branches": [{"name": b.name, "head": b.head, "split": b.split,
-                      "from": seen.get(b.split) if b.split is not None else None} for b in branches],
+        "branches": [{"name": b.name, "head": b.head, "split": b.split, "from": b.source} for b in branches],
         "strings": strings.table,
         "figures": [label(name) for name in names.figures],  # the ruleset's own figures, in the order of their keys
         "events": events,
@@ -321,8 +428,8 @@ def build(enc: Encounter, audience: Audience = "gm", bands: Bands | None = None,
     }
     if audience == "gm":
         data["seed"] = started.seed
-        data["digest"] = enc.store.verify(enc.row.id)
-        data["commands"] = {str(cid): text for cid, (text, _, _) in commands.items()}
+        data["digest"] = chain_digest()
+        data["commands"] = {str(cid): texts[cid] for cid in sorted(texts)}
     else:
         data["bands"] = {"party": list(bands.party), "badly": bands.badly}
     return data
@@ -372,14 +479,4 @@ def _notes(shown: dict[int, list[Note]], audience: Audience) -> dict[str, list[l
     return out
 
 
-_body = msgspec.json.Decoder(dict[str, Any])
-
-
-def _tag(body: bytes | str) -> str:
-    return str(_body.decode(body).get("type", ""))
-
-
-def _who(body: bytes | str) -> str | None:
-    who = _body.decode(body).get("who")
-    return who if isinstance(who, str) else None
-
+_encode = msgspec.json.Encoder().encode

@@ -19,15 +19,18 @@ ruleset. Readings it makes, the same for every ruleset:
 
 from __future__ import annotations
 
-import json
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from skirmish.eventlog.events import NoteAdded
-from skirmish.projections.audit import Note, notes_shown
+from skirmish.eventlog.verifying import verifying
+from skirmish.projections.audit import Note, PathRuns, notes_shown
 from skirmish.projections.damage import Attribution
-from skirmish.projections.engine import Encounter
+from skirmish.projections.engine import CommandsAlong, Encounter
 from skirmish.projections.ruleset import Harm
 from skirmish.projections.view import Combatant, Shown, View
 
@@ -106,6 +109,40 @@ class Figures:
     spent: int = 0
 
 
+class Rounds:
+    """A report's rounds, each written out (encoded, to a temporary file: in memory until it
+    grows past SPOOL_IN_MEMORY) as the fold leaves it and read back one at a time, so a
+    long fight's narrative is never held whole. Iterable any number of times."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
+        self._end = 0
+        self.numbers: list[int] = []  # each round's number, in order
+
+    def add(self, r: Round) -> None:
+        data = _round_encoder.encode(r)
+        self._file.seek(self._end)
+        self._file.write(len(data).to_bytes(4, "little") + data)
+        self._end += 4 + len(data)
+        self.numbers.append(r.number)
+
+    def __iter__(self) -> Iterator[Round]:
+        at = 0
+        for _ in self.numbers:
+            self._file.seek(at)
+            size = int.from_bytes(self._file.read(4), "little")
+            yield _round_decoder.decode(self._file.read(size))
+            at += 4 + size
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+
+SPOOL_IN_MEMORY = 8 * 1024 * 1024
+_round_encoder = msgspec.msgpack.Encoder()
+_round_decoder = msgspec.msgpack.Decoder(Round)
+
+
 @dataclass
 class Report:
     encounter: str
@@ -116,7 +153,7 @@ class Report:
     vital: str
     budget: str
     digest: str
-    rounds: list[Round]
+    rounds: Iterable[Round]  # a list, or as the fold writes them out (Rounds)
     figures: list[Figures]
     vital_series: dict[str, list[Any]]  # name -> the vital figure at the end of each round (0: set-up), or now
     notes: list[Note]
@@ -143,10 +180,11 @@ class _Fold:
         self.about: dict[int, list[Note]] = {}
         for n in notes:
             self.about.setdefault(n.about, []).append(n)
-        self.rounds: dict[int, Round] = {}
+        self.rounds: dict[int, Round] = {}  # those not written out yet
+        self.done = Rounds()
         self.figures: dict[str, Figures] = {}
         self.series: dict[str, dict[int, Any]] = {}
-        self.spent: dict[tuple[str, int], int] = {}
+        self.spent: dict[tuple[str, int], int] = {}  # of the rounds not written out yet
         self.open: dict[tuple[str, str], Span] = {}
         self.pending_before: set[tuple[str, str]] = set()
         self.moment: str | None = None
@@ -209,8 +247,26 @@ class _Fold:
     def new_round(self, number: int) -> None:
         # Actions still pending are cut at the round's end and carried into the next.
         self.open.clear()
+        # The clock counts rounds up: the one left is complete (its spans are cut, its
+        # budget spent is known) and is written out.
+        if self.round is not None and number > self.round.number:
+            self.close(self.round.number)
         self.round = self.rounds.setdefault(number, Round(number))
         self.moment = None
+
+    def close(self, number: int) -> None:
+        for (name, at), spent in list(self.spent.items()):
+            if at == number:
+                self.figures[name].spent += spent
+                del self.spent[(name, at)]
+        self.done.add(self.rounds.pop(number))
+
+    def finish(self) -> Rounds:
+        """The rounds, once the last step is folded."""
+        self.flush()
+        for number in sorted(self.rounds):
+            self.close(number)
+        return self.done
 
     def flush(self) -> None:
         cmd = self.cmd
@@ -226,16 +282,13 @@ class _Fold:
         self.cmd = None
 
 
-def collect(steps: Iterable[Step], *, notes: list[Note]) -> tuple[list[Round], list[Figures], dict[str, list[Any]]]:
+def collect(steps: Iterable[Step], *, notes: list[Note]) -> tuple[Rounds, list[Figures], dict[str, list[Any]]]:
     """Fold the branch's steps into rounds, per-combatant figures and the vital series."""
     fold = _Fold(notes)
     for s in steps:
         fold.step(s)
-    fold.flush()
-    for (name, _), spent in fold.spent.items():
-        fold.figures[name].spent += spent
-    rounds = [fold.rounds[n] for n in sorted(fold.rounds)]
-    last = max(fold.rounds, default=0)
+    rounds = fold.finish()
+    last = max(rounds.numbers, default=0)
     series = {
         name: [by_round.get(r, None) for r in range(last + 1)] for name, by_round in fold.series.items()
     }
@@ -248,13 +301,10 @@ def collect(steps: Iterable[Step], *, notes: list[Note]) -> tuple[list[Round], l
 
 
 def steps_of(enc: Encounter, head: int, advance: Callable[[int], None]) -> Iterator[Step]:
-    commands = enc.store.commands(enc.row.id)
-    bodies: dict[int, dict[str, Any]] = {}  # each command's body, parsed once for all its events
+    commands = CommandsAlong(enc.store)
     attribution = Attribution(enc.ruleset)
     for rec, after in enc.replay(head):
-        body = bodies.get(rec.command_id)
-        if body is None:
-            body = bodies[rec.command_id] = json.loads(commands[rec.command_id].body)
+        _, body = commands.of(rec.command_id)
         who, action, tag = body.get("who"), body.get("action"), str(body.get("type", ""))
         actor = who if isinstance(who, str) else None
         event = rec.event
@@ -269,11 +319,16 @@ def steps_of(enc: Encounter, head: int, advance: Callable[[int], None]) -> Itera
 
 def build(enc: Encounter, branch: str | None = None, advance: Callable[[int], None] = lambda _: None) -> Report:
     """The report of a branch (default: the current one) at its head."""
+    with enc.store.reading(), verifying(enc.store, enc.row.id) as chain_digest:  # a long log's, on the other core
+        return _build(enc, branch, advance, chain_digest)
+
+
+def _build(enc: Encounter, branch: str | None, advance: Callable[[int], None], chain_digest: Callable[[], str]) -> Report:
     head = enc.head(branch)
-    digest = enc.store.verify(enc.row.id)
-    on_path = {row.id for row in enc.store.path(head.event_id)}
+    path = PathRuns(enc.store.runs(head.event_id))  # the branch's events, as runs of ids (not read)
     # Notes made on any branch about an event of this one belong in its report.
-    notes = sorted((n for about, ns in notes_shown(enc).items() if about in on_path for n in ns), key=lambda n: n.id)
+    notes = sorted((n for about, ns in notes_shown(enc).items() if path.depth_of(about) is not None for n in ns),
+                   key=lambda n: n.id)
     last: list[View] = []
 
     def remembered(steps: Iterable[Step]) -> Iterator[Step]:
@@ -282,7 +337,8 @@ def build(enc: Encounter, branch: str | None = None, advance: Callable[[int], No
             yield s
 
     rounds, figures, series = collect(remembered(steps_of(enc, head.event_id, advance)), notes=notes)
-    first = enc.decode(enc.store.event(enc.row.id, min(on_path))).event
+    digest = chain_digest()
+    first = enc.decode(enc.store.event(enc.row.id, path.at(0))).event
     final = last[0]
     someone = final.combatants[0] if final.combatants else None
     return Report(

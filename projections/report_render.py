@@ -9,11 +9,13 @@ block. (The HTML export is the interactive replay page, :mod:`skirmish.projectio
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from typing import Any
 
 from skirmish.eventlog.text import markdown_fence, markdown_text
 from skirmish.projections.render import render_state
-from skirmish.projections.report import Figures, Report, Round, Span
+from skirmish.projections.report import Figures, Report, Round, Rounds, Span
 
 
 def _words(key: str) -> str:
@@ -99,31 +101,45 @@ def _text_grid(r: Round, names: list[str]) -> list[str]:
 
 
 def markdown(report: Report) -> str:
-    out = [f"# {markdown_text(report.encounter)}: session report", "", markdown_text(_subtitle(report)), ""]
-    out += ["## Combatants", ""]
-    out += _md_table(*_figure_rows(report))
-    out += ["", f"## {_first_up(_words(report.vital))} over rounds", ""]
-    out += _md_table(
-        ["combatant", *(_round_title(r) if r.number == 0 else f"round {r.number}"
-                        for r in report.rounds)],
+    return "\n".join(markdown_lines(report))
+
+
+def markdown_chunks(report: Report, every: int = 4000) -> Iterator[bytes]:
+    """The report as UTF-8, ``every`` lines a chunk: a long fight's report is written as it
+    is made, never held whole (the same bytes as :func:`markdown`)."""
+    lines = markdown_lines(report)
+    first = True
+    while batch := list(itertools.islice(lines, every)):
+        text = "\n".join(batch)
+        yield (text if first else "\n" + text).encode()
+        first = False
+
+
+def markdown_lines(report: Report) -> Iterator[str]:
+    yield from [f"# {markdown_text(report.encounter)}: session report", "", markdown_text(_subtitle(report)), ""]
+    yield from ["## Combatants", ""]
+    yield from _md_table(*_figure_rows(report))
+    yield from ["", f"## {_first_up(_words(report.vital))} over rounds", ""]
+    numbers = report.rounds.numbers if isinstance(report.rounds, Rounds) else [r.number for r in report.rounds]
+    yield from _md_table(
+        ["combatant", *("Set-up" if number == 0 else f"round {number}" for number in numbers)],
         [[name, *(str(v) if v is not None else "-" for v in values)]
          for name, values in report.vital_series.items()],
     )
     names = [f.name for f in report.figures]
     for r in report.rounds:
-        out += ["", f"## {_round_title(r)}", ""]
+        yield from ["", f"## {_round_title(r)}", ""]
         for line in r.lines:
-            out.append(f"- #{line.id} {markdown_text(line.text)}")
-            out += [f"  - *Note #{n.id}:* {markdown_text(n.text)}" for n in line.notes]
+            yield f"- #{line.id} {markdown_text(line.text)}"
+            yield from [f"  - *Note #{n.id}:* {markdown_text(n.text)}" for n in line.notes]
         if r.spans:
-            out += ["", "Timeline (each action from declaration to resolution; `<` carried in, "
-                    "`>` carried on, `*` declared and resolved at once):", ""]
-            out += markdown_fence(_text_timeline(r))
+            yield from ["", "Timeline (each action from declaration to resolution; `<` carried in, "
+                        "`>` carried on, `*` declared and resolved at once):", ""]
+            yield from markdown_fence(_text_timeline(r))
         if r.phase_order():
-            out += ["", "Phases (`>` declared, `!` resolved):", ""]
-            out += _text_grid(r, names)
+            yield from ["", "Phases (`>` declared, `!` resolved):", ""]
+            yield from _text_grid(r, names)
     if report.notes:
-        out += ["", "## Notes", ""]
-        out += [f"- on #{n.about}: {markdown_text(n.text)} (note #{n.id})" for n in report.notes]
-    out += ["", "## Final state", "", *markdown_fence(render_state(report.final).splitlines()), ""]
-    return "\n".join(out)
+        yield from ["", "## Notes", ""]
+        yield from [f"- on #{n.about}: {markdown_text(n.text)} (note #{n.id})" for n in report.notes]
+    yield from ["", "## Final state", "", *markdown_fence(render_state(report.final).splitlines()), ""]

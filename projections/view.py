@@ -15,7 +15,7 @@ here (with a default) without a migration; ``VIEW_VERSION`` says which shape
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 import msgspec
 
@@ -36,7 +36,13 @@ STANDING: frozenset[str] = frozenset({"fighting", "out"})
 
 
 class Own(msgspec.Struct, frozen=True, kw_only=True):
-    """Base of a ruleset's own part of a view: its fields are shown, never read, by a surface."""
+    """Base of a ruleset's own part of a view: its fields are shown, never read, by a surface.
+
+    ``repeats``: the fields that hold a figure the core shows already (a budget's left,
+    under the ruleset's own name). ``state --json`` keeps them for scripts; a table, the
+    replay and `why` show the core's figure alone, so each fact is printed once."""
+
+    repeats: ClassVar[frozenset[str]] = frozenset()
 
 
 class NoOwn(Own, frozen=True, kw_only=True):

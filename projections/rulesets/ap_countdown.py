@@ -77,6 +77,7 @@ Readings chosen where the text is silent, documented here and in the README:
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from shlex import quote
 from typing import Any, ClassVar, Literal
 
@@ -284,7 +285,10 @@ def _put(state: ApState, fighter: Fighter) -> None:
 
 class ApFigures(Own, frozen=True, kw_only=True):
     """A combatant's figures under ap-countdown beside the view's core (hits left is its
-    vital figure, AP its budget)."""
+    vital figure, AP its budget). ``ap`` is the budget's AP left again: kept for scripts
+    reading ``state --json``, shown once, as the budget."""
+
+    repeats: ClassVar[frozenset[str]] = frozenset({"ap"})
 
     initiative: int | None
     base_initiative: int | None
@@ -1128,42 +1132,40 @@ class ApCountdown(Rules[ApState]):
 
     # --- view and narration ----------------------------------------------------------------
 
+    def __init__(self) -> None:
+        # The view's row of each combatant as last built, by name: (the fighter it was
+        # built from, its status, whether it acts, the row, its pending action). A fighter
+        # is a frozen value the fold replaces whole when an event changes it, so while the
+        # same object stands in the state with the same status and turn to act, its row is
+        # the same: a replay builds the rows of the one or two fighters an event changed,
+        # not of all of them.
+        self._rows: dict[str, tuple[Fighter, Status, bool, Combatant, Pending | None]] = {}
+
     def view(self, state: ApState) -> View:
         count = state.count
         fighters = list(state.fighters.values())
+        down = {f.name: _down(state, f) for f in fighters}
         # Acting order: highest actual initiative first (Initiative); those without one
         # (joined since the round's roll) after, in the order they were added; those who
         # cannot act (down, left) last.
         ranked = sorted(fighters, key=lambda f: (
-            f.left or _down(state, f), f.initiative is None, -(f.initiative or 0)))
-        now = _acting_at(state, count, waiting=True) if state.in_round and count is not None else ()
-        upcoming = _next_count(state) if state.in_round else None
-        following = _acting_at(state, upcoming, waiting=False) if upcoming is not None else ()
+            f.left or down[f.name], f.initiative is None, -(f.initiative or 0)))
+        may = {f.name for f in fighters if _may_declare(state, f, down[f.name])} if state.in_round else set()
+        now = _acting_at(state, count, waiting=True, may=may) if state.in_round and count is not None else ()
+        upcoming = _next_count(state, may) if state.in_round else None
+        following = _acting_at(state, upcoming, waiting=False, may=may) if upcoming is not None else ()
         combatants = []
         pending = []
+        rows = self._rows
         for f in ranked:
-            status: Status = "left" if f.left else "down" if _down(state, f) else "out" if f.out else "fighting"
-            combatants.append(Combatant(
-                name=f.name, side=f.side, status=status, acting=f.name in now,
-                vital=Gauge(name="hits left", value=f.hits - f.damage, maximum=f.hits),
-                budget=Budget(name="AP", left=f.ap, of=f.ap + f.spent),
-                effects=tuple(
-                    Shown(kind=e.kind, left=e.rounds, detail=f"{e.per_round} a round" if e.per_round else "",
-                          custom=e.custom)
-                    for e in f.effects
-                ),
-                own=ApFigures(
-                    initiative=f.initiative, base_initiative=f.base, ap=f.ap, ap_spent=f.spent, hits=f.hits,
-                    damage=f.damage, pace=f.pace, delay=f.delay, out_of_round=f.out, parry=f.parry,
-                ),
-            ))
-            if f.action is not None:
-                a = f.action
-                pending.append(Pending(
-                    who=f.name, action=a.name, target=a.target, resolves=_resolves(a),
-                    own=ApPending(ap=a.cost, resolves_at=a.resolves_at, step=a.step, trigger=a.trigger,
-                                  progress=a.progress, penalty=a.penalty),
-                ))
+            status: Status = "left" if f.left else "down" if down[f.name] else "out" if f.out else "fighting"
+            acting = f.name in now
+            row = rows.get(f.name)
+            if row is None or row[0] is not f or row[1] != status or row[2] != acting:
+                row = rows[f.name] = (f, status, acting, _combatant(f, status, acting), _pending(f))
+            combatants.append(row[3])
+            if row[4] is not None:
+                pending.append(row[4])
         if state.in_round:
             moment = f"count {count}"
         else:
@@ -1275,8 +1277,11 @@ def _need_round(state: ApState) -> None:
         raise RuleViolation("no round under way: start one with `skirmish round`", R_INIT)
 
 
-def _may_declare(state: ApState, f: Fighter) -> bool:
-    return not f.out and not f.left and f.ap > 0 and f.base is not None and not _down(state, f)
+def _may_declare(state: ApState, f: Fighter, down: bool | None = None) -> bool:
+    """``down``: whether the fighter is down, when already known."""
+    if f.out or f.left or f.ap <= 0 or f.base is None:
+        return False
+    return not (_down(state, f) if down is None else down)
 
 
 def _down(state: ApState, f: Fighter) -> bool:
@@ -1288,10 +1293,18 @@ def _check_able(state: ApState, f: Fighter) -> None:
     check_able(f.name, f.left, f.hits - f.damage, "hits", state.options)
 
 
-def _next_count(state: ApState) -> int | None:
+def _declaring(state: ApState) -> set[str]:
+    """The names of those who may declare an action now."""
+    return {f.name for f in state.fighters.values() if _may_declare(state, f)}
+
+
+def _next_count(state: ApState, may: AbstractSet[str] | None = None) -> int | None:
     """The next count below the current one at which someone declares or an action
-    arrives (as `next` finds it); None: the countdown is over."""
+    arrives (as `next` finds it); None: the countdown is over. ``may``: the names of
+    those who may declare, when already known (:func:`_declaring`)."""
     count = state.count
+    if may is None:
+        may = _declaring(state)
     assert count is not None
     points: list[int] = []
     for f in state.fighters.values():
@@ -1299,26 +1312,56 @@ def _next_count(state: ApState) -> int | None:
         if a is not None and a.resolves_at is not None and a.step != "ready":
             if a.resolves_at < count:
                 points.append(a.resolves_at)
-        elif _may_declare(state, f) and f.initiative is not None and f.initiative < count:
+        elif f.name in may and f.initiative is not None and f.initiative < count:
             points.append(f.initiative)
     return max(points) if points else None
 
 
-def _acting_at(state: ApState, count: int, waiting: bool) -> tuple[str, ...]:
+def _acting_at(state: ApState, count: int, waiting: bool, may: AbstractSet[str] | None = None) -> tuple[str, ...]:
     """Who acts at ``count``: actions resolving or arriving there, and those who may
     declare there (with ``waiting``, also those whose initiative passed and who have not
-    declared: waiting is allowed)."""
+    declared: waiting is allowed). ``may`` as for :func:`_next_count`."""
+    if may is None:
+        may = _declaring(state)
     names = []
     for f in state.fighters.values():
         a = f.action
         if a is not None and a.step != "ready":
             if a.resolves_at == count:
                 names.append(f.name)
-        elif _may_declare(state, f) and f.initiative is not None and (
+        elif f.name in may and f.initiative is not None and (
             f.initiative == count or (waiting and f.initiative > count)
         ):
             names.append(f.name)
     return tuple(names)
+
+
+def _combatant(f: Fighter, status: Status, acting: bool) -> Combatant:
+    """A fighter's row of the view: all of it read off the fighter but its status and turn."""
+    return Combatant(
+        name=f.name, side=f.side, status=status, acting=acting,
+        vital=Gauge(name="hits left", value=f.hits - f.damage, maximum=f.hits),
+        budget=Budget(name="AP", left=f.ap, of=f.ap + f.spent),
+        effects=tuple(
+            Shown(kind=e.kind, left=e.rounds, detail=f"{e.per_round} a round" if e.per_round else "", custom=e.custom)
+            for e in f.effects
+        ),
+        own=ApFigures(
+            initiative=f.initiative, base_initiative=f.base, ap=f.ap, ap_spent=f.spent, hits=f.hits,
+            damage=f.damage, pace=f.pace, delay=f.delay, out_of_round=f.out, parry=f.parry,
+        ),
+    )
+
+
+def _pending(f: Fighter) -> Pending | None:
+    a = f.action
+    if a is None:
+        return None
+    return Pending(
+        who=f.name, action=a.name, target=a.target, resolves=_resolves(a),
+        own=ApPending(ap=a.cost, resolves_at=a.resolves_at, step=a.step, trigger=a.trigger, progress=a.progress,
+                      penalty=a.penalty),
+    )
 
 
 def _resolves(a: Action) -> str:
