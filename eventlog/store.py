@@ -528,14 +528,6 @@ class Store:
         None for one whose digest does not match (snapshots.stored)."""
         return snapshots.stored(self.conn, encounter_id, projection, version)
 
-    def path_after(self, event_id: int, after: int | None) -> Iterator[EventRow]:
-        """The events of the path to ``event_id`` that come after ``after`` (an event on that
-        path), or the whole path from the root when ``after`` is None."""
-        rows = (EventRow(*r) for r in self._rows(EVENT_COLUMNS, self.runs(event_id, after)))
-        if after is not None:
-            next(rows, None)  # ``after`` itself
-        return rows
-
     def save_snapshots(self, projection: str, version: int, due: Sequence[Snapshot]) -> bool:
         """Cache folded states; False when the file cannot take them now (snapshots.save)."""
         return snapshots.save(self.conn, projection, version, due)
