@@ -1,7 +1,9 @@
 """`skirmish serve`'s web app: the replay page, live, on Starlette (imported only by `serve`).
 
 One thread follows the file: every half second it asks SQLite whether another connection
-has committed (``Store.data_version``) and, if so, builds the page's data again. Each
+has committed (``Store.data_version``) and, if so, builds the page's data again: of the
+encounter and branch `serve` was pinned to (``--encounter``/``--on`` or their variables),
+whatever another process makes current, else of the file's current ones. Each
 browser holds a server-sent events stream and is sent the new data when it changes; the
 page keeps its place, or follows the branch head when it was at the head. Read-only:
 the app has no route that writes.
@@ -32,8 +34,10 @@ class Follower:
     """Builds the page's data whenever the file changes, in a thread of its own (it holds
     the one SQLite connection it reads with)."""
 
-    def __init__(self, db: str, audience: replay.Audience, bands: replay.Bands) -> None:
+    def __init__(self, db: str, audience: replay.Audience, bands: replay.Bands,
+                 encounter: str | None = None, branch: str | None = None) -> None:
         self.db, self.audience, self.bands = db, audience, bands
+        self.pins = encounter, branch  # None: the file's current one, read again at each change
         self.version = 0
         self.payload = b""  # the data as JSON, safe in a script element (and one SSE line)
         self.encounter = ""
@@ -49,7 +53,10 @@ class Follower:
         self.stopping.set()
 
     def _build(self, store: Store) -> bytes:
-        enc = Encounter.open(store)
+        encounter, branch = self.pins
+        enc = Encounter.open(store, encounter)
+        if branch:
+            enc.pin(branch)
         data = replay.build(enc, self.audience, self.bands)
         data["live"] = EVENTS
         self.encounter = enc.row.name

@@ -174,8 +174,10 @@ def serve(
 
     run = invocation(ctx)
     chosen, bands = replay.audience(audience), replay.bands(party, badly)
-    enc = run.encounter()  # refuses a missing database or encounter in one line, before serving
+    enc = run.encounter()  # refuses a missing database, encounter or branch in one line, before serving
     name = enc.row.name
+    # A pinned shell's server keeps to its table whatever another process makes current.
+    pins = (name if run.encounter_pin else None), (enc.branch if run.branch_pin else None)
     run.close()
     try:
         import uvicorn
@@ -183,7 +185,8 @@ def serve(
         from skirmish.cli import live
     except ImportError as exc:
         raise BadInput(f"`serve` needs the serve extra: pip install 'skirmish-log[serve]' ({exc.name} is missing)") from None
-    follower = live.Follower(run.db, chosen, bands)
+    follower = live.Follower(run.db, chosen, bands, *pins)
     shown = "the GM's version" if chosen == "gm" else "the players' version"
-    typer.echo(f"Serving {name!r} ({shown}) on http://{host}:{port}/ (Ctrl+C stops)", err=True)
+    where = f"{name!r}, branch {enc.branch!r}" if run.branch_pin else repr(name)
+    typer.echo(f"Serving {where} ({shown}) on http://{host}:{port}/ (Ctrl+C stops)", err=True)
     uvicorn.run(live.app(follower), host=host, port=port, log_level="warning")
