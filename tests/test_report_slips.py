@@ -4,8 +4,11 @@ and drawn in every ruleset."""
 
 from __future__ import annotations
 
+import inspect
+import json
 import re
 import shlex
+import shutil
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -13,6 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import Cli
 
+from skirmish.cli.main import run_cli
 from skirmish.projections import report_render
 
 # --- reading what the reader sees ---------------------------------------------------------------
@@ -147,3 +151,116 @@ def test_gfm_syntax_typed_at_the_table_is_shown_literally_in_a_wiki(cli: Cli, te
             assert line in page.items, (renderer, line, page.items)
         assert f"Note #{note}: {text}" in page.items, renderer
         assert f"on #2: {text} (note #{note})" in page.items, renderer
+
+
+# --- slip: two lines run together where the writer starts a new chunk --------------------------
+
+SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "bridge-ambush.skirmish"
+CHUNK = inspect.signature(report_render.markdown_chunks).parameters["every"].default  # lines a chunk
+ITEM = re.compile(r"- #\d+ \S.*|  - \*Note #\d+:\* \S.*|- on #\d+: \S.* \(note #\d+\)")
+
+
+def kind(block: list[str]) -> str:
+    """What Markdown block these lines are, read strictly: a line run into another fits none."""
+    first = block[0]
+    if len(block) == 1 and re.fullmatch(r"#{1,2} \S.*", first):
+        return "heading"
+    if len(block) == 1 and re.fullmatch(r"[a-z-]+ \(.*\); branch \S+ at #\d+; verify digest [0-9a-f]{64}", first):
+        return "subtitle"
+    if len(block) == 1 and re.fullmatch(r"(Timeline|Phases) \(.+\):", first):
+        return "intro"
+    if all(ITEM.fullmatch(line) for line in block):
+        return "list"
+    if len(block) >= 3 and block[0] == "```text" and block[-1] == "```" and not any(
+            line.startswith("`") for line in block[1:-1]):
+        return "fence"
+    cells = {len(re.split(r"(?<!\\)\|", line)) for line in block}
+    rows = [block[0], *block[2:]]
+    if len(block) >= 2 and re.fullmatch(r"\|(---\|)+", block[1]) and cells == {block[1].count("|") + 1} \
+            and all(re.fullmatch(r"\| .* \|", line) for line in rows):
+        return "table"
+    raise AssertionError(f"not one Markdown block: {block}")
+
+
+def unescaped(markdown: str) -> str:
+    """Inline Markdown as it reads: backslash escapes and entities taken away."""
+    from html import unescape
+
+    return unescape(re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown))
+
+
+def assert_whole_lines(md: str, cli: Cli) -> None:
+    """Every line of the report is the Markdown it should be, and says what `log` and
+    `state` say: the branch's events one item each, in order, and the final state whole."""
+    assert md.endswith("```\n") and not md.endswith("\n\n")
+    blocks: list[list[str]] = [[]]
+    for line in md[:-1].split("\n"):
+        if line:
+            blocks[-1].append(line)
+        else:
+            assert blocks[-1], "two blank lines in a row"
+            blocks.append([])
+    kinds = [kind(b) for b in blocks]
+    assert kinds[:2] == ["heading", "subtitle"]
+    sections: dict[str, list[list[str]]] = {}
+    for k, b in zip(kinds[2:], blocks[2:], strict=True):
+        if k == "heading":
+            assert b[0].startswith("## "), b
+            sections[b[0][3:]] = []
+        else:
+            sections[list(sections)[-1]].append(b)
+    state = cli.ok("state").splitlines()
+    now = json.loads(cli.ok("state", "--json"))
+    rounds = now["clock"]["round"]
+    titles = ["Combatants", "Set-up", *(f"Round {n}" for n in range(1, rounds + 1))]
+    assert [t for t in sections if not t.endswith(" over rounds") and t not in ("Notes", "Final state")] == titles
+    assert list(sections)[-1] == "Final state" and sections["Final state"] == [["```text", *state, "```"]]
+    # Each round's lines are the branch's events as `log` lists them, one item each.
+    log = [re.sub(r"^#(\d+)\s+", r"#\1 ", line) for line in cli.ok("log", "--limit", "0").splitlines()]
+    items = [unescaped(line[2:]) for t in titles[1:] for b in sections[t] for line in b if line.startswith("- #")]
+    assert items == log
+    fighters = len(now["combatants"])
+    (combatants,), (vital,) = sections["Combatants"], next(s for t, s in sections.items() if t.endswith(" over rounds"))
+    assert len(combatants) == len(vital) == 2 + fighters  # a header and a rule, a row each
+    for t in titles[1:]:
+        for b in sections[t]:
+            if b[0] == "```text":  # a timeline: a mark under each moment, on every row
+                moments = len(re.split(r"\s{2,}", b[1].strip())) - 1
+                assert all(len(re.findall(r"(?<=\s)[.=<>*](?=\s|$)", row)) == moments for row in b[2:-1]), b
+
+
+@pytest.fixture(scope="module")
+def ambush(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bridge ambush played once: undone damage, a what-if branch, notes, three rounds."""
+    db = tmp_path_factory.mktemp("sample") / "ambush.db"
+    assert run_cli(["--db", str(db), "run", str(SAMPLE)]) == 0
+    return db
+
+
+def exports(cli: Cli, out: Path) -> list[str]:
+    """The report as printed and as written to a file: both go out a chunk at a time."""
+    printed = cli.ok("export", "--format", "md")
+    cli.ok("export", "--format", "md", "--out", str(out))
+    return [printed, out.read_text(encoding="utf-8")]
+
+
+@pytest.mark.parametrize("every", [1, 2, 3, 7])
+def test_no_two_report_lines_run_together_where_a_chunk_ends(
+        ambush: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, every: int) -> None:
+    # Chunks of a few lines put a boundary before every kind of line of a short report:
+    # a heading, a blank, a table row, an item, a note, a fence, a timeline row.
+    shutil.copy(ambush, cli.db)
+    whole = report_render.markdown_chunks
+    monkeypatch.setattr(report_render, "markdown_chunks", lambda report: whole(report, every))
+    for md in exports(cli, tmp_path / "report.md"):
+        assert_whole_lines(md, cli)
+
+
+def test_a_long_fights_report_keeps_every_line_whole_across_its_chunks(cli: Cli, tmp_path: Path) -> None:
+    from benchmarks.fight import generate
+
+    store, _ = generate(cli.db, 10_000)  # ~14,000 report lines: three boundaries at the real size
+    store.close()
+    for md in exports(cli, tmp_path / "report.md"):
+        assert md.count("\n") > 3 * CHUNK
+        assert_whole_lines(md, cli)
