@@ -264,3 +264,122 @@ def test_a_long_fights_report_keeps_every_line_whole_across_its_chunks(cli: Cli,
     for md in exports(cli, tmp_path / "report.md"):
         assert md.count("\n") > 3 * CHUNK
         assert_whole_lines(md, cli)
+
+
+# --- slip: the branch's last declaration left out of the count and the timeline ------------------
+
+
+@dataclass(frozen=True)
+class LastWord:
+    """A round whose last event is a declaration, and what the report must show of it."""
+
+    script: list[str]
+    declared: dict[str, int]  # actions declared by each combatant: the declare lines of the script
+    moments: list[str]  # the round's moments, from the rules text and the dice typed
+    bars: list[tuple[str, str]]  # each action of the round and its mark under each moment
+    phases: dict[str, list[str]] | None = None  # the phase grid's row of each combatant
+
+
+# Each ends on an action declared and settled at once (a point, `*`), the one whose bar a
+# report that misses the branch's last command has nowhere else to draw from.
+LAST_WORDS = {
+    # ap-countdown.md, Initiative: 2d10 + Qu, + 5 per AP left (4): Hauser 6 + 8 + 1 = 15 -> 35,
+    # Orc 5 + 5 = 10 -> 30. Hauser's attack waits for its count (20), the Orc's too (10),
+    # both past the round's end so far (`>`); the parry is announced, not waited for.
+    "ap-countdown": LastWord(
+        ["add Hauser --side players --stat qu=1 --stat hits=40",
+         "add Orc --side foes --stat qu=0 --stat hits=30",
+         "round --roll Hauser=6,8 --roll Orc=5,5",
+         "declare Hauser melee-attack --ap 3 --target Orc",
+         "next",
+         "declare Orc melee-attack --ap 4 --target Hauser",
+         "declare Orc parry --amount 10 --target Hauser"],
+        {"Hauser": 1, "Orc": 2}, ["count 35", "count 30"],
+        [("Hauser: melee-attack", "=>"), ("Orc: melee-attack", ".>"), ("Orc: parry", ".*")],
+    ),
+    # modular.md, Initiative: 1d100 + Agility, greatest first: Hauser 40 + 47 = 87, Orc 35 + 20
+    # = 55. An action is taken whole in the actor's turn.
+    "modular": LastWord(
+        ["add Hauser --side players --stat agility=47 --stat dodge=13 --stat health=30",
+         "add Orc --side foes --stat agility=20 --stat dodge=10 --stat health=25",
+         "round --roll Hauser=40 --roll Orc=35",
+         "declare Hauser skill --target Orc --with skill=sword",
+         "next",
+         "declare Orc move --amount 10",
+         "declare Orc evade"],
+        {"Hauser": 1, "Orc": 2}, ["before the first turn", "Hauser's turn", "Orc's turn"],
+        [("Hauser: skill", ".*."), ("Orc: move", "..*"), ("Orc: evade", "..*")],
+    ),
+    # percent-activity.md, Initiative Step: 2d10 + Quickness, highest first: Hauser 6 + 8 + 1
+    # = 15, Orc 5 + 5 = 10. Hauser's attack resolved in his turn; the Orc's moves are done as
+    # declared.
+    "percent-activity": LastWord(
+        ["add Hauser --side players --stat qu=1 --stat hits=40",
+         "add Orc --side foes --stat qu=0 --stat hits=30",
+         "round --roll Hauser=6,8 --roll Orc=5,5",
+         "declare Hauser melee-attack --percent 80 --target Orc",
+         "resolve Hauser --outcome hit --hits 12",
+         "next",
+         "declare Orc move --percent 30",
+         "declare Orc move --percent 20"],
+        {"Hauser": 1, "Orc": 2}, ["Hauser's turn", "Orc's turn"],
+        [("Hauser: melee-attack", "*."), ("Orc: move", ".*"), ("Orc: move", ".*")],
+    ),
+    # phases.md, Turn Sequence: phase 6 first, where only initiative 6 acts (no one here);
+    # no one acts in phase 5 either; phase 4 calls 4 (Bauer); phase 3 calls 3 (Rook), then 4
+    # (Bauer). An action takes its whole phase.
+    "phases": LastWord(
+        ["add Bauer --side players --stat initiative=4 --stat agility=7 --stat bulk=2",
+         "add Rook --side foes --stat initiative=3 --stat agility=5",
+         "round",
+         "next",
+         "declare Bauer fire --target Rook",
+         "resolve Bauer --outcome miss",
+         "next",
+         "declare Rook prone",
+         "next",
+         "declare Bauer crawl"],
+        {"Bauer": 2, "Rook": 1}, ["phase 6, start", "phase 4, call 4", "phase 3, call 3", "phase 3, call 4"],
+        [("Bauer: fire", ".*.."), ("Rook: prone", "..*."), ("Bauer: crawl", "...*")],
+        {"Bauer": ["-", "fire >; fire !", "crawl >; crawl !"], "Rook": ["-", "-", "prone >; prone !"]},
+    ),
+    # crisis.md, Turn Order: 3d6 + Intelligence + Speed, highest first: Jack 15 + 1 + 2 = 18,
+    # Alpha 9 + 0 + 1 = 10. The attack is rolled as declared and resolved in Jack's turn.
+    "crisis": LastWord(
+        ["add Jack --side players --stat int=1 --stat speed=2 --stat endurance=10 --stat health=8 "
+         "--stat melee=3 --stat might=2",
+         "add Alpha --side foes --stat int=0 --stat speed=1 --stat endurance=4 --stat health=4 --stat melee=1",
+         "round --roll Jack=5,5,5 --roll Alpha=3,3,3",
+         "declare Jack attack --target Alpha --with skill=3 --with ability=2 --roll Jack=2,3,4",
+         "resolve Jack --hits 2",
+         "next",
+         "declare Alpha draw",
+         "declare Alpha move"],
+        {"Jack": 1, "Alpha": 2}, ["Jack's turn", "Alpha's turn"],
+        [("Jack: attack", "*."), ("Alpha: draw", ".*"), ("Alpha: move", ".*")],
+    ),
+}
+
+
+def table(lines: list[str]) -> list[list[str]]:
+    """A Markdown table's rows (header first, the rule left out), as cell texts."""
+    return [[c.strip() for c in line.strip("|").split("|")] for i, line in enumerate(lines) if i != 1]
+
+
+@pytest.mark.parametrize("ruleset", LAST_WORDS)
+def test_the_last_declaration_of_a_branch_is_counted_and_drawn(cli: Cli, ruleset: str) -> None:
+    fight = LAST_WORDS[ruleset]
+    play(cli, [f"new 'Last word' --rules {ruleset} --seed 1", *fight.script])
+    md = cli.ok("export", "--format", "md")
+    head, *rows = table(md.split("## Combatants\n\n")[1].split("\n\n")[0].splitlines())
+    assert {row[0]: int(row[head.index("actions declared")]) for row in rows} == fight.declared
+    round1 = md.split("## Round 1\n\n")[1].split("\n## ")[0]
+    timeline = round1.split("```text\n")[1].split("\n```")[0].splitlines()
+    assert re.split(r"\s{2,}", timeline[0].strip())[1:] == fight.moments
+    drawn = [(" ".join(row.split()[:-len(fight.moments)]), "".join(row.split()[-len(fight.moments):]))
+             for row in timeline[1:]]
+    assert drawn == fight.bars
+    if fight.phases is not None:
+        phases, *grid = table(round1.split("Phases (`>` declared, `!` resolved):\n\n")[1].splitlines())
+        assert phases == ["combatant", "6", "4", "3"]  # the phases someone acted in, as above
+        assert {row[0]: row[1:] for row in grid} == fight.phases
