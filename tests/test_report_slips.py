@@ -15,8 +15,11 @@ from pathlib import Path
 
 import pytest
 from conftest import Cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skirmish.cli.main import run_cli
+from skirmish.eventlog.text import markdown_text
 from skirmish.projections import report_render
 
 # --- reading what the reader sees ---------------------------------------------------------------
@@ -43,17 +46,18 @@ def wikis(markdown: str) -> dict[str, str]:
 
 @dataclass
 class Page:
-    """The text of each heading, list item (its own text, not its nested list's) and table
-    cell of rendered HTML, and every tag that was made."""
+    """The text of each heading, paragraph, list item (its own text, not its nested list's)
+    and table cell of rendered HTML, and every tag that was made."""
 
     headings: list[str] = field(default_factory=list)
+    paragraphs: list[str] = field(default_factory=list)
     items: list[str] = field(default_factory=list)
     tables: list[list[list[str]]] = field(default_factory=list)  # table -> row -> cell text
     tags: set[str] = field(default_factory=set)
 
 
 class _Reader(HTMLParser):
-    COLLECTS = {"h1", "h2", "li", "td", "th"}
+    COLLECTS = {"h1", "h2", "p", "li", "td", "th"}
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -77,6 +81,8 @@ class _Reader(HTMLParser):
         text = "".join(parts).strip()
         if tag in ("h1", "h2"):
             self.page.headings.append(text)
+        elif tag == "p":
+            self.page.paragraphs.append(text)
         elif tag == "li":
             self.page.items.append(text)
         else:
@@ -121,7 +127,7 @@ GFM_ONLY = [
 
 @pytest.mark.parametrize("text", GFM_ONLY)
 def test_gfm_syntax_typed_at_the_table_is_shown_literally_in_a_wiki(cli: Cli, text: str) -> None:
-    """The encounter, a combatant, its side, an effect, a trigger and a note,
+    """The encounter, a combatant, its side, an effect, a trigger, a note and the branch,
     all typed as ``text``: each reads in the wiki as typed, nothing struck through, linked,
     ticked or footnoted, no table cell split."""
     q = shlex.quote(text)
@@ -133,6 +139,8 @@ def test_gfm_syntax_typed_at_the_table_is_shown_literally_in_a_wiki(cli: Cli, te
         f"declare Hauser melee-attack --ap 3 --target {q} --trigger {q}",
         f"effect {q} {q} --custom --rounds 2",
         f"note 2 {q}",
+        f"branch {q}",
+        f"switch {q}",
     ])
     note = int(seen[-1].split()[0][1:])
     for renderer, html in wikis(cli.ok("export", "--format", "md")).items():
@@ -140,6 +148,7 @@ def test_gfm_syntax_typed_at_the_table_is_shown_literally_in_a_wiki(cli: Cli, te
         for made in ("s", "del", "a", "input", "sup", "section"):
             assert made not in page.tags, (renderer, made, html)
         assert page.headings[0] == f"{text} at the bridge: session report", renderer
+        assert f"; branch {text} at #{note}; " in page.paragraphs[0], renderer
         # The combatants and the vital figure over rounds, and no other table: each row as
         # many cells as its header.
         combatants, vital = page.tables
@@ -151,6 +160,22 @@ def test_gfm_syntax_typed_at_the_table_is_shown_literally_in_a_wiki(cli: Cli, te
             assert line in page.items, (renderer, line, page.items)
         assert f"Note #{note}: {text}" in page.items, renderer
         assert f"on #2: {text} (note #{note})" in page.items, renderer
+
+
+# Pieces of the syntax above, and of CommonMark's, for texts a table could type.
+PIECES = [*"w.:/~ |[]^x*_-#>!()<&`\\=+1", "www.", "http://", "https://", "ftp://", "~~", "[ ]", "[^1]", "]:", "&amp;"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=12).map("".join))
+def test_any_text_reads_as_typed_in_a_wiki_item_and_table_cell(text: str) -> None:
+    flat = " ".join(text.split())
+    item, cell = f"- #3 {markdown_text(text)}\n", f"| a |\n|---|\n| {markdown_text(text, cell=True)} |\n"
+    for renderer, html in [*wikis(item).items(), *wikis(cell).items()]:
+        page = read(html)
+        assert not page.tags & {"s", "del", "a", "input", "sup", "em", "strong", "code", "img"}, (renderer, html)
+        shown = page.items[0] if page.items else page.tables[0][1][0]
+        assert " ".join(shown.split()) == (f"#3 {flat}".strip() if page.items else flat), (renderer, html)
 
 
 # --- slip: two lines run together where the writer starts a new chunk --------------------------
