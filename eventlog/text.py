@@ -131,6 +131,11 @@ def check_note(field: str, text: str) -> str:
 _MD_INLINE = {"\\": "\\\\", "`": "\\`", "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]", "|": "\\|",
               "~": "\\~", "&": "&amp;", "<": "&lt;"}
 _MD_INLINE_RE = re.compile("[" + re.escape("".join(_MD_INLINE)) + "]")
+# GitHub-flavoured Markdown (a wiki's) links bare text too: `www.` after a non-word
+# character and `scheme://` anywhere. A backslash before the dot or the colon stops both
+# (cmark-gfm's matcher never sees `www.` or `://` whole) and renders as the dot or colon.
+# An e-mail address is still linked there (mailto:): no escape stops that, and it runs nothing.
+_MD_AUTOLINK = re.compile(r"(?<![0-9A-Za-z])(www)\.|:(?=//)", re.IGNORECASE)
 # What starts a block where the text starts a line: a heading, a quote, a list item (a
 # marker then a space), a setext underline or a thematic break (a line of - or =).
 _MD_BLOCK_START = re.compile(r"^(?:[#>]|[-+=](?=\s|[-=\s]*$)|\d{1,9}[.)](?=\s|$))")
@@ -145,6 +150,7 @@ def markdown_text(text: str, *, cell: bool = False) -> str:
     stays as it is."""
     flat = escape_controls(_BREAKS.sub(" ", text).strip(" "))
     inline = _MD_INLINE_RE.sub(lambda m: _MD_INLINE[m.group()], flat)
+    inline = _MD_AUTOLINK.sub(lambda m: f"{m.group(1)}\\." if m.group(1) else "\\:", inline)
     if cell:
         return inline
     # The backslash goes before the punctuation that makes the block: "1\. first".
