@@ -117,13 +117,29 @@ def test_a_note_may_hold_line_breaks_tabs_and_format_characters_but_no_other_con
             check_note("TEXT", f"a{ch}b")
 
 
-# --- Markdown: rendered by an independent CommonMark renderer (markdown-it-py, rich's) ------------
+# --- Markdown: rendered by independent renderers, CommonMark and GitHub's (wikis) ----------------
 
 
-def rendered(markdown: str) -> str:
+def _commonmark(markdown: str) -> str:
     from markdown_it import MarkdownIt
 
     return str(MarkdownIt("commonmark").enable("table").render(markdown))
+
+
+def _github(markdown: str) -> str:
+    """GitHub's own renderer (cmark-gfm, every extension): strikethrough, autolinks, tasks."""
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    return str(cmarkgfm.github_flavored_markdown_to_html(
+        markdown, options=Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_FOOTNOTES))
+
+
+RENDERERS = {"commonmark": _commonmark, "github": _github}
+
+
+def rendered(markdown: str) -> str:
+    return _commonmark(markdown)
 
 
 def text_of(html: str) -> str:
@@ -141,7 +157,9 @@ MD_ATTACKS = [
     "<javascript:alert(1)>",
     "[ref]\n\n[ref]: javascript:alert(1)",
     "`code` and ``more``",
-    "*bold* _it_ **b** ~~s~~",
+    "*bold* _it_ **b** ~~s~~ ~one~",
+    "www.example.com and https://example.com/x",
+    "[ ] task [x] done",
     "# heading",
     "> quote",
     "- item",
@@ -153,11 +171,14 @@ MD_ATTACKS = [
 ]
 
 
+@pytest.mark.parametrize("renderer", RENDERERS)
 @pytest.mark.parametrize("text", MD_ATTACKS)
-def test_markdown_text_renders_as_exactly_the_text(text: str) -> None:
-    html = rendered(f"- #3 {markdown_text(text)}\n")
+def test_markdown_text_renders_as_exactly_the_text(text: str, renderer: str) -> None:
+    html = RENDERERS[renderer](f"- #3 {markdown_text(text)}\n")
     assert html.count("<li>") == 1 and "<ul>" in html and html.count("<p>") == 0
-    for made in ("<script", "<img", "<a ", "<code", "<em", "<strong", "<h1", "<blockquote", "<ol", "<s>", "<br"):
+    made_by_markup = ("<script", "<img", "<a ", "<code", "<em", "<strong", "<h1", "<blockquote", "<ol",
+                      "<s>", "<del", "<br", "<input")
+    for made in made_by_markup:
         assert made not in html, (text, html)
     flat = re.sub(r"\r\n|[\r\n\t]", " ", text)
     assert text_of(html).strip() == f"#3 {flat}".strip()
