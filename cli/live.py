@@ -7,16 +7,24 @@ whatever another process makes current, else of the file's current ones. Each
 browser holds a server-sent events stream and is sent the new data when it changes; the
 page keeps its place, or follows the branch head when it was at the head. Read-only:
 the app has no route that writes.
+
+Every request's Host header is checked (:class:`HostCheck`): an address (127.0.0.1, a LAN
+address a phone types) or ``localhost`` is served, any other name is refused. A page
+opened from a site whose name was made to point at the GM's machine (DNS rebinding) sends
+that site's name, so it can read nothing, not even the GM's version.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
@@ -85,6 +93,49 @@ class Follower:
             store.close()
 
 
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def host_allowed(header: str) -> bool:
+    """Whether a Host header names this machine as a browser on the table's network would:
+    an IP address (with its port, IPv6 in brackets) or ``localhost``; never another name."""
+    host = header.strip().lower()
+    if host.startswith("["):
+        host = host[1:host.find("]")] if "]" in host else ""
+    elif host.count(":") == 1:
+        host = host.partition(":")[0]
+    if host in ("localhost", "localhost."):
+        return True
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+class HostCheck:
+    """Refuses, with 421 and one line, a request whose Host header is not an address or
+    ``localhost`` (see the module's docstring), before the app reads anything."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = dict(scope.get("headers") or ())
+            if not host_allowed(headers.get(b"host", b"").decode("latin-1")):
+                refusal = b"skirmish serves its page by address or localhost only\n"
+                await send({"type": "http.response.start", "status": 421,
+                            "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                                        (b"content-length", str(len(refusal)).encode())]})
+                await send({"type": "http.response.body", "body": refusal})
+                return
+        await self.app(scope, receive, send)
+
+
 def app(follower: Follower) -> Starlette:
     async def page(request: Request) -> Response:
         await asyncio.to_thread(follower.ready.wait, 30)
@@ -119,4 +170,5 @@ def app(follower: Follower) -> Starlette:
         finally:
             follower.stop()
 
-    return Starlette(routes=[Route("/", page), Route(EVENTS, stream)], lifespan=lifespan)
+    return Starlette(routes=[Route("/", page), Route(EVENTS, stream)], lifespan=lifespan,
+                     middleware=[Middleware(HostCheck)])

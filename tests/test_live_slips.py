@@ -174,7 +174,7 @@ class Served:
 
 
 @contextmanager
-def serving(db: str, *pins: str, env: dict[str, str] | None = None) -> Iterator[Served]:
+def serving(db: str, *pins: str, env: dict[str, str] | None = None, options: tuple[str, ...] = ()) -> Iterator[Served]:
     """`skirmish [PINS] serve` on a free port of 127.0.0.1, in its own process with its own
     environment, as from the GM's terminal; stopped at the end."""
     assert SCRIPT
@@ -182,7 +182,7 @@ def serving(db: str, *pins: str, env: dict[str, str] | None = None) -> Iterator[
     said = Path(db).with_suffix(".serve.txt")
     environ = {k: v for k, v in os.environ.items() if not k.startswith("SKIRMISH_")}
     with said.open("w") as err:
-        process = subprocess.Popen([SCRIPT, "--db", db, *pins, "serve", "--port", str(port)],
+        process = subprocess.Popen([SCRIPT, "--db", db, *pins, "serve", "--port", str(port), *options],
                                    stdout=subprocess.DEVNULL, stderr=err, env={**environ, **(env or {})})
     served = Served(port, said)
     try:
@@ -326,3 +326,27 @@ def test_a_pinned_server_follows_its_branch_whatever_another_process_switches_to
         assert second["current"] == "what-if" and hauser(second) == (6, 28, 40)
         assert len(stream.pages()) == 2
     assert "Serving 'Bridge', branch 'what-if'" in served.said.read_text()
+
+
+# --- the door: the Host header ----------------------------------------------------------------
+
+@pytest.mark.parametrize(("host", "served"), [
+    ("127.0.0.1:{port}", True), ("localhost:{port}", True), ("[::1]:{port}", True),
+    ("192.168.1.20:{port}", True),  # a phone on the table's network types the GM's address
+    ("attacker.example:{port}", False),  # a name pointed at this machine: DNS rebinding
+    ("127.0.0.1.attacker.example", False), ("localhost.attacker.example:{port}", False), ("", False),
+])
+def test_the_server_answers_only_to_an_address_or_localhost(bridge: Cli, host: str, served: bool) -> None:
+    with serving(bridge.db, options=("--for", "gm")) as server:
+        for path in ("/", "/events"):
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+            conn.putrequest("GET", path, skip_host=True)
+            conn.putheader("Host", host.format(port=server.port))
+            conn.endheaders()
+            answer = conn.getresponse()
+            body = answer.read(200) if not served or path == "/" else b""
+            conn.close()
+            assert answer.status == (200 if served else 421), (host, path, answer.status)
+            if not served:
+                assert body == b"skirmish serves its page by address or localhost only\n"
+                assert b"Orc" not in body
