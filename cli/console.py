@@ -471,9 +471,10 @@ def _common_prefix(lines: list[str]) -> str:
     return first[:n]
 
 
-def play(db: str) -> None:
-    """Open the console on ``db`` until the GM quits (Ctrl+Q)."""
-    session = Session(db)
+def play(db: str, encounter: str | None = None, branch: str | None = None) -> None:
+    """Open the console on ``db`` until the GM quits (Ctrl+Q): on ``encounter`` (else the
+    current one) and ``branch`` (else the encounter's current one, as it moves)."""
+    session = Session(db, encounter, branch)
     try:
         Console(session).run()
     finally:

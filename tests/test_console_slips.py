@@ -1,8 +1,9 @@
-"""The console shows the table as it is now: the newest event last in the timeline, marked; undone events gone."""
+"""The console shows the table asked for as it is now: the newest event last, marked; undone events gone; pins kept."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import shlex
 from collections.abc import Callable
 from pathlib import Path
@@ -13,9 +14,11 @@ import pytest
 from skirmish.cli.main import run_cli
 
 pytest.importorskip("textual")
+from conftest import Cli  # noqa: E402
 from skirmish.cli.console import CommandLine, Console  # noqa: E402
 from skirmish.cli.session import Session  # noqa: E402
 from test_console import screen  # noqa: E402
+from test_console_terminal import SCRIPT, Terminal  # noqa: E402
 
 # Every expected event id is counted from the commands typed: each `new`, `add` (of one
 # combatant) and `damage` here records one event, and ids run on through the file, so the
@@ -212,3 +215,93 @@ def test_undone_events_leave_the_timeline_and_pgup_never_stops_on_them(tmp_path:
         assert any("Orc" in line and orc in line for line in board_rows(app)), screen(app)
 
     run_console(db, play)
+
+
+# --- which table the console opens --------------------------------------------------------------
+
+
+@pytest.fixture
+def two_tables(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Ford (Hauser and an Orc of 30 hits), then Keep (a Troll of 50), current; Keep has a
+    branch what-if on which the Troll took 5, and main is its current branch again."""
+    for name in ("SKIRMISH_ENCOUNTER", "SKIRMISH_BRANCH"):
+        monkeypatch.delenv(name, raising=False)
+    for line in ("new Ford --rules ap-countdown", "add Hauser --side players --stat qu=1 --stat hits=40",
+                 "add Orc --side foes --stat qu=0 --stat hits=30",
+                 "new Keep --rules ap-countdown", "add Troll --side foes --stat qu=0 --stat hits=50",
+                 "branch what-if", "switch what-if", "damage Troll 5", "switch main"):
+        cli.ok(*shlex.split(line))
+    return cli.db
+
+
+def hits(cli: Cli, encounter: str, branch: str, who: str) -> int:
+    view = json.loads(cli.ok("--encounter", encounter, "--on", branch, "state", "--json"))
+    return next(int(c["vital"]["value"]) for c in view["combatants"] if c["name"] == who)
+
+
+class Pin(NamedTuple):
+    words: list[str]  # before `play` (or `play NAME` itself)
+    env: dict[str, str]
+    where: str  # the console's first line
+    shown: str  # a bar on its board
+    typed: str  # a command typed in the console
+    after: str  # the bar it leaves
+    absent: str  # the other encounter's fighter, not on this board
+    hits: tuple[int, int, int]  # then: Ford's Orc, Keep's Troll on main, on what-if
+
+
+FORD = ("Ford (ap-countdown), branch main, at #3", "###### 30/30", "damage Orc 3", "#####. 27/30", "Troll",
+        (27, 50, 45))
+WHAT_IF = ("Keep (ap-countdown), branch what-if, at #6", "#####. 45/50", "damage Troll 3", "#####. 42/50", "Orc",
+           (30, 50, 42))
+# Ford: #1 new, #2 and #3 its adds; 27/30 of 6 cells is 5.4 -> 5. Keep's what-if: #6 is the
+# Troll's 5 (45/50: 5.4 cells -> 5), then 3 more (42/50: 5.04 -> 5). Keep's main never moves.
+PINS = {
+    "--encounter": Pin(["--encounter", "Ford"], {}, *FORD),
+    "SKIRMISH_ENCOUNTER": Pin([], {"SKIRMISH_ENCOUNTER": "Ford"}, *FORD),
+    "--on": Pin(["--on", "what-if"], {}, *WHAT_IF),
+    "SKIRMISH_BRANCH": Pin([], {"SKIRMISH_BRANCH": "what-if"}, *WHAT_IF),
+    # The encounter named to `play` is the one played, whatever the shell is pinned to.
+    "play NAME": Pin(["play", "Ford"], {"SKIRMISH_ENCOUNTER": "Keep"}, *FORD),
+}
+
+
+@pytest.mark.parametrize("pin", sorted(PINS))
+def test_the_installed_console_opens_the_pinned_table_and_plays_there(
+    two_tables: str, cli: Cli, monkeypatch: pytest.MonkeyPatch, pin: str
+) -> None:
+    case = PINS[pin]
+    assert SCRIPT, "the `skirmish` console script is not installed beside this Python"
+    for name, value in case.env.items():
+        monkeypatch.setenv(name, value)  # the console's own terminal, pinned
+    words = case.words if case.words[:1] == ["play"] else [*case.words, "play"]
+    term = Terminal([SCRIPT, "--db", two_tables, *words])
+    for name in case.env:
+        monkeypatch.delenv(name)  # the checks below read the file from an unpinned shell
+    try:
+        text = term.wait_for(case.shown)
+        assert case.where in text and case.absent not in text, text
+        term.type(case.typed + "\r")
+        term.wait_for(case.after)
+        term.type("\x11")  # Ctrl+Q
+        assert term.process.wait(10) == 0
+    finally:
+        term.close()
+    # The console's command landed on the pinned table, and nowhere else.
+    assert (hits(cli, "Ford", "main", "Orc"), hits(cli, "Keep", "main", "Troll"),
+            hits(cli, "Keep", "what-if", "Troll")) == case.hits
+
+
+@pytest.mark.parametrize(("words", "env", "named"), [
+    (["--encounter", "Nowhere"], {}, "'Nowhere'"),
+    ([], {"SKIRMISH_ENCOUNTER": "Nowhere"}, "'Nowhere'"),
+    (["--on", "nowhere"], {}, "'nowhere'"),
+    ([], {"SKIRMISH_BRANCH": "nowhere"}, "'nowhere'"),
+], ids=["--encounter", "SKIRMISH_ENCOUNTER", "--on", "SKIRMISH_BRANCH"])
+def test_a_pin_to_no_table_is_one_error_line_before_the_screen_opens(
+    two_tables: str, cli: Cli, monkeypatch: pytest.MonkeyPatch, words: list[str], env: dict[str, str], named: str
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    # Named before any terminal is asked for: not "needs a terminal", which pytest's stdin is not.
+    assert named in cli.fails(*words, "play")
