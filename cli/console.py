@@ -100,7 +100,7 @@ def board(shown: Shown, before: Shown | None) -> Table:
 
 def where_lines(shown: Shown, past: bool) -> Text:
     where = f"branch {shown.branch}" if shown.branch else "on no branch (undone)"
-    top = Text(no_wrap=True, overflow="ellipsis")
+    top = Text()
     if past:
         top.append(f" PAST #{shown.at} ", style="reverse bold")
         top.append(f" (now #{shown.head}, Esc) ", style="bold")
@@ -232,14 +232,17 @@ class Console(App[None]):
 
     TITLE = "skirmish"
     ENABLE_COMMAND_PALETTE = False
+    # A line of the where lines, the timeline or the hint is cut at the edge, never wrapped:
+    # a wrapped line would push the clock or the newest event out of sight (Textual reads
+    # wrapping from these styles, not from the drawn Text's no_wrap).
     CSS = """
     Screen { layout: vertical; }
-    #where { height: 2; }
+    #where { height: 2; text-wrap: nowrap; text-overflow: ellipsis; }
     #board { height: auto; max-height: 12; }
     #pending { height: auto; max-height: 2; }
-    #timeline { height: 1fr; min-height: 3; }
+    #timeline { height: 1fr; min-height: 3; text-wrap: nowrap; text-overflow: ellipsis; }
     #replies { height: 5; border-top: solid $secondary; }
-    #hint { height: auto; max-height: 1; color: $text-muted; }
+    #hint { height: auto; max-height: 1; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
     CommandLine { height: 1; border: none; padding: 0; }
     """
     BINDINGS = [Binding("ctrl+q", "quit", "quit", priority=True)]
@@ -298,13 +301,14 @@ class Console(App[None]):
 
     def _draw_timeline(self) -> None:
         """The lines of the timeline that fit, the selected one marked (">" and reverse
-        video): only those are drawn, however long the branch."""
+        video): only those are drawn, however long the branch, one row each (the CSS cuts
+        a long one at the edge)."""
         widget = self.query_one("#timeline", Static)
         moments = self.session.timeline
         rows = max(widget.size.height, 3)
         at = self.cursor if self.cursor is not None else len(moments) - 1
         start = max(0, min(at - rows // 2, len(moments) - rows))
-        text = Text(no_wrap=True, overflow="ellipsis")
+        text = Text()
         for index in range(start, min(len(moments), start + rows)):
             moment = moments[index]
             chosen = index == at
@@ -370,8 +374,7 @@ class Console(App[None]):
             common = _common_prefix(found)
             if len(common) > len(command_line.value):
                 command_line.value = common
-            hint.update(Text(safe("  ".join(f.split(" ")[-1] if " " in f else f for f in found)), overflow="ellipsis",
-                             no_wrap=True))
+            hint.update(Text(safe("  ".join(f.split(" ")[-1] if " " in f else f for f in found))))
         command_line.cursor_position = len(command_line.value)
 
     # --- time travel ---------------------------------------------------------------------
@@ -468,9 +471,10 @@ def _common_prefix(lines: list[str]) -> str:
     return first[:n]
 
 
-def play(db: str) -> None:
-    """Open the console on ``db`` until the GM quits (Ctrl+Q)."""
-    session = Session(db)
+def play(db: str, encounter: str | None = None, branch: str | None = None) -> None:
+    """Open the console on ``db`` until the GM quits (Ctrl+Q): on ``encounter`` (else the
+    current one) and ``branch`` (else the encounter's current one, as it moves)."""
+    session = Session(db, encounter, branch)
     try:
         Console(session).run()
     finally:

@@ -560,20 +560,22 @@ def play(
                                                     autocompletion=complete.encounters)] = None,
 ) -> None:
     """The GM's console: the board, a command line with completion and history, undo and
-    a timeline to step through the fight (full screen; Ctrl+Q quits)."""
-    db = invocation(ctx).db
-    if db != ":memory:" and not os.path.exists(db):
-        raise BadInput(f"no database at {db}: start an encounter with `skirmish new NAME --rules RULESET`")
-    store = invocation(ctx).store()
+    a timeline to step through the fight (full screen; Ctrl+Q quits). It plays the
+    encounter named here, else the pinned one (--encounter / SKIRMISH_ENCOUNTER), else the
+    current one; on the pinned branch (--on / SKIRMISH_BRANCH), else the current one."""
+    run = invocation(ctx)
+    if run.db != ":memory:" and not os.path.exists(run.db):
+        raise BadInput(f"no database at {run.db}: start an encounter with `skirmish new NAME --rules RULESET`")
     if encounter is not None:
-        store.use(encounter)
-    store.current_encounter()  # one line now, not a console with nothing to show
-    invocation(ctx).close()
+        run.encounter_pin = run.store().use(encounter).name
+    table = run.encounter()  # one line now (no such encounter or branch), not a console with nothing to show
+    pins = table.row.name, run.branch_pin
+    run.close()
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         raise BadInput("`skirmish play` needs a terminal; for scripts use the commands themselves or `skirmish run`")
     from skirmish.cli.console import play as console
 
-    console(db)
+    console(run.db, *pins)
 
 
 class ScriptFailed(Exception):

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import shlex
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.eventlog.store import Store
@@ -62,20 +61,24 @@ class Session:
     """One database, open for the length of a console session."""
 
     db: str
+    # `skirmish play` resolves these as every command resolves its pins (cli/app.py):
+    # --encounter / SKIRMISH_ENCOUNTER, or the encounter named to `play`; --on / SKIRMISH_BRANCH.
+    encounter_pin: InitVar[str | None] = None
+    branch_pin: str | None = None
     store: Store = field(init=False)
     _enc: Encounter | None = field(default=None, init=False)
     _seen: tuple[int, str, int] | None = field(default=None, init=False)  # encounter, branch, head
     _version: int = field(default=-1, init=False)
     timeline: list[Moment] = field(default_factory=list, init=False)
-    # The encounter this console plays (SKIRMISH_ENCOUNTER, else the file's current one when
-    # it opened): another process's `use` or `new` does not move it; `use`, `new` or
-    # `import` typed here does. The branch is the encounter's current one, or SKIRMISH_BRANCH.
+    # The encounter this console plays (the pinned one, else the file's current one when it
+    # opened): another process's `use` or `new` does not move it; `use`, `new` or `import`
+    # typed here does. The branch is the pinned one, else the encounter's current one.
     pinned: str = field(default="", init=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, encounter_pin: str | None) -> None:
         self.store = Store(self.db, create=False)
         self._version = self.store.data_version()
-        self.pinned = os.environ.get("SKIRMISH_ENCOUNTER") or self.store.current_encounter().name
+        self.pinned = self.store.encounter(encounter_pin).name if encounter_pin else self.store.current_encounter().name
 
     def close(self) -> None:
         self.store.close()
@@ -87,8 +90,8 @@ class Session:
         row = self.store.encounter(self.pinned)
         if self._enc is None or self._enc.row.id != row.id:
             self._enc = Encounter(self.store, row)
-            if branch := os.environ.get("SKIRMISH_BRANCH"):
-                self._enc.pin(branch)
+            if self.branch_pin:
+                self._enc.pin(self.branch_pin)
         return self._enc
 
     def where(self) -> tuple[int, str, int]:
@@ -204,8 +207,9 @@ class Session:
             return Outcome(line, 3, "", f"Error: {moved}; look at the board and type it again", False)
         out, err = io.StringIO(), io.StringIO()
         before = self.store.last_ids()
+        on = ["--on", self.branch_pin] if self.branch_pin else []
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = run_cli(["--db", self.db, "--encounter", self.pinned, *words], store=self.store)
+            code = run_cli(["--db", self.db, "--encounter", self.pinned, *on, *words], store=self.store)
         changed = self.store.last_ids() != before
         if code == 0 and words[0] in ("use", "new", "import"):
             self.pinned = self.store.current_encounter().name  # the GM moved the console's table
