@@ -468,9 +468,10 @@ def _common_prefix(lines: list[str]) -> str:
     return first[:n]
 
 
-def play(db: str) -> None:
-    """Open the console on ``db`` until the GM quits (Ctrl+Q)."""
-    session = Session(db)
+def play(db: str, encounter: str | None = None, branch: str | None = None) -> None:
+    """Open the console on ``db`` until the GM quits (Ctrl+Q); on ``encounter`` and ``branch``
+    when the command line pins them (--encounter, --on or their environment variables)."""
+    session = Session(db, pinned=encounter or "", branch=branch or "")
     try:
         Console(session).run()
     finally:

@@ -32,8 +32,12 @@ class Follower:
     """Builds the page's data whenever the file changes, in a thread of its own (it holds
     the one SQLite connection it reads with)."""
 
-    def __init__(self, db: str, audience: replay.Audience, bands: replay.Bands) -> None:
+    def __init__(self, db: str, audience: replay.Audience, bands: replay.Bands,
+                 encounter: str | None = None, branch: str | None = None) -> None:
         self.db, self.audience, self.bands = db, audience, bands
+        # Pinned (--encounter / --on or their environment variables): that table, whatever
+        # another process makes current; else the file's current encounter and branch.
+        self.pinned, self.branch = encounter, branch
         self.version = 0
         self.payload = b""  # the data as JSON, safe in a script element (and one SSE line)
         self.encounter = ""
@@ -49,7 +53,9 @@ class Follower:
         self.stopping.set()
 
     def _build(self, store: Store) -> bytes:
-        enc = Encounter.open(store)
+        enc = Encounter.open(store, self.pinned)
+        if self.branch:
+            enc.pin(self.branch)
         data = replay.build(enc, self.audience, self.bands)
         data["live"] = EVENTS
         self.encounter = enc.row.name

@@ -573,7 +573,13 @@ def play(
         raise BadInput("`skirmish play` needs a terminal; for scripts use the commands themselves or `skirmish run`")
     from skirmish.cli.console import play as console
 
-    console(db)
+    console(db, invocation(ctx).encounter_pin, invocation(ctx).branch_pin)
+
+
+def _pins(run: Invocation) -> list[str]:
+    """The options that pin a command line to this run's encounter and branch, if pinned."""
+    return [*(["--encounter", run.encounter_pin] if run.encounter_pin else []),
+            *(["--on", run.branch_pin] if run.branch_pin else [])]
 
 
 class ScriptFailed(Exception):
@@ -612,6 +618,9 @@ def run(ctx: typer.Context, script: Annotated[Path, typer.Argument(help="A file 
         steps.append((number, words))
     db = invocation(ctx).db
     existed = db == ":memory:" or os.path.exists(db)
+    # Each line runs where the script is pinned (--encounter / --on before `run`, as the
+    # environment's pin reaches every line already); a line's own pin comes after and wins.
+    pins = _pins(invocation(ctx))
     store = Store(db, create=True)
     try:
         # One transaction for the whole script, as `amend` writes its branch: a refused
@@ -619,7 +628,7 @@ def run(ctx: typer.Context, script: Annotated[Path, typer.Argument(help="A file 
         with store.batch():
             for number, words in steps:
                 say(f"> {shlex.join(words)}")
-                code = run_cli(words, prefix=f"{script}:{number}: ", store=store)
+                code = run_cli([*pins, *words], prefix=f"{script}:{number}: ", store=store)
                 if code != 0:
                     raise ScriptFailed(number, code)
     except ScriptFailed as failed:

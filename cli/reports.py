@@ -183,7 +183,7 @@ def serve(
         from skirmish.cli import live
     except ImportError as exc:
         raise BadInput(f"`serve` needs the serve extra: pip install 'skirmish-log[serve]' ({exc.name} is missing)") from None
-    follower = live.Follower(run.db, chosen, bands)
+    follower = live.Follower(run.db, chosen, bands, run.encounter_pin, run.branch_pin)
     shown = "the GM's version" if chosen == "gm" else "the players' version"
     typer.echo(f"Serving {name!r} ({shown}) on http://{host}:{port}/ (Ctrl+C stops)", err=True)
     uvicorn.run(live.app(follower), host=host, port=port, log_level="warning")

@@ -62,20 +62,23 @@ class Session:
     """One database, open for the length of a console session."""
 
     db: str
+    # The encounter this console plays (the one given, else SKIRMISH_ENCOUNTER, else the
+    # file's current one when it opened): another process's `use` or `new` does not move it;
+    # `use`, `new` or `import` typed here does. The branch is the one given, else
+    # SKIRMISH_BRANCH, else the encounter's current one.
+    pinned: str = ""
+    branch: str = ""
     store: Store = field(init=False)
     _enc: Encounter | None = field(default=None, init=False)
     _seen: tuple[int, str, int] | None = field(default=None, init=False)  # encounter, branch, head
     _version: int = field(default=-1, init=False)
     timeline: list[Moment] = field(default_factory=list, init=False)
-    # The encounter this console plays (SKIRMISH_ENCOUNTER, else the file's current one when
-    # it opened): another process's `use` or `new` does not move it; `use`, `new` or
-    # `import` typed here does. The branch is the encounter's current one, or SKIRMISH_BRANCH.
-    pinned: str = field(default="", init=False)
 
     def __post_init__(self) -> None:
         self.store = Store(self.db, create=False)
         self._version = self.store.data_version()
-        self.pinned = os.environ.get("SKIRMISH_ENCOUNTER") or self.store.current_encounter().name
+        self.pinned = self.pinned or os.environ.get("SKIRMISH_ENCOUNTER") or self.store.current_encounter().name
+        self.branch = self.branch or os.environ.get("SKIRMISH_BRANCH", "")
 
     def close(self) -> None:
         self.store.close()
@@ -87,8 +90,8 @@ class Session:
         row = self.store.encounter(self.pinned)
         if self._enc is None or self._enc.row.id != row.id:
             self._enc = Encounter(self.store, row)
-            if branch := os.environ.get("SKIRMISH_BRANCH"):
-                self._enc.pin(branch)
+            if self.branch:
+                self._enc.pin(self.branch)
         return self._enc
 
     def where(self) -> tuple[int, str, int]:
@@ -205,7 +208,8 @@ class Session:
         out, err = io.StringIO(), io.StringIO()
         before = self.store.last_ids()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = run_cli(["--db", self.db, "--encounter", self.pinned, *words], store=self.store)
+            on = ["--on", self.branch] if self.branch else []
+            code = run_cli(["--db", self.db, "--encounter", self.pinned, *on, *words], store=self.store)
         changed = self.store.last_ids() != before
         if code == 0 and words[0] in ("use", "new", "import"):
             self.pinned = self.store.current_encounter().name  # the GM moved the console's table
