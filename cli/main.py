@@ -578,6 +578,12 @@ def play(
     console(run.db, *pins)
 
 
+def _pins(run: Invocation) -> list[str]:
+    """The options that pin a command line to this run's encounter and branch, if pinned."""
+    return [*(["--encounter", run.encounter_pin] if run.encounter_pin else []),
+            *(["--on", run.branch_pin] if run.branch_pin else [])]
+
+
 class ScriptFailed(Exception):
     """A line of a `run` script was refused: the whole script's transaction rolls back."""
 
@@ -614,6 +620,9 @@ def run(ctx: typer.Context, script: Annotated[Path, typer.Argument(help="A file 
         steps.append((number, words))
     db = invocation(ctx).db
     existed = db == ":memory:" or os.path.exists(db)
+    # Each line runs where the script is pinned (--encounter / --on before `run`, as the
+    # environment's pin reaches every line already); a line's own pin comes after and wins.
+    pins = _pins(invocation(ctx))
     store = Store(db, create=True)
     try:
         # One transaction for the whole script, as `amend` writes its branch: a refused
@@ -621,7 +630,7 @@ def run(ctx: typer.Context, script: Annotated[Path, typer.Argument(help="A file 
         with store.batch():
             for number, words in steps:
                 say(f"> {shlex.join(words)}")
-                code = run_cli(words, prefix=f"{script}:{number}: ", store=store)
+                code = run_cli([*pins, *words], prefix=f"{script}:{number}: ", store=store)
                 if code != 0:
                     raise ScriptFailed(number, code)
     except ScriptFailed as failed:
