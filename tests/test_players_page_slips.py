@@ -138,7 +138,8 @@ async def _get(app: Any, path: str) -> bytes:
             body.append(message.get("body", b""))
 
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
-             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "", "headers": [],
+             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+             "headers": [(b"host", b"127.0.0.1:8000")],  # a browser always names the host it asked
              "server": ("127.0.0.1", 8000), "client": ("127.0.0.1", 50000)}
     await app(scope, receive, send)
     return b"".join(body)
