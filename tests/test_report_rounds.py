@@ -19,7 +19,7 @@ def test_a_report_whose_rounds_outgrow_memory_reads_the_same_from_disk(
         sample: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     cli.ok("run", str(sample))
     kept = cli.ok("export", "--format", "md")
-    monkeypatch.setattr(report, "SPOOL_IN_MEMORY", 64)
+    monkeypatch.setattr(report_data, "SPOOL_IN_MEMORY", 64)
     assert cli.ok("export", "--format", "md") == kept
 
 
