@@ -52,7 +52,8 @@ class Started(DomainEvent, frozen=True, kw_only=True):
     event: EncounterStarted
 
 
-Happened = msgspec.defstruct(
+# Defined at run time (its event union is the ruleset's), so typed as Any for mypy.
+Happened: Any = msgspec.defstruct(
     "Happened", [("event", _union)], bases=(DomainEvent,), frozen=True, kw_only=True, module=__name__
 )
 

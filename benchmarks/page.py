@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from benchmarks.fight import generate
-from skirmish.projections import replay, replay_page
+from skirmish.projections.page import data as page_data, shell as page_shell
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -31,9 +31,9 @@ def main(argv: list[str]) -> None:
         store, enc = generate(str(Path(work) / "fight.db"), events)
         generated = time.perf_counter() - started
         started = time.perf_counter()
-        data = replay.build(enc)
+        data = page_data.build(enc)
         page = Path(work) / "fight.html"
-        page.write_bytes(replay_page.html(data))
+        page.write_bytes(page_shell.html(data))
         written = time.perf_counter() - started
         size = page.stat().st_size
         with sync_playwright() as p:

@@ -208,11 +208,11 @@ def cli_latency(db: str, runs: int, log: Any) -> dict[str, Any]:
         timed(warm_up)
     results["python -c 'import msgspec, sqlite3'"] = medians([timed(floor) for _ in range(runs)])
     results["skirmish state"] = medians([timed([script, "state"]) for _ in range(runs)])
-    samples = []
-    for _ in range(runs if declare else 0):
-        samples.append(timed([script, *declare]))
-        subprocess.run([script, "undo"], check=True, capture_output=True, env=env)
     if declare:
+        samples = []
+        for _ in range(runs):
+            samples.append(timed([script, *declare]))
+            subprocess.run([script, "undo"], check=True, capture_output=True, env=env)
         results[f"skirmish {' '.join(declare)}"] = medians(samples)
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
         compiling = {**os.environ, "SKIRMISH_DB": db}

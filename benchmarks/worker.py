@@ -38,7 +38,7 @@ def reading(db: str) -> Callable[[], int]:
     enc = Encounter.open(store)
     decode = enc.codec.decode
     enc.started  # noqa: B018
-    return lambda: sum(1 for r in store.replay_rows(enc.head().event_id) if decode(r[4], r[2], r[3], r[0]))
+    return lambda: sum(1 for r in store.replay_rows(enc.head().event_id) if decode(r[4], r[2], r[3], r[0]) is not None)
 
 
 def eventsourcing(db: str) -> Callable[[], int]:

@@ -9,9 +9,9 @@ import typer
 
 from skirmish.cli import complete
 from skirmish.cli.app import JsonOpt, command, invocation, parse_command, print_json, say
-from skirmish.projections.render import cell
+from skirmish.projections.text.board import cell
 
-# skirmish.projections.audit is imported by each command that needs it: a command at the
+# skirmish.projections.audit (and write.amend) is imported by each command that needs it: a command at the
 # table does not pay for it.
 
 
@@ -22,11 +22,10 @@ def explain(
     as_json: JsonOpt = False,
 ) -> None:
     """Every number of an event with its derivation: dice faces, modifiers, formula, rule."""
-    from skirmish.projections import audit
+    from skirmish.projections.audit.explain import explain as explain_event
+    from skirmish.projections.text.narration import explain_lines
 
-    from skirmish.projections.narrate import explain_lines
-
-    data = audit.explain(invocation(ctx).encounter(), event)
+    data = explain_event(invocation(ctx).encounter(), event)
     if as_json:
         print_json(data)
         return
@@ -44,12 +43,12 @@ def why(
 ) -> None:
     """The events that made a combatant's figure what it is, from the cause through every tick."""
     from skirmish.eventlog.errors import BadInput
-    from skirmish.projections import audit
+    from skirmish.projections.audit.why import WHY_LIMIT, why as why_figure
 
     if limit is not None and limit < 0:
         raise BadInput(f"--limit takes 0 (every change) or more, not {limit}")
-    shown = audit.WHY_LIMIT if limit is None else (limit or None)
-    data = audit.why(invocation(ctx).encounter(), who, figure, shown)
+    shown = WHY_LIMIT if limit is None else (limit or None)
+    data = why_figure(invocation(ctx).encounter(), who, figure, shown)
     if as_json:
         print_json(data)
         return
@@ -75,9 +74,9 @@ def diff(
     as_json: JsonOpt = False,
 ) -> None:
     """What differs between two branches or events, figure by figure, and where they split."""
-    from skirmish.projections import audit
+    from skirmish.projections.audit.diff import diff as diff_moments
 
-    data = audit.diff(invocation(ctx).encounter(), a, b, listed=as_json)
+    data = diff_moments(invocation(ctx).encounter(), a, b, listed=as_json)
     if as_json:
         print_json(data)
         return
@@ -118,12 +117,12 @@ def amend(
     as_json: JsonOpt = False,
 ) -> None:
     """Fix the past: replace the command behind EVENT and decide every later one again, on a new branch."""
-    from skirmish.projections import audit
+    from skirmish.projections.write.amend import amend as amend_branch
 
     replacement = parse_command(invocation(ctx), new_command)
     invocation(ctx).records = True
     enc = invocation(ctx).encounter()
-    done = audit.amend(enc, event, replacement, shlex.join(new_command), branch, invocation(ctx).text)
+    done = amend_branch(enc, event, replacement, shlex.join(new_command), branch, invocation(ctx).text)
     if as_json:
         print_json(done.to_json())
         return

@@ -30,7 +30,7 @@ from textual.widgets import Footer, Input, RichLog, Static
 from skirmish.cli.session import Completer, Outcome, Session
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.eventlog.text import escape_controls
-from skirmish.projections.render import cell, clock_label, effect_text, who_acts
+from skirmish.projections.text.board import cell, clock_label, effect_text, who_acts
 from skirmish.projections.view import Combatant, Shown
 
 BAR = 6  # cells of the vital figure's bar

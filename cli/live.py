@@ -30,7 +30,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from skirmish.eventlog.store import Store
-from skirmish.projections import replay, replay_page
+from skirmish.projections.page import data as page_data, shell as page_shell
 from skirmish.projections.engine import Encounter
 
 POLL = 0.5  # seconds between looks at the file
@@ -42,7 +42,7 @@ class Follower:
     """Builds the page's data whenever the file changes, in a thread of its own (it holds
     the one SQLite connection it reads with)."""
 
-    def __init__(self, db: str, audience: replay.Audience, bands: replay.Bands,
+    def __init__(self, db: str, audience: page_data.Audience, bands: page_data.Bands,
                  encounter: str | None = None, branch: str | None = None) -> None:
         self.db, self.audience, self.bands = db, audience, bands
         self.pins = encounter, branch  # None: the file's current one, read again at each change
@@ -65,10 +65,10 @@ class Follower:
         enc = Encounter.open(store, encounter)
         if branch:
             enc.pin(branch)
-        data = replay.build(enc, self.audience, self.bands)
+        data = page_data.build(enc, self.audience, self.bands)
         data["live"] = EVENTS
         self.encounter = enc.row.name
-        return replay_page.json_for_script(data)
+        return page_shell.json_for_script(data)
 
     def _run(self) -> None:
         store = Store(self.db, create=False)
@@ -142,7 +142,7 @@ def app(follower: Follower) -> Starlette:
         if not follower.payload:
             return Response(f"skirmish cannot read the log: {follower.error}\n", status_code=503,
                             media_type="text/plain")
-        return Response(replay_page.page(follower.payload, follower.encounter),
+        return Response(page_shell.page(follower.payload, follower.encounter),
                         media_type="text/html; charset=utf-8")
 
     async def stream(request: Request) -> StreamingResponse:

@@ -1,8 +1,8 @@
 """The `skirmish` command line: parse, make one library call, render. Errors are one line.
 
 The app, the per-run :class:`~skirmish.cli.app.Invocation` and the shared options live in
-cli/app.py; the text of the log, the replay and an explanation in projections/narrate.py
-and projections/render.py. :func:`run_cli` is the one place that prints `Error:`.
+cli/app.py; the text of the log, the replay and an explanation in projections/text/narration.py
+and projections/text/board.py. :func:`run_cli` is the one place that prints `Error:`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from skirmish.eventlog.errors import BadInput, SkirmishError, TamperedLog
 from skirmish.eventlog.store import Store
 from skirmish.eventlog.text import clip, escape_controls, json_safe
 from skirmish.projections.engine import Encounter, Recorded, new_encounter
-from skirmish.projections.render import render_state
+from skirmish.projections.text.board import render_state
 
 
 def _print_events(enc: Encounter, recorded: Sequence[Recorded], run: Invocation | None = None) -> None:
@@ -442,8 +442,8 @@ def log(
     """The current branch's last events (a page: --limit, --from), or every event of the tree (--all)."""
     import json
 
-    from skirmish.projections.audit import notes_shown
-    from skirmish.projections.narrate import head_move_line, log_line, note_lines
+    from skirmish.projections.notes import notes_shown
+    from skirmish.projections.text.narration import head_move_line, log_line, note_lines
 
     if limit is not None and limit < 0:
         raise BadInput(f"--limit takes 0 (every event) or more, not {limit}")
@@ -494,8 +494,8 @@ def replay(
 ) -> None:
     """Narrate the fight step by step: round, moment, who did what, what changed."""
     from skirmish.cli.progress import progress
-    from skirmish.projections.audit import notes_shown
-    from skirmish.projections.narrate import replay_text
+    from skirmish.projections.notes import notes_shown
+    from skirmish.projections.text.narration import replay_text
 
     enc = invocation(ctx).encounter()
     narration = replay_text(enc, notes_shown(enc), to, from_)

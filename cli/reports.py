@@ -19,7 +19,7 @@ from skirmish.eventlog.connection import file_of
 from skirmish.eventlog.errors import BadInput
 
 if TYPE_CHECKING:
-    from skirmish.projections.transfer import Patch
+    from skirmish.projections.write.transfer import Patch
 
 FORMATS = ("jsonl", "md", "html")
 
@@ -29,7 +29,7 @@ def _write(chunks: Iterable[bytes | Patch], out: Path | None) -> None:
     renamed over OUT once complete (a Patch writes over what was written, at its offset).
     A failure, Ctrl-C, `kill` or a closed terminal removes the temp file and leaves OUT as
     it was (only SIGKILL, which nothing can catch, may leave a `.OUT.*.part` behind)."""
-    from skirmish.projections.transfer import Patch
+    from skirmish.projections.write.transfer import Patch
 
     if out is None:
         for chunk in chunks:
@@ -104,27 +104,27 @@ def export(
     if format_ != "html" and (audience != "gm" or party or badly != 50):
         raise BadInput("--for, --party and --badly-hurt are for the replay page (--format html)")
     if format_ == "html":
-        from skirmish.projections import replay, replay_page
+        from skirmish.projections.page import data as page_data, shell as page_shell
 
         if branch is not None:
             raise BadInput("--branch is for the md report: the replay page holds every branch")
-        bands = replay.bands(party, badly)
-        with progress("replay page", lambda: replay.event_count(enc)) as bar:
-            data = replay.build(enc, replay.audience(audience), bands, bar.advance)
-        _write([replay_page.html(data)], out)
+        bands = page_data.bands(party, badly)
+        with progress("replay page", lambda: page_data.event_count(enc)) as bar:
+            data = page_data.build(enc, page_data.audience(audience), bands, bar.advance)
+        _write([page_shell.html(data)], out)
     elif format_ == "jsonl":
-        from skirmish.projections.transfer import export_jsonl, row_count
+        from skirmish.projections.write.transfer import export_jsonl, row_count
 
         if branch is not None:
             raise BadInput("--branch is for reports: a jsonl export holds every branch")
         with progress("export", lambda: row_count(enc)) as bar:
             _write(export_jsonl(enc, bar.advance, seekable=out is not None), out)
     else:
-        from skirmish.projections import report, report_render
+        from skirmish.projections.report import data as report_data, markdown as report_markdown
 
-        with progress("report", lambda: report.path_length(enc, branch)) as bar:
-            built = report.build(enc, branch, bar.advance)
-        _write(report_render.markdown_chunks(built), out)
+        with progress("report", lambda: report_data.path_length(enc, branch)) as bar:
+            built = report_data.build(enc, branch, bar.advance)
+        _write(report_markdown.markdown_chunks(built), out)
     if out is not None:
         say(f"Wrote {out} ({format_}) for {enc.row.name!r}", err=True)
 
@@ -135,7 +135,7 @@ def import_(
     file: Annotated[Path, typer.Argument(help="A jsonl file written by `skirmish export --format jsonl`.")],
 ) -> None:
     """Import an exported encounter exactly as it was (same events, branches, digest)."""
-    from skirmish.projections.transfer import import_jsonl
+    from skirmish.projections.write.transfer import import_jsonl
 
     try:
         source = file.open("rb")
@@ -170,10 +170,10 @@ def serve(
 ) -> None:
     """Serve the replay page live (read-only) for the table's screens and phones: it follows
     the branch head as the GM plays. The players' version unless --for gm."""
-    from skirmish.projections import replay
+    from skirmish.projections.page import data as page_data
 
     run = invocation(ctx)
-    chosen, bands = replay.audience(audience), replay.bands(party, badly)
+    chosen, bands = page_data.audience(audience), page_data.bands(party, badly)
     enc = run.encounter()  # refuses a missing database, encounter or branch in one line, before serving
     name = enc.row.name
     # A pinned shell's server keeps to its table whatever another process makes current.

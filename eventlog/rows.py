@@ -1,7 +1,7 @@
 """The store's rows as Python sees them: one NamedTuple per table, fields in column order.
 
 Plain tuples, not Structs: sqlite3 hands rows over as tuples, and a replay reads
-millions of them. The export format (projections/transfer.py) is derived from these
+millions of them. The export format (projections/write/transfer.py) is derived from these
 fields, so a column added here is a column exported.
 """
 

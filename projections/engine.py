@@ -115,6 +115,38 @@ class CommandsAlong:
         return self._text, self._parsed
 
 
+class PathRuns:
+    """A path from the root as its runs of ids (oldest first), addressed by depth (the root: 0)."""
+
+    def __init__(self, runs: list[tuple[int, int]]) -> None:
+        self.runs = runs
+        self.starts = [0, *itertools.accumulate(high - low + 1 for low, high in runs)]
+
+    @property
+    def deepest(self) -> int:
+        return self.starts[-1] - 1
+
+    def at(self, depth: int) -> int:
+        i = bisect.bisect_right(self.starts, depth) - 1
+        return self.runs[i][0] + depth - self.starts[i]
+
+    def depth_of(self, event_id: int) -> int | None:
+        for (low, high), start in zip(self.runs, self.starts, strict=False):
+            if low <= event_id <= high:
+                return start + event_id - low
+        return None
+
+    def between(self, first: int, last: int) -> list[tuple[int, int]]:
+        """The runs of ids at depths ``first`` to ``last``."""
+        out = []
+        for (low, high), start in zip(self.runs, self.starts, strict=False):
+            lo, hi = max(first, start), min(last, start + high - low)
+            if lo <= hi:
+                out.append((low + lo - start, low + hi - start))
+        return out
+
+
+
 def new_encounter(
     store: Store,
     name: str,

@@ -93,7 +93,7 @@ class PhasesSupport:
             out += [Next()] * 4
             if phase == 1:
                 out.append(Upkeep())
-        side: list[Command] = []
+        extras: list[Command] = []
         for c in fighters:
             who, own = c.name, figures(c)
             others = [n for n in names if n != who]
@@ -105,7 +105,7 @@ class PhasesSupport:
             if own.repeating is not None:
                 out.append(Cancel(who=who))
             out.append(Resolve(who=who, outcome="hit"))
-            side += [
+            extras += [
                 ApplyEffect(who=who, kind="slight-wound"),
                 ApplyEffect(who=who, kind="serious-wound"),
                 ApplyEffect(who=who, kind="serious-wound", end=True),
@@ -114,8 +114,8 @@ class PhasesSupport:
                 ApplyEffect(who=who, kind="slight-wound", end=True),
                 Return(who=who) if c.status == "left" else Leave(who=who, reason="flees"),
             ]
-        if side:
-            out += [side[(turn + i * 7) % len(side)] for i in range(2)]
+        if extras:
+            out += [extras[(turn + i * 7) % len(extras)] for i in range(2)]
         return out
 
     @staticmethod

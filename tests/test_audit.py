@@ -23,7 +23,8 @@ from skirmish.cli.main import run_cli
 from skirmish.eventlog.commands import command_decoder
 from skirmish.eventlog.errors import HeadMoved
 from skirmish.eventlog.store import Store
-from skirmish.projections.audit import amend, diff
+from skirmish.projections.audit.diff import diff
+from skirmish.projections.write.amend import amend
 from skirmish.projections.rulesets.ap_countdown import ApCountdown
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "bridge-ambush.skirmish"

@@ -211,7 +211,7 @@ def test_why_finds_the_cause_of_a_tick_far_behind_its_latest_changes(memory_stor
     enc.execute(AddCombatant(name="Orc", side="foes", stats={"qu": "1", "hits": "900"}), "add Orc")
     applied = one(enc.execute(ApplyEffect(who="Hauser", kind="bleeding", per_round=1), "effect Hauser bleeding"))
     play_rounds(enc, 6 * SNAPSHOT_EVERY)
-    from skirmish.projections.audit import why
+    from skirmish.projections.audit.why import why
 
     every = why(enc, "Hauser", "hits left", limit=None)["figures"][0]
     latest = why(enc, "Hauser", "hits left", limit=2)["figures"][0]

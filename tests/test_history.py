@@ -6,7 +6,7 @@ from conftest import start
 
 from skirmish.eventlog.commands import AddCombatant, Damage, StartRound
 from skirmish.eventlog.store import Store
-from skirmish.projections.render import render_state
+from skirmish.projections.text.board import render_state
 
 STATS = {"agility": "40", "dodge": "10", "health": "20"}
 

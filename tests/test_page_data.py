@@ -12,7 +12,7 @@ import pytest
 
 from conftest import Cli
 from skirmish.eventlog.store import Store
-from skirmish.projections import replay
+from skirmish.projections.page import data as page_data
 from skirmish.projections.engine import Encounter
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "bridge-ambush.skirmish"
@@ -59,7 +59,7 @@ def tree(cli: Cli) -> Cli:
 def page_of(cli: Cli, **kwargs: Any) -> tuple[dict[str, Any], Encounter, Store]:
     store = Store(cli.db)
     enc = Encounter.open(store)
-    return replay.build(enc, **kwargs), enc, store
+    return page_data.build(enc, **kwargs), enc, store
 
 
 def test_each_branch_leaves_the_ones_before_it_where_listing_every_id_says(tree: Cli) -> None:
@@ -70,8 +70,8 @@ def test_each_branch_leaves_the_ones_before_it_where_listing_every_id_says(tree:
         try:
             enc = Encounter.open(store)
             layout, total = listed_layout(enc)
-            assert [(b.name, b.start, b.split, b.source) for b in replay._branches(enc)] == layout
-            assert replay.event_count(enc) == total
+            assert [(b.name, b.start, b.split, b.source) for b in page_data._branches(enc)] == layout
+            assert page_data.event_count(enc) == total
         finally:
             store.close()
 
@@ -104,7 +104,7 @@ def test_a_page_past_its_limit_steps_through_the_last_events_whatever_branch_hol
         enc = Encounter.open(store)
         heads = store.branches(enc.row.id).values()
         listed = sorted({e for h in heads for low, high in store.runs(h.event_id) for e in range(low, high + 1)})
-        data = replay.build(enc, most=20)
+        data = page_data.build(enc, most=20)
     finally:
         store.close()
     stepped, at = [], 0

@@ -111,9 +111,9 @@ def served(db: Path, audience: str) -> bytes:
     """The page `skirmish serve --for AUDIENCE` answers a browser's GET / with (its live
     updates carry the same data)."""
     from skirmish.cli import live
-    from skirmish.projections import replay
+    from skirmish.projections.page import data as page_data
 
-    follower = live.Follower(str(db), replay.audience(audience), replay.Bands())
+    follower = live.Follower(str(db), page_data.audience(audience), page_data.Bands())
     follower.start()
     try:
         # On a thread of its own: Playwright's sync API keeps an event loop on this one.

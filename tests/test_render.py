@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from skirmish.projections.render import WIDTH, clock_label, render_state, view_changes
+from skirmish.projections.text.board import WIDTH, clock_label, render_state, view_changes
 from skirmish.projections.view import Budget, Clock, Combatant, Effect, Gauge, Own, Pending, Shown
 
 

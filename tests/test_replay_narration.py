@@ -26,9 +26,9 @@ from skirmish.eventlog.commands import AddNote, command_encoder
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.eventlog.store import Store
 from skirmish.eventlog.text import escape_controls
-from skirmish.projections.audit import notes_shown
+from skirmish.projections.notes import notes_shown
 from skirmish.projections.engine import Encounter
-from skirmish.projections.render import cell
+from skirmish.projections.text.board import cell
 from skirmish.projections.ruleset import registry
 from skirmish.projections.view import Clock, Combatant, View
 

@@ -250,11 +250,11 @@ def test_live_page_follows_the_cli_within_two_seconds(browser: Any, played: dict
     import uvicorn
 
     from skirmish.cli import live
-    from skirmish.projections import replay
+    from skirmish.projections.page import data as page_data
 
     db = tmp_path / "live.db"
     shutil.copy(played[fight.sample], db)
-    follower = live.Follower(str(db), "players", replay.Bands())
+    follower = live.Follower(str(db), "players", page_data.Bands())
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(live.app(follower), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -288,15 +288,15 @@ def test_a_long_fight_summarises_its_start(browser: Any, played: dict[str, Path]
     """Past the limit the page starts later, from the board as it stood; the totals still
     count the damage before it (bridge ambush: the Orc ends at -1 of 30, 31 taken)."""
     from skirmish.eventlog.store import Store
-    from skirmish.projections import replay, replay_page
+    from skirmish.projections.page import data as page_data, shell as page_shell
     from skirmish.projections.engine import Encounter
 
     store = Store(str(played["bridge-ambush"]))
-    data = replay.build(Encounter.open(store), most=30)
+    data = page_data.build(Encounter.open(store), most=30)
     store.close()
     assert data["summarised"]["before"] > 20  # the Orc's first 12 hits (#20) are folded in
     page_file = tmp_path / "short.html"
-    page_file.write_bytes(replay_page.html(data))
+    page_file.write_bytes(page_shell.html(data))
     page = Page(browser)
     page.tab.goto(page_file.as_uri())
     assert "Long fight" in page.tab.inner_text("#summarised")

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from skirmish.cli.main import run_cli
 from skirmish.eventlog.text import markdown_text
-from skirmish.projections import report_render
+from skirmish.projections.report import markdown as report_markdown
 
 # --- reading what the reader sees ---------------------------------------------------------------
 
@@ -181,7 +181,7 @@ def test_any_text_reads_as_typed_in_a_wiki_item_and_table_cell(text: str) -> Non
 # --- slip: two lines run together where the writer starts a new chunk --------------------------
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "bridge-ambush.skirmish"
-CHUNK = inspect.signature(report_render.markdown_chunks).parameters["every"].default  # lines a chunk
+CHUNK = inspect.signature(report_markdown.markdown_chunks).parameters["every"].default  # lines a chunk
 ITEM = re.compile(r"- #\d+ \S.*|  - \*Note #\d+:\* \S.*|- on #\d+: \S.* \(note #\d+\)")
 
 
@@ -275,7 +275,7 @@ def test_no_two_report_lines_run_together_where_a_chunk_ends(
     # Chunks of a few lines put a boundary before every kind of line of a short report:
     # a heading, a blank, a table row, an item, a note, a fence, a timeline row.
     shutil.copy(ambush, cli.db)
-    whole = report_render.markdown_chunks
+    whole = report_markdown.markdown_chunks
     monkeypatch.setattr(report_render, "markdown_chunks", lambda report: whole(report, every))
     for md in exports(cli, tmp_path / "report.md"):
         assert_whole_lines(md, cli)

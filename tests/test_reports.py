@@ -20,8 +20,8 @@ from skirmish.cli import progress as progress_module
 from skirmish.cli.main import run_cli
 from skirmish.eventlog.schema import SCHEMA_VERSION
 from skirmish.eventlog.store import Store
-from skirmish.projections import report_render
-from skirmish.projections.report import Note, Report, Step, collect
+from skirmish.projections.report import markdown as report_markdown
+from skirmish.projections.report.data import Note, Report, Step, collect
 from skirmish.projections.ruleset import Harm
 from skirmish.projections.view import Budget, Clock, Combatant, Gauge, Pending, Shown, View
 
@@ -287,7 +287,7 @@ def test_phase_grid_and_damage_for_a_phased_clock() -> None:
     report = Report("Duel", "phased", "main", 5, {}, "health", "slots", "d" * 64, rounds, figures,
                     series, [], Shown(encounter="Duel", ruleset="phased", branch="main", head=5, at=5,
                                       clock=Clock(round=1)))
-    assert "| Ann | strike > | strike ! | - |" in report_render.markdown(report)
+    assert "| Ann | strike > | strike ! | - |" in report_markdown.markdown(report)
 
 
 # --- SQL views -------------------------------------------------------------------------------------

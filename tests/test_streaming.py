@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from skirmish.cli.main import run_cli
 from skirmish.eventlog import chain
 from skirmish.eventlog.store import EventRow, Store
-from skirmish.projections import transfer
+from skirmish.projections.write import transfer
 
 SAMPLES = sorted((Path(__file__).resolve().parent.parent / "samples").glob("*.skirmish"))
 

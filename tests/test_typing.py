@@ -1,5 +1,6 @@
-"""mypy --strict holds for skirmish.eventlog, skirmish.projections, skirmish.cli and the
-example ruleset of tests/toy (STYLE: typing)."""
+"""mypy --strict holds for skirmish.eventlog, skirmish.projections, skirmish.cli, the
+benchmarks, the test helpers and the example ruleset of tests/toy (STYLE: typing), as
+pyproject's [tool.mypy] says: this test runs exactly what `mypy` typed by hand runs."""
 
 from __future__ import annotations
 
@@ -11,18 +12,29 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_mypy_strict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_mypy_strict_as_configured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mypy import api
 
-    # The checkout maps eventlog/ to skirmish.eventlog through setuptools' package-dir,
-    # which mypy cannot follow: give it the installed layout as links.
-    tree = tmp_path / "src" / "skirmish"
-    tree.mkdir(parents=True)
-    for package in ("eventlog", "projections", "cli"):
-        os.symlink(ROOT / package, tree / package)
-    monkeypatch.setenv("MYPYPATH", os.pathsep.join([str(tmp_path / "src"), str(ROOT / "tests" / "toy")]))
-    out, err, status = api.run([
-        "--strict", "--cache-dir", str(tmp_path / "cache"), "--no-error-summary",
-        "-p", "skirmish.eventlog", "-p", "skirmish.projections", "-p", "skirmish.cli", "-m", "toy_duel",
-    ])
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("MYPYPATH", raising=False)
+    out, err, status = api.run(["--cache-dir", str(tmp_path / "cache"), "--no-error-summary"])
     assert status == 0, out + err
+
+
+def test_mypy_sees_the_packages_through_its_links() -> None:
+    """The links in tests/typing give mypy the installed layout: a broken one would have it
+    check nothing of that package and still pass."""
+    for package in ("eventlog", "projections", "cli"):
+        link = ROOT / "tests" / "typing" / "skirmish" / package
+        assert link.is_symlink() and link.resolve() == (ROOT / package).resolve()
+        assert (link / "__init__.py").exists()
+
+
+def test_mypy_config_names_every_test_helper() -> None:
+    """A helper module added to tests/ is checked too (listed in [tool.mypy] modules)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    helpers = {p.stem for p in (ROOT / "tests").glob("*.py") if not p.name.startswith("test_")}
+    assert helpers <= set(config["modules"]), sorted(helpers - set(config["modules"]))
+    assert os.path.exists(ROOT / "tests" / "toy" / "toy_duel.py") and "toy_duel" in config["modules"]

@@ -26,16 +26,18 @@ import msgspec
 from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.events import CombatantAdded, EncounterStarted, NoteAdded
 from skirmish.eventlog.verifying import verifying
-from skirmish.projections.audit import Note, PathRuns, notes_shown, number_entries
+from skirmish.projections.audit.explain import number_entries
+from skirmish.projections.engine import PathRuns
+from skirmish.projections.notes import Note, notes_shown
 from skirmish.projections.damage import Attribution
 from skirmish.projections.engine import CommandsAlong, Encounter, Recorded
-from skirmish.projections.narrate import number_parts
-from skirmish.projections.render import cell, clock_label, effect_text, label
+from skirmish.projections.text.narration import number_parts
+from skirmish.projections.text.board import cell, clock_label, effect_text, label
 from skirmish.projections.ruleset import Harm
 from skirmish.projections.view import Combatant, Own, View
 
 Audience = Literal["gm", "players"]
-FORMAT = 1  # the shape of the page's data (replay.js reads it)
+FORMAT = 1  # the shape of the page's data (page.js reads it)
 DOWN = frozenset({"down", "dead"})
 
 # A page past this many events summarises: the earliest events of each branch are folded
@@ -79,7 +81,7 @@ class _Branch:
 
 
 @dataclass
-class _Fold:
+class _PageFold:
     """What the next event of a path needs from the events before it."""
 
     attribution: Attribution
@@ -194,7 +196,7 @@ class _Names:
         return {self.figure(name): cell(getattr(part, name)) for name in _shown(part)}
 
     def view(self, view: View) -> dict[str, Any]:
-        """A view as the page holds it: flat parts with short keys (replay.js names them),
+        """A view as the page holds it: flat parts with short keys (page.js names them),
         the combatants by key, their acting order apart."""
         k = view.clock
         return {
@@ -326,7 +328,7 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
     if total > most:  # the page steps through the last ``most`` of them, whatever branch holds them
         cut = _nth_id([run for b in branches for run in b.path.between(b.start, b.path.deepest)], total - most)
     forks = {b.split for b in branches if b.split is not None}
-    kept: dict[int, _Fold] = {}
+    kept: dict[int, _PageFold] = {}
     commands = CommandsAlong(enc.store)
     texts: dict[int, str] = {}  # the commands of the events the page steps through (the GM's page shows them)
     # Each entry encoded as it is made (its id and command apart, made steps below): a
@@ -340,7 +342,7 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
         if b.start >= b.length:
             continue
         if b.split is None:
-            fold = _Fold(Attribution(enc.ruleset), {})
+            fold = _PageFold(Attribution(enc.ruleset), {})
             since = None
         else:
             fold = _copy(kept[b.split])
@@ -452,7 +454,7 @@ class _Strings:
 
     def explanation(self, numbers: list[dict[str, Any]]) -> list[int | list[int]]:
         """An event's explanation: a line each (its index), the numbers stored as they are
-        as [rules, item, item, ...] (replay.js joins them as `explain` prints them)."""
+        as [rules, item, item, ...] (page.js joins them as `explain` prints them)."""
         lines, recorded = number_parts(numbers)
         out: list[int | list[int]] = [self.index(line.strip()) for line in lines]
         if recorded is not None:
@@ -465,9 +467,9 @@ def _add(totals: dict[str, int], who: str, amount: int) -> None:
     totals[who] = totals.get(who, 0) + amount
 
 
-def _copy(fold: _Fold) -> _Fold:
+def _copy(fold: _PageFold) -> _PageFold:
     # Views are built anew for each event and never changed after: shared, not copied.
-    return _Fold(fold.attribution.copy(), fold.view, dict(fold.first_vital), dict(fold.dealt), dict(fold.taken))
+    return _PageFold(fold.attribution.copy(), fold.view, dict(fold.first_vital), dict(fold.dealt), dict(fold.taken))
 
 
 def _notes(shown: dict[int, list[Note]], audience: Audience) -> dict[str, list[list[Any]]]:

@@ -1,6 +1,6 @@
 """The replay page: one self-contained HTML file (styles, script and data inline; no network).
 
-The data of :mod:`skirmish.projections.replay` goes in as JSON inside a
+The data of :mod:`skirmish.projections.page.data` goes in as JSON inside a
 ``<script type="application/json">`` element, with ``<``, ``>``, ``&`` and the two JavaScript
 line separators escaped, so no text of the log (a name, a note) can close the element or
 start markup; the page's script sets every text of the log with ``textContent``.
@@ -27,7 +27,7 @@ def json_for_script(data: Any) -> bytes:
 
 
 def _asset(name: str) -> str:
-    return files("skirmish.projections").joinpath("page", name).read_text(encoding="utf-8")
+    return files("skirmish.projections.page").joinpath(name).read_text(encoding="utf-8")
 
 
 BODY = """<header>
@@ -98,10 +98,10 @@ def page(payload: bytes, encounter: str) -> bytes:
     head = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">'
-        f"<title>{escape(title)}</title><style>{_asset('replay.css')}</style></head><body>\n"
+        f"<title>{escape(title)}</title><style>{_asset('page.css')}</style></head><body>\n"
     )
     return b"".join([
         (head + BODY).encode(),
         b'<script type="application/json" id="replay-data">', payload, b"</script>\n",
-        f"<script>{_asset('replay.js')}</script>\n</body></html>\n".encode(),
+        f"<script>{_asset('page.js')}</script>\n</body></html>\n".encode(),
     ])

@@ -28,7 +28,8 @@ import msgspec
 
 from skirmish.eventlog.events import NoteAdded
 from skirmish.eventlog.verifying import verifying
-from skirmish.projections.audit import Note, PathRuns, notes_shown
+from skirmish.projections.engine import PathRuns
+from skirmish.projections.notes import Note, notes_shown
 from skirmish.projections.damage import Attribution
 from skirmish.projections.engine import CommandsAlong, Encounter
 from skirmish.projections.ruleset import Harm
@@ -175,7 +176,7 @@ class _Command:
     started: set[str] = field(default_factory=set)  # who had a span begin
 
 
-class _Fold:
+class _ReportFold:
     def __init__(self, notes: list[Note]) -> None:
         self.about: dict[int, list[Note]] = {}
         for n in notes:
@@ -284,7 +285,7 @@ class _Fold:
 
 def collect(steps: Iterable[Step], *, notes: list[Note]) -> tuple[Rounds, list[Figures], dict[str, list[Any]]]:
     """Fold the branch's steps into rounds, per-combatant figures and the vital series."""
-    fold = _Fold(notes)
+    fold = _ReportFold(notes)
     for s in steps:
         fold.step(s)
     rounds = fold.finish()

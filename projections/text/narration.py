@@ -14,9 +14,9 @@ from typing import Any
 from skirmish.eventlog.events import Roll
 from skirmish.eventlog.rows import HeadMove
 from skirmish.eventlog.text import escape_controls
-from skirmish.projections.audit import Note
+from skirmish.projections.notes import Note
 from skirmish.projections.engine import Encounter, Recorded
-from skirmish.projections.render import clock_label, view_changes
+from skirmish.projections.text.board import clock_label, view_changes
 from skirmish.projections.view import View
 
 INDENT = " " * 9  # under the text of a "#id   " line
@@ -84,7 +84,7 @@ RECORDED = "  as recorded: "
 
 
 def number_lines(numbers: Sequence[Mapping[str, Any]]) -> list[str]:
-    """An event's numbers (``audit.number_entries``) as `explain` prints them."""
+    """An event's numbers (``audit.explain.number_entries``) as `explain` prints them."""
     lines, recorded = number_parts(numbers)
     if recorded is not None:
         items, tail = recorded

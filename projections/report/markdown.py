@@ -4,7 +4,7 @@ Its pictures are text: a bar per action from declaration to resolution, a table 
 vital figure over rounds, for a file read as it is or pasted into a wiki. Every text in it
 that a user typed or a file brought goes through eventlog/text.py's markdown_text (or into
 a code block through markdown_fence): it reads as written, never as a tag, a link or a
-block. (The HTML export is the interactive replay page, :mod:`skirmish.projections.replay_page`.)
+block. (The HTML export is the interactive replay page, :mod:`skirmish.projections.page.shell`.)
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from skirmish.eventlog.text import markdown_fence, markdown_text
-from skirmish.projections.render import render_state
-from skirmish.projections.report import Figures, Report, Round, Rounds, Span
+from skirmish.projections.text.board import render_state
+from skirmish.projections.report.data import Figures, Report, Round, Rounds, Span
 
 
 def _words(key: str) -> str:
