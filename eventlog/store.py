@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from skirmish.eventlog import chain, snapshots
-from skirmish.eventlog.connection import Connection, Transaction, connect
+from skirmish.eventlog.connection import DEFAULT_DB, Connection, Transaction, connect
 from skirmish.eventlog.errors import (
     BadInput,
     HeadMoved,
@@ -60,8 +60,6 @@ __all__ = [
     "DEFAULT_DB", "CommandRow", "Counts", "EncounterRow", "EventRow", "Head", "HeadMove", "Log", "Restoring",
     "NewEvent", "Page", "ReplayRow", "Shape", "Snapshot", "Store",
 ]
-
-DEFAULT_DB = "skirmish.db"
 
 
 # Each event with the hashes of its parent and its command, each only if it is this
