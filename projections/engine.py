@@ -21,6 +21,7 @@ import bisect
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from functools import cache
 from typing import Any
 
@@ -39,6 +40,8 @@ from skirmish.eventlog.events import (
     NoteAdded,
     tag_of,
 )
+from skirmish.eventlog.rows import CommandRow, Counts, HeadMove
+from skirmish.eventlog.shape import Shape
 from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Page, ReplayRow, Snapshot, Store
 from skirmish.eventlog.text import escape_controls
 from skirmish.projections.view import Shown
@@ -102,15 +105,15 @@ class CommandsAlong:
 
     _body = msgspec.json.Decoder(dict[str, Any])
 
-    def __init__(self, store: Store) -> None:
-        self._store = store
+    def __init__(self, enc: Encounter) -> None:
+        self._enc = enc
         self._id: int | None = None
         self._text = ""
         self._parsed: dict[str, Any] = {}
 
     def of(self, command_id: int) -> tuple[str, dict[str, Any]]:
         if command_id != self._id:
-            row = self._store.command(command_id)
+            row = self._enc.command(command_id)
             self._id, self._text, self._parsed = command_id, row.text, self._body.decode(row.body)
         return self._text, self._parsed
 
@@ -145,6 +148,15 @@ class PathRuns:
                 out.append((low + lo - start, low + hi - start))
         return out
 
+
+
+@contextmanager
+def _verifying(store: Store, encounter_id: int, aside: bool) -> Iterator[Callable[[], str]]:
+    # Imported here: it starts a process (for a long log), which a command at the table never needs.
+    from skirmish.eventlog.verifying import verifying
+
+    with store.reading(), verifying(store, encounter_id, aside=aside) as digest:
+        yield digest
 
 
 def new_encounter(
@@ -461,6 +473,106 @@ class Encounter:
             case CombatantReturned(who=who):
                 return f"{who} returns to the fight"
         return self.ruleset.describe(event)
+
+    # --- the log as recorded: what the audit, the page, the report and the console read ---
+
+    def event(self, event_id: int) -> Recorded:
+        """One event of this encounter, decoded; UnknownEvent if it is not one of its."""
+        return self.decode(self.store.event(self.row.id, event_id))
+
+    def command(self, command_id: int) -> CommandRow:
+        """The command behind an event (its ``command_id``): as typed, as parsed, on which branch."""
+        return self.store.command(command_id)
+
+    def events_of_command(self, command_id: int) -> list[Recorded]:
+        """The events one command recorded, in order."""
+        return [self.decode(r) for r in self.store.events_of_command(command_id)]
+
+    def events_of_kind(self, kind: type[Event]) -> list[Recorded]:
+        """The encounter's events of one kind (its notes, say), on any branch or none, in order."""
+        return [self.decode(r) for r in self.store.events_of_kind(self.row.id, tag_of(kind))]
+
+    def runs(self, event_id: int) -> PathRuns:
+        """The path from the root to ``event_id`` as its runs of ids, worked out without
+        reading the events (one lookup per undo or fork on the way)."""
+        return PathRuns(self.store.runs(event_id))
+
+    def events_in(self, runs: Iterable[tuple[int, int]]) -> Iterator[Recorded]:
+        """The events of these runs of ids (a path's, or a stretch of one), in order, streamed."""
+        return (self.decode(r) for r in self.store.events_in(runs))
+
+    def path_length(self, event_id: int) -> int:
+        """How many events the path to ``event_id`` holds (a progress bar's total), unread."""
+        return self.store.path_length(event_id)
+
+    def holds(self, head: int, event_id: int) -> bool:
+        """Whether the path to ``head`` passes through ``event_id``."""
+        return self.store.holds(head, event_id)
+
+    def branches(self) -> dict[str, Head]:
+        """Every branch's head, in the order the branches were made."""
+        return self.store.branches(self.row.id)
+
+    def branches_holding(self, event_id: int) -> list[str]:
+        """The branches whose history holds the event (none: it was undone), by name."""
+        return self.store.branches_holding(self.row.id, event_id)
+
+    def shape(self) -> Shape:
+        """Which branches hold which events, worked out once for many questions (eventlog/shape.py)."""
+        return self.store.shape(self.row.id)
+
+    def head_moves(self) -> Iterator[HeadMove]:
+        """Every move of every branch's head (appends, undos, forks, switches), in order, streamed."""
+        return self.store.each_head_move(self.row.id)
+
+    def command_texts(self, limit: int) -> list[str]:
+        """The newest ``limit`` command lines typed on this encounter, oldest first."""
+        return self.store.command_texts(self.row.id, limit)
+
+    def counts(self) -> Counts:
+        """How many commands, events and head moves the log holds, and how many undos."""
+        return self.store.counts(self.row.id)
+
+    def command_rows(self) -> Iterator[CommandRow]:
+        """Every command as stored (with its hash), in id order, streamed: what an export writes."""
+        return self.store.each_command(self.row.id)
+
+    def event_rows(self) -> Iterator[EventRow]:
+        """Every event as stored (body undecoded, with its hash), on any branch or none, in id
+        order, streamed: what an export writes, at the cost of a plain scan."""
+        return self.store.all_events(self.row.id)
+
+    def reading(self) -> AbstractContextManager[None]:
+        """Reads that must agree with one another, seen at one moment (one read transaction):
+        another process's commit in between is seen by none of them."""
+        return self.store.reading()
+
+    def verifying(self, aside: bool = True) -> AbstractContextManager[Callable[[], str]]:
+        """Reads at one moment, and the log's verify digest as it stood then, to be asked for
+        inside them (TamperedLog if the chain does not hold): worked out on the machine's
+        other core while the reads go on, when ``aside`` and the log is long."""
+        return _verifying(self.store, self.row.id, aside)
+
+    def batch(self) -> AbstractContextManager[None]:
+        """Many commands in one transaction: all of them recorded, or, if one raises, none."""
+        return self.store.batch()
+
+    @contextmanager
+    def aside(self) -> Iterator[Encounter]:
+        """This encounter on a private copy of the file, to decide a long change on (an amend
+        decides a whole branch again) without holding the write lock: the table plays on
+        meanwhile. What the copy appended is written back as the block ends, exactly and
+        in one short transaction; HeadMoved (nothing written) when anything was recorded in
+        the file since the copy was taken, and nothing at all when the block raises."""
+        aside = self.store.aside()
+        try:
+            copy = Encounter(aside.store, self.row)
+            if self.pinned:
+                copy.pin(self.pinned)
+            yield copy
+            self.store.bring_back(aside)
+        finally:
+            aside.discard()
 
     # --- writing -------------------------------------------------------------------------
 

@@ -27,7 +27,6 @@ from skirmish.eventlog.errors import BadInput, TamperedLog, UnknownEncounter, Un
 from skirmish.eventlog.events import EncounterStarted, tag_of
 from skirmish.eventlog.store import CommandRow, EncounterRow, EventRow, HeadMove, Restoring, Store
 from skirmish.eventlog.text import clip, json_safe, quoted
-from skirmish.eventlog.verifying import verifying
 from skirmish.projections.engine import Encounter, codec_for
 from skirmish.projections.ruleset import not_installed
 
@@ -90,7 +89,7 @@ _decoder: msgspec.json.Decoder[_Record] = msgspec.json.Decoder(_union)
 
 def row_count(enc: Encounter) -> int:
     """How many rows an export writes (for a progress bar's total)."""
-    counts = enc.store.counts(enc.row.id)
+    counts = enc.counts()
     return counts.commands + counts.events + counts.moves
 
 
@@ -114,9 +113,8 @@ def export_jsonl(enc: Encounter, advance: Advance = _quiet, seekable: bool = Fal
     table by table in id order, memory holding one chunk. Into a ``seekable`` output
     the rows are written while another process verifies (eventlog/verifying.py), and the
     header, written first with a placeholder of the digest's length, is patched at the end."""
-    store, encounter_id = enc.store, enc.row.id
-    with store.reading(), verifying(store, encounter_id, aside=seekable) as digest:
-        counts = store.counts(encounter_id)
+    with enc.verifying(aside=seekable) as digest:
+        counts = enc.counts()
         rows = counts.commands + counts.events + counts.moves
         if seekable:
             placeholder = _line(Header(format=FORMAT, version=FORMAT_VERSION, digest="0" * 64, rows=rows))
@@ -125,9 +123,9 @@ def export_jsonl(enc: Encounter, advance: Advance = _quiet, seekable: bool = Fal
             yield _line(Header(format=FORMAT, version=FORMAT_VERSION, digest=digest(), rows=rows))
         yield _line(EncounterRecord(*enc.row))
         tables: tuple[tuple[Iterable[tuple[Any, ...]], Any], ...] = (
-            (store.each_command(encounter_id), CommandRecord),
-            (store.all_events(encounter_id), EventRecord),
-            (store.each_head_move(encounter_id), MoveRecord),
+            (enc.command_rows(), CommandRecord),
+            (enc.event_rows(), EventRecord),
+            (enc.head_moves(), MoveRecord),
         )
         for records, record in tables:
             for chunk in batched(records):
