@@ -37,7 +37,7 @@ from skirmish.cli.app import (
     say_all,
 )
 from skirmish.eventlog import commands as c
-from skirmish.eventlog.errors import BadInput, SkirmishError, TamperedLog
+from skirmish.eventlog.errors import BadInput, SkirmishError
 from skirmish.eventlog.text import clip, escape_controls, json_safe
 from skirmish.projections.engine import Encounter, LogFile, Recorded
 from skirmish.projections.text.board import render_state
@@ -516,38 +516,18 @@ def verify(
 ) -> None:
     """Recompute the hash chain of the current encounter and check every cached state
     against the fold of its events; print the chain's digest if both hold."""
-    run = invocation(ctx)
-    log_file = run.log_file()
-    row = log_file.encounter(run.encounter_pin)
-    if rebuild_snapshots:
-        dropped = log_file.drop_snapshots()
-        say(f"dropped {dropped} cached state(s); they are folded again as commands read")
+    from skirmish.projections.audit.verify import verify_encounter
 
-    # The chain's verdict comes first, without the ruleset: an edited ruleset name is a
-    # tampered row, not a ruleset to look for. A long log's chain is verified by another
-    # process while this one folds the events to check the cached states.
-    with log_file.verifying(row) as chain:
-        try:
-            enc = run.encounter()
-            bad = enc.check_snapshots()
-        except Exception:
-            chain()  # a tampered log is named as that, whatever reading it did here
-            raise
-        digest = chain()
-    if bad:
-        raise TamperedLog(
-            f"the log's chain is intact (digest {digest}) but {len(bad)} cached state(s) are not: "
-            f"{bad[0]}; `skirmish verify --rebuild-snapshots` drops them all"
-        )
-    if expect is not None and expect.strip().lower() != digest:
-        raise TamperedLog(
-            f"the log is intact but its digest is {digest}, not {expect.strip()}: "
-            "events were added or removed since that digest was noted"
-        )
+    run = invocation(ctx)
+    result = verify_encounter(
+        run.log_file(), run.encounter_pin, run.branch_pin, expect=expect, rebuild_snapshots=rebuild_snapshots,
+        dropped=lambda count: say(f"dropped {count} cached state(s); they are folded again as commands read"),
+    )
+    result.check()
     if as_json:
-        print_json({"encounter": enc.row.name, "intact": True, "digest": digest})
+        print_json({"encounter": result.encounter, "intact": True, "digest": result.digest})
         return
-    say(f"intact: {enc.row.name!r}, digest {digest}")
+    say(f"intact: {result.encounter!r}, digest {result.digest}")
 
 
 @command()

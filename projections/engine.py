@@ -292,15 +292,21 @@ class Encounter:
 
     def check_snapshots(self) -> list[str]:
         """Every cached state of this encounter, checked: its digest, and the state and depth
-        the events fold to after its event. One line per bad one (none: all good). Each is
-        folded from the nearest snapshot before it already found good, so the whole check
-        folds each event about once."""
+        the events fold to after its event. One line per bad one (none: all good)."""
+        return self.checked_snapshots()[1]
+
+    def checked_snapshots(self) -> tuple[int, list[str]]:
+        """How many cached states there are, and one line per bad one, as ``check_snapshots``.
+        Each is folded from the nearest snapshot before it already found good, so the whole
+        check folds each event about once."""
         version, projection = self.ruleset.state_version, self.row.ruleset
         decoder = msgspec.msgpack.Decoder(type(self.ruleset.initial(self.started)))
         good: dict[int, Snapshot] = {}
         good_ids: list[int] = []  # ascending: an event's ancestors have smaller ids
         problems: list[str] = []
+        checked = 0
         for event_id, snapshot in self._store.stored_snapshots(self.row.id, projection, version):
+            checked += 1
             if snapshot is None:
                 problems.append(f"the cached state after #{event_id} does not match its digest "
                                 "(edited, or copied from another event): it is never used")
@@ -325,7 +331,7 @@ class Encounter:
                 continue
             good[event_id] = Snapshot(event_id, depth, folded)
             good_ids.append(event_id)
-        return problems
+        return checked, problems
 
     def remember(self, ids: Sequence[int], due: Mapping[int, tuple[int, bytes]]) -> None:
         """Cache the states (encoded) after newly appended events: ``due`` maps an index
