@@ -372,14 +372,12 @@ def branch(
     run = invocation(ctx)
     run.records = True
     enc = run.encounter()
+    if before is not None and at is not None:
+        raise BadInput("branch takes --at EVENT or --before EVENT, not both")
     if before is not None:
-        if at is not None:
-            raise BadInput("branch takes --at EVENT or --before EVENT, not both")
-        recorded = enc.event(before)
-        at = enc.events_of_command(recorded.command_id)[0].parent
-        if at is None:
-            raise BadInput(f"#{before} is where the encounter begins: there is nothing before it")
-    head = enc.fork(name, at, run.text)  # the name as stored (stripped)
+        head = enc.fork_before(name, before, run.text)
+    else:
+        head = enc.fork(name, at, run.text)  # the name as stored (stripped)
     say(f"Branch {head.branch!r} starts at #{head.event_id}: `skirmish switch {shlex.quote(head.branch)}` to play on it")
 
 

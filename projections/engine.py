@@ -672,8 +672,7 @@ class Encounter:
         targets: list[int] = []
         at = self._store.event(self.row.id, head.event_id)
         for _ in range(steps):
-            # A command's events are a chain; the first one's parent is where it was decided.
-            target = self._store.first_event_of_command(at.command_id).parent_id
+            target = self._decided_on(at)
             if target is None:
                 break
             targets.append(target)
@@ -700,6 +699,19 @@ class Encounter:
         command = MoveHead(verb="branch", branch=name, at=target)
         self._store.move(self.row.id, None, name, [target], "fork", text, command_encoder.encode(command))
         return self.head(name)
+
+    def fork_before(self, name: str, event_id: int, text: str) -> Head:
+        """Fork a branch just before the command that recorded ``event_id``: where that
+        command was decided, so the branch can play it another way."""
+        at = self._decided_on(self._store.event(self.row.id, event_id))
+        if at is None:
+            raise BadInput(f"#{event_id} is where the encounter begins: there is nothing before it")
+        return self.fork(name, at, text)
+
+    def _decided_on(self, row: EventRow) -> int | None:
+        """The event the command that recorded ``row`` was decided on (None: the encounter's
+        first command). A command's events are a chain: the first one's parent."""
+        return self._store.first_event_of_command(row.command_id).parent_id
 
     def switch(self, name: str, text: str) -> Head:
         target = self.head(name)
