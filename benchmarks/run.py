@@ -131,13 +131,14 @@ def measure(label: str, events: int, workdir: Path, settings: Settings, log: Any
 
     log(f"{label}: state at random past events")
     ids = store.event_ids(enc.row.id)
-    reader = Encounter.open(Store(db, create=False))
+    reader_store = Store(db, create=False)
+    reader = Encounter.open(reader_store)
     timings = []
     for event_id in random.Random(3).sample(ids, min(settings.state_samples, len(ids))):
         started = time.perf_counter()
         reader.state_at(event_id)
         timings.append(time.perf_counter() - started)
-    reader.store.close()
+    reader_store.close()
     size.figures["state p50"] = quantile(timings, 0.5) * 1000
     size.figures["state p99"] = quantile(timings, 0.99) * 1000
 

@@ -26,11 +26,10 @@ import typer
 from typer.core import TyperCommand
 
 from skirmish.eventlog import commands as c
-from skirmish.eventlog.connection import FILES
+from skirmish.eventlog.connection import DEFAULT_DB, FILES
 from skirmish.eventlog.errors import BadInput, SkirmishError
-from skirmish.eventlog.store import DEFAULT_DB, Store
 from skirmish.eventlog.text import escape_controls, json_safe
-from skirmish.projections.engine import Encounter
+from skirmish.projections.engine import Encounter, LogFile
 
 
 def make_app() -> typer.Typer:
@@ -56,30 +55,28 @@ class Invocation:
     text: str = ""
     prefix: str = ""
     capture: list[c.Command] | None = None
-    shared: Store | None = None  # a `run` script's store: its lines are one transaction
+    shared: LogFile | None = None  # a `run` script's file (its lines are one transaction), or the console's
     records: bool = False  # the command would have recorded something (a refusal says nothing was)
     encounter_pin: str | None = None  # --encounter / SKIRMISH_ENCOUNTER: this shell's table, whatever is current
     branch_pin: str | None = None  # --on / SKIRMISH_BRANCH: its branch, whatever another process switches to
-    _store: Store | None = field(default=None, repr=False)
+    _log_file: LogFile | None = field(default=None, repr=False)
     _created: bool = field(default=False, repr=False)  # this run made the file: removed if left empty
 
-    def store(self, *, create: bool = False) -> Store:
+    def log_file(self, *, create: bool = False) -> LogFile:
+        """The database the command reads and writes, opened once for the run."""
         if self.capture is not None:
             raise BadInput("only a command that decides events can stand in for one (add, round, declare, ...)")
         if self.shared is not None:
             return self.shared
-        if self._store is None:
+        if self._log_file is None:
             self._created = create and self.db != ":memory:" and not os.path.exists(self.db)
-            self._store = Store(self.db, create=create)
-        return self._store
+            self._log_file = LogFile(self.db, create=create)
+        return self._log_file
 
     def encounter(self) -> Encounter:
         """The encounter the command acts on: the pinned one, else the file's current one;
         on the pinned branch, else the encounter's current one."""
-        enc = Encounter.open(self.store(), self.encounter_pin)
-        if self.branch_pin:
-            enc.pin(self.branch_pin)
-        return enc
+        return self.log_file().open(self.encounter_pin, self.branch_pin)
 
     def pinned_note(self, now: str, what: str = "encounter") -> str | None:
         """What to tell a pinned shell when it makes another encounter (or branch) current:
@@ -91,9 +88,9 @@ class Invocation:
                 f"pins it): set it to {now!r} to play there")
 
     def close(self) -> None:
-        if self._store is not None:
-            self._store.close()
-            self._store = None
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
         if self._created:  # a refused `new` or `import` into a new path leaves nothing there
             remove_if_empty(self.db)
             self._created = False
@@ -103,7 +100,7 @@ def remove_if_empty(db: str) -> None:
     """Remove a database file that holds no encounter, with the files SQLite keeps beside it:
     what a refused `new`, `import` or `run` leaves in a path that was free before it."""
     try:
-        probe = Store(db, create=False)
+        probe = LogFile(db, create=False)
     except SkirmishError:
         return  # gone already, or not a skirmish database: not ours to remove
     try:
@@ -182,7 +179,7 @@ def command(name: str | None = None, *, reads: bool = False, **settings: Any) ->
                 ctx = kwargs.get("ctx")
                 if ctx is None:  # called as a plain function, not through the parser
                     return fn(*args, **kwargs)
-                with invocation(ctx).store().reading():
+                with invocation(ctx).log_file().reading():
                     return fn(*args, **kwargs)
 
             app.command(name, cls=NumbersAsArguments, **settings)(at_one_moment)

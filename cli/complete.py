@@ -16,7 +16,7 @@ from typing import Any
 
 import typer
 
-from skirmish.eventlog.store import DEFAULT_DB
+from skirmish.eventlog.connection import DEFAULT_DB
 
 
 def _db(ctx: typer.Context) -> str:
@@ -35,22 +35,18 @@ def _matching(words: Iterable[str], incomplete: str) -> list[str]:
 
 
 def _reading(read: Callable[[Any], Iterable[str]], whole_file: bool = False) -> Callable[[typer.Context, str], list[str]]:
-    """A completion that reads the current encounter (or, ``whole_file``, the store)."""
+    """A completion that reads the current encounter (or, ``whole_file``, the file's list of them)."""
 
     def complete(ctx: typer.Context, incomplete: str) -> list[str]:
         path = _db(ctx)
         if not os.path.exists(path):
             return []
         try:
-            from skirmish.eventlog.store import Store
-            from skirmish.projections.engine import Encounter
+            from skirmish.projections.engine import LogFile
 
-            store = Store(path, create=False)
-            try:
-                found = read(store if whole_file else Encounter.open(store))
+            with LogFile(path, create=False) as log_file:
+                found = read(log_file if whole_file else log_file.open())
                 return _matching(dict.fromkeys(found), incomplete)
-            finally:
-                store.close()
         except Exception:  # noqa: BLE001 - completion must never fail the shell
             return []
 
@@ -59,20 +55,20 @@ def _reading(read: Callable[[Any], Iterable[str]], whole_file: bool = False) -> 
     return complete
 
 
-def words_for(completion: Callable[..., Any], enc: Any) -> list[str]:
-    """The names a completion callback offers, read from an open encounter (the console's),
-    without opening the file again: [] for a callback that completes nothing."""
+def words_for(completion: Callable[..., Any], log_file: Any, enc: Any) -> list[str]:
+    """The names a completion callback offers, read from an open file and its encounter (the
+    console's), without opening the file again: [] for a callback that completes nothing."""
     read = getattr(completion, "words", None)
     if read is None:
         return []
-    return list(dict.fromkeys(read(enc.store if getattr(completion, "whole_file", False) else enc)))
+    return list(dict.fromkeys(read(log_file if getattr(completion, "whole_file", False) else enc)))
 
 
 combatants = _reading(lambda enc: [c.name for c in enc.view().combatants])
 actions = _reading(lambda enc: list(enc.ruleset.actions))
 effects = _reading(lambda enc: [*enc.ruleset.effects, *(e.kind for c in enc.view().combatants for e in c.effects)])
-branches = _reading(lambda enc: list(enc.store.branches(enc.row.id)))
-encounters = _reading(lambda store: [row.name for row in store.encounters()], whole_file=True)
+branches = _reading(lambda enc: list(enc.branches()))
+encounters = _reading(lambda log_file: [row.name for row in log_file.encounters()], whole_file=True)
 
 
 def _ruleset_ids(_: Any = None) -> list[str]:

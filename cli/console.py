@@ -414,7 +414,7 @@ class Console(App[None]):
         event_id = self.selected()
         if event_id is None:
             return
-        taken = set(self.session.store.branches(self.session.encounter().row.id))
+        taken = set(self.session.encounter().branches())
         number = 1
         while f"what-if-{number}" in taken:
             number += 1
@@ -425,7 +425,7 @@ class Console(App[None]):
 
     def action_next_branch(self) -> None:
         enc = self.session.encounter()
-        names = list(self.session.store.branches(enc.row.id))
+        names = list(enc.branches())
         if len(names) < 2:
             self.reply(Text("Only one branch: Ctrl+B starts a what-if from the selected event."))
             return

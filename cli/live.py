@@ -1,7 +1,7 @@
 """`skirmish serve`'s web app: the replay page, live, on Starlette (imported only by `serve`).
 
 One thread follows the file: every half second it asks SQLite whether another connection
-has committed (``Store.data_version``) and, if so, builds the page's data again: of the
+has committed (``LogFile.data_version``) and, if so, builds the page's data again: of the
 encounter and branch `serve` was pinned to (``--encounter``/``--on`` or their variables),
 whatever another process makes current, else of the file's current ones. Each
 browser holds a server-sent events stream and is sent the new data when it changes; the
@@ -29,9 +29,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from skirmish.eventlog.store import Store
 from skirmish.projections.page import data as page_data, shell as page_shell
-from skirmish.projections.engine import Encounter
+from skirmish.projections.engine import LogFile
 
 POLL = 0.5  # seconds between looks at the file
 HEARTBEAT = 15.0  # seconds between comments on an idle stream (proxies close silent ones)
@@ -60,26 +59,24 @@ class Follower:
     def stop(self) -> None:
         self.stopping.set()
 
-    def _build(self, store: Store) -> bytes:
+    def _build(self, log_file: LogFile) -> bytes:
         encounter, branch = self.pins
-        enc = Encounter.open(store, encounter)
-        if branch:
-            enc.pin(branch)
+        enc = log_file.open(encounter, branch)
         data = page_data.build(enc, self.audience, self.bands)
         data["live"] = EVENTS
         self.encounter = enc.row.name
         return page_shell.json_for_script(data)
 
     def _run(self) -> None:
-        store = Store(self.db, create=False)
+        log_file = LogFile(self.db, create=False)
         try:
             seen: int | None = None
             while not self.stopping.is_set():
-                version = store.data_version()
+                version = log_file.data_version()
                 if version != seen:
                     seen = version
                     try:
-                        payload = self._build(store)
+                        payload = self._build(log_file)
                     except Exception as exc:  # noqa: BLE001 - shown on the page, the server stays up
                         self.error = f"{type(exc).__name__}: {exc}"
                     else:
@@ -90,7 +87,7 @@ class Follower:
                     self.ready.set()
                 self.stopping.wait(POLL)
         finally:
-            store.close()
+            log_file.close()
 
 
 Scope = MutableMapping[str, Any]

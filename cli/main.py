@@ -37,10 +37,9 @@ from skirmish.cli.app import (
     say_all,
 )
 from skirmish.eventlog import commands as c
-from skirmish.eventlog.errors import BadInput, SkirmishError, TamperedLog
-from skirmish.eventlog.store import Store
+from skirmish.eventlog.errors import BadInput, SkirmishError
 from skirmish.eventlog.text import clip, escape_controls, json_safe
-from skirmish.projections.engine import Encounter, Recorded, new_encounter
+from skirmish.projections.engine import Encounter, LogFile, Recorded
 from skirmish.projections.text.board import render_state
 
 
@@ -57,7 +56,7 @@ def _where_matters(enc: Encounter, run: Invocation) -> bool:
     process could have moved the table under the command (README: which table)."""
     if run.encounter_pin or run.branch_pin:
         return True
-    return len(enc.store.encounters()) > 1 or len(enc.store.branches(enc.row.id)) > 1
+    return len(run.log_file().encounters()) > 1 or len(enc.branches()) > 1
 
 
 def _execute(ctx: typer.Context, cmd: c.Command) -> None:
@@ -93,7 +92,7 @@ def new(
     """Start an encounter under a ruleset; it becomes the current one."""
     run = invocation(ctx)
     run.records = True
-    enc = new_encounter(run.store(create=True), name, rules, pairs(option, "--option"), run.text, seed)
+    enc = run.log_file(create=True).new(name, rules, pairs(option, "--option"), run.text, seed)
     first = enc.path(enc.head().event_id)[0]
     say(f"#{first.id} {enc.describe(first)}")
     say(f"Encounter {enc.row.name!r} is now current in {run.db}")
@@ -104,10 +103,10 @@ def new(
 @command(reads=True)
 def encounters(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """List the encounters in this database."""
-    store = invocation(ctx).store()
-    rows = store.encounters()
+    log_file = invocation(ctx).log_file()
+    rows = log_file.encounters()
     try:
-        now = store.current_encounter().name
+        now = log_file.encounter().name
     except SkirmishError:
         now = None
     if as_json:
@@ -121,7 +120,7 @@ def encounters(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 @command()
 def use(ctx: typer.Context, name: Annotated[str, typer.Argument(autocompletion=complete.encounters)]) -> None:
     """Make NAME the current encounter."""
-    row = invocation(ctx).store().use(name)
+    row = invocation(ctx).log_file().use(name)
     say(f"Encounter {row.name!r} ({row.ruleset}) is now current")
     if note := invocation(ctx).pinned_note(row.name):
         say(note)
@@ -338,8 +337,7 @@ def note(
 
 def _stepped(enc: Encounter, positions: Sequence[int]) -> str:
     """The commands whose last events are ``positions``, as they were typed."""
-    store = enc.store
-    return "; ".join(f"`{store.command(store.event(enc.row.id, p).command_id).text}`" for p in positions)
+    return "; ".join(f"`{enc.command(enc.event(p).command_id).text}`" for p in positions)
 
 
 @command()
@@ -374,14 +372,12 @@ def branch(
     run = invocation(ctx)
     run.records = True
     enc = run.encounter()
+    if before is not None and at is not None:
+        raise BadInput("branch takes --at EVENT or --before EVENT, not both")
     if before is not None:
-        if at is not None:
-            raise BadInput("branch takes --at EVENT or --before EVENT, not both")
-        recorded = enc.store.event(enc.row.id, before)
-        at = enc.store.first_event_of_command(recorded.command_id).parent_id
-        if at is None:
-            raise BadInput(f"#{before} is where the encounter begins: there is nothing before it")
-    head = enc.fork(name, at, run.text)  # the name as stored (stripped)
+        head = enc.fork_before(name, before, run.text)
+    else:
+        head = enc.fork(name, at, run.text)  # the name as stored (stripped)
     say(f"Branch {head.branch!r} starts at #{head.event_id}: `skirmish switch {shlex.quote(head.branch)}` to play on it")
 
 
@@ -401,7 +397,7 @@ def branches(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """List the branches and their heads."""
     enc = invocation(ctx).encounter()
     now = enc.branch
-    heads = enc.store.branches(enc.row.id)
+    heads = enc.branches()
     if as_json:
         print_json([{"name": h.branch, "head": h.event_id, "moves": h.seq, "current": h.branch == now}
                     for h in heads.values()])
@@ -481,7 +477,7 @@ def log(
             yield f"({page.after:,} later event(s): --from {records[-1].id + 1 if records else from_} for the next page)"
         if all_ and not as_json:
             yield "head moves:"
-            yield from (head_move_line(m) for m in enc.store.each_head_move(enc.row.id))
+            yield from (head_move_line(m) for m in enc.head_moves())
 
     say_all(lines())
 
@@ -504,7 +500,7 @@ def replay(
         # written over, and holding the narration until it is wiped holds all of it.
         say_all(narration)
         return
-    with progress("replay", lambda: enc.store.path_length(to if to is not None else enc.head().event_id)) as bar:
+    with progress("replay", lambda: enc.path_length(to if to is not None else enc.head().event_id)) as bar:
         say_all(narration, bar.advance)  # an event a text: the bar counts events
 
 
@@ -518,39 +514,18 @@ def verify(
 ) -> None:
     """Recompute the hash chain of the current encounter and check every cached state
     against the fold of its events; print the chain's digest if both hold."""
-    run = invocation(ctx)
-    store = run.store()
-    row = store.encounter(run.encounter_pin) if run.encounter_pin else store.current_encounter()
-    if rebuild_snapshots:
-        dropped = store.drop_snapshots()
-        say(f"dropped {dropped} cached state(s); they are folded again as commands read")
-    from skirmish.eventlog.verifying import verifying
+    from skirmish.projections.audit.verify import verify_encounter
 
-    # The chain's verdict comes first, without the ruleset: an edited ruleset name is a
-    # tampered row, not a ruleset to look for. A long log's chain is verified by another
-    # process while this one folds the events to check the cached states.
-    with store.reading(), verifying(store, row.id) as chain:
-        try:
-            enc = run.encounter()
-            bad = enc.check_snapshots()
-        except Exception:
-            chain()  # a tampered log is named as that, whatever reading it did here
-            raise
-        digest = chain()
-    if bad:
-        raise TamperedLog(
-            f"the log's chain is intact (digest {digest}) but {len(bad)} cached state(s) are not: "
-            f"{bad[0]}; `skirmish verify --rebuild-snapshots` drops them all"
-        )
-    if expect is not None and expect.strip().lower() != digest:
-        raise TamperedLog(
-            f"the log is intact but its digest is {digest}, not {expect.strip()}: "
-            "events were added or removed since that digest was noted"
-        )
+    run = invocation(ctx)
+    result = verify_encounter(
+        run.log_file(), run.encounter_pin, run.branch_pin, expect=expect, rebuild_snapshots=rebuild_snapshots,
+        dropped=lambda count: say(f"dropped {count} cached state(s); they are folded again as commands read"),
+    )
+    result.check()
     if as_json:
-        print_json({"encounter": enc.row.name, "intact": True, "digest": digest})
+        print_json({"encounter": result.encounter, "intact": True, "digest": result.digest})
         return
-    say(f"intact: {enc.row.name!r}, digest {digest}")
+    say(f"intact: {result.encounter!r}, digest {result.digest}")
 
 
 @command()
@@ -567,7 +542,7 @@ def play(
     if run.db != ":memory:" and not os.path.exists(run.db):
         raise BadInput(f"no database at {run.db}: start an encounter with `skirmish new NAME --rules RULESET`")
     if encounter is not None:
-        run.encounter_pin = run.store().use(encounter).name
+        run.encounter_pin = run.log_file().use(encounter).name
     table = run.encounter()  # one line now (no such encounter or branch), not a console with nothing to show
     pins = table.row.name, run.branch_pin
     run.close()
@@ -623,21 +598,21 @@ def run(ctx: typer.Context, script: Annotated[Path, typer.Argument(help="A file 
     # Each line runs where the script is pinned (--encounter / --on before `run`, as the
     # environment's pin reaches every line already); a line's own pin comes after and wins.
     pins = _pins(invocation(ctx))
-    store = Store(db, create=True)
+    log_file = LogFile(db, create=True)
     try:
         # One transaction for the whole script, as `amend` writes its branch: a refused
         # line leaves nothing of the script behind, so the fixed script runs again.
-        with store.batch():
+        with log_file.batch():
             for number, words in steps:
                 say(f"> {shlex.join(words)}")
-                code = run_cli([*pins, *words], prefix=f"{script}:{number}: ", store=store)
+                code = run_cli([*pins, *words], prefix=f"{script}:{number}: ", log_file=log_file)
                 if code != 0:
                     raise ScriptFailed(number, code)
     except ScriptFailed as failed:
         say(f"Nothing of {script} was recorded: fix line {failed.line} and run it again")
         raise typer.Exit(failed.code) from None
     finally:
-        store.close()
+        log_file.close()
         if not existed:
             remove_if_empty(db)
 
@@ -645,11 +620,12 @@ def run(ctx: typer.Context, script: Annotated[Path, typer.Argument(help="A file 
 # --- the entry point -------------------------------------------------------------------------
 
 
-def run_cli(args: Sequence[str], prefix: str = "", store: Store | None = None) -> int:
+def run_cli(args: Sequence[str], prefix: str = "", log_file: LogFile | None = None) -> int:
     """Run one command line; return its exit code. Every error is one `Error:` line on
-    stderr, printed here and nowhere else. ``store``: a `run` script's, shared by its lines."""
+    stderr, printed here and nowhere else. ``log_file``: the file held open by a `run`
+    script (shared by its lines) or the console."""
     words = list(args)
-    run = Invocation(text=_command_text(words), prefix=prefix, shared=store)
+    run = Invocation(text=_command_text(words), prefix=prefix, shared=log_file)
     try:
         command_ = _command_for(words)
         result = command_.main(args=words, prog_name="skirmish", standalone_mode=False, obj=run)
@@ -661,7 +637,7 @@ def run_cli(args: Sequence[str], prefix: str = "", store: Store | None = None) -
         return 1
     except SkirmishError as exc:
         _error(f"Error: {prefix}{exc}")
-        if run.records and store is None:
+        if run.records and log_file is None:
             say("Nothing was recorded (`skirmish undo` would take back the command before this one).")
         return exc.exit_code
     except Exception as exc:

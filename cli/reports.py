@@ -98,9 +98,10 @@ def export(
         raise BadInput(f"--format takes {', '.join(FORMATS)}, not {format_!r}")
     enc = invocation(ctx).encounter()
     if out is not None:
-        what = file_of(enc.store.file, str(out))
+        db = invocation(ctx).log_file().path
+        what = file_of(db, str(out))
         if what is not None:
-            raise BadInput(f"--out {out} is {what} ({enc.store.file}): write the export to another file")
+            raise BadInput(f"--out {out} is {what} ({db}): write the export to another file")
     if format_ != "html" and (audience != "gm" or party or badly != 50):
         raise BadInput("--for, --party and --badly-hurt are for the replay page (--format html)")
     if format_ == "html":
@@ -146,7 +147,7 @@ def import_(
     # Read a line at a time and inserted a chunk at a time: memory flat in the file's size.
     with source, progress("import", lambda: size) as bar:
         try:
-            done = import_jsonl(invocation(ctx).store(create=True), source, str(file), bar.advance)
+            done = import_jsonl(invocation(ctx).log_file(create=True), source, str(file), bar.advance)
         except OSError as exc:
             raise BadInput(f"cannot read {file}: {exc.strerror}") from None
     name = done.encounter.name

@@ -4,7 +4,7 @@ notice what another process wrote.
 
 The console (cli/console.py) draws this; the tests and the latency benchmark drive it
 directly too. A command line runs exactly as `skirmish` runs it (:func:`run_cli`, the
-same parser, the same one-line errors), on the store the console holds open, so nothing is
+same parser, the same one-line errors), on the file the console holds open, so nothing is
 imported or opened again per command.
 """
 
@@ -18,8 +18,7 @@ from collections.abc import Iterable
 from dataclasses import InitVar, dataclass, field
 
 from skirmish.eventlog.errors import SkirmishError
-from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.engine import Encounter, LogFile
 from skirmish.projections.view import Shown
 
 TIMELINE_KEPT = 400  # events of the branch the timeline holds; older ones load on demand
@@ -65,7 +64,7 @@ class Session:
     # --encounter / SKIRMISH_ENCOUNTER, or the encounter named to `play`; --on / SKIRMISH_BRANCH.
     encounter_pin: InitVar[str | None] = None
     branch_pin: str | None = None
-    store: Store = field(init=False)
+    log_file: LogFile = field(init=False)
     _enc: Encounter | None = field(default=None, init=False)
     _seen: tuple[int, str, int] | None = field(default=None, init=False)  # encounter, branch, head
     _version: int = field(default=-1, init=False)
@@ -76,22 +75,20 @@ class Session:
     pinned: str = field(default="", init=False)
 
     def __post_init__(self, encounter_pin: str | None) -> None:
-        self.store = Store(self.db, create=False)
-        self._version = self.store.data_version()
-        self.pinned = self.store.encounter(encounter_pin).name if encounter_pin else self.store.current_encounter().name
+        self.log_file = LogFile(self.db, create=False)
+        self._version = self.log_file.data_version()
+        self.pinned = self.log_file.encounter(encounter_pin).name if encounter_pin else self.log_file.encounter().name
 
     def close(self) -> None:
-        self.store.close()
+        self.log_file.close()
 
     # --- where the table is ------------------------------------------------------------
 
     def encounter(self) -> Encounter:
         """The encounter this console plays, on its branch."""
-        row = self.store.encounter(self.pinned)
+        row = self.log_file.encounter(self.pinned)
         if self._enc is None or self._enc.row.id != row.id:
-            self._enc = Encounter(self.store, row)
-            if self.branch_pin:
-                self._enc.pin(self.branch_pin)
+            self._enc = self.log_file.open(row.name, self.branch_pin)
         return self._enc
 
     def where(self) -> tuple[int, str, int]:
@@ -103,7 +100,7 @@ class Session:
     def moved(self) -> bool:
         """Whether another connection moved this table (its encounter's branch or head)
         since the board was drawn; a write elsewhere in the file does not count."""
-        version = self.store.data_version()
+        version = self.log_file.data_version()
         if version == self._version:
             return False
         if self._seen is not None and self.where() != self._seen:
@@ -113,7 +110,7 @@ class Session:
 
     def look(self) -> Shown:
         """The board now; remembers what it showed, to tell later what moved under it."""
-        self._version = self.store.data_version()
+        self._version = self.log_file.data_version()
         self._seen = self.where()
         self._follow_timeline()
         return self.encounter().view()
@@ -130,14 +127,14 @@ class Session:
         enc = self.encounter()
         if before[1] != now[1]:
             return f"another process switched to branch {now[1]!r} (head #{now[2]})"
-        if self.store.holds(now[2], before[2]):
+        if enc.holds(now[2], before[2]):
             line = self.describe(now[2])
             return f"another process recorded up to #{now[2]}: {line}"
         return f"another process moved branch {now[1]!r} to #{now[2]} (undo or a fork)"
 
     def describe(self, event_id: int) -> str:
         enc = self.encounter()
-        return enc.describe(enc.decode(self.store.event(enc.row.id, event_id)))
+        return enc.describe(enc.event(event_id))
 
     # --- the timeline ------------------------------------------------------------------
 
@@ -148,9 +145,9 @@ class Session:
         out: list[Moment] = []
         node = start
         while node is not None and node not in stop and len(out) < limit:
-            row = self.store.event(enc.row.id, node)
-            out.append(Moment(row.id, enc.describe(enc.decode(row))))
-            node = row.parent_id
+            rec = enc.event(node)
+            out.append(Moment(rec.id, enc.describe(rec)))
+            node = rec.parent
         return out
 
     def _follow_timeline(self) -> None:
@@ -163,7 +160,7 @@ class Session:
             del self.timeline[held[head] + 1:]  # undone: the head went back
             return
         new = self._walk_back(head, set(held), TIMELINE_KEPT)
-        joined = self.store.event(self.encounter().row.id, new[-1].id).parent_id if new else None
+        joined = self.encounter().event(new[-1].id).parent if new else None
         if new and joined is not None and joined in held:
             del self.timeline[held[joined] + 1:]
             self.timeline.extend(reversed(new))
@@ -175,8 +172,8 @@ class Session:
         """Load up to ``count`` events before the oldest the timeline holds; how many came."""
         if not self.timeline:
             return 0
-        first = self.store.event(self.encounter().row.id, self.timeline[0].id)
-        more = self._walk_back(first.parent_id, set(), count)
+        first = self.encounter().event(self.timeline[0].id)
+        more = self._walk_back(first.parent, set(), count)
         self.timeline[:0] = list(reversed(more))
         return len(more)
 
@@ -206,13 +203,13 @@ class Session:
             moved = self.what_moved()
             return Outcome(line, 3, "", f"Error: {moved}; look at the board and type it again", False)
         out, err = io.StringIO(), io.StringIO()
-        before = self.store.last_ids()
+        before = self.log_file.last_ids()
         on = ["--on", self.branch_pin] if self.branch_pin else []
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = run_cli(["--db", self.db, "--encounter", self.pinned, *on, *words], store=self.store)
-        changed = self.store.last_ids() != before
+            code = run_cli(["--db", self.db, "--encounter", self.pinned, *on, *words], log_file=self.log_file)
+        changed = self.log_file.last_ids() != before
         if code == 0 and words[0] in ("use", "new", "import"):
-            self.pinned = self.store.current_encounter().name  # the GM moved the console's table
+            self.pinned = self.log_file.encounter().name  # the GM moved the console's table
         return Outcome(line, code, out.getvalue(), err.getvalue(), changed, time.perf_counter() - started)
 
     def history(self, limit: int = 200) -> list[str]:
@@ -223,7 +220,7 @@ class Session:
         except SkirmishError:
             return []
         lines: list[str] = []
-        for text in self.store.command_texts(enc.row.id, limit):
+        for text in enc.command_texts(limit):
             if text and (not lines or lines[-1] != text):
                 lines.append(text)
         return lines
@@ -309,7 +306,7 @@ class Completer:
         if completion is None:
             return []
         try:
-            return complete.words_for(completion, self.session.encounter())  # type: ignore[arg-type]
+            return complete.words_for(completion, self.session.log_file, self.session.encounter())  # type: ignore[arg-type]
         except SkirmishError:
             return []
 

@@ -159,6 +159,8 @@ class Transaction:
             self.conn.execute("ROLLBACK")
 
 
+DEFAULT_DB = "skirmish.db"  # the database a command opens without --db or SKIRMISH_DB
+
 # The files of one database: the file itself and those SQLite keeps beside it, by suffix.
 FILES = {
     "": "the database",

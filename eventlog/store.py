@@ -1,4 +1,4 @@
-"""The recorder: the Store every caller uses, an append-only tree of events per encounter in one SQLite file.
+"""The recorder: the Store, an append-only tree of events per encounter in one SQLite file.
 
 Each command is recorded in one transaction: the GM's command as parsed, the events it
 produced (each a child of the one before, the first a child of the branch's head) and
@@ -12,7 +12,9 @@ Beside it, each small enough to hold in mind: the tables and their migrations
 (eventlog/schema.py), the hash chain and ``verify`` (eventlog/chain.py), the snapshot
 cache (eventlog/snapshots.py), the file held open, its durability and transactions
 (eventlog/connection.py), and the rows as tuples (eventlog/rows.py). Nothing outside
-eventlog/ touches the connection: every read a caller needs is a method here.
+eventlog/ touches the connection: every read the engine needs is a method here. Nothing
+but the engine (projections/engine.py) uses the Store: every other caller goes through
+its Encounter and LogFile, so this class can change shape without touching them.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from skirmish.eventlog import chain, snapshots
-from skirmish.eventlog.connection import Connection, Transaction, connect
+from skirmish.eventlog.connection import DEFAULT_DB, Connection, Transaction, connect
 from skirmish.eventlog.errors import (
     BadInput,
     HeadMoved,
@@ -60,8 +62,6 @@ __all__ = [
     "DEFAULT_DB", "CommandRow", "Counts", "EncounterRow", "EventRow", "Head", "HeadMove", "Log", "Restoring",
     "NewEvent", "Page", "ReplayRow", "Shape", "Snapshot", "Store",
 ]
-
-DEFAULT_DB = "skirmish.db"
 
 
 # Each event with the hashes of its parent and its command, each only if it is this

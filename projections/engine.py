@@ -4,6 +4,12 @@ This is the one library call behind every CLI command. It joins the store (where
 and heads live) and the encounter's ruleset (what they mean); it knows nothing of any
 particular ruleset.
 
+The store is the engine's own: every other caller reads an encounter's log through its
+:class:`Encounter` (events, commands, branches, the runs of a path, verify's digest), and
+what belongs to the whole file (its encounters, the current one, whether it changed)
+through a :class:`LogFile` opened by path. So the store's tables and methods can change
+behind these two without touching the audit, the page, the report or the command line.
+
 States are folded from the nearest snapshot on the event's path (the store's
 ``snapshots`` table: the state after one event, keyed by that event and the ruleset's
 ``state_version``, so one snapshot serves every branch through it). A snapshot falls on
@@ -21,6 +27,7 @@ import bisect
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from functools import cache
 from typing import Any
 
@@ -39,7 +46,10 @@ from skirmish.eventlog.events import (
     NoteAdded,
     tag_of,
 )
-from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Page, ReplayRow, Snapshot, Store
+from skirmish.eventlog.connection import DEFAULT_DB
+from skirmish.eventlog.rows import CommandRow, Counts, HeadMove
+from skirmish.eventlog.shape import Shape
+from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Page, ReplayRow, Restoring, Snapshot, Store
 from skirmish.eventlog.text import escape_controls
 from skirmish.projections.view import Shown
 from skirmish.projections.ruleset import (
@@ -102,15 +112,15 @@ class CommandsAlong:
 
     _body = msgspec.json.Decoder(dict[str, Any])
 
-    def __init__(self, store: Store) -> None:
-        self._store = store
+    def __init__(self, enc: Encounter) -> None:
+        self._enc = enc
         self._id: int | None = None
         self._text = ""
         self._parsed: dict[str, Any] = {}
 
     def of(self, command_id: int) -> tuple[str, dict[str, Any]]:
         if command_id != self._id:
-            row = self._store.command(command_id)
+            row = self._enc.command(command_id)
             self._id, self._text, self._parsed = command_id, row.text, self._body.decode(row.body)
         return self._text, self._parsed
 
@@ -147,6 +157,15 @@ class PathRuns:
 
 
 
+@contextmanager
+def _verifying(store: Store, encounter_id: int, aside: bool) -> Iterator[Callable[[], str]]:
+    # Imported here: it starts a process (for a long log), which a command at the table never needs.
+    from skirmish.eventlog.verifying import verifying
+
+    with store.reading(), verifying(store, encounter_id, aside=aside) as digest:
+        yield digest
+
+
 def new_encounter(
     store: Store,
     name: str,
@@ -173,7 +192,7 @@ class Encounter:
     """One encounter of a store, seen through its ruleset."""
 
     def __init__(self, store: Store, row: EncounterRow) -> None:
-        self.store = store
+        self._store = store
         self.row = row
         try:
             self.ruleset: Ruleset[Any] = get_ruleset(row.ruleset)
@@ -194,14 +213,14 @@ class Encounter:
     @property
     def branch(self) -> str:
         """The branch commands act on: the pinned one, else the encounter's current one."""
-        return self.pinned or self.store.current_branch(self.row.id)
+        return self.pinned or self._store.current_branch(self.row.id)
 
     def pin(self, branch: str) -> None:
         """Hold this reader on ``branch`` (as stored) whatever another process switches to."""
-        self.pinned = self.store.head(self.row.id, branch).branch  # UnknownBranch names the branches
+        self.pinned = self._store.head(self.row.id, branch).branch  # UnknownBranch names the branches
 
     def head(self, branch: str | None = None) -> Head:
-        return self.store.head(self.row.id, branch or self.branch)
+        return self._store.head(self.row.id, branch or self.branch)
 
     def decode(self, row: EventRow) -> Recorded:
         event = self.codec.decode(row.body, row.kind, row.version, row.id)
@@ -211,8 +230,8 @@ class Encounter:
         """The events from the root to ``event_id``; ``checked`` when it is known to be ours
         (a branch head), else it is looked up first and an UnknownEvent if it is not."""
         if not checked:
-            self.store.event(self.row.id, event_id)
-        return [self.decode(r) for r in self.store.path(event_id)]
+            self._store.event(self.row.id, event_id)
+        return [self.decode(r) for r in self._store.path(event_id)]
 
     def fold(self, events: Iterable[Recorded]) -> Any:
         state: Any = None
@@ -226,14 +245,14 @@ class Encounter:
         return state
 
     def state_at(self, event_id: int) -> Any:
-        self.store.event(self.row.id, event_id)
+        self._store.event(self.row.id, event_id)
         return self.fold_to(event_id)[0]
 
     @property
     def started(self) -> EncounterStarted:
         """The encounter's first event: its ruleset, options and dice seed."""
         if self._started is None:
-            event = self.decode(self.store.first_event(self.row.id)).event
+            event = self.decode(self._store.first_event(self.row.id)).event
             assert isinstance(event, EncounterStarted)
             self._started = event
         return self._started
@@ -243,7 +262,7 @@ class Encounter:
         root, folded from the nearest snapshot on its path; the snapshots due on the way
         are cached for the next read. The state is the caller's own (a working copy)."""
         version = self.ruleset.state_version
-        snapshot, rows = self.store.path_since_snapshot(event_id, self.row.ruleset, version)
+        snapshot, rows = self._store.path_since_snapshot(event_id, self.row.ruleset, version)
         state: Any = None
         depth = -1
         if snapshot is not None:
@@ -254,7 +273,7 @@ class Encounter:
             except msgspec.DecodeError:
                 # A cache that cannot be read is a cache miss: fold from the root (and the
                 # snapshots due on the way replace the unreadable one).
-                _, rows = self.store.path_since_snapshot(event_id, self.row.ruleset, -1)  # no such version
+                _, rows = self._store.path_since_snapshot(event_id, self.row.ruleset, -1)  # no such version
         apply, decode = self.ruleset.apply, self.codec.decode
         due: list[Snapshot] = []
         for row in rows:
@@ -268,20 +287,26 @@ class Encounter:
             if depth % SNAPSHOT_EVERY == 0 and depth:
                 due.append(Snapshot(row.id, depth, _state_encoder.encode(state)))
         if due:
-            self.store.save_snapshots(self.row.ruleset, version, due)
+            self._store.save_snapshots(self.row.ruleset, version, due)
         return state, depth
 
     def check_snapshots(self) -> list[str]:
         """Every cached state of this encounter, checked: its digest, and the state and depth
-        the events fold to after its event. One line per bad one (none: all good). Each is
-        folded from the nearest snapshot before it already found good, so the whole check
-        folds each event about once."""
+        the events fold to after its event. One line per bad one (none: all good)."""
+        return self.checked_snapshots()[1]
+
+    def checked_snapshots(self) -> tuple[int, list[str]]:
+        """How many cached states there are, and one line per bad one, as ``check_snapshots``.
+        Each is folded from the nearest snapshot before it already found good, so the whole
+        check folds each event about once."""
         version, projection = self.ruleset.state_version, self.row.ruleset
         decoder = msgspec.msgpack.Decoder(type(self.ruleset.initial(self.started)))
         good: dict[int, Snapshot] = {}
         good_ids: list[int] = []  # ascending: an event's ancestors have smaller ids
         problems: list[str] = []
-        for event_id, snapshot in self.store.stored_snapshots(self.row.id, projection, version):
+        checked = 0
+        for event_id, snapshot in self._store.stored_snapshots(self.row.id, projection, version):
+            checked += 1
             if snapshot is None:
                 problems.append(f"the cached state after #{event_id} does not match its digest "
                                 "(edited, or copied from another event): it is never used")
@@ -289,7 +314,7 @@ class Encounter:
             after: Snapshot | None = None
             runs: list[tuple[int, int]] = []
             # Walked back from the event only as far as the nearest good snapshot.
-            for low, high in self.store.runs_back(event_id):
+            for low, high in self._store.runs_back(event_id):
                 i = bisect.bisect_right(good_ids, high) - 1
                 if i >= 0 and good_ids[i] >= low:
                     after = good[good_ids[i]]
@@ -297,7 +322,7 @@ class Encounter:
                     break
                 runs.append((low, high))
             state: Any = decoder.decode(after.state) if after is not None else None
-            state, folded_rows = self._fold(state, self.store.replay_rows_in(reversed(runs)))
+            state, folded_rows = self._fold(state, self._store.replay_rows_in(reversed(runs)))
             depth = (after.depth if after is not None else -1) + folded_rows
             folded = _state_encoder.encode(state)
             if folded != snapshot.state or depth != snapshot.depth:
@@ -306,23 +331,23 @@ class Encounter:
                 continue
             good[event_id] = Snapshot(event_id, depth, folded)
             good_ids.append(event_id)
-        return problems
+        return checked, problems
 
     def remember(self, ids: Sequence[int], due: Mapping[int, tuple[int, bytes]]) -> None:
         """Cache the states (encoded) after newly appended events: ``due`` maps an index
         into ``ids`` to the state after that event, where the snapshot spacing falls."""
         if due:
             snapshots = [Snapshot(ids[index], depth, state) for index, (depth, state) in due.items()]
-            self.store.save_snapshots(self.row.ruleset, self.ruleset.state_version, snapshots)
+            self._store.save_snapshots(self.row.ruleset, self.ruleset.state_version, snapshots)
 
     def view(self, event_id: int | None = None) -> Shown:
         """The state as every surface reads it, and ``state --json`` prints it."""
         head = self.head()
-        at = head.event_id if event_id is None else self.store.event(self.row.id, event_id).id
+        at = head.event_id if event_id is None else self._store.event(self.row.id, event_id).id
         branch, head_id = head.branch, head.event_id
-        if at != head_id and not self.store.holds(head_id, at):
+        if at != head_id and not self._store.holds(head_id, at):
             # An event of another branch is shown as that branch's; an undone one, on none.
-            shape = self.store.shape(self.row.id)
+            shape = self._store.shape(self.row.id)
             holding = sorted(shape.holding(at))
             branch, head_id = (holding[0], shape.heads[holding[0]]) if holding else ("", at)
         seen = self.ruleset.view(self.fold_to(at)[0])
@@ -373,16 +398,16 @@ class Encounter:
         it (``view``) before taking the next, or ``ruleset.copy`` it to keep it."""
         end = to if to is not None else self.head().event_id
         if to is not None:
-            self.store.event(self.row.id, to)
+            self._store.event(self.row.id, to)
         state: Any = None
         parent: int | None = None  # on a path, each event's parent is the one before it
-        rows = self.store.replay_rows(end, since=start)
+        rows = self._store.replay_rows(end, since=start)
         if start is not None:
             first = next(rows)
             if first[0] != start:
                 where = f"#{to}" if to is not None else f"the head of branch {self.branch!r}"
                 raise UnknownEvent(f"event {start} is not in the history leading to {where}")
-            parent = self.store.event(self.row.id, start).parent_id
+            parent = self._store.event(self.row.id, start).parent_id
             if parent is not None:
                 state = self.fold_to(parent)[0]
             rows = itertools.chain((first,), rows)
@@ -422,24 +447,24 @@ class Encounter:
         """A page of the current branch's events: the last ``limit`` (None: all), or
         ``limit`` from ``start`` on (an event of the branch); only the page's rows are read."""
         if start is not None:
-            self.store.event(self.row.id, start)
-        page = self.store.page(self.head().event_id, limit, start)
-        return page, [self.decode(r) for r in self.store.events_in(page.runs)]
+            self._store.event(self.row.id, start)
+        page = self._store.page(self.head().event_id, limit, start)
+        return page, [self.decode(r) for r in self._store.events_in(page.runs)]
 
     def every_event(self) -> Iterator[tuple[Recorded, list[str]]]:
         """Every event of the tree in order, streamed, each with the branches whose history
         holds it (worked out from the branches' runs of ids, not by walking the tree)."""
-        shape = self.store.shape(self.row.id)
-        for row in self.store.all_events(self.row.id):
+        shape = self._store.shape(self.row.id)
+        for row in self._store.all_events(self.row.id):
             yield self.decode(row), shape.holders(row.id)
 
     def all_events(self) -> list[Recorded]:
-        return [self.decode(r) for r in self.store.all_events(self.row.id)]
+        return [self.decode(r) for r in self._store.all_events(self.row.id)]
 
     def reachable(self) -> dict[int, list[str]]:
         """For every event, the branches whose history contains it (none: undone)."""
-        shape = self.store.shape(self.row.id)
-        return {i: shape.holders(i) for i in self.store.event_ids(self.row.id)}
+        shape = self._store.shape(self.row.id)
+        return {i: shape.holders(i) for i in self._store.event_ids(self.row.id)}
 
     def describe(self, rec: Recorded) -> str:
         """The event as one line of text, whatever its fields hold: names and notes stored
@@ -462,6 +487,106 @@ class Encounter:
                 return f"{who} returns to the fight"
         return self.ruleset.describe(event)
 
+    # --- the log as recorded: what the audit, the page, the report and the console read ---
+
+    def event(self, event_id: int) -> Recorded:
+        """One event of this encounter, decoded; UnknownEvent if it is not one of its."""
+        return self.decode(self._store.event(self.row.id, event_id))
+
+    def command(self, command_id: int) -> CommandRow:
+        """The command behind an event (its ``command_id``): as typed, as parsed, on which branch."""
+        return self._store.command(command_id)
+
+    def events_of_command(self, command_id: int) -> list[Recorded]:
+        """The events one command recorded, in order."""
+        return [self.decode(r) for r in self._store.events_of_command(command_id)]
+
+    def events_of_kind(self, kind: type[Event]) -> list[Recorded]:
+        """The encounter's events of one kind (its notes, say), on any branch or none, in order."""
+        return [self.decode(r) for r in self._store.events_of_kind(self.row.id, tag_of(kind))]
+
+    def runs(self, event_id: int) -> PathRuns:
+        """The path from the root to ``event_id`` as its runs of ids, worked out without
+        reading the events (one lookup per undo or fork on the way)."""
+        return PathRuns(self._store.runs(event_id))
+
+    def events_in(self, runs: Iterable[tuple[int, int]]) -> Iterator[Recorded]:
+        """The events of these runs of ids (a path's, or a stretch of one), in order, streamed."""
+        return (self.decode(r) for r in self._store.events_in(runs))
+
+    def path_length(self, event_id: int) -> int:
+        """How many events the path to ``event_id`` holds (a progress bar's total), unread."""
+        return self._store.path_length(event_id)
+
+    def holds(self, head: int, event_id: int) -> bool:
+        """Whether the path to ``head`` passes through ``event_id``."""
+        return self._store.holds(head, event_id)
+
+    def branches(self) -> dict[str, Head]:
+        """Every branch's head, in the order the branches were made."""
+        return self._store.branches(self.row.id)
+
+    def branches_holding(self, event_id: int) -> list[str]:
+        """The branches whose history holds the event (none: it was undone), by name."""
+        return self._store.branches_holding(self.row.id, event_id)
+
+    def shape(self) -> Shape:
+        """Which branches hold which events, worked out once for many questions (eventlog/shape.py)."""
+        return self._store.shape(self.row.id)
+
+    def head_moves(self) -> Iterator[HeadMove]:
+        """Every move of every branch's head (appends, undos, forks, switches), in order, streamed."""
+        return self._store.each_head_move(self.row.id)
+
+    def command_texts(self, limit: int) -> list[str]:
+        """The newest ``limit`` command lines typed on this encounter, oldest first."""
+        return self._store.command_texts(self.row.id, limit)
+
+    def counts(self) -> Counts:
+        """How many commands, events and head moves the log holds, and how many undos."""
+        return self._store.counts(self.row.id)
+
+    def command_rows(self) -> Iterator[CommandRow]:
+        """Every command as stored (with its hash), in id order, streamed: what an export writes."""
+        return self._store.each_command(self.row.id)
+
+    def event_rows(self) -> Iterator[EventRow]:
+        """Every event as stored (body undecoded, with its hash), on any branch or none, in id
+        order, streamed: what an export writes, at the cost of a plain scan."""
+        return self._store.all_events(self.row.id)
+
+    def reading(self) -> AbstractContextManager[None]:
+        """Reads that must agree with one another, seen at one moment (one read transaction):
+        another process's commit in between is seen by none of them."""
+        return self._store.reading()
+
+    def verifying(self, aside: bool = True) -> AbstractContextManager[Callable[[], str]]:
+        """Reads at one moment, and the log's verify digest as it stood then, to be asked for
+        inside them (TamperedLog if the chain does not hold): worked out on the machine's
+        other core while the reads go on, when ``aside`` and the log is long."""
+        return _verifying(self._store, self.row.id, aside)
+
+    def batch(self) -> AbstractContextManager[None]:
+        """Many commands in one transaction: all of them recorded, or, if one raises, none."""
+        return self._store.batch()
+
+    @contextmanager
+    def aside(self) -> Iterator[Encounter]:
+        """This encounter on a private copy of the file, to decide a long change on (an amend
+        decides a whole branch again) without holding the write lock: the table plays on
+        meanwhile. What the copy appended is written back as the block ends, exactly and
+        in one short transaction; HeadMoved (nothing written) when anything was recorded in
+        the file since the copy was taken, and nothing at all when the block raises."""
+        aside = self._store.aside()
+        try:
+            copy = Encounter(aside.store, self.row)
+            if self.pinned:
+                copy.pin(self.pinned)
+            yield copy
+            self._store.bring_back(aside)
+        finally:
+            aside.discard()
+
     # --- writing -------------------------------------------------------------------------
 
     def execute(
@@ -482,8 +607,8 @@ class Encounter:
         events = events[:keep]
         due = {index: snapshot for index, snapshot in due.items() if index < len(events)}
         new = [NewEvent(tag_of(type(e)), type(e).version, self.codec.encode(e)) for e in events]
-        with self.store.batch():  # the snapshots due ride in the command's transaction
-            ids = self.store.append(self.row.id, head, text, command_encoder.encode(command), new)
+        with self._store.batch():  # the snapshots due ride in the command's transaction
+            ids = self._store.append(self.row.id, head, text, command_encoder.encode(command), new)
             self.remember(ids, due)
         parents = [head.event_id, *ids[:-1]]
         return [Recorded(i, p, 0, e, "") for i, p, e in zip(ids, parents, events, strict=True)]
@@ -503,7 +628,7 @@ class Encounter:
         check_texts(command)
         state, depth = self.fold_to(at)
         if isinstance(command, AddNote):
-            self.store.event(self.row.id, command.event)
+            self._store.event(self.row.id, command.event)
             if not command.text.strip():
                 raise BadInput("a note needs some text")
             events: list[Event] = [NoteAdded(about=command.event, text=command.text, private=command.private)]
@@ -545,14 +670,13 @@ class Encounter:
             raise BadInput(f"undo takes 1 or more steps, not {steps}")
         head = self.head()
         targets: list[int] = []
-        at = self.store.event(self.row.id, head.event_id)
+        at = self._store.event(self.row.id, head.event_id)
         for _ in range(steps):
-            # A command's events are a chain; the first one's parent is where it was decided.
-            target = self.store.first_event_of_command(at.command_id).parent_id
+            target = self._decided_on(at)
             if target is None:
                 break
             targets.append(target)
-            at = self.store.event(self.row.id, target)
+            at = self._store.event(self.row.id, target)
         if not targets:
             raise NothingToDo("nothing to undo: this is where the encounter begins")
         self._move(head, targets, "undo", MoveHead(verb="undo", steps=steps), text)
@@ -562,7 +686,7 @@ class Encounter:
         if steps < 1:
             raise BadInput(f"redo takes 1 or more steps, not {steps}")
         head = self.head()
-        stack = self.store.redo_stack(self.row.id, head.branch)
+        stack = self._store.redo_stack(self.row.id, head.branch)
         if not stack:
             raise NothingToDo("nothing to redo on this branch")
         targets = list(reversed(stack))[:steps]
@@ -571,20 +695,122 @@ class Encounter:
 
     def fork(self, name: str, at: int | None, text: str) -> Head:
         name = check_name("a branch", name)
-        target = self.head().event_id if at is None else self.store.event(self.row.id, at).id
+        target = self.head().event_id if at is None else self._store.event(self.row.id, at).id
         command = MoveHead(verb="branch", branch=name, at=target)
-        self.store.move(self.row.id, None, name, [target], "fork", text, command_encoder.encode(command))
+        self._store.move(self.row.id, None, name, [target], "fork", text, command_encoder.encode(command))
         return self.head(name)
+
+    def fork_before(self, name: str, event_id: int, text: str) -> Head:
+        """Fork a branch just before the command that recorded ``event_id``: where that
+        command was decided, so the branch can play it another way."""
+        at = self._decided_on(self._store.event(self.row.id, event_id))
+        if at is None:
+            raise BadInput(f"#{event_id} is where the encounter begins: there is nothing before it")
+        return self.fork(name, at, text)
+
+    def _decided_on(self, row: EventRow) -> int | None:
+        """The event the command that recorded ``row`` was decided on (None: the encounter's
+        first command). A command's events are a chain: the first one's parent."""
+        return self._store.first_event_of_command(row.command_id).parent_id
 
     def switch(self, name: str, text: str) -> Head:
         target = self.head(name)
         name = target.branch  # as stored
-        if name == self.store.current_branch(self.row.id):
+        if name == self._store.current_branch(self.row.id):
             raise NothingToDo(f"already on branch {name!r}")
         command = MoveHead(verb="switch", branch=name)
-        self.store.move(self.row.id, target, name, [target.event_id], "switch", text, command_encoder.encode(command))
+        self._store.move(self.row.id, target, name, [target.event_id], "switch", text, command_encoder.encode(command))
         return self.head(name)
 
     def _move(self, head: Head, targets: list[int], reason: str, command: MoveHead, text: str) -> None:
-        self.store.move(self.row.id, head, head.branch, targets, reason, text, command_encoder.encode(command))
+        self._store.move(self.row.id, head, head.branch, targets, reason, text, command_encoder.encode(command))
 
+
+class LogFile:
+    """One skirmish file, opened by path: the encounters it holds, which one is current, and
+    whether anything was recorded in it. What the command line, the console and the live
+    page hold open; everything about one encounter is read through the Encounter it opens."""
+
+    def __init__(self, path: str = DEFAULT_DB, *, create: bool = False) -> None:
+        self._store = Store(path, create=create)
+
+    @property
+    def path(self) -> str:
+        return self._store.file
+
+    def close(self) -> None:
+        self._store.close()
+
+    def __enter__(self) -> LogFile:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    # --- its encounters ------------------------------------------------------------------
+
+    def encounters(self) -> list[EncounterRow]:
+        """Every encounter of the file, oldest first."""
+        return self._store.encounters()
+
+    def encounter(self, name: str | None = None) -> EncounterRow:
+        """The encounter named ``name`` (as typed: spaces around it are ignored), None: the
+        current one; UnknownEncounter says which there are. Its ruleset is not looked up."""
+        return self._store.current_encounter() if name is None else self._store.encounter(name)
+
+    def open(self, name: str | None = None, branch: str | None = None) -> Encounter:
+        """The encounter named ``name`` (default: the current one) through its ruleset, held
+        on ``branch`` if one is given (else it follows the encounter's current branch)."""
+        enc = Encounter(self._store, self.encounter(name))
+        if branch:
+            enc.pin(branch)
+        return enc
+
+    def new(self, name: str, ruleset_id: str, options: Mapping[str, str], text: str, seed: int | None = None) -> Encounter:
+        """Start an encounter (:func:`new_encounter`); it becomes the current one."""
+        return new_encounter(self._store, name, ruleset_id, options, text, seed)
+
+    def use(self, name: str) -> EncounterRow:
+        """Make the encounter named ``name`` the current one."""
+        return self._store.use(name)
+
+    # --- reading and writing it whole -------------------------------------------------------
+
+    def reading(self) -> AbstractContextManager[None]:
+        """Reads seen at one moment (one read transaction), whichever encounters they read."""
+        return self._store.reading()
+
+    def batch(self) -> AbstractContextManager[None]:
+        """Many commands in one transaction (a `run` script's, an import's): all or none."""
+        return self._store.batch()
+
+    def verifying(self, encounter: EncounterRow, aside: bool = True) -> AbstractContextManager[Callable[[], str]]:
+        """:meth:`Encounter.verifying` for an encounter not opened through its ruleset: an
+        edited ruleset name is a tampered row, not a ruleset to look for."""
+        return _verifying(self._store, encounter.id, aside)
+
+    def verify(self, encounter: EncounterRow) -> str:
+        """The encounter's verify digest, or TamperedLog naming the first row at fault."""
+        return self._store.verify(encounter.id)
+
+    def drop_snapshots(self) -> int:
+        """Delete every cached state of every encounter (they are folded again as commands
+        read); how many there were."""
+        return self._store.drop_snapshots()
+
+    def restoring(self, encounter: EncounterRow) -> AbstractContextManager[Restoring]:
+        """Insert an exported encounter's rows as they were, ids and hashes kept, in one
+        transaction, then verify them (eventlog/store.py: ``Store.restoring``)."""
+        return self._store.restoring(encounter)
+
+    # --- what a watcher polls ----------------------------------------------------------------
+
+    def data_version(self) -> int:
+        """A number that changes when another connection commits to the file: a watcher
+        polls it to follow other writers cheaply."""
+        return self._store.data_version()
+
+    def last_ids(self) -> tuple[int, ...]:
+        """The newest command's, event's and head move's ids in the file: they grow when
+        anything is recorded (a refusal leaves them as they were)."""
+        return self._store.last_ids()

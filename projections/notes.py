@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from skirmish.eventlog.events import NoteAdded, tag_of
+from skirmish.eventlog.events import NoteAdded
 from skirmish.projections.engine import Encounter
 
 
@@ -24,14 +24,14 @@ def notes_shown(enc: Encounter, event_ids: Sequence[int] | None = None) -> dict[
     are shown; an undone note (on no branch's history) was taken back and is not.
     """
     wanted = set(event_ids) if event_ids is not None else None
-    rows = enc.store.events_of_kind(enc.row.id, tag_of(NoteAdded))
-    if not rows:
+    recorded = enc.events_of_kind(NoteAdded)
+    if not recorded:
         return {}
-    shape = enc.store.shape(enc.row.id)  # whether a branch holds a note, from the runs of ids
+    shape = enc.shape()  # whether a branch holds a note, from the runs of ids
     by: dict[int, list[Note]] = {}
-    for row in rows:
-        note = enc.decode(row).event
+    for rec in recorded:
+        note = rec.event
         assert isinstance(note, NoteAdded)
-        if (wanted is None or note.about in wanted) and shape.held(row.id):
-            by.setdefault(note.about, []).append(Note(row.id, note.about, note.text, note.private))
+        if (wanted is None or note.about in wanted) and shape.held(rec.id):
+            by.setdefault(note.about, []).append(Note(rec.id, note.about, note.text, note.private))
     return by

@@ -20,7 +20,7 @@ def do(enc: Encounter, command: Command) -> list[Event]:
 
 
 def stored(enc: Encounter) -> int:
-    return len(list(enc.store.all_events(enc.row.id)))
+    return len(list(enc.event_rows()))
 
 
 def refused(enc: Encounter, command: Command, error: type[SkirmishError], message: str) -> None:

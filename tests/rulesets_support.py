@@ -64,13 +64,13 @@ def support_for(ruleset_id: str) -> RulesetSupport:
 
 def core_commands(enc: Encounter) -> list[Command]:
     """Commands every encounter takes whatever its ruleset: notes on events of the tree."""
-    ids = [row.id for row in enc.store.all_events(enc.row.id)]
+    ids = [row.id for row in enc.event_rows()]
     return [AddNote(event=ids[0], text="first"), AddNote(event=ids[-1], text="the latest, on any branch")]
 
 
 def core_invalid(enc: Encounter) -> list[Command]:
     """Commands every encounter must refuse, decided by the engine or by any ruleset."""
-    last = max(row.id for row in enc.store.all_events(enc.row.id))
+    last = max(row.id for row in enc.event_rows())
     return [
         AddNote(event=last + 1000, text="about an event that does not exist"),
         AddNote(event=last, text="   "),

@@ -465,13 +465,13 @@ def test_amending_a_command_with_itself_changes_no_figure(ruleset_id: str, data:
             return
         # A command the branch holds only in part (forked between its events) is replaced
         # by the whole new command: amend documents that, so such a target is left out here.
-        sizes = Counter(row.command_id for row in enc.store.all_events(enc.row.id))
+        sizes = Counter(row.command_id for row in enc.event_rows())
         held = Counter(rec.command_id for rec in path)
         whole = [rec for rec in path[1:] if held[rec.command_id] == sizes[rec.command_id]]
         if not whole:
             return
         target = data.draw(st.sampled_from(whole), label="amend")
-        command = command_decoder.decode(enc.store.command(target.command_id).body)
+        command = command_decoder.decode(enc.command(target.command_id).body)
         done = amend(enc, target.id, command, "the same again", None, "test amend")
         assert [s.skipped for s in done.steps if s.skipped is not None] == [], [
             (s.text, s.old, s.skipped) for s in done.steps]
@@ -480,7 +480,7 @@ def test_amending_a_command_with_itself_changes_no_figure(ruleset_id: str, data:
         assert len(enc.path(amended)) == len(path)
         result = diff(enc, original.branch, done.branch)
         assert (result["scene"], result["combatants"]) == ([], []), (result, done.to_json())
-        assert enc.store.verify(enc.row.id)
+        assert run.store.verify(enc.row.id)
     finally:
         run.close()
 

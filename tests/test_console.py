@@ -131,9 +131,9 @@ def test_a_fight_through_the_console(tmp_path: Path, ruleset: str) -> None:
             assert app.query_one(CommandLine).value == ""
 
             # A refusal shows in place, keeps the line to fix, and records nothing.
-            recorded = session.store.last_ids()
+            recorded = session.log_file.last_ids()
             await type_line(pilot, app, "declare Nobody-at-all melee-attack")
-            assert session.store.last_ids() == recorded
+            assert session.log_file.last_ids() == recorded
             assert "Error:" in screen(app) and "Nothing was recorded" in screen(app)
             assert app.query_one(CommandLine).value == "declare Nobody-at-all melee-attack"
 
@@ -172,7 +172,7 @@ def test_a_fight_through_the_console(tmp_path: Path, ruleset: str) -> None:
             assert app.query_one(CommandLine).value == f"branch what-if-1 --at {first_hit}"
             await pilot.press("enter")
             await pilot.pause()
-            assert set(session.store.branches(session.encounter().row.id)) == {"main", "what-if-1"}
+            assert set(session.encounter().branches()) == {"main", "what-if-1"}
             assert "PAST" not in screen(app)
             await pilot.press("ctrl+t")
             await pilot.pause()
@@ -220,9 +220,9 @@ def test_the_board_follows_another_process_and_refuses_a_command_on_a_moved_log(
             # race certain): the command is refused, nothing recorded, the board redrawn.
             app.watching = False
             assert run_cli(["--db", db, "damage", "Orc", "10"]) == 0
-            recorded = session.store.last_ids()
+            recorded = session.log_file.last_ids()
             await type_line(pilot, app, "damage Orc 1")
-            assert session.store.last_ids() == recorded
+            assert session.log_file.last_ids() == recorded
             assert "Error: another process recorded up to #6" in screen(app)
             assert "###... 15/30" in row(app, "Orc")  # 30 - 5 - 10, the other process's blows
             assert app.query_one(CommandLine).value == "damage Orc 1"

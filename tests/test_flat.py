@@ -195,8 +195,8 @@ def test_an_event_id_past_a_million_is_not_a_figure() -> None:
 
 def play_rounds(enc: Encounter, events: int) -> None:
     """Rounds, the clock and the upkeep, until the path holds ``events`` more events."""
-    target = enc.store.path_length(enc.head().event_id) + events
-    while enc.store.path_length(enc.head().event_id) < target:
+    target = enc.path_length(enc.head().event_id) + events
+    while enc.path_length(enc.head().event_id) < target:
         for command in (StartRound(), Next(), Upkeep()):
             try:
                 enc.execute(command, str(command.__struct_config__.tag))

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import start
 
 from skirmish.eventlog.commands import AddCombatant, Damage, StartRound
+from skirmish.eventlog.errors import BadInput, UnknownEvent
 from skirmish.eventlog.store import Store
 from skirmish.projections.text.board import render_state
 
@@ -46,3 +48,19 @@ def test_the_state_at_an_event_of_another_branch_names_that_branch(memory_store:
     enc.undo(1, "undo")
     undone = enc.view(c)
     assert undone.branch == "" and "on no branch (undone)" in render_state(undone)
+
+
+def test_a_branch_before_an_event_starts_where_its_command_was_decided(memory_store: Store) -> None:
+    enc = start(memory_store, "modular")
+    (a,) = [r.id for r in enc.execute(AddCombatant(name="Ann", stats=STATS), "add Ann")]
+    added = [r.id for r in enc.execute(AddCombatant(name="Goblin", stats=STATS, count=3), "add Goblin --count 3")]
+    assert len(added) == 3
+    # Before the command that recorded the third goblin: where it was decided, after Ann.
+    head = enc.fork_before("again", added[-1], "branch again --before")
+    assert (head.branch, head.event_id) == ("again", a)
+    assert enc.branches_holding(added[0]) == ["main"]
+    with pytest.raises(BadInput, match="is where the encounter begins"):
+        enc.fork_before("x", enc.path(a)[0].id, "branch x --before 1")
+    with pytest.raises(UnknownEvent):
+        enc.fork_before("x", added[-1] + 100, "branch x --before")
+    assert list(enc.branches()) == ["main", "again"]

@@ -22,12 +22,12 @@ def listed_layout(enc: Encounter) -> tuple[list[tuple[str, int, int | None, str 
     """Each branch (the current one first) with its first event no branch before it holds
     (its index), the last one it shares and the first branch that holds that one; and how
     many events the branches hold: by listing every id of every path."""
-    heads = enc.store.branches(enc.row.id)
+    heads = enc.branches()
     order = [enc.branch, *(n for n in heads if n != enc.branch)]
     seen: dict[int, str] = {}
     layout = []
     for i, name in enumerate(order):
-        ids = [e for low, high in enc.store.runs(heads[name].event_id) for e in range(low, high + 1)]
+        ids = [e for low, high in enc.runs(heads[name].event_id).runs for e in range(low, high + 1)]
         start = next((k for k, e in enumerate(ids) if e not in seen), len(ids))
         split = ids[start - 1] if start and i else None
         layout.append((name, start, split, seen.get(split) if split is not None else None))

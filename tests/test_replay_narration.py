@@ -87,10 +87,9 @@ def reference(enc: Encounter, start: int | None = None) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def play(db: str, ruleset: str, commands: int, seed: int = 11) -> Encounter:
+def play(store: Store, ruleset: str, commands: int, seed: int = 11) -> Encounter:
     """A fight of ``commands`` commands the ruleset's shared-suite support proposes, picked
     at random (the refused ones skipped), with a note now and then."""
-    store = Store(db)
     enc = start(store, ruleset, seed=seed)
     support = support_for(ruleset)
     pick = random.Random(seed)
@@ -107,13 +106,14 @@ def play(db: str, ruleset: str, commands: int, seed: int = 11) -> Encounter:
 
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_the_replay_of_a_long_fight_is_the_plain_reading_of_its_views(ruleset: str, cli: Cli) -> None:
-    enc = play(cli.db, ruleset, 400)
+    store = Store(cli.db)
     try:
+        enc = play(store, ruleset, 400)
         assert cli.ok("replay") == reference(enc)
         middle = enc.head().event_id // 2
         assert cli.ok("replay", "--from", str(middle)) == reference(enc, start=middle)
     finally:
-        enc.store.close()
+        store.close()
 
 
 @pytest.mark.parametrize("sample", sorted(SAMPLES.glob("*.skirmish")), ids=lambda p: p.stem)
@@ -147,7 +147,9 @@ def test_batched_output_keeps_every_line_and_the_last(count: int, capsys: pytest
 def test_a_replay_piped_into_a_reader_that_stops_ends_quietly(tmp_path: Path) -> None:
     assert SCRIPT is not None
     db = str(tmp_path / "long.db")
-    play(db, "ap-countdown", 300).store.close()  # far more than a pipe holds
+    store = Store(db)
+    play(store, "ap-countdown", 300)  # far more than a pipe holds
+    store.close()
     run = subprocess.run(f"'{SCRIPT}' --db '{db}' replay | head -1", shell=True, capture_output=True, text=True,
                          timeout=120)
     assert run.stdout.startswith("#1 ") and run.stdout.count("\n") == 1
@@ -157,12 +159,13 @@ def test_a_replay_piped_into_a_reader_that_stops_ends_quietly(tmp_path: Path) ->
 def test_log_all_lists_each_event_once_then_the_head_moves(cli: Cli) -> None:
     """The log is written in batches too (it printed its last batch of events again under
     "head moves:")."""
-    enc = play(cli.db, "ap-countdown", 2000)
+    store = Store(cli.db)
     try:
+        enc = play(store, "ap-countdown", 2000)
         events = sum(1 for _ in enc.every_event())
-        moves = sum(1 for _ in enc.store.each_head_move(enc.row.id))
+        moves = sum(1 for _ in enc.head_moves())
     finally:
-        enc.store.close()
+        store.close()
     lines = cli.ok("log", "--all").splitlines()
     split = lines.index("head moves:")
     listed = [line.split()[0] for line in lines[:split] if line.startswith("#")]

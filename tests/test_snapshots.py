@@ -44,11 +44,11 @@ def snapshot_rows(store: Store) -> list[tuple[int, str, int, int, bytes]]:
     ).fetchall()
 
 
-def decoded(enc: Encounter, blob: bytes, event_id: int | None = None, depth: int | None = None) -> Any:
+def decoded(store: Store, enc: Encounter, blob: bytes, event_id: int | None = None, depth: int | None = None) -> Any:
     """A stored snapshot's state; with its event and depth, its digest checked first."""
     state = blob[snapshots.DIGEST_SIZE:]
     if event_id is not None and depth is not None:
-        event_hash = enc.store.conn.execute("SELECT hash FROM events WHERE id = ?", (event_id,)).fetchone()[0]
+        event_hash = store.conn.execute("SELECT hash FROM events WHERE id = ?", (event_id,)).fetchone()[0]
         assert blob[:snapshots.DIGEST_SIZE] == snapshots.digest(
             event_hash, enc.row.ruleset, enc.ruleset.state_version, depth, state)
     return msgspec.msgpack.decode(state, type=type(enc.ruleset.initial(enc.started)))
@@ -73,7 +73,7 @@ def test_a_snapshot_and_a_full_fold_agree(ruleset_id: str, data: st.DataObject) 
                 assert (projection, version) == (ruleset_id, enc.ruleset.state_version)
                 path = enc.path(event_id)
                 assert depth == len(path) - 1 and depth % every == 0
-                assert decoded(enc, blob, event_id, depth) == enc.fold(path)
+                assert decoded(store, enc, blob, event_id, depth) == enc.fold(path)
             assert enc.check_snapshots() == []
             reader = fresh(store, enc)
             for event_id in ids:
@@ -98,7 +98,7 @@ def test_snapshots_fall_every_so_many_events_down_each_path(memory_store: Store)
     rows = snapshot_rows(memory_store)
     assert rows and all(depth % engine.SNAPSHOT_EVERY == 0 for _, _, _, depth, _ in rows)
     for event_id, _, _, depth, blob in rows[:3]:
-        assert decoded(enc, blob, event_id, depth) == full_fold(enc, event_id)
+        assert decoded(memory_store, enc, blob, event_id, depth) == full_fold(enc, event_id)
 
 
 def test_one_snapshot_serves_every_branch_through_its_event(memory_store: Store, monkeypatch: pytest.MonkeyPatch) -> None:

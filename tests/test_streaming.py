@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from skirmish.cli.main import run_cli
 from skirmish.eventlog import chain
 from skirmish.eventlog.store import EventRow, Store
+from skirmish.projections.engine import LogFile
 from skirmish.projections.write import transfer
 
 SAMPLES = sorted((Path(__file__).resolve().parent.parent / "samples").glob("*.skirmish"))
@@ -185,7 +186,8 @@ def test_import_inserts_while_it_reads(exported: tuple[str, Path], monkeypatch: 
     _, out = exported
     monkeypatch.setattr(transfer, "CHUNK", 3)
     lines = out.read_bytes().splitlines(keepends=True)
-    store = Store(str(tmp_path / "copy.db"))
+    log_file = LogFile(str(tmp_path / "copy.db"), create=True)
+    store = log_file._store  # the import's own connection: its transaction's rows are seen only there
     seen_before_last: list[int] = []
 
     def reading() -> Iterator[bytes]:
@@ -194,14 +196,14 @@ def test_import_inserts_while_it_reads(exported: tuple[str, Path], monkeypatch: 
         yield lines[-1]
 
     try:
-        done = transfer.import_jsonl(store, reading(), "bridge.jsonl")
+        done = transfer.import_jsonl(log_file, reading(), "bridge.jsonl")
         header = json.loads(lines[0])
         assert done.digest == header["digest"] and not done.already
         events = sum(1 for line in lines if json.loads(line)["record"] == "event")
         assert 0 < seen_before_last[0] and done.events == events
         assert store.verify(done.encounter.id) == header["digest"]
     finally:
-        store.close()
+        log_file.close()
 
 
 def test_import_of_a_file_cut_short_leaves_nothing(exported: tuple[str, Path], tmp_path: Path) -> None:

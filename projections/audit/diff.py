@@ -14,7 +14,7 @@ def _moment(enc: Encounter, spec: str) -> tuple[str, int]:
     """A branch name or an event id: the label to show and the event it stands for."""
     text = spec.strip().lstrip("#")
     if text.isdigit():
-        return f"#{int(text)}", enc.store.event(enc.row.id, int(text)).id
+        return f"#{int(text)}", enc.event(int(text)).id
     return spec, enc.head(spec).event_id
 
 
@@ -49,8 +49,8 @@ def diff(enc: Encounter, a: str, b: str, listed: bool = True) -> dict[str, Any]:
     event after the split with its description (``after_split`` counts them either way,
     from the paths' runs of ids, without reading them)."""
     (label_a, at_a), (label_b, at_b) = _moment(enc, a), _moment(enc, b)
-    runs_a, runs_b = enc.store.runs(at_a), enc.store.runs(at_b)
-    split = enc.decode(enc.store.event(enc.row.id, _split(runs_a, runs_b)))
+    runs_a, runs_b = enc.runs(at_a).runs, enc.runs(at_b).runs
+    split = enc.event(_split(runs_a, runs_b))
     view_a, view_b = enc.ruleset.view(enc.fold_to(at_a)[0]), enc.ruleset.view(enc.fold_to(at_b)[0])
     rows_a = {c.name: figures_of(c) for c in view_a.combatants}
     rows_b = {c.name: figures_of(c) for c in view_b.combatants}
@@ -71,7 +71,7 @@ def diff(enc: Encounter, a: str, b: str, listed: bool = True) -> dict[str, Any]:
     def after_split(runs: list[tuple[int, int]]) -> list[dict[str, Any]] | None:
         if not listed:
             return None
-        return [{"id": r.id, "description": enc.describe(enc.decode(r))} for r in enc.store.events_in(runs)]
+        return [{"id": r.id, "description": enc.describe(r)} for r in enc.events_in(runs)]
 
     def span(runs: list[tuple[int, int]]) -> dict[str, int | None]:
         return {"count": sum(high - low + 1 for low, high in runs),

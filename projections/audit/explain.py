@@ -39,16 +39,16 @@ def _roll_json(roll: Roll) -> dict[str, Any]:
 def explain(enc: Encounter, event_id: int) -> dict[str, Any]:
     """Every number of one event with its derivation as recorded, the command behind it,
     the options in force and the notes about it."""
-    rec = enc.decode(enc.store.event(enc.row.id, event_id))
+    rec = enc.event(event_id)
     started = enc.started
-    command = enc.store.command(rec.command_id)
+    command = enc.command(rec.command_id)
     return {
         "event": rec.id,
         "kind": rec.kind,
         "description": enc.describe(rec),
         "command": command.text,
         "branch": command.branch,
-        "on": enc.store.branches_holding(enc.row.id, rec.id),  # the branches whose history holds it
+        "on": enc.branches_holding(rec.id),  # the branches whose history holds it
         "recorded_at": rec.recorded_at,
         "ruleset": enc.ruleset.id,
         "rules_file": enc.ruleset.rules_file,

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from skirmish.eventlog.errors import BadInput
-from skirmish.eventlog.events import CombatantAdded, tag_of
+from skirmish.eventlog.events import CombatantAdded
 from skirmish.projections.engine import SNAPSHOT_EVERY, Encounter, PathRuns, Recorded
 from skirmish.projections.ruleset import find_name, suggest
 from skirmish.projections.text.board import figures as figures_of
@@ -57,10 +57,10 @@ class _Change(NamedTuple):
 
 def _added_at(enc: Encounter, name: str, path: PathRuns) -> int:
     """The depth at which the combatant joined the path (its row first shows)."""
-    for row in enc.store.events_of_kind(enc.row.id, tag_of(CombatantAdded)):
-        event = enc.decode(row).event
+    for added in enc.events_of_kind(CombatantAdded):
+        event = added.event
         if isinstance(event, CombatantAdded) and event.name == name:
-            depth = path.depth_of(row.id)
+            depth = path.depth_of(added.id)
             if depth is not None:
                 return depth
     for rec, after in enc.replay(path.at(path.deepest)):  # a ruleset that adds in its own events
@@ -84,7 +84,7 @@ def why(enc: Encounter, who: str, figure: str | None = None, limit: int | None =
     head = enc.head()
     now = enc.view()
     name = find_name([c.name for c in now.combatants], who)
-    path = PathRuns(enc.store.runs(head.event_id))
+    path = enc.runs(head.event_id)
     added = _added_at(enc, name, path)
     start = _row(enc.ruleset.view(enc.fold_to(path.at(added))[0]), name)
     latest = _row(now, name)
@@ -105,8 +105,7 @@ def why(enc: Encounter, who: str, figure: str | None = None, limit: int | None =
         assert before is not None
         stretch: dict[str, list[_Change]] = {}
         came: list[tuple[Recorded, set[str]]] = []
-        for row in enc.store.events_in(path.between(low + 1, high)):
-            rec = enc.decode(row)
+        for rec in enc.events_in(path.between(low + 1, high)):
             apply(state, rec.event)
             now_row = _row(view(state), name)
             if now_row is None:
@@ -139,7 +138,7 @@ def why(enc: Encounter, who: str, figure: str | None = None, limit: int | None =
 
     def text(command_id: int) -> str:
         if command_id not in texts:
-            texts[command_id] = enc.store.command(command_id).text
+            texts[command_id] = enc.command(command_id).text
         return texts[command_id]
 
     out: list[dict[str, Any]] = []
@@ -190,8 +189,7 @@ def _came_before(enc: Encounter, name: str, kind: str, path: PathRuns, added: in
     state = enc.fold_to(path.at(absent))[0]
     came: Recorded | None = None
     was = False
-    for row in enc.store.events_in(path.between(absent + 1, present)):
-        rec = enc.decode(row)
+    for rec in enc.events_in(path.between(absent + 1, present)):
         enc.ruleset.apply(state, rec.event)
         now = kind in _kinds(_row(enc.ruleset.view(state), name))
         if now and not was:
@@ -202,7 +200,7 @@ def _came_before(enc: Encounter, name: str, kind: str, path: PathRuns, added: in
 
 def _siblings(enc: Encounter, rec: Recorded) -> list[Recorded]:
     """The events of ``rec``'s command up to ``rec`` itself."""
-    return [enc.decode(r) for r in enc.store.events_of_command(rec.command_id) if r.id <= rec.id]
+    return [r for r in enc.events_of_command(rec.command_id) if r.id <= rec.id]
 
 
 def _decided_with(rec: Recorded, siblings: list[Recorded], name: str, texts: dict[int, str]) -> list[Recorded]:

@@ -25,7 +25,6 @@ import msgspec
 
 from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.events import CombatantAdded, EncounterStarted, NoteAdded
-from skirmish.eventlog.verifying import verifying
 from skirmish.projections.audit.explain import number_entries
 from skirmish.projections.engine import PathRuns
 from skirmish.projections.notes import Note, notes_shown
@@ -95,10 +94,10 @@ def _branches(enc: Encounter) -> list[_Branch]:
     """Every branch (the current one first), each with where it leaves the ones before it.
     Paths from the root share their start and never meet again once apart, so what a
     branch shares with those before it is its longest common start with any of them."""
-    heads = enc.store.branches(enc.row.id)
+    heads = enc.branches()
     current = enc.branch
     order = [current, *(n for n in heads if n != current)]
-    branches = [_Branch(n, heads[n].event_id, PathRuns(enc.store.runs(heads[n].event_id))) for n in order]
+    branches = [_Branch(n, heads[n].event_id, enc.runs(heads[n].event_id)) for n in order]
     for i, b in enumerate(branches[1:], start=1):
         b.start = max(_common(a.path.runs, b.path.runs) for a in branches[:i])
         if b.start:
@@ -312,7 +311,7 @@ def build(enc: Encounter, audience: Audience = "gm", bands: Bands | None = None,
     event on them, with what the audience may see."""
     # The GM's page carries the verify digest: a long log's chain is verified on the other
     # core while the page is built (eventlog/verifying.py).
-    with enc.store.reading(), verifying(enc.store, enc.row.id, aside=audience == "gm") as chain_digest:
+    with enc.verifying(aside=audience == "gm") as chain_digest:
         return _build(enc, audience, bands, advance, most, chain_digest)
 
 
@@ -329,7 +328,7 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
         cut = _nth_id([run for b in branches for run in b.path.between(b.start, b.path.deepest)], total - most)
     forks = {b.split for b in branches if b.split is not None}
     kept: dict[int, _PageFold] = {}
-    commands = CommandsAlong(enc.store)
+    commands = CommandsAlong(enc)
     texts: dict[int, str] = {}  # the commands of the events the page steps through (the GM's page shows them)
     # Each entry encoded as it is made (its id and command apart, made steps below): a
     # long fight's entries as Python lists and dicts took ten times the page's size.

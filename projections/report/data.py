@@ -27,8 +27,6 @@ from typing import Any
 import msgspec
 
 from skirmish.eventlog.events import NoteAdded
-from skirmish.eventlog.verifying import verifying
-from skirmish.projections.engine import PathRuns
 from skirmish.projections.notes import Note, notes_shown
 from skirmish.projections.damage import Attribution
 from skirmish.projections.engine import CommandsAlong, Encounter
@@ -302,7 +300,7 @@ def collect(steps: Iterable[Step], *, notes: list[Note]) -> tuple[Rounds, list[F
 
 
 def steps_of(enc: Encounter, head: int, advance: Callable[[int], None]) -> Iterator[Step]:
-    commands = CommandsAlong(enc.store)
+    commands = CommandsAlong(enc)
     attribution = Attribution(enc.ruleset)
     for rec, after in enc.replay(head):
         _, body = commands.of(rec.command_id)
@@ -320,13 +318,13 @@ def steps_of(enc: Encounter, head: int, advance: Callable[[int], None]) -> Itera
 
 def build(enc: Encounter, branch: str | None = None, advance: Callable[[int], None] = lambda _: None) -> Report:
     """The report of a branch (default: the current one) at its head."""
-    with enc.store.reading(), verifying(enc.store, enc.row.id) as chain_digest:  # a long log's, on the other core
+    with enc.verifying() as chain_digest:  # a long log's, on the other core
         return _build(enc, branch, advance, chain_digest)
 
 
 def _build(enc: Encounter, branch: str | None, advance: Callable[[int], None], chain_digest: Callable[[], str]) -> Report:
     head = enc.head(branch)
-    path = PathRuns(enc.store.runs(head.event_id))  # the branch's events, as runs of ids (not read)
+    path = enc.runs(head.event_id)  # the branch's events, as runs of ids (not read)
     # Notes made on any branch about an event of this one belong in its report.
     notes = sorted((n for about, ns in notes_shown(enc).items() if path.depth_of(about) is not None for n in ns),
                    key=lambda n: n.id)
@@ -339,7 +337,7 @@ def _build(enc: Encounter, branch: str | None, advance: Callable[[int], None], c
 
     rounds, figures, series = collect(remembered(steps_of(enc, head.event_id, advance)), notes=notes)
     digest = chain_digest()
-    first = enc.decode(enc.store.event(enc.row.id, path.at(0))).event
+    first = enc.event(path.at(0)).event
     final = last[0]
     someone = final.combatants[0] if final.combatants else None
     return Report(
@@ -356,4 +354,4 @@ def _build(enc: Encounter, branch: str | None, advance: Callable[[int], None], c
 
 
 def path_length(enc: Encounter, branch: str | None = None) -> int:
-    return enc.store.path_length(enc.head(branch).event_id)
+    return enc.path_length(enc.head(branch).event_id)

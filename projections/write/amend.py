@@ -65,7 +65,7 @@ def amend(enc: Encounter, event_id: int, command: Command, text: str, branch: st
     the branch was forked between the events of the command it replaces. The new branch
     is written in one transaction: it is there whole, or not at all.
     """
-    enc.store.event(enc.row.id, event_id)
+    enc.event(event_id)
     head = enc.head()
     groups = _commands_on(enc.path(head.event_id, checked=True))
     k = next((i for i, g in enumerate(groups) if any(r.id == event_id for r in g)), None)
@@ -84,15 +84,8 @@ def amend(enc: Encounter, event_id: int, command: Command, text: str, branch: st
     # Decided on a private copy of the file, so the table is not locked out while every
     # later command is decided again (seconds for a long branch); what the copy appended is
     # then written in one short transaction, refused if anything was recorded meanwhile.
-    aside = enc.store.aside()
-    try:
-        copy = Encounter(aside.store, enc.row)
-        if enc.pinned:
-            copy.pin(enc.pinned)
+    with enc.aside() as copy:
         steps = _decide_again(copy, groups[k:], command, text, name, at, why)
-        enc.store.bring_back(aside)
-    finally:
-        aside.discard()
     return Amended(name, at, head.branch, steps)
 
 
@@ -100,10 +93,10 @@ def _decide_again(
     enc: Encounter, groups: list[list[Recorded]], command: Command, text: str, name: str, at: int, why: str
 ) -> list[Redecided]:
     """Fork ``name`` at ``at`` and decide ``command`` then every later command of ``groups``
-    again on it, in one transaction of ``enc``'s store (amend's copy of the file)."""
-    with enc.store.batch():
+    again on it, in one transaction of ``enc``'s file (amend's copy of it)."""
+    with enc.batch():
         enc.fork(name, at, why)
-        sizes = Counter(row.command_id for row in enc.store.all_events(enc.row.id))
+        sizes = Counter(row.command_id for row in enc.event_rows())
         renumbered: dict[int, int] = {}
         steps: list[Redecided] = []
         for i, group in enumerate(groups):
@@ -112,7 +105,7 @@ def _decide_again(
                 step = Redecided(text, old)
                 todo: Command = command
             else:
-                row = enc.store.command(group[0].command_id)
+                row = enc.command(group[0].command_id)
                 step = Redecided(row.text, old)
                 todo = command_decoder.decode(row.body)
             steps.append(step)
@@ -146,7 +139,7 @@ def _renumber(command: AnyCommand | Command, renumbered: dict[int, int], replace
 
 
 def _free_name(enc: Encounter, base: str) -> str:
-    taken = set(enc.store.branches(enc.row.id))
+    taken = set(enc.branches())
     name, n = base, 1
     while name in taken:
         n += 1

@@ -17,7 +17,7 @@ with nothing written.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, NamedTuple, TypeVar, Union, get_type_hints
 
@@ -25,10 +25,9 @@ import msgspec
 
 from skirmish.eventlog.errors import BadInput, TamperedLog, UnknownEncounter, UnknownRuleset, UnreadableEvent
 from skirmish.eventlog.events import EncounterStarted, tag_of
-from skirmish.eventlog.store import CommandRow, EncounterRow, EventRow, HeadMove, Restoring, Store
+from skirmish.eventlog.rows import CommandRow, EncounterRow, EventRow, HeadMove
 from skirmish.eventlog.text import clip, json_safe, quoted
-from skirmish.eventlog.verifying import verifying
-from skirmish.projections.engine import Encounter, codec_for
+from skirmish.projections.engine import Encounter, LogFile, codec_for
 from skirmish.projections.ruleset import not_installed
 
 FORMAT = "skirmish-export"
@@ -90,7 +89,7 @@ _decoder: msgspec.json.Decoder[_Record] = msgspec.json.Decoder(_union)
 
 def row_count(enc: Encounter) -> int:
     """How many rows an export writes (for a progress bar's total)."""
-    counts = enc.store.counts(enc.row.id)
+    counts = enc.counts()
     return counts.commands + counts.events + counts.moves
 
 
@@ -114,9 +113,8 @@ def export_jsonl(enc: Encounter, advance: Advance = _quiet, seekable: bool = Fal
     table by table in id order, memory holding one chunk. Into a ``seekable`` output
     the rows are written while another process verifies (eventlog/verifying.py), and the
     header, written first with a placeholder of the digest's length, is patched at the end."""
-    store, encounter_id = enc.store, enc.row.id
-    with store.reading(), verifying(store, encounter_id, aside=seekable) as digest:
-        counts = store.counts(encounter_id)
+    with enc.verifying(aside=seekable) as digest:
+        counts = enc.counts()
         rows = counts.commands + counts.events + counts.moves
         if seekable:
             placeholder = _line(Header(format=FORMAT, version=FORMAT_VERSION, digest="0" * 64, rows=rows))
@@ -125,9 +123,9 @@ def export_jsonl(enc: Encounter, advance: Advance = _quiet, seekable: bool = Fal
             yield _line(Header(format=FORMAT, version=FORMAT_VERSION, digest=digest(), rows=rows))
         yield _line(EncounterRecord(*enc.row))
         tables: tuple[tuple[Iterable[tuple[Any, ...]], Any], ...] = (
-            (store.each_command(encounter_id), CommandRecord),
-            (store.all_events(encounter_id), EventRecord),
-            (store.each_head_move(encounter_id), MoveRecord),
+            (enc.command_rows(), CommandRecord),
+            (enc.event_rows(), EventRecord),
+            (enc.head_moves(), MoveRecord),
         )
         for records, record in tables:
             for chunk in batched(records):
@@ -212,7 +210,7 @@ def _not_utf8(line: bytes) -> str:
     return "not UTF-8 text"
 
 
-def import_jsonl(store: Store, lines: Iterable[bytes], source: str, advance: Advance = _quiet) -> Imported:
+def import_jsonl(log_file: LogFile, lines: Iterable[bytes], source: str, advance: Advance = _quiet) -> Imported:
     """Restore an exported encounter exactly as it was; see the module's import policy.
 
     The file is read once, a line at a time, its rows inserted a chunk at a time in one
@@ -230,21 +228,21 @@ def import_jsonl(store: Store, lines: Iterable[bytes], source: str, advance: Adv
     enc = EncounterRow(*msgspec.structs.astuple(second))
     rows = _Rows(source, enc, header)
     try:
-        existing = store.encounter(enc.name)
+        existing = log_file.encounter(enc.name)
     except UnknownEncounter:
         existing = None
     if existing is not None:
-        if store.verify(existing.id) != header.digest:
+        if log_file.verify(existing) != header.digest:
             raise BadInput(
-                f"an encounter named {quoted(enc.name)} already exists in {store.file} with another log: "
+                f"an encounter named {quoted(enc.name)} already exists in {log_file.path} with another log: "
                 "import into a new database (--db)"
             )
         for number, record in records:  # the same log: the file is still read through, and must be whole
             rows.take(number, record)
         rows.check_count()
         return Imported(existing, header.digest, *rows.counts, already=True)
-    with store.restoring(enc) as restoring:
-        rows.into = restoring
+    with log_file.restoring(enc) as restoring:
+        rows.into = restoring.add
         for number, record in records:
             rows.take(number, record)
         rows.flush()
@@ -253,7 +251,7 @@ def import_jsonl(store: Store, lines: Iterable[bytes], source: str, advance: Adv
             digest = restoring.finish(expect=header.digest)
         except TamperedLog as exc:
             raise TamperedLog(f"{source} does not verify: {exc}") from None
-    return Imported(store.encounter(enc.name), digest, *rows.counts, already=False)
+    return Imported(log_file.encounter(enc.name), digest, *rows.counts, already=False)
 
 
 class _Rows:
@@ -268,7 +266,7 @@ class _Rows:
 
     def __init__(self, source: str, encounter: EncounterRow, header: Header) -> None:
         self.source, self.encounter, self.header = source, encounter, header
-        self.into: Restoring | None = None
+        self.into: Callable[[str, Sequence[tuple[Any, ...]]], None] | None = None  # the restoring's add
         self.pending: dict[str, list[tuple[Any, ...]]] = {table: [] for table, _ in self.TABLES.values()}
         self.taken = {table: 0 for table in self.pending}
         self.codec: Any = None
@@ -296,7 +294,7 @@ class _Rows:
         assert self.into is not None
         for table, pending in self.pending.items():
             if pending and only in (None, table):
-                self.into.add(table, pending)
+                self.into(table, pending)
                 pending.clear()
 
     def check_count(self) -> None:
