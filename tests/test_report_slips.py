@@ -276,7 +276,7 @@ def test_no_two_report_lines_run_together_where_a_chunk_ends(
     # a heading, a blank, a table row, an item, a note, a fence, a timeline row.
     shutil.copy(ambush, cli.db)
     whole = report_markdown.markdown_chunks
-    monkeypatch.setattr(report_render, "markdown_chunks", lambda report: whole(report, every))
+    monkeypatch.setattr(report_markdown, "markdown_chunks", lambda report: whole(report, every))
     for md in exports(cli, tmp_path / "report.md"):
         assert_whole_lines(md, cli)
 
