@@ -26,7 +26,7 @@ import msgspec
 from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.events import CombatantAdded, EncounterStarted, NoteAdded
 from skirmish.eventlog.verifying import verifying
-from skirmish.projections.audit.explain import number_entries
+from skirmish.projections.audit.explain import Number, number_entries
 from skirmish.projections.engine import PathRuns
 from skirmish.projections.notes import Note, notes_shown
 from skirmish.projections.damage import Attribution
@@ -452,7 +452,7 @@ class _Strings:
             self.table.append(text)
         return found
 
-    def explanation(self, numbers: list[dict[str, Any]]) -> list[int | list[int]]:
+    def explanation(self, numbers: Sequence[Number]) -> list[int | list[int]]:
         """An event's explanation: a line each (its index), the numbers stored as they are
         as [rules, item, item, ...] (page.js joins them as `explain` prints them)."""
         lines, recorded = number_parts(numbers)
