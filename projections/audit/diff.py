@@ -43,7 +43,7 @@ class FigureDiff(msgspec.Struct, frozen=True):
 
 class CombatantDiff(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     name: str
-    only_in: str | None = None  # the side it is on, if it is on one side only (then no figures)
+    only_in: str | None = None  # the one side (a or b, by its name) it is on, if only one: no figures then
     figures: list[FigureDiff]
 
 
