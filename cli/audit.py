@@ -43,7 +43,7 @@ def why(
 ) -> None:
     """The events that made a combatant's figure what it is, from the cause through every tick."""
     from skirmish.eventlog.errors import BadInput
-    from skirmish.projections.audit.why import WHY_LIMIT, why as why_figure
+    from skirmish.projections.audit.why import WHY_LIMIT, ChangeLink, why as why_figure
 
     if limit is not None and limit < 0:
         raise BadInput(f"--limit takes 0 (every change) or more, not {limit}")
@@ -52,17 +52,17 @@ def why(
     if as_json:
         print_json(data)
         return
-    if not data["figures"]:
-        say(f"{data['who']}: every figure is at its starting value (branch {data['branch']}, at #{data['at']})")
-    for f in data["figures"]:
-        name = f["figure"].replace("_", " ")
-        say(f"{data['who']} {name}: {cell(f['start'])} at the start, now {cell(f['now'])} "
-                   f"(branch {data['branch']}, at #{data['at']})")
-        for link in f["chain"]:
-            change = f"   {cell(link['before'])} -> {cell(link['after'])}" if link["role"] == "change" else "   (cause)"
-            say(f"  #{link['id']:<5} {link['description']}{change}")
-            say(f"         by `{link['command']}`")
-        if f["earlier"]:
+    if not data.figures:
+        say(f"{data.who}: every figure is at its starting value (branch {data.branch}, at #{data.at})")
+    for f in data.figures:
+        name = f.figure.replace("_", " ")
+        say(f"{data.who} {name}: {cell(f.start)} at the start, now {cell(f.now)} "
+                   f"(branch {data.branch}, at #{data.at})")
+        for link in f.chain:
+            change = f"   {cell(link.before)} -> {cell(link.after)}" if isinstance(link, ChangeLink) else "   (cause)"
+            say(f"  #{link.id:<5} {link.description}{change}")
+            say(f"         by `{link.command}`")
+        if f.earlier:
             say("  (earlier changes not shown: --limit N for more, --limit 0 for every one)")
 
 
@@ -80,23 +80,22 @@ def diff(
     if as_json:
         print_json(data)
         return
-    ea, eb = data["a"], data["b"]
-    say(f"{ea['name']} (#{ea['at']}) and {eb['name']} (#{eb['at']}) split after "
-               f"#{data['split']['id']} {data['split']['description']}")
-    for side, key in ((ea, "a"), (eb, "b")):
-        only = data["after_split"][key]
-        span = f": #{only['first']} .. #{only['last']}" if only["count"] else ""
-        say(f"  {only['count']} event(s) only on {side['name']}{span}")
-    for s in data["scene"]:
-        say(f"{s['figure']}: {_short(s['a'])} | {_short(s['b'])}")
-    for c in data["combatants"]:
-        if "only_in" in c:
-            say(f"{c['name']}: only on {c['only_in']}")
+    ea, eb = data.a, data.b
+    say(f"{ea.name} (#{ea.at}) and {eb.name} (#{eb.at}) split after "
+               f"#{data.split.id} {data.split.description}")
+    for side, only in ((ea, data.after_split.a), (eb, data.after_split.b)):
+        span = f": #{only.first} .. #{only.last}" if only.count else ""
+        say(f"  {only.count} event(s) only on {side.name}{span}")
+    for s in data.scene:
+        say(f"{s.figure}: {_short(s.a)} | {_short(s.b)}")
+    for c in data.combatants:
+        if c.only_in is not None:
+            say(f"{c.name}: only on {c.only_in}")
             continue
-        say(f"{c['name']}:")
-        for f in c["figures"]:
-            say(f"  {f['figure'].replace('_', ' ')}: {cell(f['a'])} | {cell(f['b'])}")
-    if not data["scene"] and not data["combatants"]:
+        say(f"{c.name}:")
+        for f in c.figures:
+            say(f"  {f.figure.replace('_', ' ')}: {cell(f.a)} | {cell(f.b)}")
+    if not data.scene and not data.combatants:
         say("no figure differs")
 
 

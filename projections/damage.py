@@ -16,6 +16,8 @@ fold says who dealt it, reading the commands the events were recorded under:
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from skirmish.eventlog.events import CombatantAdded, Event
@@ -29,7 +31,7 @@ AFTERMATH = frozenset({"damage", "effect", "heal", "note"})
 class Attribution:
     """Folds a branch's events in order; :meth:`step` gives the event's damage with its attacker."""
 
-    def __init__(self, ruleset: Ruleset[object]) -> None:
+    def __init__(self, ruleset: Ruleset[Any]) -> None:
         self.ruleset = ruleset
         self.names: dict[str, str] = {}  # lower case -> the combatant's name
         self.command: int | None = None

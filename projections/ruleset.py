@@ -38,7 +38,47 @@ from skirmish.eventlog.events import (
 from skirmish.eventlog.text import check_label, check_note, quoted
 from skirmish.projections.view import View
 
-State = TypeVar("State")
+
+class Fighter(Protocol):
+    """A combatant of a ruleset's state, as the decisions every ruleset shares read it (its
+    fighter struct holds the rest)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def left(self) -> bool:
+        """It has left the fight (`leave`); back with `return`."""
+        ...
+
+
+class Fighters(Protocol):
+    """What every ruleset's state holds: its fighters by name, in the order they were added
+    (``State`` is bound to it, so mypy checks each ruleset's state type against it)."""
+
+    @property
+    def fighters(self) -> Mapping[str, Fighter]: ...
+
+    def names(self) -> Sequence[str]: ...
+
+
+class MutableFighter(Protocol):
+    """A fighter the fold changes in place (a mutable struct)."""
+
+    left: bool
+
+
+class MutableFighters(Protocol):
+    """A state whose fighters the fold changes in place, as :class:`Rules` marks one that
+    leaves or returns. A ruleset whose fighters are frozen values (ap-countdown) marks its
+    own handlers for CombatantLeft and CombatantReturned (one that does not fails the
+    shared property tests, tests/test_invariants.py, which leave and return in every ruleset)."""
+
+    @property
+    def fighters(self) -> Mapping[str, MutableFighter]: ...
+
+
+State = TypeVar("State", bound=Fighters)
 ENTRY_POINT_GROUP = "skirmish.rulesets"
 DISTRIBUTION = "skirmish-log"  # whose entry points BUILT_IN mirrors
 
@@ -287,8 +327,7 @@ class Rules(Generic[State]):
 
     @decides(AddCombatant)
     def _decide_add(self, state: State, command: AddCombatant, dice: Dice) -> list[Event]:
-        names: Sequence[str] = state.names()  # type: ignore[attr-defined]
-        return decide_add(self, names, command)  # type: ignore[arg-type]
+        return decide_add(self, state.names(), command)  # type: ignore[arg-type]
 
     # Leaving and coming back are the same in every ruleset: a combatant's ``left`` flag
     # (a field of its fighter struct), which the ruleset's clock and refusals read. A
@@ -311,16 +350,15 @@ class Rules(Generic[State]):
         return [CombatantReturned(who=fighter.name)]
 
     @applies(CombatantLeft)
-    def _left(self, state: State, event: CombatantLeft) -> None:
-        state.fighters[event.who].left = True  # type: ignore[attr-defined]
+    def _marks_left(self, state: MutableFighters, event: CombatantLeft) -> None:
+        state.fighters[event.who].left = True
 
     @applies(CombatantReturned)
-    def _returned(self, state: State, event: CombatantReturned) -> None:
-        state.fighters[event.who].left = False  # type: ignore[attr-defined]
+    def _marks_returned(self, state: MutableFighters, event: CombatantReturned) -> None:
+        state.fighters[event.who].left = False
 
-    def _fighter(self, state: State, who: str) -> Any:
-        names: Sequence[str] = state.names()  # type: ignore[attr-defined]
-        return state.fighters[find_name(names, who)]  # type: ignore[attr-defined]
+    def _fighter(self, state: State, who: str) -> Fighter:
+        return state.fighters[find_name(state.names(), who)]
 
 
 def tag_of_command(command: Command) -> str:

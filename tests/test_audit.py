@@ -479,7 +479,7 @@ def test_amending_a_command_with_itself_changes_no_figure(ruleset_id: str, data:
         amended = enc.head(done.branch).event_id
         assert len(enc.path(amended)) == len(path)
         result = diff(enc, original.branch, done.branch)
-        assert (result["scene"], result["combatants"]) == ([], []), (result, done.to_json())
+        assert (result.scene, result.combatants) == ([], []), (result, done.to_json())
         assert run.store.verify(enc.row.id)
     finally:
         run.close()

@@ -211,14 +211,14 @@ def test_why_finds_the_cause_of_a_tick_far_behind_its_latest_changes(memory_stor
     enc.execute(AddCombatant(name="Orc", side="foes", stats={"qu": "1", "hits": "900"}), "add Orc")
     applied = one(enc.execute(ApplyEffect(who="Hauser", kind="bleeding", per_round=1), "effect Hauser bleeding"))
     play_rounds(enc, 6 * SNAPSHOT_EVERY)
-    from skirmish.projections.audit.why import why
+    from skirmish.projections.audit.why import ChangeLink, why
 
-    every = why(enc, "Hauser", "hits left", limit=None)["figures"][0]
-    latest = why(enc, "Hauser", "hits left", limit=2)["figures"][0]
-    changes = [link for link in every["chain"] if link["role"] == "change"]
-    assert len(changes) > 10 and not every["earlier"] and latest["earlier"]
-    assert [link["id"] for link in latest["chain"] if link["role"] == "change"] == [c["id"] for c in changes[-2:]]
-    assert [link["id"] for link in latest["chain"] if link["role"] == "cause"] == [applied]
-    shown = {link["id"] for link in latest["chain"]}
-    assert [link for link in every["chain"] if link["id"] in shown] == latest["chain"]
-    assert (latest["start"], latest["now"]) == (every["start"], every["now"]) == (900, changes[-1]["after"])
+    every = why(enc, "Hauser", "hits left", limit=None).figures[0]
+    latest = why(enc, "Hauser", "hits left", limit=2).figures[0]
+    changes = [link for link in every.chain if isinstance(link, ChangeLink)]
+    assert len(changes) > 10 and not every.earlier and latest.earlier
+    assert [link.id for link in latest.chain if link.role == "change"] == [c.id for c in changes[-2:]]
+    assert [link.id for link in latest.chain if link.role == "cause"] == [applied]
+    shown = {link.id for link in latest.chain}
+    assert [link for link in every.chain if link.id in shown] == latest.chain
+    assert (latest.start, latest.now) == (every.start, every.now) == (900, changes[-1].after)

@@ -4,10 +4,60 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from skirmish.projections.engine import Encounter
 from skirmish.projections.text.board import clock_label, own_figures
 from skirmish.projections.text.board import figures as figures_of
 from skirmish.projections.view import View
+
+
+class Moment(msgspec.Struct, frozen=True):
+    name: str  # as given: a branch's name, or "#ID"
+    at: int  # the event it stands for
+
+
+class EventLine(msgspec.Struct, frozen=True):
+    id: int
+    description: str
+
+
+class Span(msgspec.Struct, frozen=True):
+    """The events of one side after the split: how many, the first and last id (None: none)."""
+
+    count: int
+    first: int | None
+    last: int | None
+
+
+class Spans(msgspec.Struct, frozen=True):
+    a: Span
+    b: Span
+
+
+class FigureDiff(msgspec.Struct, frozen=True):
+    figure: str
+    a: Any  # None where that side has no such figure
+    b: Any
+
+
+class CombatantDiff(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    name: str
+    only_in: str | None = None  # the one side (a or b, by its name) it is on, if only one: no figures then
+    figures: list[FigureDiff]
+
+
+class Diff(msgspec.Struct, frozen=True):
+    """`diff`'s answer: `diff` prints it, `diff --json` writes it as it is."""
+
+    a: Moment
+    b: Moment
+    split: EventLine  # the last event both histories share
+    only_a: list[EventLine] | None  # None: not listed (``after_split`` counts them)
+    only_b: list[EventLine] | None
+    after_split: Spans
+    scene: list[FigureDiff]  # what is not any one combatant's: the clock, the pending actions
+    combatants: list[CombatantDiff]  # those with a figure that differs
 
 
 def _moment(enc: Encounter, spec: str) -> tuple[str, int]:
@@ -43,7 +93,7 @@ def _after(runs: list[tuple[int, int]], split: int) -> list[tuple[int, int]]:
     return [(max(low, split + 1), high) for low, high in runs if high > split]
 
 
-def diff(enc: Encounter, a: str, b: str, listed: bool = True) -> dict[str, Any]:
+def diff(enc: Encounter, a: str, b: str, listed: bool = True) -> Diff:
     """What differs between two branches or events, combatant by combatant and figure by
     figure, and where their histories split (the last event both share). ``listed``: each
     event after the split with its description (``after_split`` counts them either way,
@@ -54,37 +104,38 @@ def diff(enc: Encounter, a: str, b: str, listed: bool = True) -> dict[str, Any]:
     view_a, view_b = enc.ruleset.view(enc.fold_to(at_a)[0]), enc.ruleset.view(enc.fold_to(at_b)[0])
     rows_a = {c.name: figures_of(c) for c in view_a.combatants}
     rows_b = {c.name: figures_of(c) for c in view_b.combatants}
-    combatants: list[dict[str, Any]] = []
+    combatants: list[CombatantDiff] = []
     for name in [*rows_a, *(n for n in rows_b if n not in rows_a)]:
         ra, rb = rows_a.get(name), rows_b.get(name)
         if ra is None or rb is None:
-            combatants.append({"name": name, "only_in": label_a if rb is None else label_b, "figures": []})
+            combatants.append(CombatantDiff(name=name, only_in=label_a if rb is None else label_b, figures=[]))
             continue
-        changed = [{"figure": k, "a": ra.get(k), "b": rb.get(k)}
-                   for k in dict.fromkeys([*ra, *rb]) if ra.get(k) != rb.get(k)]
+        changed = _differing(ra, rb)
         if changed:
-            combatants.append({"name": name, "figures": changed})
-    scene_a, scene_b = _scene(view_a), _scene(view_b)
-    scene = [{"figure": k, "a": scene_a.get(k), "b": scene_b.get(k)}
-             for k in dict.fromkeys([*scene_a, *scene_b]) if scene_a.get(k) != scene_b.get(k)]
+            combatants.append(CombatantDiff(name=name, figures=changed))
 
-    def after_split(runs: list[tuple[int, int]]) -> list[dict[str, Any]] | None:
+    def after_split(runs: list[tuple[int, int]]) -> list[EventLine] | None:
         if not listed:
             return None
-        return [{"id": r.id, "description": enc.describe(r)} for r in enc.events_in(runs)]
+        return [EventLine(r.id, enc.describe(r)) for r in enc.events_in(runs)]
 
-    def span(runs: list[tuple[int, int]]) -> dict[str, int | None]:
-        return {"count": sum(high - low + 1 for low, high in runs),
-                "first": runs[0][0] if runs else None, "last": runs[-1][1] if runs else None}
+    def span(runs: list[tuple[int, int]]) -> Span:
+        return Span(sum(high - low + 1 for low, high in runs), runs[0][0] if runs else None,
+                    runs[-1][1] if runs else None)
 
     only_a, only_b = _after(runs_a, split.id), _after(runs_b, split.id)
-    return {
-        "a": {"name": label_a, "at": at_a},
-        "b": {"name": label_b, "at": at_b},
-        "split": {"id": split.id, "description": enc.describe(split)},
-        "only_a": after_split(only_a),
-        "only_b": after_split(only_b),
-        "after_split": {"a": span(only_a), "b": span(only_b)},
-        "scene": scene,
-        "combatants": combatants,
-    }
+    return Diff(
+        a=Moment(label_a, at_a),
+        b=Moment(label_b, at_b),
+        split=EventLine(split.id, enc.describe(split)),
+        only_a=after_split(only_a),
+        only_b=after_split(only_b),
+        after_split=Spans(span(only_a), span(only_b)),
+        scene=_differing(_scene(view_a), _scene(view_b)),
+        combatants=combatants,
+    )
+
+
+def _differing(a: dict[str, Any], b: dict[str, Any]) -> list[FigureDiff]:
+    """The figures that differ between two sides' label -> value, in the order first seen."""
+    return [FigureDiff(k, a.get(k), b.get(k)) for k in dict.fromkeys([*a, *b]) if a.get(k) != b.get(k)]

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
+
+import msgspec
 
 from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.events import CombatantAdded
@@ -48,6 +50,42 @@ def _mentions(rec: Recorded, words: set[str]) -> set[str]:
 WHY_LIMIT = 20  # changes of a figure `why` shows by default: the latest ones
 
 
+class Link(msgspec.Struct, frozen=True):
+    """An event of a figure's chain: what caused a change (a :class:`ChangeLink` is a change)."""
+
+    id: int
+    kind: str
+    role: Literal["cause", "change"]
+    description: str
+    command: str  # the command line that recorded it
+
+
+class ChangeLink(Link, frozen=True):
+    """An event that changed the figure, from ``before`` to ``after``."""
+
+    before: Any
+    after: Any
+
+
+class FigureHistory(msgspec.Struct, frozen=True):
+    """One figure of the combatant: where it started, where it is, and the events between."""
+
+    figure: str  # as `state --wide` labels it
+    start: Any
+    now: Any
+    chain: list[Link]  # the changes shown and their causes, oldest first
+    earlier: bool  # changes before those shown were left out (``limit``)
+
+
+class Why(msgspec.Struct, frozen=True):
+    """`why`'s answer: `why` prints it, `why --json` writes it as it is."""
+
+    who: str
+    branch: str
+    at: int  # the branch's head
+    figures: list[FigureHistory]
+
+
 class _Change(NamedTuple):
     rec: Recorded
     old: Any
@@ -71,7 +109,7 @@ def _added_at(enc: Encounter, name: str, path: PathRuns) -> int:
     raise AssertionError(f"{name} is in the view but joined nowhere on the path")
 
 
-def why(enc: Encounter, who: str, figure: str | None = None, limit: int | None = WHY_LIMIT) -> dict[str, Any]:
+def why(enc: Encounter, who: str, figure: str | None = None, limit: int | None = WHY_LIMIT) -> Why:
     """The events of the current branch that made WHO's figure what it is now: each event
     that changed it, and the events that caused those (the resolution that dealt the
     damage, the effect an upkeep tick ticks). Without a figure: every figure no longer at
@@ -141,21 +179,21 @@ def why(enc: Encounter, who: str, figure: str | None = None, limit: int | None =
             texts[command_id] = enc.command(command_id).text
         return texts[command_id]
 
-    out: list[dict[str, Any]] = []
+    out: list[FigureHistory] = []
     for key in wanted:
         found = changes.get(key, [])
         shown = found[-limit:] if limit else found
-        chain: dict[int, dict[str, Any]] = {}
+        chain: dict[int, Link] = {}
         for change in shown:
             rec = change.rec
             linked = [o for k in sorted(_mentions(rec, set(change.kinds_before))) if (o := origin(k, rec))]
             for cause in linked or _decided_with(rec, _siblings(enc, rec), name, {rec.command_id: text(rec.command_id)}):
-                chain.setdefault(cause.id, _link(enc, cause, text(cause.command_id), "cause"))
-            chain[rec.id] = {**_link(enc, rec, text(rec.command_id), "change"), "before": change.old, "after": change.new}
-        out.append({"figure": key, "start": start[key], "now": latest[key],
-                    "chain": [chain[i] for i in sorted(chain)],
-                    "earlier": len(found) > len(shown) or read_from > added})
-    return {"who": name, "branch": head.branch, "at": head.event_id, "figures": out}
+                chain.setdefault(cause.id, Link(cause.id, cause.kind, "cause", enc.describe(cause), text(cause.command_id)))
+            chain[rec.id] = ChangeLink(rec.id, rec.kind, "change", enc.describe(rec), text(rec.command_id),
+                                       change.old, change.new)
+        out.append(FigureHistory(key, start[key], latest[key], [chain[i] for i in sorted(chain)],
+                                 len(found) > len(shown) or read_from > added))
+    return Why(name, head.branch, head.event_id, out)
 
 
 def _came_before(enc: Encounter, name: str, kind: str, path: PathRuns, added: int, depth: int) -> Recorded | None:
@@ -216,7 +254,3 @@ def _decided_with(rec: Recorded, siblings: list[Recorded], name: str, texts: dic
         if name in _mentions(earlier, {name}):
             return [earlier]
     return []
-
-
-def _link(enc: Encounter, rec: Recorded, command: str, role: str) -> dict[str, Any]:
-    return {"id": rec.id, "kind": rec.kind, "role": role, "description": enc.describe(rec), "command": command}

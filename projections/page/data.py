@@ -25,7 +25,7 @@ import msgspec
 
 from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.events import CombatantAdded, EncounterStarted, NoteAdded
-from skirmish.projections.audit.explain import number_entries
+from skirmish.projections.audit.explain import Number, number_entries
 from skirmish.projections.engine import PathRuns
 from skirmish.projections.notes import Note, notes_shown
 from skirmish.projections.damage import Attribution
@@ -88,6 +88,71 @@ class _PageFold:
     first_vital: dict[str, int] = field(default_factory=dict)
     dealt: dict[str, int] = field(default_factory=dict)  # damage so far, while it is summarised
     taken: dict[str, int] = field(default_factory=dict)
+
+
+class Hit(msgspec.Struct, frozen=True, array_like=True):
+    """The damage an event did, as page.js reads it: [victim, amount]."""
+
+    victim: str  # the combatant's key (_Names)
+    amount: int  # in the rules' unit (the data's ``unit``)
+
+
+class HitBy(Hit, frozen=True, array_like=True):
+    """Damage with the attacker the event records: [victim, amount, attacker]."""
+
+    attacker: str  # a combatant's key
+
+
+class Healing(Hit, frozen=True, array_like=True):
+    """What an event gave back: [victim, amount, healer or null, 1]."""
+
+    by: str | None
+    healed: Literal[1] = 1
+
+
+# The page's entries are arrays (page.js reads them by position; a field is only ever added
+# at the end): a long fight's page holds 100,000 of them. Nothing an entry holds refers
+# back to it, so the garbage collector need not track them (gc=False).
+
+
+class Entry(msgspec.Struct, array_like=True, gc=False):
+    """One event as the page holds it. ``id`` and ``command`` are made whole, then turned
+    into steps from the entry before (mostly 1 and 0) once the entries are in order
+    (:func:`_as_steps`): a long fight's page is a tenth smaller."""
+
+    id: int
+    back: int | None  # how far back its parent is (None: the root)
+    command: int  # the command that made it (0 on the players' page: theirs holds none)
+    narration: int  # its text, an index into the strings
+    view: msgspec.Raw  # the view after it, as a delta from its parent's, encoded as made
+    explanation: msgspec.Raw | Literal[0]  # encoded, shared by the entries that explain alike (_Strings); 0: withheld
+
+
+class Harming(Entry, array_like=True, gc=False):
+    """An event that did damage (or healed): the page's totals and chart count it."""
+
+    damage: Hit
+
+    @classmethod
+    def of(cls, entry: Entry, damage: Hit) -> Harming:
+        return cls(entry.id, entry.back, entry.command, entry.narration, entry.view, entry.explanation, damage)
+
+
+class PageNote(msgspec.Struct, frozen=True, array_like=True):
+    """A note about an event: [id, text, private]."""
+
+    id: int
+    text: str
+    private: int  # 1 or 0
+
+
+class Waiting(msgspec.Struct, frozen=True, array_like=True):
+    """A pending action in the page's view: [who, action, target, resolves]."""
+
+    who: str
+    action: str
+    target: str | None
+    resolves: str
 
 
 def _branches(enc: Encounter) -> list[_Branch]:
@@ -203,7 +268,7 @@ class _Names:
                   "end": f"the end of the {k.unit}" if k.running else "", **self.own(k.own)},
             "o": [self.combatant(c.name) for c in view.combatants],
             "c": {self.combatant(c.name): self.fields(c) for c in view.combatants},
-            "p": [[p.who, p.action, p.target, p.resolves] for p in view.pending],
+            "p": [Waiting(p.who, p.action, p.target, p.resolves) for p in view.pending],
             "w": self.own(view.own),
         }
 
@@ -330,9 +395,9 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
     kept: dict[int, _PageFold] = {}
     commands = CommandsAlong(enc)
     texts: dict[int, str] = {}  # the commands of the events the page steps through (the GM's page shows them)
-    # Each entry encoded as it is made (its id and command apart, made steps below): a
-    # long fight's entries as Python lists and dicts took ten times the page's size.
-    entries: list[tuple[int, int | None, int, bytes]] = []
+    # Each entry's view delta encoded as it is made: a long fight's deltas as Python dicts
+    # took ten times the page's size.
+    entries: list[Entry] = []
     unit = ""
     strings, names = _Strings(), _Names()
     bases: dict[str, Any] = {}  # event -> the damage totals before it, where the page starts a path
@@ -380,35 +445,23 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
             explain = True
             if players is not None:
                 text, explain = players.line(rec, text, harm, fold.view, shown)
-            # [id, how far back its parent is, command, narration, view delta, explanation,
-            # damage]; ids and commands become steps from the entry before, below.
-            rest: list[Any] = [
-                strings.index(text), delta(fold.view, shown),
-                strings.explanation(number_entries(rec.event)) if explain else 0,
-            ]
-            if harm is not None:
-                # [victim, amount, attacker, healed], the last two left off when none and no
-                damage = [names.combatant(harm.who), harm.amount, names.combatant(harm.by) if harm.by else None, 1]
-                rest.append(damage if harm.heal else damage[:3] if harm.by else damage[:2])
-            entries.append((rec.id, rec.id - rec.parent if rec.parent is not None else None,
-                            rec.command_id if players is None else 0, _encode(rest)))
+            told = Entry(
+                id=rec.id,
+                back=rec.id - rec.parent if rec.parent is not None else None,
+                command=rec.command_id if players is None else 0,
+                narration=strings.index(text),
+                view=msgspec.Raw(_encode(delta(fold.view, shown))),
+                explanation=strings.explanation(number_entries(rec.event)) if explain else 0,
+            )
+            entries.append(told if harm is None else Harming.of(told, _hit(harm, names)))
             if players is None:
                 texts[rec.command_id] = text_cmd
             fold.view = shown
             if rec.id in forks:
                 kept[rec.id] = _copy(fold)
             advance(1)
-    entries.sort(key=lambda e: e[0])
-    # Ids and commands as steps from the entry before (mostly 1 and 0): a long fight's page
-    # is a tenth smaller.
-    events: list[msgspec.Raw] = []
-    last_id = last_command = 0
-    entries.reverse()
-    while entries:  # each entry dropped as it is turned into its final form: one copy held, not two
-        event_id, back, command_id, tail = entries.pop()
-        step = command_id - last_command if players is None else 0
-        events.append(msgspec.Raw(b"[%d,%s,%d,%s" % (event_id - last_id, _encode(back), step, tail[1:])))
-        last_id, last_command = event_id, command_id
+    entries.sort(key=lambda e: e.id)
+    _as_steps(entries)
     notes = _notes(notes_shown(enc), audience)
     started = enc.started
     data: dict[str, Any] = {
@@ -422,7 +475,7 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
         "branches": [{"name": b.name, "head": b.head, "split": b.split, "from": b.source} for b in branches],
         "strings": strings.table,
         "figures": [label(name) for name in names.figures],  # the ruleset's own figures, in the order of their keys
-        "events": events,
+        "events": entries,
         "notes": notes,
         "summarised": {"before": cut, "bases": bases} if cut else None,
         "unit": unit,
@@ -443,6 +496,7 @@ class _Strings:
     def __init__(self) -> None:
         self.table: list[str] = []
         self._index: dict[str, int] = {}
+        self._explanations: dict[bytes, msgspec.Raw] = {}
 
     def index(self, text: str) -> int:
         found = self._index.get(text)
@@ -451,15 +505,37 @@ class _Strings:
             self.table.append(text)
         return found
 
-    def explanation(self, numbers: list[dict[str, Any]]) -> list[int | list[int]]:
-        """An event's explanation: a line each (its index), the numbers stored as they are
-        as [rules, item, item, ...] (page.js joins them as `explain` prints them)."""
+    def explanation(self, numbers: Sequence[Number]) -> msgspec.Raw:
+        """An event's explanation, encoded: a line each (its index), the numbers stored as
+        they are as [rules, item, item, ...] (page.js joins them as `explain` prints them)."""
         lines, recorded = number_parts(numbers)
         out: list[int | list[int]] = [self.index(line.strip()) for line in lines]
         if recorded is not None:
             items, tail = recorded
             out.append([self.index(tail), *(self.index(item) for item in items)])
-        return out
+        encoded = _encode(out)
+        # Most events explain alike: their entries share one (a list each, the export of a
+        # page of 100,000 events took 20 MB more).
+        found = self._explanations.get(encoded)
+        if found is None:
+            found = self._explanations[encoded] = msgspec.Raw(encoded)
+        return found
+
+
+def _hit(harm: Harm, names: _Names) -> Hit:
+    victim = names.combatant(harm.who)
+    by = names.combatant(harm.by) if harm.by else None
+    if harm.heal:
+        return Healing(victim, harm.amount, by)
+    return HitBy(victim, harm.amount, by) if by is not None else Hit(victim, harm.amount)
+
+
+def _as_steps(entries: list[Entry]) -> None:
+    """Each entry's id and command as the step from the entry before's (in id order)."""
+    last_id = last_command = 0
+    for entry in entries:
+        entry.id, last_id = entry.id - last_id, entry.id
+        entry.command, last_command = entry.command - last_command, entry.command
 
 
 def _add(totals: dict[str, int], who: str, amount: int) -> None:
@@ -471,10 +547,10 @@ def _copy(fold: _PageFold) -> _PageFold:
     return _PageFold(fold.attribution.copy(), fold.view, dict(fold.first_vital), dict(fold.dealt), dict(fold.taken))
 
 
-def _notes(shown: dict[int, list[Note]], audience: Audience) -> dict[str, list[list[Any]]]:
-    out: dict[str, list[list[Any]]] = {}
+def _notes(shown: dict[int, list[Note]], audience: Audience) -> dict[str, list[PageNote]]:
+    out: dict[str, list[PageNote]] = {}
     for about, notes in shown.items():
-        kept = [[n.id, n.text, int(n.private)] for n in notes if audience == "gm" or not n.private]
+        kept = [PageNote(n.id, n.text, int(n.private)) for n in notes if audience == "gm" or not n.private]
         if kept:
             out[str(about)] = kept
     return out

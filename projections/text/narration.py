@@ -9,11 +9,10 @@ escaped, so none of them can add a line or act on the terminal.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
 
-from skirmish.eventlog.events import Roll
 from skirmish.eventlog.rows import HeadMove
 from skirmish.eventlog.text import escape_controls
+from skirmish.projections.audit.explain import Derived, Explanation, Number, Stored
 from skirmish.projections.notes import Note
 from skirmish.projections.engine import Encounter, Recorded
 from skirmish.projections.text.board import clock_label, view_changes
@@ -66,24 +65,24 @@ def replay_text(
         prior = view
 
 
-def explain_lines(data: Mapping[str, Any]) -> list[str]:
+def explain_lines(data: Explanation) -> list[str]:
     """`explain` as text: every number of the event with its terms, dice and rule."""
     lines = [
-        f"#{data['event']} {data['description']}",
-        f"  command: {data['command']}  (recorded on {data['branch']}, {data['recorded_at'][:19]}; "
-        + (f"on {', '.join(data['on'])})" if data["on"] else "undone: on no branch)"),
-        f"  ruleset: {data['ruleset']} ({data['rules_file']}), options: "
-        + (", ".join(f"{k}={v}" for k, v in data["options"].items()) or "none"),
+        f"#{data.event} {data.description}",
+        f"  command: {data.command}  (recorded on {data.branch}, {data.recorded_at[:19]}; "
+        + (f"on {', '.join(data.on)})" if data.on else "undone: on no branch)"),
+        f"  ruleset: {data.ruleset} ({data.rules_file}), options: "
+        + (", ".join(f"{k}={v}" for k, v in data.options.items()) or "none"),
     ]
-    lines += number_lines(data["numbers"])
-    lines += [f"  {'private ' if note.get('private') else ''}note #{note['id']}: {note['text']}" for note in data["notes"]]
+    lines += number_lines(data.numbers)
+    lines += [f"  {'private ' if note.private else ''}note #{note.id}: {note.text}" for note in data.notes]
     return [escape_controls(line) for line in lines]
 
 
 RECORDED = "  as recorded: "
 
 
-def number_lines(numbers: Sequence[Mapping[str, Any]]) -> list[str]:
+def number_lines(numbers: Sequence[Number]) -> list[str]:
     """An event's numbers (``audit.explain.number_entries``) as `explain` prints them."""
     lines, recorded = number_parts(numbers)
     if recorded is not None:
@@ -94,24 +93,24 @@ def number_lines(numbers: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-def number_parts(numbers: Sequence[Mapping[str, Any]]) -> tuple[list[str], tuple[list[str], str] | None]:
+def number_parts(numbers: Sequence[Number]) -> tuple[list[str], tuple[list[str], str] | None]:
     """The lines of the derived numbers, and the numbers stored as they are (``figure
     value`` items and the rules they fall under) that `explain` prints on one line."""
     lines: list[str] = []
-    derived = [n for n in numbers if not n.get("recorded")]
-    recorded = [n for n in numbers if n.get("recorded")]
-    for n in derived:
-        formula = f" = {n['formula']}" if n.get("formula") else ""
-        lines.append(f"  {n['figure']}: {n['value']}{formula}")
-        if n.get("terms"):
-            lines.append("      " + ", ".join(f"{t['name']} {t['value']:+d}" for t in n["terms"]))
-        if n.get("roll"):
-            r = n["roll"]
-            lines.append("      dice: " + Roll(dice=r["dice"], faces=tuple(r["faces"]), source=r["source"]).describe())
-        if n.get("rule"):
-            lines.append(f"      rule: {n['rule']}")
+    recorded = [n for n in numbers if isinstance(n, Stored)]
+    for n in numbers:
+        if isinstance(n, Stored):
+            continue
+        formula = f" = {n.formula}" if isinstance(n, Derived) and n.formula else ""
+        lines.append(f"  {n.figure}: {n.value}{formula}")
+        if isinstance(n, Derived) and n.terms:
+            lines.append("      " + ", ".join(f"{t.name} {t.value:+d}" for t in n.terms))
+        if n.roll is not None:
+            lines.append("      dice: " + n.roll.describe())
+        if isinstance(n, Derived) and n.rule:
+            lines.append(f"      rule: {n.rule}")
     if not recorded:
         return lines, None
-    rules = {n["rule"] for n in recorded if n["rule"]}
+    rules = {n.rule for n in recorded if n.rule}
     tail = f" ({', '.join(sorted(rules))})" if rules else " (no derivation recorded)"
-    return lines, ([f"{n['figure']} {n['value']}" for n in recorded], tail)
+    return lines, ([f"{n.figure} {n.value}" for n in recorded], tail)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import shlex
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 import msgspec
 
@@ -25,6 +24,22 @@ class Redecided:
     skipped: str | None = None  # why it no longer holds, if it was skipped
 
 
+class RedecidedJson(msgspec.Struct, frozen=True):
+    command: str
+    old: list[int]  # its events on the original branch
+    new: list[int]  # its events on the new one (none: skipped)
+    skipped: str | None
+
+
+class AmendedJson(msgspec.Struct, frozen=True):
+    """`amend --json`: the new branch and what became of each command."""
+
+    branch: str
+    original: str = msgspec.field(name="from")
+    at: int
+    commands: list[RedecidedJson]
+
+
 @dataclass
 class Amended:
     branch: str
@@ -32,14 +47,9 @@ class Amended:
     original: str  # the branch whose history was amended
     steps: list[Redecided]  # the amended command first, then every later one
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "branch": self.branch, "from": self.original, "at": self.at,
-            "commands": [
-                {"command": s.text, "old": s.old, "new": [r.id for r in s.new], "skipped": s.skipped}
-                for s in self.steps
-            ],
-        }
+    def to_json(self) -> AmendedJson:
+        return AmendedJson(self.branch, self.original, self.at,
+                           [RedecidedJson(s.text, s.old, [r.id for r in s.new], s.skipped) for s in self.steps])
 
 
 def _commands_on(path: list[Recorded]) -> list[list[Recorded]]:
