@@ -3,7 +3,7 @@
 Durability: journal_mode WAL (set once, when the schema is made) with synchronous FULL.
 - One command is one transaction (BEGIN IMMEDIATE ... COMMIT): a process killed
   mid-command leaves WAL frames with no commit record, which the next opener ignores,
-  so a command is wholly in or wholly out (tests/test_crashes.py kills writers at
+  so a command is wholly in or wholly out (tests/log/test_crashes.py kills writers at
   random to hold this).
 - FULL syncs the WAL at every commit: once a command has printed its events it
   survives a power loss too, not just a killed process. NORMAL would keep the file

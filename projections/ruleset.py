@@ -72,7 +72,7 @@ class MutableFighters(Protocol):
     """A state whose fighters the fold changes in place, as :class:`Rules` marks one that
     leaves or returns. A ruleset whose fighters are frozen values (ap-countdown) marks its
     own handlers for CombatantLeft and CombatantReturned (one that does not fails the
-    shared property tests, tests/test_invariants.py, which leave and return in every ruleset)."""
+    shared property tests, tests/rulesets/test_invariants.py, which leave and return in every ruleset)."""
 
     @property
     def fighters(self) -> Mapping[str, MutableFighter]: ...
@@ -374,7 +374,7 @@ def registry() -> dict[str, Any]:
 
 
 # The built-in rulesets, exactly as pyproject.toml registers them under the entry points
-# (tests/test_registry.py holds the two equal). Looking a built-in one up here spares a
+# (tests/rulesets/test_registry.py holds the two equal). Looking a built-in one up here spares a
 # command at the table importlib.metadata and the scan of installed distributions (about
 # 20 ms a run); any other id is looked up through the entry points.
 BUILT_IN = {

@@ -3,7 +3,7 @@
 Rules text: tests/toy/duel.md (cited by section, "duel.md, Turns"). It is installed the
 way a third-party package installs a ruleset: the entry point in
 tests/toy/skirmish_toy_duel-1.0.dist-info/entry_points.txt, found once tests/toy is on
-the path (tests/test_toy_ruleset.py does that, then plays it through the CLI and every
+the path (tests/rulesets/test_toy_ruleset.py does that, then plays it through the CLI and every
 audit and report command).
 
 The clock is whose turn it is: ``round`` orders everyone by Speed and starts the first
