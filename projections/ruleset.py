@@ -194,8 +194,6 @@ class Ruleset(Protocol[State]):
         ...
 
 
-C = TypeVar("C", bound=Command)
-E = TypeVar("E", bound=Event)
 Decider = Callable[[Any, Any, Any, "Dice"], list[Event]]
 Applier = Callable[[Any, Any, Any], None]
 
@@ -420,31 +418,6 @@ def check_stats(ruleset: Ruleset[Any], name: str, raw: Mapping[str, str]) -> dic
     for key, spec in ruleset.stats.items():
         stats.setdefault(key, spec.default)
     return stats
-
-
-class Named(Protocol):
-    @property
-    def name(self) -> str: ...
-
-
-N = TypeVar("N", bound=Named)
-
-
-def names_of(roster: Sequence[Named]) -> list[str]:
-    return [f.name for f in roster]
-
-
-def by_name(roster: Sequence[N], name: str) -> N:
-    """The combatant of that exact name (decide has already matched the GM's spelling)."""
-    for f in roster:
-        if f.name == name:
-            return f
-    raise KeyError(name)
-
-
-def replaced(roster: tuple[N, ...], fighter: N) -> tuple[N, ...]:
-    """The roster with ``fighter`` in place of the combatant of its name (a fold's update)."""
-    return tuple(fighter if f.name == fighter.name else f for f in roster)
 
 
 def options_in_force(ruleset: Ruleset[Any], started: EncounterStarted) -> dict[str, str]:

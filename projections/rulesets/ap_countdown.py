@@ -832,8 +832,6 @@ class ApCountdown(Rules[ApState]):
         f = state.fighter(find_name(state.names(), cmd.who))
         count = state.count
         assert count is not None
-        if cmd.percent is not None:
-            raise BadInput("ap-countdown counts action points: use --ap, not --percent")
         action = cmd.action.lower()
         _check_able(state, f)
         if action == "move":
