@@ -28,6 +28,7 @@ import msgspec
 from skirmish.eventlog.commands import AddCombatant, AddNote, ApplyEffect, AtTheTable, Command, Leave, Return
 from skirmish.eventlog.errors import BadInput, RuleViolation, UnknownCombatant, UnknownRuleset
 from skirmish.eventlog.events import (
+    CORE_EVENTS,
     CombatantAdded,
     CombatantLeft,
     CombatantReturned,
@@ -195,7 +196,6 @@ class Ruleset(Protocol[State]):
 
 
 Decider = Callable[[Any, Any, Any, "Dice"], list[Event]]
-Applier = Callable[[Any, Any, Any], None]
 
 
 def decides(*commands: type[Command]) -> Callable[[F], F]:
@@ -230,27 +230,50 @@ class Rules(Generic[State]):
     in place, STYLE 7) and marks its handlers with :func:`decides` and :func:`applies`.
     ``add`` is decided here for every ruleset (a unique name and the declared stats);
     events a ruleset has no handler for (notes, the encounter's start) change nothing.
+
+    ``event_types`` (what the encounter's codec reads back) is derived: every event type
+    an ``@applies`` handler takes, then ``records_only``.
     """
 
     state_type: type[State]
+    # Events ``decide`` records that change nothing in the state (no ``@applies`` handler):
+    # listed so the codec reads them back. Every other event type comes from the handlers.
+    records_only: tuple[type[Event], ...] = ()
+    event_types: tuple[type[Event], ...]
     _deciders: dict[type[Command], Decider]
-    _appliers: dict[type[Event], Applier]
+    _applier_names: dict[type[Event], str]  # event type -> the name of the method applying it
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "event_types" in vars(cls):
+            raise TypeError(f"{cls.__name__}.event_types is derived from its @applies handlers "
+                            "(and records_only): do not list them")
         deciders: dict[type[Command], Decider] = {}
-        appliers: dict[type[Event], Applier] = {}
+        applies: dict[type[Event], str] = {}
         for klass in reversed(cls.__mro__):
-            for member in vars(klass).values():
+            for name, member in vars(klass).items():
                 for command in getattr(member, "_decides", ()):
                     deciders[command] = member
                 for event in getattr(member, "_applies", ()):
-                    appliers[event] = member
-        cls._deciders, cls._appliers = deciders, appliers
+                    applies[event] = name
+        cls._deciders, cls._applier_names = deciders, applies
+        own = [t for t in applies if t not in CORE_EVENTS]
+        cls.event_types = (*own, *(t for t in cls.records_only if t not in own))
 
     @cached_property
     def _codec(self) -> tuple[msgspec.msgpack.Encoder, msgspec.msgpack.Decoder[State]]:
         return msgspec.msgpack.Encoder(), msgspec.msgpack.Decoder(self.state_type)
+
+    @cached_property
+    def _appliers(self) -> dict[type[Event], Callable[[State, Any], None]]:
+        return {event: getattr(self, name) for event, name in self._applier_names.items()}
+
+    def appliers(self) -> Mapping[type[Event], Callable[[State, Any], None]] | None:
+        """The fold's dispatch: event type -> the handler ``apply`` calls for it, bound. A
+        loop over many events (the engine's replay) reads it once and calls the handlers
+        itself rather than ``apply`` an event. None when a subclass overrides ``apply``: its
+        own fold must run."""
+        return self._appliers if type(self).apply is Rules.apply else None
 
     def decide(self, state: State, command: Command, dice: Dice) -> list[Event]:
         decider = self._deciders.get(type(command))
@@ -261,7 +284,7 @@ class Rules(Generic[State]):
     def apply(self, state: State, event: Event) -> None:
         applier = self._appliers.get(type(event))
         if applier is not None:
-            applier(self, state, event)
+            applier(state, event)
 
     def copy(self, state: State) -> State:
         encoder, decoder = self._codec

@@ -259,7 +259,15 @@ class Counter(msgspec.Struct, frozen=True):
 
 class ApState(msgspec.Struct):
     """Mutable: the fold applies events to a working copy in place (Rules.apply). A
-    fighter is a frozen value, replaced whole in ``fighters`` when an event changes it."""
+    fighter is a frozen value, replaced whole in ``fighters`` when an event changes it.
+
+    The other rulesets mutate their fighters in place; this one does not, on purpose: its
+    view (who acts at each count) is most of a replay's time, and it keeps each
+    combatant's row as last built, keyed by the fighter object (``ApCountdown._rows``). A
+    fighter no event touched is the same object, so a replay rebuilds the rows of the one
+    or two fighters an event replaced, not all of them; a fighter changed in place would
+    look unchanged. Hence ``replace`` in every applier here, and nowhere a fighter is
+    mutated."""
 
     options: dict[str, str]
     seed: int
@@ -489,14 +497,6 @@ class RoundEnded(Event, frozen=True, tag="ap.round-ended"):
     ap_lost: dict[str, int] = {}
 
 
-EVENT_TYPES: tuple[type[Event], ...] = (
-    RoundStarted, ActionContinued, ClockAdvanced, ActionDeclared, ActionProgressed,
-    ActionReadied, ActionResolved, ActionCancelled, PaceChanged, ParryDeclared, ParryUsed,
-    DamageTaken, HitsHealed, EffectApplied, EffectEnded, BleedingStaunched, CounterSet, UpkeepTick,
-    RoundEnded,
-)
-
-
 # --- the ruleset ---------------------------------------------------------------------------
 
 
@@ -551,7 +551,6 @@ class ApCountdown(Rules[ApState]):
         "cancel": ("orientation",),
         "effect": ("per_round", "rounds", "start", "end"),
     }
-    event_types = EVENT_TYPES
     state_type = ApState
     # ApState's shape: raise it when ApState, Fighter, Action, Effect or Counter change
     # (2: fighters by name, and ``left``).

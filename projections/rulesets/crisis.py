@@ -406,12 +406,6 @@ class TurnEnded(Event, frozen=True, tag="crisis.turn-ended"):
     turn: int
 
 
-EVENT_TYPES: tuple[type[Event], ...] = (
-    TurnStarted, TurnPassed, ActionTaken, AttackRolled, ActionProgressed, ActionCancelled,
-    DamageTaken, Healed, ConditionSet, ConditionEnded, TurnEnded,
-)
-
-
 # --- the ruleset ---------------------------------------------------------------------------
 
 
@@ -473,7 +467,6 @@ class Crisis(Rules[CrisisState]):
     # The shape of this ruleset's state: raise it when the state structs change (it keys
     # cached snapshots). 2: mutable, fighters by name, conditions by kind.
     state_version = 3  # 3: ``left``
-    event_types = EVENT_TYPES
 
     # --- initial / apply ------------------------------------------------------------------
 

@@ -405,12 +405,6 @@ class RoundEnded(Event, frozen=True, tag="modular.round-ended"):
     combat_over: bool = False
 
 
-EVENT_TYPES: tuple[type[Event], ...] = (
-    RoundStarted, TurnStarted, EvadeEnded, Moved, ActionTaken, ReadyDeclared, ReadyResolved,
-    ReadyCancelled, DamageTaken, HealthHealed, EffectApplied, EffectEnded, UpkeepTick, RoundEnded,
-)
-
-
 # --- the ruleset ---------------------------------------------------------------------------
 
 
@@ -471,7 +465,6 @@ class Modular(Rules[ModularState]):
         "effect": ("rounds", "end"),
     }
     state_version = 3  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
-    event_types = EVENT_TYPES
 
     # --- initial / evolve ---------------------------------------------------------------
 

@@ -352,12 +352,6 @@ class RoundEnded(Event, frozen=True, tag="pa.round-ended"):
     round: int
 
 
-EVENT_TYPES: tuple[type[Event], ...] = (
-    RoundStarted, ActionContinued, TurnPassed, ActionDeclared, ActionResolved, ActionCancelled,
-    ActionProgressed, DamageTaken, HitsHealed, EffectApplied, EffectEnded, UpkeepTick, RoundEnded,
-)
-
-
 def _span(low: int, high: int | None) -> str:
     return f"{low}+ %" if high is None else f"{low} %" if low == high else f"{low}-{high} %"
 
@@ -415,7 +409,6 @@ class PercentActivity(Rules[PaState]):
         ENCUMBERED: "until ended: a condition of the initiative table (Initiative)",
     }
     state_version = 3  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
-    event_types = EVENT_TYPES
 
     def initial(self, started: EncounterStarted) -> PaState:
         options = options_in_force(self, started)

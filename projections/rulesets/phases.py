@@ -366,12 +366,6 @@ class TurnEnded(Event, frozen=True, tag="phases.turn-ended"):
     actions: dict[str, int] = {}
 
 
-EVENT_TYPES: tuple[type[Event], ...] = (
-    TurnStarted, ClockAdvanced, ActionTaken, ActionResolved, RepetitionInterrupted,
-    EffectApplied, EffectEnded, TurnEnded,
-)
-
-
 def initiative(f: Fighter, wounds: str, held: Wounds | None = None) -> Derivation:
     """Initiative after wounds and panic (``held``: those the character would have), never
     below 0 (phases.md, Initiative)."""
@@ -448,7 +442,6 @@ class Phases(Rules[PhaseState]):
     # The shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots).
     state_version = 3  # 3: ``left``; metres moved kept in halves
     state_type = PhaseState
-    event_types = EVENT_TYPES
 
     def initial(self, started: EncounterStarted) -> PhaseState:
         options = options_in_force(self, started)

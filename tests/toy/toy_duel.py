@@ -137,7 +137,6 @@ class Duel(Rules[DuelState]):
     }
     details: dict[str, Detail] = {}
     flags = {"declare": ("target",)}
-    event_types = (RoundStarted, TurnStarted, Struck, Guarded, Healed, RoundEnded)
     state_version = 1
 
     def initial(self, started: EncounterStarted) -> DuelState:
