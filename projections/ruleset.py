@@ -586,21 +586,55 @@ def why_down(value: int, vital: str, options: Mapping[str, str]) -> str:
     return f"{value} {vital} left, option {GOES_DOWN}={options.get(GOES_DOWN, GOES_DOWN_OPTION.default)}"
 
 
-def check_able(name: str, left: bool, value: int, vital: str, options: Mapping[str, str]) -> None:
-    """Refuse, in one line, an action of a combatant who left or whose vital figure
-    ``value`` puts it down under the goes-down option."""
-    if left:
-        raise has_left(name)
-    if is_down(value, options):
-        raise unable(name, "down", why_down(value, vital, options))
-
-
 def is_down(value: int, options: Mapping[str, str]) -> bool:
     """Whether a vital figure at ``value`` puts a combatant down under the goes-down option."""
     rule = options.get(GOES_DOWN, GOES_DOWN_OPTION.default)
     if rule == "never":
         return False
     return value <= 0 if rule == "at-0" else value < 0
+
+
+class GoesDown:
+    """The readings shared by the rulesets whose combatants go down under the goes-down
+    option and take their turns in a round (ap-countdown, modular, percent-activity), mixed
+    into their :class:`Rules` class: who is down or able, the one-line refusals, whose turn
+    comes next. The ruleset names its vital figure and the rule a round is cited by."""
+
+    vital: str  # the vital figure as a refusal names it: "hits", "health"
+    round_rule: str  # the rule cited when a command needs a round under way
+
+    def vital_left(self, f: Any) -> int:
+        """The combatant's vital figure now (hits left, health left)."""
+        raise NotImplementedError
+
+    def down(self, state: Any, f: Any) -> bool:
+        return is_down(self.vital_left(f), state.options)
+
+    def able(self, state: Any, f: Any) -> bool:
+        """Whether the combatant can act: it has not left and is not down."""
+        return not f.left and not self.down(state, f)
+
+    def check_able(self, state: Any, f: Any) -> None:
+        """Refuse, in one line, an action of a combatant the clock passes by: it left, or
+        its vital figure puts it down under the goes-down option."""
+        if f.left:
+            raise has_left(f.name)
+        value = self.vital_left(f)
+        if is_down(value, state.options):
+            raise unable(f.name, "down", why_down(value, self.vital, state.options))
+
+    def need_round(self, state: Any) -> None:
+        if not state.in_round:
+            raise RuleViolation("no round under way: start one with `skirmish round`", self.round_rule)
+
+    def next_turn(self, state: Any) -> int | None:
+        """The index in this round's order of the next combatant who can act, after the one
+        whose turn it is (``state.turn``); None: the round's turns are over."""
+        start = (state.turn if state.turn is not None else -1) + 1
+        for index in range(start, len(state.order)):
+            if self.able(state, state.fighters[state.order[index]]):
+                return index
+        return None
 
 
 RESERVED_NAMES = {"scene"}
