@@ -356,17 +356,23 @@ def registry() -> dict[str, Any]:
     return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
-# The built-in rulesets, exactly as pyproject.toml registers them under the entry points
-# (tests/test_registry.py holds the two equal). Looking a built-in one up here spares a
-# command at the table importlib.metadata and the scan of installed distributions (about
-# 20 ms a run); any other id is looked up through the entry points.
-BUILT_IN = {
-    "ap-countdown": "skirmish.projections.rulesets.ap_countdown:RULESET",
-    "crisis": "skirmish.projections.rulesets.crisis:RULESET",
-    "modular": "skirmish.projections.rulesets.modular:RULESET",
-    "percent-activity": "skirmish.projections.rulesets.percent_activity:RULESET",
-    "phases": "skirmish.projections.rulesets.phases:RULESET",
-}
+def _built_in() -> dict[str, str]:
+    """The rulesets shipped with skirmish: each module of projections/rulesets/ is the ruleset
+    its name says (``ap_countdown`` is ``ap-countdown``), registered in pyproject.toml under
+    the entry points as ``skirmish.projections.rulesets.<module>:RULESET`` like any other
+    (tests/test_registry.py holds the two equal). Looking a built-in one up here spares a
+    command at the table importlib.metadata and the scan of installed distributions (about
+    20 ms a run); any other id is looked up through the entry points."""
+    import os
+
+    from skirmish.projections import rulesets
+
+    modules = sorted(name[:-3] for name in os.listdir(rulesets.__path__[0])
+                     if name.endswith(".py") and not name.startswith("_"))
+    return {name.replace("_", "-"): f"{rulesets.__name__}.{name}:RULESET" for name in modules}
+
+
+BUILT_IN = _built_in()
 
 
 @cache
