@@ -101,6 +101,22 @@ class Detail:
     choices: tuple[str, ...] = ()  # empty: any value the ruleset checks itself
 
 
+@dataclass(frozen=True)
+class Flag:
+    """A `--NAME` a ruleset reads on some of its commands (`skirmish rules RULESET` lists it).
+
+    A NAME that is a field of the command (eventlog/commands.py: ``ap``, ``target``,
+    ``hits``, ...) is that shared flag, which the command line parses whatever the ruleset
+    and the engine refuses where the ruleset does not declare it. Any other NAME is the
+    ruleset's own: the command line takes it only in the ruleset's encounters (`--NAME N`,
+    `--NAME TEXT`, or `--NAME` alone for a ``kind`` of bool), and it travels in the
+    command's ``details`` as `--with NAME=VALUE` would (a bool as ``yes``)."""
+
+    doc: str
+    commands: tuple[str, ...]  # command tags: "declare", "resolve", "round", ...
+    kind: type[int] | type[str] | type[bool] = str  # a flag of its own; a shared one has its field's
+
+
 class Ruleset(Protocol[State]):
     """What a ruleset provides (docs/adding-a-ruleset.md walks through it).
 
@@ -135,10 +151,10 @@ class Ruleset(Protocol[State]):
         ...
 
     @property
-    def flags(self) -> Mapping[str, tuple[str, ...]]:
-        """Command tag -> the shared optional fields of that command it reads ("ap",
-        "target", "hits", ...: the command struct's field names). The engine refuses a
-        command that sets any other, naming them all in one message."""
+    def flags(self) -> Mapping[str, Flag]:
+        """The `--NAME` flags it reads, by NAME (a command's field name for a shared one:
+        "ap", "charge_speed"), each with the commands it is read on. The engine refuses a
+        command that sets a shared flag not declared here, naming them all in one message."""
         ...
 
     @property
@@ -456,10 +472,15 @@ def options_in_force(ruleset: Ruleset[Any], started: EncounterStarted) -> dict[s
 
 
 def check_details(ruleset: Ruleset[Any], command: Command) -> None:
-    """Refuse any `--with KEY=VALUE` the ruleset does not declare for this command."""
+    """Refuse any `--with KEY=VALUE` the ruleset does not declare for this command (a flag
+    of its own declared there travels as one, and is checked against its kind)."""
     given: Mapping[str, str] = getattr(command, "details", {})
     tag = tag_of_command(command)
+    own = own_flags(ruleset, type(command))
     for key, value in given.items():
+        if key in own:
+            _check_own(key, own[key], value)
+            continue
         spec = ruleset.details.get(key)
         if spec is None or tag not in spec.commands:
             known = [k for k, d in ruleset.details.items() if tag in d.commands]
@@ -488,13 +509,44 @@ def optional_fields(command_type: type[Command]) -> tuple[tuple[str, Any], ...]:
     )
 
 
+def flags_on(ruleset: Ruleset[Any], tag: str) -> list[str]:
+    """The names of the flags the ruleset reads on the command ``tag``, as it declares them."""
+    return [name for name, flag in ruleset.flags.items() if tag in flag.commands]
+
+
+def own_flags(ruleset: Ruleset[Any], command_type: type[Command]) -> dict[str, Flag]:
+    """The flags of the ruleset's own it reads on this command: those not its fields."""
+    tag = str(command_type.__struct_config__.tag)
+    fields = command_type.__struct_fields__
+    return {name: flag for name, flag in ruleset.flags.items() if tag in flag.commands and name not in fields}
+
+
+def own_value(flag: Flag, value: Any) -> str | None:
+    """A flag of a ruleset's own as it travels in ``details``; None when it was not given."""
+    if value is None or value is False:
+        return None
+    return "yes" if flag.kind is bool else str(value)
+
+
+def _check_own(name: str, flag: Flag, value: str) -> None:
+    if flag.kind is bool and value != "yes":
+        raise BadInput(f"--with {name}= takes yes, not {value!r} (or --{name})")
+    if flag.kind is int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise BadInput(f"--{name} takes a whole number, not {value!r}") from None
+        if abs(number) > LARGEST:
+            raise BadInput(f"--{name} {number} is out of range (at most {LARGEST:,} either way)")
+
+
 def check_flags(ruleset: Ruleset[Any], command: Command) -> None:
     """Refuse, in one message naming them all, the shared flags the ruleset does not read
     on this command (``Ruleset.flags``)."""
     if not isinstance(command, AtTheTable):
         return
     tag = tag_of_command(command)
-    takes = ruleset.flags.get(tag, ())
+    takes = flags_on(ruleset, tag)
     unused = [
         flag_name(name) for name, default in optional_fields(type(command))
         if name not in takes and getattr(command, name) != default

@@ -113,6 +113,7 @@ from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
+    Flag,
     GoesDown,
     Harm,
     Option,
@@ -548,10 +549,21 @@ class ApCountdown(GoesDown, Rules[ApState]):
     }
     details: dict[str, Detail] = {}  # every input has its own flag
     flags = {
-        "declare": ("ap", "target", "trigger", "pace", "penalty", "amount"),
-        "resolve": ("outcome", "hits", "charge_speed"),
-        "cancel": ("orientation",),
-        "effect": ("per_round", "rounds", "start", "end"),
+        "ap": Flag("AP to spend: fewer than the action's most resolve sooner, at -25 per AP (Actions)", ("declare",)),
+        "target": Flag("whom the action is aimed at", ("declare",)),
+        "trigger": Flag("hold the action, ready at its count, until this happens (Conditional Actions)", ("declare",)),
+        "pace": Flag("move: the new pace, e.g. walk or run (Movement)", ("declare",)),
+        "penalty": Flag("move: the pace's penalty off the movement table, 0 or less (Movement)", ("declare",)),
+        "amount": Flag("parry: the bonus moved from attack to defence (Parry)", ("declare",)),
+        "outcome": Flag("what the roll gave, in the GM's words", ("resolve",)),
+        "hits": Flag("hits dealt to the action's target (Resolution)", ("resolve",)),
+        "charge_speed": Flag("a melee attack's charge: the relative speed in m/s (Charging)", ("resolve",)),
+        "orientation": Flag("the Orientation Maneuver's result: failure, partial, near or success (Canceling action)",
+                            ("cancel",)),
+        "per_round": Flag("bleeding: hits lost at each upkeep; a scene counter: its step (Upkeep)", ("effect",)),
+        "rounds": Flag("how many rounds a stun or the GM's own effect lasts (Upkeep)", ("effect",)),
+        "start": Flag("a scene counter's starting value", ("effect",)),
+        "end": Flag("end the effect, or the scene counter, now", ("effect",)),
     }
     state_type = ApState
     # ApState's shape: raise it when ApState, Fighter, Action, Effect or Counter change

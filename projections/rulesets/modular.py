@@ -101,6 +101,7 @@ from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
+    Flag,
     GoesDown,
     Harm,
     Option,
@@ -462,9 +463,12 @@ class Modular(GoesDown, Rules[ModularState]):
         "combat": Detail("the combat ends: every Evade and pending Ready ends", ("upkeep",), ("over",)),
     }
     flags = {
-        "declare": ("target", "trigger", "amount"),
-        "resolve": ("outcome",),
-        "effect": ("rounds", "end"),
+        "target": Flag("whom the action is aimed at", ("declare",)),
+        "trigger": Flag("a Ready's trigger (Combat Rules, Ready)", ("declare",)),
+        "amount": Flag("move: feet moved, up to Speed a round (Combat Rules, Movement)", ("declare",)),
+        "outcome": Flag("what the check gave, in the GM's words", ("resolve",)),
+        "rounds": Flag("how many rounds the effect lasts", ("effect",)),
+        "end": Flag("end the effect now", ("effect",)),
     }
     state_version = 3  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
 

@@ -99,6 +99,7 @@ from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
+    Flag,
     GoesDown,
     Harm,
     Option,
@@ -393,12 +394,17 @@ class PercentActivity(GoesDown, Rules[PaState]):
         "ready": Detail("NAME,NAME: weapon ready, +4 initiative (round 1 only)", ("round",)),
         "surprised": Detail("NAME,NAME: surprised, -4 initiative this round", ("round",)),
     }
-    # The shared optional fields of each command this ruleset reads; the engine refuses the
-    # rest in one message (check_flags). `round`, `next`, `damage` and `upkeep` read none.
-    flags: dict[str, tuple[str, ...]] = {
-        "declare": ("percent", "target", "trigger"),
-        "resolve": ("outcome", "hits"),
-        "effect": ("per_round", "rounds", "end"),
+    # `round`, `next`, `damage` and `upkeep` read no flag; the engine refuses any given.
+    flags = {
+        "percent": Flag("the activity it takes: under its most at -1 per % under it (Actions)", ("declare",)),
+        "target": Flag("whom the action is aimed at", ("declare",)),
+        "trigger": Flag("hold the action until this happens, or lose it at the upkeep (Conditional Action)",
+                        ("declare",)),
+        "outcome": Flag("what the roll gave, in the GM's words", ("resolve",)),
+        "hits": Flag("hits dealt to the action's target", ("resolve",)),
+        "per_round": Flag("bleeding: hits lost at each upkeep (Upkeep)", ("effect",)),
+        "rounds": Flag("how many rounds a stun or the GM's own effect lasts (Upkeep)", ("effect",)),
+        "end": Flag("end the effect now", ("effect",)),
     }
     # The Upkeep's effects and the condition the text's table names; any other timed
     # effect (a spell) is the GM's own: `effect WHO KIND --rounds N --custom`.

@@ -112,6 +112,7 @@ from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
+    Flag,
     Harm,
     Option,
     Rules,
@@ -426,18 +427,17 @@ class Phases(Rules[PhaseState]):
         "ambush-move": Detail("how the ambushed force moves (default walk)", ("round",), tuple(MOVES)),
         "by": Detail("points of initiative lost to panic", ("effect",)),
     }
-    # The shared flags read; the engine refuses the rest. One action a phase, no hits and no
-    # timed effects: no AP, percent, pace, trigger, hits, charge, orientation or rounds.
     effects = {
         "slight-wound": "Initiative -1 (Wounds)",
         "serious-wound": "Initiative -3 (Wounds)",
         PANIC: "--with by=N: Initiative lowered by N until ended",
     }
+    # The flags read; the engine refuses the rest. One action a phase, no hits and no
+    # timed effects: no AP, percent, pace, trigger, hits, charge, orientation or rounds.
     flags = {
-        "declare": ("target",),
-        "resolve": ("outcome",),
-        "cancel": (),
-        "effect": ("end",),
+        "target": Flag("whom the action is aimed at", ("declare",)),
+        "outcome": Flag("what the action gave, in the GM's words", ("resolve",)),
+        "end": Flag("end the wound or the panic now", ("effect",)),
     }
     # The shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots).
     state_version = 3  # 3: ``left``; metres moved kept in halves

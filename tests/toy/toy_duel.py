@@ -29,6 +29,7 @@ from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
+    Flag,
     Harm,
     Option,
     Rules,
@@ -136,7 +137,9 @@ class Duel(Rules[DuelState]):
         "guard": ActionInfo("the action", "strikes against it deal half until its next turn"),
     }
     details: dict[str, Detail] = {}
-    flags = {"declare": ("target",)}
+    flags = {
+        "target": Flag("strike: whom", ("declare",)),
+    }
     state_version = 1
 
     def initial(self, started: EncounterStarted) -> DuelState:
