@@ -521,11 +521,12 @@ def own_flags(ruleset: Ruleset[Any], command_type: type[Command]) -> dict[str, F
     return {name: flag for name, flag in ruleset.flags.items() if tag in flag.commands and name not in fields}
 
 
-def own_value(flag: Flag, value: Any) -> str | None:
-    """A flag of a ruleset's own as it travels in ``details``; None when it was not given."""
+def own_value(value: int | str | bool | None) -> str | None:
+    """A flag of a ruleset's own as it travels in ``details`` (`--NAME` alone: ``yes``); None
+    when it was not given."""
     if value is None or value is False:
         return None
-    return "yes" if flag.kind is bool else str(value)
+    return "yes" if value is True else str(value)
 
 
 def _check_own(name: str, flag: Flag, value: str) -> None:
