@@ -264,6 +264,16 @@ def _own_options(ruleset: Any, command_type: type[c.AtTheTable]) -> tuple[OwnFla
     return tuple(OwnFlag(name, flag) for name, flag in own_flags(ruleset, command_type).items())
 
 
+def own_options(ruleset: Any, command: str) -> tuple[OwnFlag, ...]:
+    """The options of the ruleset's own flags on a command, by the command's name (the
+    console completes them as the shell does)."""
+    for info in app.registered_commands:
+        cls = info.cls
+        if command_name(info) == command and isinstance(cls, type) and issubclass(cls, TableCommand):
+            return _own_options(ruleset, cls.command_type)
+    return ()
+
+
 def _ruleset_of(ctx: Any) -> Any:
     """The ruleset of the encounter the line acts on (None where there is none: the parser
     then names an unknown option as before)."""

@@ -107,6 +107,18 @@ def test_a_flag_of_the_duels_own_is_taken_in_its_encounters_alone(cli: Cli, tmp_
     assert other.fails("declare", "Ann", "strike", "--feint").startswith("Error: No such option: --feint")
 
 
+def test_the_console_completes_a_flag_of_the_duels_own(cli: Cli) -> None:
+    from skirmish.cli.session import Completer, Session
+
+    play(cli)
+    session = Session(cli.db)
+    try:
+        assert Completer(session).candidates("declare Ann strike --fe") == ["declare Ann strike --feint"]
+        assert Completer(session).candidates("resolve Ann --fe") == []
+    finally:
+        session.close()
+
+
 def test_explain_why_and_the_report_of_a_duel(cli: Cli) -> None:
     play(cli)
     log = [json.loads(line) for line in cli.ok("log", "--json").splitlines()]
