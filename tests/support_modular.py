@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rulesets_support import core_commands, core_invalid, support
+from rulesets_support import Fight, core_commands, core_invalid, support
 from skirmish.eventlog.commands import (
     AddCombatant,
     ApplyEffect,
@@ -32,6 +32,13 @@ TURN_ACTIONS = (
 
 @support("modular")
 class ModularSupport:
+    # modular.md: damage comes off Health. 19/25 of 6 is 4.56 -> 5; 13/25 of 6 is 3.12 -> 3.
+    console = Fight(
+        ('new "Yard" --rules modular --seed 1', "add Hauser --side players --stat agility=47 --stat dodge=13 --stat health=30",
+         "add Orc --side foes --stat agility=20 --stat dodge=10 --stat health=25", "round --roll Hauser=40 --roll Orc=35"),
+        "Orc", "###### 25/25", "damage Orc 6", "#####. 19/25",
+        "damage Orc 6", "Orc", "###... 13/25", "#####. 19/25")
+
     @staticmethod
     def commands(enc: Encounter) -> list[Command]:
         """Weighted by repetition so fights get through whole rounds, Readies and the upkeep."""
