@@ -187,7 +187,7 @@ def command(
     def register(fn: F) -> F:
         if table is not None:
             cls = type(f"{table.__name__}Command", (TableCommand,), {"command_type": table})
-            app.command(name, cls=cls, **settings)(_with_flags(fn, table))
+            app.command(name, cls=cls, **settings)(_WithFlags(fn, table))
             return fn
         if reads:
             @functools.wraps(fn)
@@ -292,40 +292,50 @@ def _ruleset_of(ctx: Any) -> Any:
 _COMPLETES = {"target": complete.combatants}
 
 
-def _with_flags(fn: Callable[..., Any], command_type: type[c.AtTheTable]) -> Callable[..., Any]:
-    """``fn`` with its command's shared flags as options, built once here from the command
-    struct's fields and their help (eventlog/commands.py), not written out as parameters of
-    each command: ``fn`` takes them as one ``flags`` dict (field -> value), when its command
-    has any. A flag of the ruleset's own reaches ``fn`` as a `--with NAME=VALUE` (it travels
-    in the command's details)."""
-    hints = typing.get_type_hints(command_type, include_extras=True)
-    shared = [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[
-            hints[name].__origin__, typer.Option(
-                flag_name(name), help=hints[name].__metadata__[0].description, autocompletion=_COMPLETES.get(name),
-            ),
-        ])
-        for name, default in optional_fields(command_type)
-    ]
-    own_hints = typing.get_type_hints(fn, include_extras=True)
-    signature = inspect.signature(fn)
-    takes_flags = "flags" in signature.parameters
-    assert "with_" in signature.parameters and "ctx" in signature.parameters, fn.__name__
-    params = [p.replace(annotation=own_hints[p.name]) for p in signature.parameters.values() if p.name != "flags"]
+class _WithFlags:
+    """A command at the table with its command's shared flags as options, built from the
+    command struct's fields and their help (eventlog/commands.py), not written out as
+    parameters of each command: the function takes them as one ``flags`` dict (field ->
+    value), when its command has any. A flag of the ruleset's own reaches it as a `--with
+    NAME=VALUE` (it travels in the command's details). The signature Typer reads is built
+    when Typer first asks, for the one command a line names, not for all at start-up."""
 
-    @functools.wraps(fn)
-    def with_flags(**given: Any) -> Any:
-        flags = {p.name: given.pop(p.name) for p in shared}
+    def __init__(self, fn: Callable[..., Any], command_type: type[c.AtTheTable]) -> None:
+        functools.update_wrapper(self, fn, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
+        self._fn, self._command_type = fn, command_type
+        self._takes_flags = "flags" in inspect.signature(fn).parameters
+
+    @functools.cached_property
+    def _shared(self) -> list[inspect.Parameter]:
+        hints = typing.get_type_hints(self._command_type, include_extras=True)
+        return [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[
+                hints[name].__origin__, typer.Option(
+                    flag_name(name), help=hints[name].__metadata__[0].description,
+                    autocompletion=_COMPLETES.get(name),
+                ),
+            ])
+            for name, default in optional_fields(self._command_type)
+        ]
+
+    @functools.cached_property
+    def __signature__(self) -> inspect.Signature:
+        signature = inspect.signature(self._fn)
+        hints = typing.get_type_hints(self._fn, include_extras=True)
+        own = [p.replace(annotation=hints[p.name]) for p in signature.parameters.values() if p.name != "flags"]
+        return signature.replace(parameters=[*own, *self._shared])
+
+    @functools.cached_property
+    def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
+        return {p.name: p.annotation for p in self.__signature__.parameters.values()} | {"return": None}
+
+    def __call__(self, **given: Any) -> Any:
+        flags = {p.name: given.pop(p.name) for p in self._shared}
         own = given["ctx"].meta.get(_OWN, {})
         words = [f"{name}={text}" for name, value in own.items() if (text := own_value(value)) is not None]
         if words:
             given["with_"] = [*(given["with_"] or ()), *words]
-        return fn(**given, flags=flags) if takes_flags else fn(**given)
-
-    with_flags.__signature__ = signature.replace(parameters=[*params, *shared])  # type: ignore[attr-defined]
-    with_flags.__annotations__ = {p.name: p.annotation for p in (*params, *shared)} | {"return": None}
-    return with_flags
-
+        return self._fn(**given, flags=flags) if self._takes_flags else self._fn(**given)
 
 # --- options several commands share, written once -------------------------------------------
 
