@@ -278,9 +278,7 @@ def _ruleset_of(ctx: Any) -> Any:
     """The ruleset of the encounter the line acts on (None where there is none: the parser
     then names an unknown option as before)."""
     if ctx.resilient_parsing:  # completing: nothing ran yet, not even the --db option's callback
-        from skirmish.cli.complete import ruleset
-
-        return ruleset(ctx)
+        return complete.ruleset(ctx)
     run = invocation(ctx)
     try:
         return (run.flags_from or run).encounter().ruleset
@@ -336,6 +334,7 @@ class _WithFlags:
         if words:
             given["with_"] = [*(given["with_"] or ()), *words]
         return self._fn(**given, flags=flags) if self._takes_flags else self._fn(**given)
+
 
 # --- options several commands share, written once -------------------------------------------
 
