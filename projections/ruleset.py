@@ -479,7 +479,10 @@ def check_details(ruleset: Ruleset[Any], command: Command) -> None:
     own = own_flags(ruleset, type(command))
     for key, value in given.items():
         if key in own:
-            _check_own(key, own[key], value)
+            if own[key].kind is bool and value != "yes":
+                raise BadInput(f"--with {key}= takes yes, not {value!r} (or --{key})")
+            if own[key].kind is int:
+                detail_int(command, key)  # refuses what is not a whole number a table could mean
             continue
         spec = ruleset.details.get(key)
         if spec is None or tag not in spec.commands:
@@ -527,18 +530,6 @@ def own_value(value: int | str | bool | None) -> str | None:
     if value is None or value is False:
         return None
     return "yes" if value is True else str(value)
-
-
-def _check_own(name: str, flag: Flag, value: str) -> None:
-    if flag.kind is bool and value != "yes":
-        raise BadInput(f"--with {name}= takes yes, not {value!r} (or --{name})")
-    if flag.kind is int:
-        try:
-            number = int(value)
-        except ValueError:
-            raise BadInput(f"--{name} takes a whole number, not {value!r}") from None
-        if abs(number) > LARGEST:
-            raise BadInput(f"--{name} {number} is out of range (at most {LARGEST:,} either way)")
 
 
 def check_flags(ruleset: Ruleset[Any], command: Command) -> None:

@@ -114,3 +114,32 @@ def test_flags_a_ruleset_does_not_declare_are_refused_in_one_line(ruleset_id: st
                 assert enc.head().event_id == head
     finally:
         store.close()
+
+
+def test_a_flag_of_a_rulesets_own_travels_in_details_and_is_checked_against_its_kind() -> None:
+    """`--NAME` of a ruleset's own arrives as `--with NAME=VALUE` would (cli/app.py): the
+    engine takes it on the commands declared, of the kind declared."""
+    from types import SimpleNamespace
+
+    from skirmish.eventlog.commands import Declare, Resolve
+    from skirmish.eventlog.errors import BadInput
+    from skirmish.projections.ruleset import Flag, check_details, own_flags
+
+    house: Any = SimpleNamespace(id="house", details={}, flags={
+        "target": Flag("whom", ("declare",)),
+        "stance": Flag("how high", ("declare",), int),
+        "feint": Flag("a feint", ("declare",), bool),
+    })
+    assert list(own_flags(house, Declare)) == ["stance", "feint"]
+    check_details(house, Declare(who="A", action="x", details={"stance": "-3", "feint": "yes"}))
+    for details, refusal in (
+        ({"stance": "high"}, "--with stance= takes a whole number, not 'high'"),
+        ({"stance": "2000000"}, "--with stance=2000000 is out of range (at most 1,000,000 either way)"),
+        ({"feint": "no"}, "--with feint= takes yes, not 'no' (or --feint)"),
+    ):
+        with pytest.raises(BadInput) as refused:
+            check_details(house, Declare(who="A", action="x", details=details))
+        assert str(refused.value) == refusal
+    with pytest.raises(BadInput) as refused:
+        check_details(house, Resolve(who="A", details={"stance": "1"}))
+    assert str(refused.value) == "house `resolve` has no detail 'stance' (it takes none)"
