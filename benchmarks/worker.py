@@ -57,9 +57,9 @@ def floor(db: str) -> Callable[[], int]:
 
     from skirmish.eventlog.events import CORE_EVENTS
     from skirmish.eventlog.store import Store
-    from skirmish.projections.rulesets.ap_countdown import EVENT_TYPES
+    from skirmish.projections.rulesets.ap_countdown import RULESET
 
-    union: Any = Union[(*CORE_EVENTS, *EVENT_TYPES)]  # noqa: UP007 - a runtime union
+    union: Any = Union[(*CORE_EVENTS, *RULESET.event_types)]  # noqa: UP007 - a runtime union
     decode = msgspec.json.Decoder(union).decode
     store = Store(db, create=False)
     head = store.head(1, store.current_branch(1)).event_id

@@ -13,23 +13,27 @@ them.
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 import json
 import os
 import re
+import typing
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Annotated, Any, TypeVar
 
 import typer
-from typer.core import TyperCommand
+from typer.core import TyperCommand, TyperOption
 
+from skirmish.cli import complete
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.connection import DEFAULT_DB, FILES
 from skirmish.eventlog.errors import BadInput, SkirmishError
 from skirmish.eventlog.text import escape_controls, json_safe
 from skirmish.projections.engine import Encounter, LogFile
+from skirmish.projections.ruleset import Flag, flag_name, optional_fields, own_flags, own_value
 
 
 def make_app() -> typer.Typer:
@@ -59,6 +63,7 @@ class Invocation:
     records: bool = False  # the command would have recorded something (a refusal says nothing was)
     encounter_pin: str | None = None  # --encounter / SKIRMISH_ENCOUNTER: this shell's table, whatever is current
     branch_pin: str | None = None  # --on / SKIRMISH_BRANCH: its branch, whatever another process switches to
+    flags_from: Invocation | None = None  # amend's parse: the run whose ruleset's own flags the line may hold
     _log_file: LogFile | None = field(default=None, repr=False)
     _created: bool = field(default=False, repr=False)  # this run made the file: removed if left empty
 
@@ -166,13 +171,21 @@ def command_name(info: Any) -> str:
     return str(info.name or (info.callback.__name__.replace("_", "-") if info.callback else ""))
 
 
-def command(name: str | None = None, *, reads: bool = False, **settings: Any) -> Callable[[F], F]:
+def command(
+    name: str | None = None, *, reads: bool = False, table: type[c.AtTheTable] | None = None, **settings: Any
+) -> Callable[[F], F]:
     """Register a command on the app (``settings``: Typer's, e.g. context_settings).
     ``reads``: a command that only reads, and whose reads must agree with one another
     (log, replay, why, diff, reports): it runs inside one read transaction, so a writer in
-    another process never shows it half a command (README: which table, durability)."""
+    another process never shows it half a command (README: which table, durability).
+    ``table``: a command at the table, deciding this command type: it takes the type's
+    shared flags and the ruleset's own (:class:`TableCommand`)."""
 
     def register(fn: F) -> F:
+        if table is not None:
+            cls = type(f"{table.__name__}Command", (TableCommand,), {"command_type": table})
+            app.command(name, cls=cls, **settings)(_WithFlags(fn, table))
+            return fn
         if reads:
             @functools.wraps(fn)
             def at_one_moment(*args: Any, **kwargs: Any) -> Any:
@@ -188,6 +201,136 @@ def command(name: str | None = None, *, reads: bool = False, **settings: Any) ->
         return fn
 
     return register
+
+
+# --- the flags of a command at the table ----------------------------------------------------
+
+_RULESET = "skirmish.ruleset"  # ctx.meta: the encounter's ruleset, once a line needs its own flags
+_OWN = "skirmish.own-flags"  # ctx.meta: the flags of the ruleset's own given, NAME -> value
+
+
+class OwnFlag(TyperOption):
+    """A flag of the encounter's ruleset's own (``Ruleset.flags``: named other than a field of
+    the command), parsed as an option once the ruleset is known."""
+
+    def __init__(self, name: str, flag: Flag) -> None:
+        is_bool = flag.kind is bool
+        super().__init__(
+            param_decls=["own_" + name.replace("-", "_"), "--" + name], type=None if is_bool else flag.kind,
+            is_flag=is_bool, default=False if is_bool else None, help=flag.doc,
+        )
+        self.flag = name
+
+
+class TableCommand(NumbersAsArguments):
+    """A command a ruleset decides (:func:`command` with ``table``). Besides its own
+    parameters and the shared flags it takes the flags of the encounter's ruleset's own: the
+    ruleset is looked up only when a line holds an option the command does not otherwise
+    have, asks for --help, or is being completed, so a line of shared flags opens nothing
+    more, and parsing never imports any ruleset but the encounter's."""
+
+    command_type: type[c.AtTheTable]
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if ctx.resilient_parsing or self._beyond(ctx, args):
+            ctx.meta[_RULESET] = _ruleset_of(ctx)
+        return super().parse_args(ctx, args)
+
+    def _beyond(self, ctx: Any, args: list[str]) -> bool:
+        known = {opt for p in super().get_params(ctx) for opt in (*p.opts, *p.secondary_opts)}
+        for word in args:
+            if word == "--":
+                return False
+            if word == "--help" or (word.startswith("--") and word.split("=", 1)[0] not in known):
+                return True
+        return False
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        params: list[Any] = super().get_params(ctx)
+        ruleset = ctx.meta.get(_RULESET)
+        return params if ruleset is None else [*params, *_own_options(ruleset, self.command_type)]
+
+    def invoke(self, ctx: Any) -> Any:
+        own = [p for p in self.get_params(ctx) if isinstance(p, OwnFlag)]
+        ctx.meta[_OWN] = {p.flag: ctx.params.pop(p.name) for p in own if p.name in ctx.params}
+        return super().invoke(ctx)
+
+
+@functools.cache
+def _own_options(ruleset: Any, command_type: type[c.AtTheTable]) -> tuple[OwnFlag, ...]:
+    return tuple(OwnFlag(name, flag) for name, flag in own_flags(ruleset, command_type).items())
+
+
+def own_options(ruleset: Any, command: str) -> tuple[OwnFlag, ...]:
+    """The options of the ruleset's own flags on a command, by the command's name (the
+    console completes them as the shell does)."""
+    for info in app.registered_commands:
+        cls = info.cls
+        if command_name(info) == command and isinstance(cls, type) and issubclass(cls, TableCommand):
+            return _own_options(ruleset, cls.command_type)
+    return ()
+
+
+def _ruleset_of(ctx: Any) -> Any:
+    """The ruleset of the encounter the line acts on (None where there is none: the parser
+    then names an unknown option as before)."""
+    if ctx.resilient_parsing:  # completing: nothing ran yet, not even the --db option's callback
+        return complete.ruleset(ctx)
+    run = invocation(ctx)
+    try:
+        return (run.flags_from or run).encounter().ruleset
+    except SkirmishError:
+        return None
+
+
+# Where a shared flag names something on the table, what completes it.
+_COMPLETES = {"target": complete.combatants}
+
+
+class _WithFlags:
+    """A command at the table with its command's shared flags as options, built from the
+    command struct's fields and their help (eventlog/commands.py), not written out as
+    parameters of each command: the function takes them as one ``flags`` dict (field ->
+    value), when its command has any. A flag of the ruleset's own reaches it as a `--with
+    NAME=VALUE` (it travels in the command's details). The signature Typer reads is built
+    when Typer first asks, for the one command a line names, not for all at start-up."""
+
+    def __init__(self, fn: Callable[..., Any], command_type: type[c.AtTheTable]) -> None:
+        functools.update_wrapper(self, fn, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
+        self._fn, self._command_type = fn, command_type
+        self._takes_flags = "flags" in inspect.signature(fn).parameters
+
+    @functools.cached_property
+    def _shared(self) -> list[inspect.Parameter]:
+        hints = typing.get_type_hints(self._command_type, include_extras=True)
+        return [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[
+                hints[name].__origin__, typer.Option(
+                    flag_name(name), help=hints[name].__metadata__[0].description,
+                    autocompletion=_COMPLETES.get(name),
+                ),
+            ])
+            for name, default in optional_fields(self._command_type)
+        ]
+
+    @functools.cached_property
+    def __signature__(self) -> inspect.Signature:
+        signature = inspect.signature(self._fn)
+        hints = typing.get_type_hints(self._fn, include_extras=True)
+        own = [p.replace(annotation=hints[p.name]) for p in signature.parameters.values() if p.name != "flags"]
+        return signature.replace(parameters=[*own, *self._shared])
+
+    @functools.cached_property
+    def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
+        return {p.name: p.annotation for p in self.__signature__.parameters.values()} | {"return": None}
+
+    def __call__(self, **given: Any) -> Any:
+        flags = {p.name: given.pop(p.name) for p in self._shared}
+        own = given["ctx"].meta.get(_OWN, {})
+        words = [f"{name}={text}" for name, value in own.items() if (text := own_value(value)) is not None]
+        if words:
+            given["with_"] = [*(given["with_"] or ()), *words]
+        return self._fn(**given, flags=flags) if self._takes_flags else self._fn(**given)
 
 
 # --- options several commands share, written once -------------------------------------------
@@ -273,7 +416,7 @@ def parse_command(run: Invocation, words: Sequence[str]) -> c.Command:
     it, without running it (for `amend`). Parser errors are BadInput."""
     if not words or words[0] in ("run", "skirmish"):
         raise BadInput("give the new command as skirmish takes it, e.g. `-- damage Orc 6`")
-    parsing = Invocation(db=run.db, capture=[])
+    parsing = Invocation(db=run.db, capture=[], flags_from=run)
     try:
         code = typer.main.get_command(app).main(
             args=["--db", parsing.db, *words], prog_name="skirmish", standalone_mode=False, obj=parsing

@@ -1,6 +1,6 @@
 """Shell completion of names from the database: combatants, actions, effect kinds,
-branches, encounters, rulesets (bash, zsh and fish, through Typer's completion:
-`skirmish --install-completion`).
+branches, encounters, rulesets, and the flags of the encounter's ruleset's own (bash, zsh
+and fish, through Typer's completion: `skirmish --install-completion`).
 
 Each function takes what Typer gives an ``autocompletion`` callback (the context
 and the word typed so far) and returns the candidates that start with it. Completion
@@ -69,6 +69,25 @@ actions = _reading(lambda enc: list(enc.ruleset.actions))
 effects = _reading(lambda enc: [*enc.ruleset.effects, *(e.kind for c in enc.view().combatants for e in c.effects)])
 branches = _reading(lambda enc: list(enc.branches()))
 encounters = _reading(lambda log_file: [row.name for row in log_file.encounters()], whole_file=True)
+
+
+def ruleset(ctx: typer.Context) -> Any:
+    """The ruleset of the current encounter, whose own flags a command at the table
+    completes (cli/app.py, TableCommand); None where there is none."""
+    path = _db(ctx)
+    if not os.path.exists(path):
+        return None
+    try:
+        from skirmish.eventlog.store import Store
+        from skirmish.projections.engine import Encounter
+
+        store = Store(path, create=False)
+        try:
+            return Encounter.open(store).ruleset
+        finally:
+            store.close()
+    except Exception:  # noqa: BLE001 - completion must never fail the shell
+        return None
 
 
 def _ruleset_ids(_: Any = None) -> list[str]:

@@ -128,8 +128,8 @@ def use(ctx: typer.Context, name: Annotated[str, typer.Argument(autocompletion=c
 
 @command()
 def rules(ctx: typer.Context, ruleset: Annotated[str | None, typer.Argument(autocompletion=complete.rulesets)] = None) -> None:
-    """List the rulesets, or one ruleset's options, stats, actions and details."""
-    from skirmish.projections.ruleset import get_ruleset, registry
+    """List the rulesets, or one ruleset's options, stats, actions, flags and details."""
+    from skirmish.projections.ruleset import flag_name, get_ruleset, registry
 
     if ruleset is None:
         for rid in sorted(registry()):
@@ -151,6 +151,10 @@ def rules(ctx: typer.Context, ruleset: Annotated[str | None, typer.Argument(auto
         say("effects (effect WHO KIND; any other with --custom):")
         for key, doc in rs.effects.items():
             say(f"  {key}: {doc}")
+    if rs.flags:
+        say("flags (--NAME):")
+        for key, flag in rs.flags.items():
+            say(f"  {flag_name(key)} on {', '.join(flag.commands)}: {flag.doc}")
     if rs.details:
         say("details (--with KEY=VALUE):")
         for key, spec in rs.details.items():
@@ -207,62 +211,48 @@ def add(
     _execute(ctx, c.AddCombatant(name=name, side=side or "neutral", stats=stats, count=count))
 
 
-@command("round")
+@command("round", table=c.StartRound)
 def round_(ctx: typer.Context, roll: RollOpt = None, with_: WithOpt = None) -> None:
     """Start a round (or turn): initiative, rolled by the tool or typed from the GM's dice."""
     _execute(ctx, c.StartRound(rolls=rolls(roll), details=details(with_)))
 
 
-@command("next")
+@command("next", table=c.Next)
 def next_(ctx: typer.Context, with_: WithOpt = None) -> None:
     """Advance the clock to the next moment someone acts (runs the upkeep at the end)."""
     _execute(ctx, c.Next(details=details(with_)))
 
 
-@command()
+# The commands at the table take their command's shared flags (--ap, --target, --hits, ...:
+# the struct's optional fields, eventlog/commands.py) as ``flags``, and the encounter's
+# ruleset's own flags as `--with` details (cli/app.py, ``command(table=...)``).
+Flags = dict[str, Any]
+
+
+@command(table=c.Declare)
 def declare(
     ctx: typer.Context,
     who: Who,
     action: Annotated[str, typer.Argument(help="An action of the ruleset's table, e.g. melee-attack.", autocompletion=complete.actions)],
-    ap: Annotated[int | None, typer.Option(help="Action points to spend.")] = None,
-    percent: Annotated[int | None, typer.Option(help="Activity percent to spend.")] = None,
-    target: Annotated[str | None, typer.Option(help="Whom the action is aimed at.", autocompletion=complete.combatants)] = None,
-    trigger: Annotated[str | None, typer.Option(help="Hold the action until this happens.")] = None,
-    pace: Annotated[str | None, typer.Option(help="Movement pace (with the move action).")] = None,
-    penalty: Annotated[int | None, typer.Option(help="Penalty read off a table (e.g. a pace's).")] = None,
-    amount: Annotated[int | None, typer.Option(help="An amount, e.g. a parry's.")] = None,
     roll: RollOpt = None,
     with_: WithOpt = None,
+    *,
+    flags: Flags,
 ) -> None:
-    """Declare an action at the current moment (`skirmish rules RULESET` lists the actions)."""
-    _execute(ctx, c.Declare(who=who, action=action, ap=ap, percent=percent, target=target, trigger=trigger,
-                       pace=pace, penalty=penalty, amount=amount, rolls=rolls(roll), details=details(with_)))
+    """Declare an action at the current moment (`skirmish rules RULESET` lists the actions and flags)."""
+    _execute(ctx, c.Declare(who=who, action=action, rolls=rolls(roll), details=details(with_), **flags))
 
 
-@command()
-def resolve(
-    ctx: typer.Context,
-    who: Who,
-    outcome: Annotated[str | None, typer.Option(help="What the roll gave, in the GM's words.")] = None,
-    hits: Annotated[int | None, typer.Option(help="Hits dealt to the action's target.")] = None,
-    charge: Annotated[int | None, typer.Option(help="Relative speed in m/s of a charge.")] = None,
-    roll: RollOpt = None,
-    with_: WithOpt = None,
-) -> None:
+@command(table=c.Resolve)
+def resolve(ctx: typer.Context, who: Who, roll: RollOpt = None, with_: WithOpt = None, *, flags: Flags) -> None:
     """Resolve WHO's action (a held one when its trigger happens)."""
-    _execute(ctx, c.Resolve(who=who, outcome=outcome, hits=hits, charge_speed=charge, rolls=rolls(roll),
-                       details=details(with_)))
+    _execute(ctx, c.Resolve(who=who, rolls=rolls(roll), details=details(with_), **flags))
 
 
-@command()
-def cancel(
-    ctx: typer.Context,
-    who: Who,
-    orientation: Annotated[str | None, typer.Option(help="Orientation Maneuver result, if one was rolled.")] = None,
-    with_: WithOpt = None,
-) -> None:
+@command(table=c.Cancel)
+def cancel(ctx: typer.Context, who: Who, with_: WithOpt = None, *, flags: Flags) -> None:
     """Cancel WHO's action before it resolves."""
-    _execute(ctx, c.Cancel(who=who, orientation=orientation, details=details(with_)))
+    _execute(ctx, c.Cancel(who=who, details=details(with_), **flags))
 
 
 # A number a GM types may be negative by mistake ("damage Orc -5"): every command takes it
@@ -270,13 +260,13 @@ def cancel(
 Amount = Annotated[int, typer.Argument(help="How much.")]
 
 
-@command()
+@command(table=c.Damage)
 def damage(ctx: typer.Context, who: Who, amount: Amount, roll: RollOpt = None, with_: WithOpt = None) -> None:
     """Record damage the GM read off the tables."""
     _execute(ctx, c.Damage(who=who, amount=amount, rolls=rolls(roll), details=details(with_)))
 
 
-@command()
+@command(table=c.Heal)
 def heal(ctx: typer.Context, who: Who, amount: Amount, with_: WithOpt = None) -> None:
     """Give back some of WHO's vital figure (first aid, a potion), up to its maximum."""
     _execute(ctx, c.Heal(who=who, amount=amount, details=details(with_)))
@@ -298,24 +288,21 @@ def return_(ctx: typer.Context, who: Who) -> None:
     _execute(ctx, c.Return(who=who))
 
 
-@command()
+@command(table=c.ApplyEffect)
 def effect(
     ctx: typer.Context,
     who: Annotated[str, typer.Argument(help="A combatant, or `scene` for an environmental counter.", autocompletion=complete.combatants)],
     kind: Annotated[str, typer.Argument(help="An effect the ruleset knows (`skirmish rules RULESET`), or --custom.", autocompletion=complete.effects)],
-    per_round: Annotated[int | None, typer.Option(help="Hits (or counter steps) each upkeep.")] = None,
-    rounds: Annotated[int | None, typer.Option(help="How many rounds it lasts.")] = None,
-    start: Annotated[int | None, typer.Option(help="A scene counter's starting value.")] = None,
-    end: Annotated[bool, typer.Option("--end", help="End the effect now.")] = False,
     custom: Annotated[bool, typer.Option("--custom", help="A kind of your own the ruleset does not know.")] = False,
     with_: WithOpt = None,
+    *,
+    flags: Flags,
 ) -> None:
     """Apply (or --end) an effect or condition."""
-    _execute(ctx, c.ApplyEffect(who=who, kind=kind, per_round=per_round, rounds=rounds, start=start, end=end,
-                           custom=custom, details=details(with_)))
+    _execute(ctx, c.ApplyEffect(who=who, kind=kind, custom=custom, details=details(with_), **flags))
 
 
-@command()
+@command(table=c.Upkeep)
 def upkeep(ctx: typer.Context, with_: WithOpt = None) -> None:
     """Run the end-of-round upkeep: each tick is its own event."""
     _execute(ctx, c.Upkeep(details=details(with_)))

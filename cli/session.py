@@ -278,7 +278,7 @@ class Completer:
         commands = self.commands()
         if not before:
             return _starting(commands, incomplete)
-        params = commands.get(before[0], [])
+        params = [*commands.get(before[0], []), *self._own_flags(before[0])]
         options = {flag: p for p in params for flag in p.flags}
         if incomplete.startswith("-"):
             return _starting([f for p in params for f in p.flags if f not in before or f in ("--stat", "--roll", "--with")],
@@ -299,6 +299,16 @@ class Completer:
         if position < len(arguments):
             return _starting(self._names(arguments[position].words), incomplete)
         return []
+
+    def _own_flags(self, command: str) -> list[_Param]:
+        """The flags of the encounter's ruleset's own on this command (cli/app.py, TableCommand)."""
+        from skirmish.cli.app import own_options
+
+        try:
+            ruleset = self.session.encounter().ruleset
+        except SkirmishError:
+            return []
+        return [_Param(p.name or "", tuple(p.opts), not p.is_flag, None) for p in own_options(ruleset, command)]
 
     def _names(self, completion: object) -> list[str]:
         from skirmish.cli import complete

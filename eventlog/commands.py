@@ -3,13 +3,25 @@
 Commands are the same for every ruleset; a ruleset reads the fields it needs and refuses
 the ones it has no use for. Like events, tags are stored: never rename one, add fields
 only with defaults.
+
+The optional fields of the commands at the table (``ap``, ``target``, ``hits``, ...) are the
+shared flags: the command line gives each command its fields as options (`--ap N`), with
+the help written here (``Help``), and the engine refuses those the encounter's ruleset does
+not read. They are the flags of the rulesets that came with skirmish, stored in every log
+since: a new ruleset adds none here, it declares flags of its own (projections/ruleset.py,
+``Ruleset.flags``), which travel in ``details``.
 """
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Annotated, Union
 
 import msgspec
+
+
+def Help(text: str) -> msgspec.Meta:  # noqa: N802 - read in annotations: Annotated[int | None, Help(...)]
+    """The command line's help for a shared flag (cli/app.py builds the option from it)."""
+    return msgspec.Meta(description=text)
 
 
 class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
@@ -49,25 +61,25 @@ class Next(AtTheTable, frozen=True, kw_only=True, tag="next"):
 class Declare(AtTheTable, frozen=True, kw_only=True, tag="declare"):
     who: str
     action: str
-    ap: int | None = None
-    percent: int | None = None
-    target: str | None = None
-    trigger: str | None = None
-    pace: str | None = None
-    penalty: int | None = None
-    amount: int | None = None
+    ap: Annotated[int | None, Help("Action points to spend.")] = None
+    percent: Annotated[int | None, Help("Activity percent to spend.")] = None
+    target: Annotated[str | None, Help("Whom the action is aimed at.")] = None
+    trigger: Annotated[str | None, Help("Hold the action until this happens.")] = None
+    pace: Annotated[str | None, Help("Movement pace (with the move action).")] = None
+    penalty: Annotated[int | None, Help("Penalty read off a table (e.g. a pace's).")] = None
+    amount: Annotated[int | None, Help("An amount, e.g. a parry's.")] = None
 
 
 class Resolve(AtTheTable, frozen=True, kw_only=True, tag="resolve"):
     who: str
-    outcome: str | None = None
-    hits: int | None = None
-    charge_speed: int | None = None
+    outcome: Annotated[str | None, Help("What the roll gave, in the GM's words.")] = None
+    hits: Annotated[int | None, Help("Hits dealt to the action's target.")] = None
+    charge_speed: Annotated[int | None, Help("Relative speed in m/s of a charge.")] = None
 
 
 class Cancel(AtTheTable, frozen=True, kw_only=True, tag="cancel"):
     who: str
-    orientation: str | None = None
+    orientation: Annotated[str | None, Help("Orientation Maneuver result, if one was rolled.")] = None
 
 
 class Damage(AtTheTable, frozen=True, kw_only=True, tag="damage"):
@@ -78,10 +90,10 @@ class Damage(AtTheTable, frozen=True, kw_only=True, tag="damage"):
 class ApplyEffect(AtTheTable, frozen=True, kw_only=True, tag="effect"):
     who: str
     kind: str
-    per_round: int | None = None
-    rounds: int | None = None
-    start: int | None = None
-    end: bool = False
+    per_round: Annotated[int | None, Help("Hits (or counter steps) each upkeep.")] = None
+    rounds: Annotated[int | None, Help("How many rounds it lasts.")] = None
+    start: Annotated[int | None, Help("A scene counter's starting value.")] = None
+    end: Annotated[bool, Help("End the effect now.")] = False
     custom: bool = False  # a kind the ruleset does not know, recorded as the GM's own
 
 

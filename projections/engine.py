@@ -356,11 +356,10 @@ class Encounter:
             clock=seen.clock, combatants=seen.combatants, pending=seen.pending, own=seen.own,
         )
 
-    def _appliers(self) -> Mapping[type[Event], Callable[[Any, Any, Any], None]] | None:
-        """A Rules ruleset's dispatch table, read once by a long fold rather than called
-        through ``apply`` for each row; None for any other ruleset (``apply`` it is)."""
-        ruleset: Any = self.ruleset
-        return ruleset._appliers if isinstance(ruleset, Rules) and type(ruleset).apply is Rules.apply else None
+    def _appliers(self) -> Mapping[type[Event], Callable[[Any, Any], None]] | None:
+        """A Rules ruleset's dispatch table (``Rules.appliers``), read once by a long fold
+        rather than called through ``apply`` for each row; None for any other ruleset."""
+        return self.ruleset.appliers() if isinstance(self.ruleset, Rules) else None
 
     def _fold(self, state: Any, rows: Iterable[ReplayRow]) -> tuple[Any, int]:
         """``state`` (None: before the first event) with ``rows`` applied in place, and how
@@ -385,7 +384,7 @@ class Encounter:
             else:
                 applier = appliers.get(type(event))
                 if applier is not None:
-                    applier(ruleset, state, event)
+                    applier(state, event)
         return state, count
 
     def replay(self, to: int | None = None, start: int | None = None) -> Iterator[tuple[Recorded, Any]]:
@@ -431,7 +430,7 @@ class Encounter:
             else:
                 applier = appliers.get(type(event))
                 if applier is not None:
-                    applier(ruleset, state, event)
+                    applier(state, event)
             yield Recorded(event_id, parent, command_id, event, recorded_at), state
             parent = event_id
 

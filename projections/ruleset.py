@@ -28,6 +28,7 @@ import msgspec
 from skirmish.eventlog.commands import AddCombatant, AddNote, ApplyEffect, AtTheTable, Command, Leave, Return
 from skirmish.eventlog.errors import BadInput, RuleViolation, UnknownCombatant, UnknownRuleset
 from skirmish.eventlog.events import (
+    CORE_EVENTS,
     CombatantAdded,
     CombatantLeft,
     CombatantReturned,
@@ -140,6 +141,22 @@ class Detail:
     choices: tuple[str, ...] = ()  # empty: any value the ruleset checks itself
 
 
+@dataclass(frozen=True)
+class Flag:
+    """A `--NAME` a ruleset reads on some of its commands (`skirmish rules RULESET` lists it).
+
+    A NAME that is a field of the command (eventlog/commands.py: ``ap``, ``target``,
+    ``hits``, ...) is that shared flag, which the command line parses whatever the ruleset
+    and the engine refuses where the ruleset does not declare it. Any other NAME is the
+    ruleset's own: the command line takes it only in the ruleset's encounters (`--NAME N`,
+    `--NAME TEXT`, or `--NAME` alone for a ``kind`` of bool), and it travels in the
+    command's ``details`` as `--with NAME=VALUE` would (a bool as ``yes``)."""
+
+    doc: str
+    commands: tuple[str, ...]  # command tags: "declare", "resolve", "round", ...
+    kind: type[int] | type[str] | type[bool] = str  # a flag of its own; a shared one has its field's
+
+
 class Ruleset(Protocol[State]):
     """What a ruleset provides (docs/adding-a-ruleset.md walks through it).
 
@@ -174,10 +191,10 @@ class Ruleset(Protocol[State]):
         ...
 
     @property
-    def flags(self) -> Mapping[str, tuple[str, ...]]:
-        """Command tag -> the shared optional fields of that command it reads ("ap",
-        "target", "hits", ...: the command struct's field names). The engine refuses a
-        command that sets any other, naming them all in one message."""
+    def flags(self) -> Mapping[str, Flag]:
+        """The `--NAME` flags it reads, by NAME (a command's field name for a shared one:
+        "ap", "charge_speed"), each with the commands it is read on. The engine refuses a
+        command that sets a shared flag not declared here, naming them all in one message."""
         ...
 
     @property
@@ -234,10 +251,7 @@ class Ruleset(Protocol[State]):
         ...
 
 
-C = TypeVar("C", bound=Command)
-E = TypeVar("E", bound=Event)
 Decider = Callable[[Any, Any, Any, "Dice"], list[Event]]
-Applier = Callable[[Any, Any, Any], None]
 
 
 def decides(*commands: type[Command]) -> Callable[[F], F]:
@@ -272,27 +286,50 @@ class Rules(Generic[State]):
     in place, STYLE 7) and marks its handlers with :func:`decides` and :func:`applies`.
     ``add`` is decided here for every ruleset (a unique name and the declared stats);
     events a ruleset has no handler for (notes, the encounter's start) change nothing.
+
+    ``event_types`` (what the encounter's codec reads back) is derived: every event type
+    an ``@applies`` handler takes, then ``records_only``.
     """
 
     state_type: type[State]
+    # Events ``decide`` records that change nothing in the state (no ``@applies`` handler):
+    # listed so the codec reads them back. Every other event type comes from the handlers.
+    records_only: tuple[type[Event], ...] = ()
+    event_types: tuple[type[Event], ...]
     _deciders: dict[type[Command], Decider]
-    _appliers: dict[type[Event], Applier]
+    _applier_names: dict[type[Event], str]  # event type -> the name of the method applying it
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "event_types" in vars(cls):
+            raise TypeError(f"{cls.__name__}.event_types is derived from its @applies handlers "
+                            "(and records_only): do not list them")
         deciders: dict[type[Command], Decider] = {}
-        appliers: dict[type[Event], Applier] = {}
+        applies: dict[type[Event], str] = {}
         for klass in reversed(cls.__mro__):
-            for member in vars(klass).values():
+            for name, member in vars(klass).items():
                 for command in getattr(member, "_decides", ()):
                     deciders[command] = member
                 for event in getattr(member, "_applies", ()):
-                    appliers[event] = member
-        cls._deciders, cls._appliers = deciders, appliers
+                    applies[event] = name
+        cls._deciders, cls._applier_names = deciders, applies
+        own = [t for t in applies if t not in CORE_EVENTS]
+        cls.event_types = (*own, *(t for t in cls.records_only if t not in own))
 
     @cached_property
     def _codec(self) -> tuple[msgspec.msgpack.Encoder, msgspec.msgpack.Decoder[State]]:
         return msgspec.msgpack.Encoder(), msgspec.msgpack.Decoder(self.state_type)
+
+    @cached_property
+    def _appliers(self) -> dict[type[Event], Callable[[State, Any], None]]:
+        return {event: getattr(self, name) for event, name in self._applier_names.items()}
+
+    def appliers(self) -> Mapping[type[Event], Callable[[State, Any], None]] | None:
+        """The fold's dispatch: event type -> the handler ``apply`` calls for it, bound. A
+        loop over many events (the engine's replay) reads it once and calls the handlers
+        itself rather than ``apply`` an event. None when a subclass overrides ``apply``: its
+        own fold must run."""
+        return self._appliers if type(self).apply is Rules.apply else None
 
     def decide(self, state: State, command: Command, dice: Dice) -> list[Event]:
         decider = self._deciders.get(type(command))
@@ -303,7 +340,7 @@ class Rules(Generic[State]):
     def apply(self, state: State, event: Event) -> None:
         applier = self._appliers.get(type(event))
         if applier is not None:
-            applier(self, state, event)
+            applier(state, event)
 
     def copy(self, state: State) -> State:
         encoder, decoder = self._codec
@@ -373,17 +410,23 @@ def registry() -> dict[str, Any]:
     return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
-# The built-in rulesets, exactly as pyproject.toml registers them under the entry points
-# (tests/rulesets/test_registry.py holds the two equal). Looking a built-in one up here spares a
-# command at the table importlib.metadata and the scan of installed distributions (about
-# 20 ms a run); any other id is looked up through the entry points.
-BUILT_IN = {
-    "ap-countdown": "skirmish.projections.rulesets.ap_countdown:RULESET",
-    "crisis": "skirmish.projections.rulesets.crisis:RULESET",
-    "modular": "skirmish.projections.rulesets.modular:RULESET",
-    "percent-activity": "skirmish.projections.rulesets.percent_activity:RULESET",
-    "phases": "skirmish.projections.rulesets.phases:RULESET",
-}
+def _built_in() -> dict[str, str]:
+    """The rulesets shipped with skirmish: each module of projections/rulesets/ is the ruleset
+    its name says (``ap_countdown`` is ``ap-countdown``), registered in pyproject.toml under
+    the entry points as ``skirmish.projections.rulesets.<module>:RULESET`` like any other
+    (tests/rulesets/test_registry.py holds the two equal). Looking a built-in one up here spares a
+    command at the table importlib.metadata and the scan of installed distributions (about
+    20 ms a run); any other id is looked up through the entry points."""
+    import os
+
+    from skirmish.projections import rulesets
+
+    modules = sorted(name[:-3] for name in os.listdir(rulesets.__path__[0])
+                     if name.endswith(".py") and not name.startswith("_"))
+    return {name.replace("_", "-"): f"{rulesets.__name__}.{name}:RULESET" for name in modules}
+
+
+BUILT_IN = _built_in()
 
 
 @cache
@@ -460,31 +503,6 @@ def check_stats(ruleset: Ruleset[Any], name: str, raw: Mapping[str, str]) -> dic
     return stats
 
 
-class Named(Protocol):
-    @property
-    def name(self) -> str: ...
-
-
-N = TypeVar("N", bound=Named)
-
-
-def names_of(roster: Sequence[Named]) -> list[str]:
-    return [f.name for f in roster]
-
-
-def by_name(roster: Sequence[N], name: str) -> N:
-    """The combatant of that exact name (decide has already matched the GM's spelling)."""
-    for f in roster:
-        if f.name == name:
-            return f
-    raise KeyError(name)
-
-
-def replaced(roster: tuple[N, ...], fighter: N) -> tuple[N, ...]:
-    """The roster with ``fighter`` in place of the combatant of its name (a fold's update)."""
-    return tuple(fighter if f.name == fighter.name else f for f in roster)
-
-
 def options_in_force(ruleset: Ruleset[Any], started: EncounterStarted) -> dict[str, str]:
     """The options recorded in the first event; an option added to the ruleset after the
     encounter was recorded takes its default on replay."""
@@ -492,10 +510,18 @@ def options_in_force(ruleset: Ruleset[Any], started: EncounterStarted) -> dict[s
 
 
 def check_details(ruleset: Ruleset[Any], command: Command) -> None:
-    """Refuse any `--with KEY=VALUE` the ruleset does not declare for this command."""
+    """Refuse any `--with KEY=VALUE` the ruleset does not declare for this command (a flag
+    of its own declared there travels as one, and is checked against its kind)."""
     given: Mapping[str, str] = getattr(command, "details", {})
     tag = tag_of_command(command)
+    own = own_flags(ruleset, type(command))
     for key, value in given.items():
+        if key in own:
+            if own[key].kind is bool and value != "yes":
+                raise BadInput(f"--with {key}= takes yes, not {value!r} (or --{key})")
+            if own[key].kind is int:
+                detail_int(command, key)  # refuses what is not a whole number a table could mean
+            continue
         spec = ruleset.details.get(key)
         if spec is None or tag not in spec.commands:
             known = [k for k, d in ruleset.details.items() if tag in d.commands]
@@ -524,13 +550,33 @@ def optional_fields(command_type: type[Command]) -> tuple[tuple[str, Any], ...]:
     )
 
 
+def flags_on(ruleset: Ruleset[Any], tag: str) -> list[str]:
+    """The names of the flags the ruleset reads on the command ``tag``, as it declares them."""
+    return [name for name, flag in ruleset.flags.items() if tag in flag.commands]
+
+
+def own_flags(ruleset: Ruleset[Any], command_type: type[Command]) -> dict[str, Flag]:
+    """The flags of the ruleset's own it reads on this command: those not its fields."""
+    tag = str(command_type.__struct_config__.tag)
+    fields = command_type.__struct_fields__
+    return {name: flag for name, flag in ruleset.flags.items() if tag in flag.commands and name not in fields}
+
+
+def own_value(value: int | str | bool | None) -> str | None:
+    """A flag of a ruleset's own as it travels in ``details`` (`--NAME` alone: ``yes``); None
+    when it was not given."""
+    if value is None or value is False:
+        return None
+    return "yes" if value is True else str(value)
+
+
 def check_flags(ruleset: Ruleset[Any], command: Command) -> None:
     """Refuse, in one message naming them all, the shared flags the ruleset does not read
     on this command (``Ruleset.flags``)."""
     if not isinstance(command, AtTheTable):
         return
     tag = tag_of_command(command)
-    takes = ruleset.flags.get(tag, ())
+    takes = flags_on(ruleset, tag)
     unused = [
         flag_name(name) for name, default in optional_fields(type(command))
         if name not in takes and getattr(command, name) != default
@@ -628,21 +674,55 @@ def why_down(value: int, vital: str, options: Mapping[str, str]) -> str:
     return f"{value} {vital} left, option {GOES_DOWN}={options.get(GOES_DOWN, GOES_DOWN_OPTION.default)}"
 
 
-def check_able(name: str, left: bool, value: int, vital: str, options: Mapping[str, str]) -> None:
-    """Refuse, in one line, an action of a combatant who left or whose vital figure
-    ``value`` puts it down under the goes-down option."""
-    if left:
-        raise has_left(name)
-    if is_down(value, options):
-        raise unable(name, "down", why_down(value, vital, options))
-
-
 def is_down(value: int, options: Mapping[str, str]) -> bool:
     """Whether a vital figure at ``value`` puts a combatant down under the goes-down option."""
     rule = options.get(GOES_DOWN, GOES_DOWN_OPTION.default)
     if rule == "never":
         return False
     return value <= 0 if rule == "at-0" else value < 0
+
+
+class GoesDown:
+    """The readings shared by the rulesets whose combatants go down under the goes-down
+    option and take their turns in a round (ap-countdown, modular, percent-activity), mixed
+    into their :class:`Rules` class: who is down or able, the one-line refusals, whose turn
+    comes next. The ruleset names its vital figure and the rule a round is cited by."""
+
+    vital: str  # the vital figure as a refusal names it: "hits", "health"
+    round_rule: str  # the rule cited when a command needs a round under way
+
+    def vital_left(self, f: Any) -> int:
+        """The combatant's vital figure now (hits left, health left)."""
+        raise NotImplementedError
+
+    def down(self, state: Any, f: Any) -> bool:
+        return is_down(self.vital_left(f), state.options)
+
+    def able(self, state: Any, f: Any) -> bool:
+        """Whether the combatant can act: it has not left and is not down."""
+        return not f.left and not self.down(state, f)
+
+    def check_able(self, state: Any, f: Any) -> None:
+        """Refuse, in one line, an action of a combatant the clock passes by: it left, or
+        its vital figure puts it down under the goes-down option."""
+        if f.left:
+            raise has_left(f.name)
+        value = self.vital_left(f)
+        if is_down(value, state.options):
+            raise unable(f.name, "down", why_down(value, self.vital, state.options))
+
+    def need_round(self, state: Any) -> None:
+        if not state.in_round:
+            raise RuleViolation("no round under way: start one with `skirmish round`", self.round_rule)
+
+    def next_turn(self, state: Any) -> int | None:
+        """The index in this round's order of the next combatant who can act, after the one
+        whose turn it is (``state.turn``); None: the round's turns are over."""
+        start = (state.turn if state.turn is not None else -1) + 1
+        for index in range(start, len(state.order)):
+            if self.able(state, state.fighters[state.order[index]]):
+                return index
+        return None
 
 
 RESERVED_NAMES = {"scene"}

@@ -158,10 +158,6 @@ class Report:
     notes: list[Note]
     final: Shown  # the view at the head
 
-    @property
-    def has_phases(self) -> bool:
-        return any(r.phase_order() for r in self.rounds)
-
 
 @dataclass
 class _Command:

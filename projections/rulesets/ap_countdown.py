@@ -113,6 +113,8 @@ from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
+    Flag,
+    GoesDown,
     Harm,
     Option,
     Rules,
@@ -124,7 +126,6 @@ from skirmish.projections.ruleset import (
     is_down,
     options_in_force,
     suggest,
-    check_able,
 )
 from skirmish.projections.view import Budget, Clock, Combatant, Gauge, Own, Pending, Status, View
 from skirmish.projections.view import Effect as Shown
@@ -259,7 +260,15 @@ class Counter(msgspec.Struct, frozen=True):
 
 class ApState(msgspec.Struct):
     """Mutable: the fold applies events to a working copy in place (Rules.apply). A
-    fighter is a frozen value, replaced whole in ``fighters`` when an event changes it."""
+    fighter is a frozen value, replaced whole in ``fighters`` when an event changes it.
+
+    The other rulesets mutate their fighters in place; this one does not, on purpose: its
+    view (who acts at each count) is most of a replay's time, and it keeps each
+    combatant's row as last built, keyed by the fighter object (``ApCountdown._rows``). A
+    fighter no event touched is the same object, so a replay rebuilds the rows of the one
+    or two fighters an event replaced, not all of them; a fighter changed in place would
+    look unchanged. Hence ``replace`` in every applier here, and nowhere a fighter is
+    mutated."""
 
     options: dict[str, str]
     seed: int
@@ -489,20 +498,14 @@ class RoundEnded(Event, frozen=True, tag="ap.round-ended"):
     ap_lost: dict[str, int] = {}
 
 
-EVENT_TYPES: tuple[type[Event], ...] = (
-    RoundStarted, ActionContinued, ClockAdvanced, ActionDeclared, ActionProgressed,
-    ActionReadied, ActionResolved, ActionCancelled, PaceChanged, ParryDeclared, ParryUsed,
-    DamageTaken, HitsHealed, EffectApplied, EffectEnded, BleedingStaunched, CounterSet, UpkeepTick,
-    RoundEnded,
-)
-
-
 # --- the ruleset ---------------------------------------------------------------------------
 
 
-class ApCountdown(Rules[ApState]):
+class ApCountdown(GoesDown, Rules[ApState]):
     id = "ap-countdown"
     rules_file = RULES
+    vital = "hits"
+    round_rule = R_INIT
     options = {
         "initiative": Option(
             "each-round", ("each-round", "once"),
@@ -546,16 +549,33 @@ class ApCountdown(Rules[ApState]):
     }
     details: dict[str, Detail] = {}  # every input has its own flag
     flags = {
-        "declare": ("ap", "target", "trigger", "pace", "penalty", "amount"),
-        "resolve": ("outcome", "hits", "charge_speed"),
-        "cancel": ("orientation",),
-        "effect": ("per_round", "rounds", "start", "end"),
+        "ap": Flag("AP to spend: fewer than the action's most resolve sooner, at -25 per AP (Actions)", ("declare",)),
+        "target": Flag("whom the action is aimed at", ("declare",)),
+        "trigger": Flag("hold the action, ready at its count, until this happens (Conditional Actions)", ("declare",)),
+        "pace": Flag("move: the new pace, e.g. walk or run (Movement)", ("declare",)),
+        "penalty": Flag("move: the pace's penalty off the movement table, 0 or less (Movement)", ("declare",)),
+        "amount": Flag("parry: the bonus moved from attack to defence (Parry)", ("declare",)),
+        "outcome": Flag("what the roll gave, in the GM's words", ("resolve",)),
+        "hits": Flag("hits dealt to the action's target (Resolution)", ("resolve",)),
+        "charge_speed": Flag("a melee attack's charge: the relative speed in m/s (Charging)", ("resolve",)),
+        "orientation": Flag("the Orientation Maneuver's result: failure, partial, near or success (Canceling action)",
+                            ("cancel",)),
+        "per_round": Flag("bleeding: hits lost at each upkeep; a scene counter: its step (Upkeep)", ("effect",)),
+        "rounds": Flag("how many rounds a stun or the GM's own effect lasts (Upkeep)", ("effect",)),
+        "start": Flag("a scene counter's starting value", ("effect",)),
+        "end": Flag("end the effect, or the scene counter, now", ("effect",)),
     }
-    event_types = EVENT_TYPES
     state_type = ApState
     # ApState's shape: raise it when ApState, Fighter, Action, Effect or Counter change
     # (2: fighters by name, and ``left``).
     state_version = 3  # 3: Action.pace_penalty, Effect.custom
+
+    def vital_left(self, f: Fighter) -> int:
+        return f.hits - f.damage
+
+    def _declaring(self, state: ApState) -> set[str]:
+        """The names of those who may declare an action now."""
+        return {f.name for f in state.fighters.values() if _may_declare(f, self.down(state, f))}
 
     # --- initial / apply ------------------------------------------------------------------
 
@@ -735,7 +755,8 @@ class ApCountdown(Rules[ApState]):
         f = state.fighter(find_name(state.names(), command.who))
         if command.amount < 1:
             raise BadInput(f"damage must be at least 1 hit, not {command.amount}")
-        return _damage(state, f, Derivation(command.amount, "hits read off the tables by the GM", rule=R_RES))
+        amount = Derivation(command.amount, "hits read off the tables by the GM", rule=R_RES)
+        return _damage(state, f, amount, self.down(state, f))
 
     @decides(Heal)
     def _heal(self, state: ApState, command: Heal, dice: Dice) -> list[Event]:
@@ -759,7 +780,7 @@ class ApCountdown(Rules[ApState]):
 
     @decides(Upkeep)
     def _upkeep_command(self, state: ApState, command: Upkeep, dice: Dice) -> list[Event]:
-        _need_round(state)
+        self.need_round(state)
         return self._upkeep(state)
 
     @decides(StartRound)
@@ -800,7 +821,7 @@ class ApCountdown(Rules[ApState]):
 
     @decides(Next)
     def _next(self, state: ApState, command: Next, dice: Dice) -> list[Event]:
-        _need_round(state)
+        self.need_round(state)
         count = state.count
         assert count is not None
         for f in state.fighters.values():
@@ -810,7 +831,8 @@ class ApCountdown(Rules[ApState]):
                     f"{f.name}'s {a.name} resolves at {a.resolves_at}: `skirmish resolve {quote(f.name)}` "
                     f"or `skirmish cancel {quote(f.name)}` first", R_RES,
                 )
-        new = _next_count(state)
+        may = self._declaring(state)
+        new = _next_count(state, may)
         if new is None:
             return self._upkeep(state)
         events: list[Event] = []
@@ -822,20 +844,18 @@ class ApCountdown(Rules[ApState]):
                     resolving.append(f.name)
                 else:
                     events.append(_arrive(f, a))
-            elif (a is None or a.step == "ready") and _may_declare(state, f) and f.initiative == new:
+            elif (a is None or a.step == "ready") and f.name in may and f.initiative == new:
                 declaring.append(f.name)
         return [ClockAdvanced(count=new, declaring=tuple(declaring), resolving=tuple(resolving)), *events]
 
     @decides(Declare)
     def _declare(self, state: ApState, cmd: Declare, dice: Dice) -> list[Event]:
-        _need_round(state)
+        self.need_round(state)
         f = state.fighter(find_name(state.names(), cmd.who))
         count = state.count
         assert count is not None
-        if cmd.percent is not None:
-            raise BadInput("ap-countdown counts action points: use --ap, not --percent")
         action = cmd.action.lower()
-        _check_able(state, f)
+        self.check_able(state, f)
         if action == "move":
             return self._move(state, f, cmd, count)
         if cmd.pace is not None:
@@ -950,11 +970,11 @@ class ApCountdown(Rules[ApState]):
         a = f.action
         if a is None:
             raise RuleViolation(f"{f.name} has no action under way to resolve", R_RES)
-        _check_able(state, f)
+        self.check_able(state, f)
         if a.step == "ready":
             count = state.count  # the trigger happened now, on anyone's count, any round
         else:
-            _need_round(state)
+            self.need_round(state)
             count = state.count
             assert count is not None
             if a.step == "readies":
@@ -997,7 +1017,7 @@ class ApCountdown(Rules[ApState]):
                                     (Term("hits", cmd.hits), Term("multiplier", charge.value)), R_CHARGE)
             else:
                 amount = Derivation(cmd.hits, f"hits of {f.name}'s {a.name}", rule=R_RES)
-            events += _damage(state, target, amount)
+            events += _damage(state, target, amount, self.down(state, target))
         if a.name == "first-aid" and target is not None and _bleeding(target) > 0:
             events.append(BleedingStaunched(who=target.name, by=f.name, per_round=_bleeding(target) - 1))
         return events
@@ -1144,13 +1164,13 @@ class ApCountdown(Rules[ApState]):
     def view(self, state: ApState) -> View:
         count = state.count
         fighters = list(state.fighters.values())
-        down = {f.name: _down(state, f) for f in fighters}
+        down = {f.name: self.down(state, f) for f in fighters}
         # Acting order: highest actual initiative first (Initiative); those without one
         # (joined since the round's roll) after, in the order they were added; those who
         # cannot act (down, left) last.
         ranked = sorted(fighters, key=lambda f: (
             f.left or down[f.name], f.initiative is None, -(f.initiative or 0)))
-        may = {f.name for f in fighters if _may_declare(state, f, down[f.name])} if state.in_round else set()
+        may = {f.name for f in fighters if _may_declare(f, down[f.name])} if state.in_round else set()
         now = _acting_at(state, count, waiting=True, may=may) if state.in_round and count is not None else ()
         upcoming = _next_count(state, may) if state.in_round else None
         following = _acting_at(state, upcoming, waiting=False, may=may) if upcoming is not None else ()
@@ -1272,39 +1292,16 @@ class ApCountdown(Rules[ApState]):
 # --- helpers -------------------------------------------------------------------------------
 
 
-def _need_round(state: ApState) -> None:
-    if not state.in_round:
-        raise RuleViolation("no round under way: start one with `skirmish round`", R_INIT)
+def _may_declare(f: Fighter, down: bool) -> bool:
+    """Whether the fighter may declare an action this round; ``down``: whether it is down."""
+    return not (f.out or f.left or f.ap <= 0 or f.base is None or down)
 
 
-def _may_declare(state: ApState, f: Fighter, down: bool | None = None) -> bool:
-    """``down``: whether the fighter is down, when already known."""
-    if f.out or f.left or f.ap <= 0 or f.base is None:
-        return False
-    return not (_down(state, f) if down is None else down)
-
-
-def _down(state: ApState, f: Fighter) -> bool:
-    return is_down(f.hits - f.damage, state.options)
-
-
-def _check_able(state: ApState, f: Fighter) -> None:
-    """Refuse, in one line, an action of a combatant the countdown passes by."""
-    check_able(f.name, f.left, f.hits - f.damage, "hits", state.options)
-
-
-def _declaring(state: ApState) -> set[str]:
-    """The names of those who may declare an action now."""
-    return {f.name for f in state.fighters.values() if _may_declare(state, f)}
-
-
-def _next_count(state: ApState, may: AbstractSet[str] | None = None) -> int | None:
+def _next_count(state: ApState, may: AbstractSet[str]) -> int | None:
     """The next count below the current one at which someone declares or an action
     arrives (as `next` finds it); None: the countdown is over. ``may``: the names of
-    those who may declare, when already known (:func:`_declaring`)."""
+    those who may declare (:meth:`ApCountdown._declaring`)."""
     count = state.count
-    if may is None:
-        may = _declaring(state)
     assert count is not None
     points: list[int] = []
     for f in state.fighters.values():
@@ -1317,12 +1314,10 @@ def _next_count(state: ApState, may: AbstractSet[str] | None = None) -> int | No
     return max(points) if points else None
 
 
-def _acting_at(state: ApState, count: int, waiting: bool, may: AbstractSet[str] | None = None) -> tuple[str, ...]:
+def _acting_at(state: ApState, count: int, waiting: bool, may: AbstractSet[str]) -> tuple[str, ...]:
     """Who acts at ``count``: actions resolving or arriving there, and those who may
     declare there (with ``waiting``, also those whose initiative passed and who have not
     declared: waiting is allowed). ``may`` as for :func:`_next_count`."""
-    if may is None:
-        may = _declaring(state)
     names = []
     for f in state.fighters.values():
         a = f.action
@@ -1441,11 +1436,12 @@ def _arrive(f: Fighter, a: Action) -> Event:
     return ActionProgressed(who=f.name, action=a.name, paid=paid, progress=a.progress + paid, cost=a.cost)
 
 
-def _damage(state: ApState, f: Fighter, amount: Derivation) -> list[Event]:
-    """The hits taken; a hit that puts the combatant down ends its action under way."""
+def _damage(state: ApState, f: Fighter, amount: Derivation, was_down: bool) -> list[Event]:
+    """The hits taken; a hit that puts the combatant down (``was_down``: it already was)
+    ends its action under way."""
     left = f.hits - f.damage - amount.value
     events: list[Event] = [DamageTaken(who=f.name, hits=amount, hits_left=left)]
-    if f.action is not None and is_down(left, state.options) and not _down(state, f):
+    if f.action is not None and is_down(left, state.options) and not was_down:
         rule = state.options.get(GOES_DOWN, GOES_DOWN_OPTION.default)
         events.append(ActionCancelled(
             who=f.name, action=f.action.name, reason=f"ends: {f.name} is down ({left} hits left, option {GOES_DOWN}={rule})",

@@ -114,6 +114,7 @@ from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
+    Flag,
     Harm,
     Option,
     Rules,
@@ -406,12 +407,6 @@ class TurnEnded(Event, frozen=True, tag="crisis.turn-ended"):
     turn: int
 
 
-EVENT_TYPES: tuple[type[Event], ...] = (
-    TurnStarted, TurnPassed, ActionTaken, AttackRolled, ActionProgressed, ActionCancelled,
-    DamageTaken, Healed, ConditionSet, ConditionEnded, TurnEnded,
-)
-
-
 # --- the ruleset ---------------------------------------------------------------------------
 
 
@@ -462,8 +457,12 @@ class Crisis(Rules[CrisisState]):
                            ("resolve", "damage"), ("yes", "no")),
         "what": Detail("what a custom action or item use is, in the GM's words", ("declare",)),
     }
-    # The shared optional fields of each command it reads; the engine refuses the others.
-    flags = {"declare": ("ap", "target"), "resolve": ("hits",), "effect": ("end",)}
+    flags = {
+        "ap": Flag("a custom action's AP: over 6 it goes on in later turns (Action Points)", ("declare",)),
+        "target": Flag("whom the action is aimed at", ("declare",)),
+        "hits": Flag("damage dealt to the target: Endurance, then Health (Damage)", ("resolve",)),
+        "end": Flag("end the condition now (Conditions)", ("effect",)),
+    }
     effects = {
         "drunk": "all Abilities and Skills at -2 (Conditions)",
         "prone": "no melee attacks (Conditions)",
@@ -473,7 +472,6 @@ class Crisis(Rules[CrisisState]):
     # The shape of this ruleset's state: raise it when the state structs change (it keys
     # cached snapshots). 2: mutable, fighters by name, conditions by kind.
     state_version = 3  # 3: ``left``
-    event_types = EVENT_TYPES
 
     # --- initial / apply ------------------------------------------------------------------
 

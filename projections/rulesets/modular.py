@@ -101,6 +101,8 @@ from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
+    Flag,
+    GoesDown,
     Harm,
     Option,
     Rules,
@@ -113,7 +115,6 @@ from skirmish.projections.ruleset import (
     is_down,
     options_in_force,
     suggest,
-    check_able,
     why_down,
 )
 from skirmish.projections.view import Budget, Clock, Combatant, Gauge, Own, Pending, Status, View
@@ -405,19 +406,15 @@ class RoundEnded(Event, frozen=True, tag="modular.round-ended"):
     combat_over: bool = False
 
 
-EVENT_TYPES: tuple[type[Event], ...] = (
-    RoundStarted, TurnStarted, EvadeEnded, Moved, ActionTaken, ReadyDeclared, ReadyResolved,
-    ReadyCancelled, DamageTaken, HealthHealed, EffectApplied, EffectEnded, UpkeepTick, RoundEnded,
-)
-
-
 # --- the ruleset ---------------------------------------------------------------------------
 
 
-class Modular(Rules[ModularState]):
+class Modular(GoesDown, Rules[ModularState]):
     id = "modular"
     state_type = ModularState
     rules_file = RULES
+    vital = "health"
+    round_rule = R_INIT
     options = {
         "initiative-ties": Option(
             "agility", ("agility", "roll-off"),
@@ -466,14 +463,19 @@ class Modular(Rules[ModularState]):
         "combat": Detail("the combat ends: every Evade and pending Ready ends", ("upkeep",), ("over",)),
     }
     flags = {
-        "declare": ("target", "trigger", "amount"),
-        "resolve": ("outcome",),
-        "effect": ("rounds", "end"),
+        "target": Flag("whom the action is aimed at", ("declare",)),
+        "trigger": Flag("a Ready's trigger (Combat Rules, Ready)", ("declare",)),
+        "amount": Flag("move: feet moved, up to Speed a round (Combat Rules, Movement)", ("declare",)),
+        "outcome": Flag("what the check gave, in the GM's words", ("resolve",)),
+        "rounds": Flag("how many rounds the effect lasts", ("effect",)),
+        "end": Flag("end the effect now", ("effect",)),
     }
     state_version = 3  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
-    event_types = EVENT_TYPES
 
     # --- initial / evolve ---------------------------------------------------------------
+
+    def vital_left(self, f: Fighter) -> int:
+        return f.health - f.damage
 
     def initial(self, started: EncounterStarted) -> ModularState:
         options = options_in_force(self, started)
@@ -588,7 +590,7 @@ class Modular(Rules[ModularState]):
         taken = Derivation(command.amount, "damage read off the tables by the GM", rule=R_COMBAT)
         left = f.health - f.damage - command.amount
         events: list[Event] = [DamageTaken(who=f.name, amount=taken, health_left=left)]
-        if f.ready is not None and is_down(left, state.options) and not _down(state, f):
+        if f.ready is not None and is_down(left, state.options) and not self.down(state, f):
             events.append(ReadyCancelled(who=f.name, reason=f"{f.name} is down ({why_down(left, 'health', state.options)})"))
         return events
 
@@ -623,7 +625,7 @@ class Modular(Rules[ModularState]):
             raise RuleViolation("no combatants yet: add some with `skirmish add NAME --stat ...`")
         for key in command.rolls:
             find_name(state.names(), key.split(":", 1)[1] if key.lower().startswith(TIE) and ":" in key else key)
-        able = [f for f in state.fighters.values() if _able(state, f)]
+        able = [f for f in state.fighters.values() if self.able(state, f)]
         if not able:
             raise RuleViolation("nobody can act: every combatant is down or has left")
         inits: list[Initiative] = []
@@ -673,8 +675,8 @@ class Modular(Rules[ModularState]):
 
     @decides(Next)
     def _next(self, state: ModularState, command: Next, dice: Dice) -> list[Event]:
-        _need_round(state)
-        index = _next_turn(state)
+        self.need_round(state)
+        index = self.next_turn(state)
         if index is None:
             return self._upkeep(state, False)
         return _start_turn(state, index)
@@ -685,8 +687,8 @@ class Modular(Rules[ModularState]):
         action = cmd.action.lower()
         if action != MOVE and action not in ACTIONS:
             raise BadInput(f"no action {cmd.action!r} in modular ({suggest(action, [MOVE, *ACTIONS])})")
-        _need_round(state)
-        _check_able(state, f)
+        self.need_round(state)
+        self.check_able(state, f)
         if state.current != f.name:
             now = f"it is {state.current}'s turn" if state.current else "no turn has started"
             raise RuleViolation(f"not {f.name}'s turn: {now}", R_TURN)
@@ -765,7 +767,7 @@ class Modular(Rules[ModularState]):
             raise RuleViolation(
                 f"{f.name} has no Ready pending: modular actions take effect when declared", R_READY
             )
-        _check_able(state, f)
+        self.check_able(state, f)
         triggered = cmd.details.get("course", "triggered") == "triggered"
         played = held.then if triggered else held.otherwise
         feet = detail_int(cmd, "feet")
@@ -811,9 +813,9 @@ class Modular(Rules[ModularState]):
             raise RuleViolation("the combat is over", R_COMBAT)
         events: list[Event] = []
         if state.in_round:
-            following = _next_turn(state)
+            following = self.next_turn(state)
             if following is not None and not combat_over:
-                left = ", ".join(n for n in state.order[following:] if _able(state, state.fighter(n)))
+                left = ", ".join(n for n in state.order[following:] if self.able(state, state.fighter(n)))
                 raise RuleViolation(
                     f"round {state.round} has turns left ({left}): `skirmish next` to reach its end", R_TURN
                 )
@@ -835,14 +837,14 @@ class Modular(Rules[ModularState]):
 
     def view(self, state: ModularState) -> View:
         now = state.current
-        following = _next_turn(state) if state.in_round else None
+        following = self.next_turn(state) if state.in_round else None
         upcoming = state.order[following] if following is not None else None
         in_order = [state.fighters[n] for n in state.order] if state.in_round else []
         rest = [f for f in state.fighters.values() if f.name not in set(state.order) or not state.in_round]
         # Those who cannot act go last (the view's acting order).
-        in_order, rest = [f for f in in_order if _able(state, f)], [
-            *(f for f in in_order if not _able(state, f)), *rest]
-        rest.sort(key=lambda f: not _able(state, f))
+        in_order, rest = [f for f in in_order if self.able(state, f)], [
+            *(f for f in in_order if not self.able(state, f)), *rest]
+        rest.sort(key=lambda f: not self.able(state, f))
         position = {name: i for i, name in enumerate(state.order)}
         combatants = []
         pending = []
@@ -854,7 +856,7 @@ class Modular(Rules[ModularState]):
                 f.evade is not None) else []
             # The text names no conditions: every kind on a combatant is the GM's own.
             effects += [Effect_(kind=e.kind, left=e.rounds, custom=e.kind not in self.effects) for e in f.effects]
-            status: Status = "left" if f.left else "down" if _down(state, f) else "fighting"
+            status: Status = "left" if f.left else "down" if self.down(state, f) else "fighting"
             combatants.append(Combatant(
                 name=f.name, side=f.side, status=status, acting=f.name == now,
                 vital=Gauge(name="health left", value=f.health - f.damage, maximum=f.health),
@@ -953,34 +955,6 @@ class Modular(Rules[ModularState]):
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-def _down(state: ModularState, f: Fighter) -> bool:
-    return is_down(f.health - f.damage, state.options)
-
-
-def _able(state: ModularState, f: Fighter) -> bool:
-    return not f.left and not _down(state, f)
-
-
-def _check_able(state: ModularState, f: Fighter) -> None:
-    """Refuse, in one line, an action of a combatant whose turn is passed by."""
-    check_able(f.name, f.left, f.health - f.damage, "health", state.options)
-
-
-def _next_turn(state: ModularState) -> int | None:
-    """The index in this round's order of the next combatant who can act; None: the
-    round's turns are over."""
-    start = (state.turn if state.turn is not None else -1) + 1
-    for index in range(start, len(state.order)):
-        if _able(state, state.fighter(state.order[index])):
-            return index
-    return None
-
-
-def _need_round(state: ModularState) -> None:
-    if not state.in_round:
-        raise RuleViolation("no round under way: start one with `skirmish round`", R_INIT)
 
 
 def _start_turn(state: ModularState, index: int) -> list[Event]:

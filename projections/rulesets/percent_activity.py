@@ -99,6 +99,8 @@ from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
+    Flag,
+    GoesDown,
     Harm,
     Option,
     Rules,
@@ -110,7 +112,6 @@ from skirmish.projections.ruleset import (
     is_down,
     options_in_force,
     suggest,
-    check_able,
     why_down,
 )
 from skirmish.projections.view import Budget, Clock, Combatant, Gauge, NoOwn, Own, Pending, Status, View
@@ -352,12 +353,6 @@ class RoundEnded(Event, frozen=True, tag="pa.round-ended"):
     round: int
 
 
-EVENT_TYPES: tuple[type[Event], ...] = (
-    RoundStarted, ActionContinued, TurnPassed, ActionDeclared, ActionResolved, ActionCancelled,
-    ActionProgressed, DamageTaken, HitsHealed, EffectApplied, EffectEnded, UpkeepTick, RoundEnded,
-)
-
-
 def _span(low: int, high: int | None) -> str:
     return f"{low}+ %" if high is None else f"{low} %" if low == high else f"{low}-{high} %"
 
@@ -365,10 +360,12 @@ def _span(low: int, high: int | None) -> str:
 # --- the ruleset ---------------------------------------------------------------------------
 
 
-class PercentActivity(Rules[PaState]):
+class PercentActivity(GoesDown, Rules[PaState]):
     state_type = PaState
     id = "percent-activity"
     rules_file = RULES
+    vital = "hits"
+    round_rule = R_ROUND
     options = {
         "instant-cost": Option(
             "10", ("1", "10", "25"),
@@ -397,12 +394,17 @@ class PercentActivity(Rules[PaState]):
         "ready": Detail("NAME,NAME: weapon ready, +4 initiative (round 1 only)", ("round",)),
         "surprised": Detail("NAME,NAME: surprised, -4 initiative this round", ("round",)),
     }
-    # The shared optional fields of each command this ruleset reads; the engine refuses the
-    # rest in one message (check_flags). `round`, `next`, `damage` and `upkeep` read none.
-    flags: dict[str, tuple[str, ...]] = {
-        "declare": ("percent", "target", "trigger"),
-        "resolve": ("outcome", "hits"),
-        "effect": ("per_round", "rounds", "end"),
+    # `round`, `next`, `damage` and `upkeep` read no flag; the engine refuses any given.
+    flags = {
+        "percent": Flag("the activity it takes: under its most at -1 per % under it (Actions)", ("declare",)),
+        "target": Flag("whom the action is aimed at", ("declare",)),
+        "trigger": Flag("hold the action until this happens, or lose it at the upkeep (Conditional Action)",
+                        ("declare",)),
+        "outcome": Flag("what the roll gave, in the GM's words", ("resolve",)),
+        "hits": Flag("hits dealt to the action's target", ("resolve",)),
+        "per_round": Flag("bleeding: hits lost at each upkeep (Upkeep)", ("effect",)),
+        "rounds": Flag("how many rounds a stun or the GM's own effect lasts (Upkeep)", ("effect",)),
+        "end": Flag("end the effect now", ("effect",)),
     }
     # The Upkeep's effects and the condition the text's table names; any other timed
     # effect (a spell) is the GM's own: `effect WHO KIND --rounds N --custom`.
@@ -415,7 +417,9 @@ class PercentActivity(Rules[PaState]):
         ENCUMBERED: "until ended: a condition of the initiative table (Initiative)",
     }
     state_version = 3  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
-    event_types = EVENT_TYPES
+
+    def vital_left(self, f: Fighter) -> int:
+        return f.hits - f.damage
 
     def initial(self, started: EncounterStarted) -> PaState:
         options = options_in_force(self, started)
@@ -503,7 +507,8 @@ class PercentActivity(Rules[PaState]):
         f = state.fighters[find_name(state.names(), command.who)]
         if command.amount < 1:
             raise BadInput(f"damage must be at least 1 hit, not {command.amount}")
-        return _damage(state, f, Derivation(command.amount, "hits read off the tables by the GM", rule=R_ACTIONS))
+        amount = Derivation(command.amount, "hits read off the tables by the GM", rule=R_ACTIONS)
+        return _damage(state, f, amount, self.down(state, f))
 
     @decides(Heal)
     def _decide_heal(self, state: PaState, command: Heal, dice: Dice) -> list[Event]:
@@ -526,7 +531,7 @@ class PercentActivity(Rules[PaState]):
 
     @decides(Upkeep)
     def _decide_upkeep(self, state: PaState, command: Upkeep, dice: Dice) -> list[Event]:
-        _need_round(state)
+        self.need_round(state)
         return self._upkeep(state)
 
     @decides(StartRound)
@@ -540,7 +545,7 @@ class PercentActivity(Rules[PaState]):
         given = {key: _named(state, command.details.get(key, "")) for key in ROUND_CONDITIONS}
         if given["ready"] and state.round > 0:
             raise RuleViolation("weapon ready counts in the first round of combat only", R_INIT)
-        able = [f for f in state.fighters.values() if _able(state, f)]
+        able = [f for f in state.fighters.values() if self.able(state, f)]
         if not able:
             raise RuleViolation("nobody can act: every combatant is down or has left")
         inits = []
@@ -573,11 +578,11 @@ class PercentActivity(Rules[PaState]):
 
     @decides(Next)
     def _next(self, state: PaState, command: Next, dice: Dice) -> list[Event]:
-        _need_round(state)
+        self.need_round(state)
         acting = state.acting()
         if acting is not None:
             _settled(state.fighter(acting), "pass the turn", R_ACTIONS)
-        following = _next_turn(state)
+        following = self.next_turn(state)
         if following is not None:
             assert acting is not None
             return [TurnPassed(who=acting, to=state.order[following])]
@@ -585,12 +590,12 @@ class PercentActivity(Rules[PaState]):
 
     @decides(Declare)
     def _declare(self, state: PaState, cmd: Declare, dice: Dice) -> list[Event]:
-        _need_round(state)
+        self.need_round(state)
         f = state.fighter(find_name(state.names(), cmd.who))
         action = cmd.action.lower()
         if action not in ACTIONS and action != INSTANT:
             raise BadInput(f"no action {cmd.action!r} in the activity table ({suggest(action, [*ACTIONS, INSTANT])})")
-        _check_able(state, f)
+        self.check_able(state, f)
         if f.initiative is None:
             raise RuleViolation(f"{f.name} joined after this round's initiative: wait for the next round", R_INIT)
         acting = state.acting()
@@ -654,7 +659,7 @@ class PercentActivity(Rules[PaState]):
         a = f.action
         if a is None:
             raise RuleViolation(f"{f.name} has no action under way to resolve", R_ACTIONS)
-        _check_able(state, f)
+        self.check_able(state, f)
         if a.step == "progresses":
             raise RuleViolation(
                 f"{f.name}'s {a.name} has {a.cost - a.progress} % to go: it completes in a later round", R_R2R
@@ -666,7 +671,8 @@ class PercentActivity(Rules[PaState]):
             if cmd.hits < 1:
                 raise BadInput(f"--hits must be at least 1, not {cmd.hits}")
             target = state.fighter(a.target)
-            events += _damage(state, target, Derivation(cmd.hits, f"hits of {f.name}'s {a.name}", rule=R_ACTIONS))
+            amount = Derivation(cmd.hits, f"hits of {f.name}'s {a.name}", rule=R_ACTIONS)
+            events += _damage(state, target, amount, self.down(state, target))
         return events
 
     @decides(Cancel)
@@ -735,7 +741,7 @@ class PercentActivity(Rules[PaState]):
     def view(self, state: PaState) -> View:
         acting = state.acting()
         now = (acting,) if acting is not None else ()
-        following = _next_turn(state) if state.in_round else None
+        following = self.next_turn(state) if state.in_round else None
         # The next turn of this round; none after the last one (`next` runs the upkeep), and
         # none between rounds (the next round's order is not rolled yet).
         later = (state.order[following],) if following is not None else ()
@@ -748,10 +754,11 @@ class PercentActivity(Rules[PaState]):
         fighters = state.fighters
         in_order = set(state.order)
         ordered = [*(fighters[n] for n in state.order), *(f for f in fighters.values() if f.name not in in_order)]
-        ordered.sort(key=lambda f: not _able(state, f))  # stable: those who cannot act last
+        ordered.sort(key=lambda f: not self.able(state, f))  # stable: those who cannot act last
         combatants = tuple(
             Combatant(
-                name=f.name, side=f.side, acting=f.name == acting, status=_status(state, f),
+                name=f.name, side=f.side, acting=f.name == acting,
+                status="left" if f.left else "down" if self.down(state, f) else "fighting",
                 vital=Gauge(name="hits left", value=f.hits - f.damage, maximum=f.hits),
                 budget=Budget(name="activity %", left=ACTIVITY - f.used, of=ACTIVITY),
                 effects=tuple(
@@ -838,11 +845,6 @@ class PercentActivity(Rules[PaState]):
 # --- helpers -------------------------------------------------------------------------------
 
 
-def _need_round(state: PaState) -> None:
-    if not state.in_round:
-        raise RuleViolation("no round under way: start one with `skirmish round`", R_ROUND)
-
-
 def _settled(f: Fighter, what: str, rule: str) -> None:
     """Refuse to go on while the combatant has an action still to resolve."""
     if f.action is not None and f.action.step == "resolves":
@@ -864,38 +866,15 @@ def _penalty(cost: int, high: int | None) -> Derivation:
                       (Term(f"{high - cost} % under the maximum", cost - high),), R_ACTIONS)
 
 
-def _damage(state: PaState, f: Fighter, amount: Derivation) -> list[Event]:
-    """The hits taken; a hit that puts the combatant down ends its action under way."""
+def _damage(state: PaState, f: Fighter, amount: Derivation, was_down: bool) -> list[Event]:
+    """The hits taken; a hit that puts the combatant down (``was_down``: it already was)
+    ends its action under way."""
     damage = f.damage + amount.value
     left = f.hits - damage
     events: list[Event] = [DamageTaken(who=f.name, amount=amount, hits_left=left, wounded=2 * damage > f.hits)]
-    if f.action is not None and is_down(left, state.options) and not _down(state, f):
+    if f.action is not None and is_down(left, state.options) and not was_down:
         events.append(ActionCancelled(who=f.name, action=f.action.name, reason=f"ends: {f.name} is down ({why_down(left, 'hits', state.options)})"))
     return events
-
-
-def _status(state: PaState, f: Fighter) -> Status:
-    return "left" if f.left else "down" if _down(state, f) else "fighting"
-
-
-def _down(state: PaState, f: Fighter) -> bool:
-    return is_down(f.hits - f.damage, state.options)
-
-
-def _able(state: PaState, f: Fighter) -> bool:
-    return not f.left and not _down(state, f)
-
-
-def _check_able(state: PaState, f: Fighter) -> None:
-    check_able(f.name, f.left, f.hits - f.damage, "hits", state.options)
-
-
-def _next_turn(state: PaState) -> int | None:
-    """This round's next turn of someone who can act; None: the turns are over."""
-    for index in range(state.turn + 1, len(state.order)):
-        if _able(state, state.fighters[state.order[index]]):
-            return index
-    return None
 
 
 def _count_down(step: Literal["stun", "timed"], f: Fighter, e: Effect) -> UpkeepTick:

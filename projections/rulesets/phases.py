@@ -112,6 +112,7 @@ from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
+    Flag,
     Harm,
     Option,
     Rules,
@@ -366,12 +367,6 @@ class TurnEnded(Event, frozen=True, tag="phases.turn-ended"):
     actions: dict[str, int] = {}
 
 
-EVENT_TYPES: tuple[type[Event], ...] = (
-    TurnStarted, ClockAdvanced, ActionTaken, ActionResolved, RepetitionInterrupted,
-    EffectApplied, EffectEnded, TurnEnded,
-)
-
-
 def initiative(f: Fighter, wounds: str, held: Wounds | None = None) -> Derivation:
     """Initiative after wounds and panic (``held``: those the character would have), never
     below 0 (phases.md, Initiative)."""
@@ -432,23 +427,21 @@ class Phases(Rules[PhaseState]):
         "ambush-move": Detail("how the ambushed force moves (default walk)", ("round",), tuple(MOVES)),
         "by": Detail("points of initiative lost to panic", ("effect",)),
     }
-    # The shared flags read; the engine refuses the rest. One action a phase, no hits and no
-    # timed effects: no AP, percent, pace, trigger, hits, charge, orientation or rounds.
     effects = {
         "slight-wound": "Initiative -1 (Wounds)",
         "serious-wound": "Initiative -3 (Wounds)",
         PANIC: "--with by=N: Initiative lowered by N until ended",
     }
+    # The flags read; the engine refuses the rest. One action a phase, no hits and no
+    # timed effects: no AP, percent, pace, trigger, hits, charge, orientation or rounds.
     flags = {
-        "declare": ("target",),
-        "resolve": ("outcome",),
-        "cancel": (),
-        "effect": ("end",),
+        "target": Flag("whom the action is aimed at", ("declare",)),
+        "outcome": Flag("what the action gave, in the GM's words", ("resolve",)),
+        "end": Flag("end the wound or the panic now", ("effect",)),
     }
     # The shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots).
     state_version = 3  # 3: ``left``; metres moved kept in halves
     state_type = PhaseState
-    event_types = EVENT_TYPES
 
     def initial(self, started: EncounterStarted) -> PhaseState:
         options = options_in_force(self, started)

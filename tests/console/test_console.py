@@ -13,7 +13,6 @@ import asyncio
 import shlex
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -23,62 +22,22 @@ from skirmish.cli.main import run_cli
 from skirmish.eventlog.store import Store
 from skirmish.projections.ruleset import BUILT_IN
 
+from support.rulesets import Fight, support_for
+
 pytest.importorskip("textual")  # a dependency of skirmish: this only names it if it is missing
 from skirmish.cli.console import CommandLine, Console, bar, board, safe  # noqa: E402
 from skirmish.cli.session import Completer, Session  # noqa: E402
 
 
-@dataclass(frozen=True)
-class Fight:
-    """A fight in one ruleset: how it starts, two blows, and the bars they leave."""
-
-    setup: tuple[str, ...]
-    target: str
-    full: str  # the target's bar before the first blow
-    hit: str  # the first blow, typed in the console
-    after_hit: str  # the target's bar after it
-    second: str  # the second blow
-    hurt: str  # whom the second blow hurts
-    after_second: str  # and that one's bar after it
-    hurt_before: str  # that one's bar before the second blow
+def _fight(ruleset: str) -> Fight:
+    """A built-in ruleset's fight, from its support module (tests/support/<ruleset>.py)."""
+    fight = support_for(ruleset).console
+    if fight is None:
+        pytest.fail(f"tests/support/{ruleset.replace('-', '_')}.py gives {ruleset} no console fight")
+    return fight
 
 
-FIGHTS = {
-    # ap-countdown.md: hits are subtracted as read off the tables. Orc: 30 hits.
-    "ap-countdown": Fight(
-        ('new "Bridge" --rules ap-countdown --seed 1', "add Hauser --side players --stat qu=1 --stat hits=40",
-         "add Orc --side foes --stat qu=0 --stat hits=30", "round --roll Hauser=6,8 --roll Orc=5,5"),
-        "Orc", "###### 30/30", "damage Orc 5", "#####. 25/30",
-        "damage Orc 10", "Orc", "###... 15/30", "#####. 25/30"),
-    # percent-activity.md: the same hits. 15/30 of 6 cells is 3.
-    "percent-activity": Fight(
-        ('new "Gate" --rules percent-activity --seed 1', "add Hauser --side players --stat qu=1 --stat hits=40",
-         "add Orc --side foes --stat qu=0 --stat hits=30", "round --roll Hauser=6,8 --roll Orc=5,5"),
-        "Orc", "###### 30/30", "damage Orc 5", "#####. 25/30",
-        "damage Orc 10", "Orc", "###... 15/30", "#####. 25/30"),
-    # modular.md: damage comes off Health. 19/25 of 6 is 4.56 -> 5; 13/25 of 6 is 3.12 -> 3.
-    "modular": Fight(
-        ('new "Yard" --rules modular --seed 1', "add Hauser --side players --stat agility=47 --stat dodge=13 --stat health=30",
-         "add Orc --side foes --stat agility=20 --stat dodge=10 --stat health=25", "round --roll Hauser=40 --roll Orc=35"),
-        "Orc", "###### 25/25", "damage Orc 6", "#####. 19/25",
-        "damage Orc 6", "Orc", "###... 13/25", "#####. 19/25"),
-    # crisis.md, damage: Endurance first; once it is 0, damage goes to Health (the board's
-    # vital figure). Vera's 8 Endurance go in the setup; 2 then leave 4 of 6 Health.
-    "crisis": Fight(
-        ('new "Hangar" --rules crisis --seed 1',
-         "add Jack --side players --stat int=1 --stat speed=2 --stat endurance=10 --stat health=8",
-         "add Vera --side foes --stat int=2 --stat speed=1 --stat endurance=8 --stat health=6",
-         "damage Vera 8", "round --roll Jack=5,5,5 --roll Vera=4,4,4"),
-        "Vera", "###### 6/6", "damage Vera 2", "####.. 4/6",
-        "damage Vera 2", "Vera", "##.... 2/6", "####.. 4/6"),
-    # phases.md, Initiative: a slight wound takes 1 off Initiative. Rook 3 -> 2 (4 cells of
-    # 6), Kestrel 5 -> 4 (4.8 cells -> 5).
-    "phases": Fight(
-        ('new "Farm" --rules phases --seed 1', "add Kestrel --side players --stat initiative=5 --stat agility=8",
-         "add Rook --side foes --stat initiative=3 --stat agility=5", "round"),
-        "Rook", "###### 3/3", "effect Rook slight-wound", "####.. 2/3",
-        "effect Kestrel slight-wound", "Kestrel", "#####. 4/5", "###### 5/5"),
-}
+FIGHTS = {ruleset: _fight(ruleset) for ruleset in sorted(BUILT_IN)}
 
 
 def test_every_built_in_ruleset_has_a_console_fight() -> None:

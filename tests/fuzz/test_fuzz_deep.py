@@ -2,7 +2,7 @@
 
 tests/fuzz/test_fuzz.py draws words, and most of its lines never get past the parser, so its
 fights rarely reach a round's end. Here each line is built from the commands the
-ruleset's support module proposes for the state the file is in now (tests/support_*.py,
+ruleset's support module proposes for the state the file is in now (tests/support/*.py,
 the same proposers the shared invariants use), written out as a GM would type them, with
 undo, redo, branch and switch among them and, now and then, a word of the line spoiled.
 Every line runs through the command line's own entry, in process, and after each one:

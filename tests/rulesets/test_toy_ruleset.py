@@ -76,10 +76,46 @@ def test_played_through_the_cli_it_reads_as_duel_md_says(cli: Cli) -> None:
 def test_undeclared_flags_and_actions_are_refused_in_one_line(cli: Cli) -> None:
     play(cli)
     assert cli.fails("declare", "Cid", "strike", "--target", "Ann", "--ap", "3") == (
-        "Error: duel `declare` takes no --ap (it takes: --target)"
+        "Error: duel `declare` takes no --ap (it takes: --target, --feint)"
     )
     assert "has no use for `upkeep`" in cli.fails("upkeep")
     assert "no action 'kick'" in cli.fails("declare", "Cid", "kick")
+
+
+def test_a_flag_of_the_duels_own_is_taken_in_its_encounters_alone(cli: Cli, tmp_path: Path) -> None:
+    """`--feint` is declared in tests/toy/toy_duel.py and nowhere in skirmish: the command
+    line takes it in a duel (duel.md, Feint: 1 less, and a guard does not halve it), lists
+    it, refuses it where the duel does not read it, and knows nothing of it elsewhere."""
+    play(cli)
+    cli.ok("next")  # round 2 ends
+    assert "--feint on declare: strike: a feint" in cli.ok("rules", "duel")
+    assert "--feint" in cli.ok("declare", "--help")
+    cli.ok("round")  # round 3: Ann, Cid (Bob is down)
+    cli.ok("declare", "Ann", "guard")
+    cli.ok("next")
+    # Cid feints at the guarded Ann: 4 + 0 - 1 = 3, not halved (Ann 5 -> 2).
+    cli.ok("declare", "Cid", "strike", "--target", "Ann", "--feint", "--roll", "Cid=4")
+    struck = json.loads(cli.ok("log", "--json").splitlines()[-1])
+    assert (struck["damage"]["value"], struck["damage"]["rule"], struck["hp_left"]) == (3, "duel.md, Feint", 2)
+    assert cli.fails("resolve", "Cid", "--feint").startswith("Error: No such option: --feint")
+    assert cli.fails("declare", "Cid", "strike", "--with", "feint=no") == (
+        "Error: --with feint= takes yes, not 'no' (or --feint)"
+    )
+    other = Cli(str(tmp_path / "other.db"), cli.capsys)
+    other.ok("new", "Bridge", "--rules", "ap-countdown")
+    assert other.fails("declare", "Ann", "strike", "--feint").startswith("Error: No such option: --feint")
+
+
+def test_the_console_completes_a_flag_of_the_duels_own(cli: Cli) -> None:
+    from skirmish.cli.session import Completer, Session
+
+    play(cli)
+    session = Session(cli.db)
+    try:
+        assert Completer(session).candidates("declare Ann strike --fe") == ["declare Ann strike --feint"]
+        assert Completer(session).candidates("resolve Ann --fe") == []
+    finally:
+        session.close()
 
 
 def test_explain_why_and_the_report_of_a_duel(cli: Cli) -> None:

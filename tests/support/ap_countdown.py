@@ -23,7 +23,7 @@ from skirmish.eventlog.commands import (
 )
 from skirmish.projections.engine import Encounter
 
-from support.rulesets import core_commands, core_invalid, support
+from support.rulesets import Fight, core_commands, core_invalid, support
 
 # --- ap-countdown -----------------------------------------------------------------------------
 
@@ -59,6 +59,13 @@ def flat(enc: Encounter) -> dict[str, Any]:
 
 @support("ap-countdown")
 class ApCountdownSupport:
+    # ap-countdown.md: hits are subtracted as read off the tables. Orc: 30 hits.
+    console = Fight(
+        ('new "Bridge" --rules ap-countdown --seed 1', "add Hauser --side players --stat qu=1 --stat hits=40",
+         "add Orc --side foes --stat qu=0 --stat hits=30", "round --roll Hauser=6,8 --roll Orc=5,5"),
+        "Orc", "###### 30/30", "damage Orc 5", "#####. 25/30",
+        "damage Orc 10", "Orc", "###... 15/30", "#####. 25/30")
+
     @staticmethod
     def commands(enc: Encounter) -> list[Command]:
         """Weighted by repetition: hypothesis picks uniformly, and a fight must get through

@@ -19,7 +19,7 @@ from skirmish.eventlog.commands import (
 )
 from skirmish.projections.engine import Encounter
 
-from support.rulesets import core_commands, core_invalid, support
+from support.rulesets import Fight, core_commands, core_invalid, support
 
 NAMES = ("Jack", "Drone", "Mira", "Sentry")
 STATS = (
@@ -31,6 +31,16 @@ STATS = (
 
 @support("crisis")
 class CrisisSupport:
+    # crisis.md, damage: Endurance first; once it is 0, damage goes to Health (the board's
+    # vital figure). Vera's 8 Endurance go in the setup; 2 then leave 4 of 6 Health.
+    console = Fight(
+        ('new "Hangar" --rules crisis --seed 1',
+         "add Jack --side players --stat int=1 --stat speed=2 --stat endurance=10 --stat health=8",
+         "add Vera --side foes --stat int=2 --stat speed=1 --stat endurance=8 --stat health=6",
+         "damage Vera 8", "round --roll Jack=5,5,5 --roll Vera=4,4,4"),
+        "Vera", "###### 6/6", "damage Vera 2", "####.. 4/6",
+        "damage Vera 2", "Vera", "##.... 2/6", "####.. 4/6")
+
     @staticmethod
     def commands(enc: Encounter) -> list[Command]:
         """Weighted by repetition so fights pass whole turns: next and round come often."""

@@ -19,7 +19,7 @@ from skirmish.eventlog.commands import (
 )
 from skirmish.projections.engine import Encounter
 
-from support.rulesets import core_commands, core_invalid, support
+from support.rulesets import Fight, core_commands, core_invalid, support
 
 NAMES = ("Hauser", "Orc", "Mira", "Troll")
 # Actions a combatant may take on its turn, some of them twice (the second is refused).
@@ -31,6 +31,13 @@ TURN_ACTIONS = (
 
 @support("modular")
 class ModularSupport:
+    # modular.md: damage comes off Health. 19/25 of 6 is 4.56 -> 5; 13/25 of 6 is 3.12 -> 3.
+    console = Fight(
+        ('new "Yard" --rules modular --seed 1', "add Hauser --side players --stat agility=47 --stat dodge=13 --stat health=30",
+         "add Orc --side foes --stat agility=20 --stat dodge=10 --stat health=25", "round --roll Hauser=40 --roll Orc=35"),
+        "Orc", "###### 25/25", "damage Orc 6", "#####. 19/25",
+        "damage Orc 6", "Orc", "###... 13/25", "#####. 19/25")
+
     @staticmethod
     def commands(enc: Encounter) -> list[Command]:
         """Weighted by repetition so fights get through whole rounds, Readies and the upkeep."""

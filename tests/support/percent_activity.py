@@ -20,7 +20,7 @@ from skirmish.eventlog.commands import (
 from skirmish.projections.engine import Encounter
 from skirmish.projections.rulesets.percent_activity import PaPending
 
-from support.rulesets import core_commands, core_invalid, support
+from support.rulesets import Fight, core_commands, core_invalid, support
 
 NAMES = ("Hauser", "Orc", "Mira")
 # (action, % values worth trying): the table's ends, one in between, one off the table.
@@ -41,6 +41,13 @@ DECLARES: tuple[tuple[str, tuple[int | None, ...]], ...] = (
 
 @support("percent-activity")
 class PercentActivitySupport:
+    # percent-activity.md: the same hits. 15/30 of 6 cells is 3.
+    console = Fight(
+        ('new "Gate" --rules percent-activity --seed 1', "add Hauser --side players --stat qu=1 --stat hits=40",
+         "add Orc --side foes --stat qu=0 --stat hits=30", "round --roll Hauser=6,8 --roll Orc=5,5"),
+        "Orc", "###### 30/30", "damage Orc 5", "#####. 25/30",
+        "damage Orc 10", "Orc", "###... 15/30", "#####. 25/30")
+
     @staticmethod
     def commands(enc: Encounter) -> list[Command]:
         """Weighted by repetition: hypothesis picks uniformly, and a fight must get through

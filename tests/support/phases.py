@@ -21,7 +21,7 @@ from skirmish.projections.engine import Encounter
 from skirmish.projections.rulesets.phases import PhasesClock, PhasesFigures
 from skirmish.projections.view import Clock, Combatant
 
-from support.rulesets import core_commands, core_invalid, support
+from support.rulesets import Fight, core_commands, core_invalid, support
 
 # name, side, initiative, agility, bulk: two share initiative 4 so the Agility order matters.
 PHASE_FIGHTERS = (
@@ -72,6 +72,14 @@ def _declares(who: str, target: str | None, phase: int | None) -> list[Command]:
 
 @support("phases")
 class PhasesSupport:
+    # phases.md, Initiative: a slight wound takes 1 off Initiative. Rook 3 -> 2 (4 cells of
+    # 6), Kestrel 5 -> 4 (4.8 cells -> 5).
+    console = Fight(
+        ('new "Farm" --rules phases --seed 1', "add Kestrel --side players --stat initiative=5 --stat agility=8",
+         "add Rook --side foes --stat initiative=3 --stat agility=5", "round"),
+        "Rook", "###### 3/3", "effect Rook slight-wound", "####.. 2/3",
+        "effect Kestrel slight-wound", "Kestrel", "#####. 4/5", "###### 5/5")
+
     @staticmethod
     def commands(enc: Encounter) -> list[Command]:
         """Weighted by repetition: `next` often enough for turns to end, declares at each call."""

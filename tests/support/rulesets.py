@@ -4,7 +4,8 @@ The invariants run against every ruleset registered under the ``skirmish.ruleset
 entry points. Each ruleset needs a :class:`RulesetSupport` here: ``commands`` proposes
 candidate commands plausible at the encounter's current state (hypothesis picks among
 them; some may still break a rule, which is fine, as long as they append nothing), and
-``invalid`` proposes commands the ruleset must refuse at that state.
+``invalid`` proposes commands the ruleset must refuse at that state; ``console`` is the
+fight the console's tests play in it.
 
 Each ruleset's support lives in its own module, tests/support/<ruleset>.py (imported by
 :func:`support_for`), using the ``@support`` decorator and the core proposers here. A
@@ -29,6 +30,23 @@ Proposer = Callable[[Encounter], list[Command]]
 
 
 @dataclass(frozen=True)
+class Fight:
+    """A fight in one ruleset for the console's tests (tests/console/test_console.py): how it starts,
+    two blows, and the bars they leave."""
+
+    setup: tuple[str, ...]
+    target: str
+    full: str  # the target's bar before the first blow
+    hit: str  # the first blow, typed in the console
+    after_hit: str  # the target's bar after it
+    second: str  # the second blow
+    hurt: str  # whom the second blow hurts
+    after_second: str  # and that one's bar after it
+    hurt_before: str  # that one's bar before the second blow
+
+
+
+@dataclass(frozen=True)
 class RulesetSupport:
     """How the shared suite drives one ruleset."""
 
@@ -36,6 +54,8 @@ class RulesetSupport:
     commands: Proposer
     # Commands the ruleset must refuse at the current state (each must raise a SkirmishError).
     invalid: Proposer
+    # A fight the console's tests play (every built-in ruleset has one).
+    console: Fight | None = None
 
 
 SUPPORT: dict[str, RulesetSupport] = {}
@@ -43,7 +63,8 @@ SUPPORT: dict[str, RulesetSupport] = {}
 
 def support(ruleset_id: str) -> Callable[[type[Any]], type[Any]]:
     def register(cls: type[Any]) -> type[Any]:
-        SUPPORT[ruleset_id] = RulesetSupport(commands=cls.commands, invalid=cls.invalid)
+        SUPPORT[ruleset_id] = RulesetSupport(commands=cls.commands, invalid=cls.invalid,
+                                             console=getattr(cls, "console", None))
         return cls
 
     return register

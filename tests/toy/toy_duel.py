@@ -8,7 +8,8 @@ audit and report command).
 
 The clock is whose turn it is: ``round`` orders everyone by Speed and starts the first
 turn, ``next`` passes the turn to the next combatant who is not down (or ends the
-round). On its turn a combatant ``declare``s ``strike --target WHO`` or ``guard``.
+round). On its turn a combatant ``declare``s ``strike --target WHO`` (``--feint``: a
+feint, a flag of the duel's own) or ``guard``.
 
 Readings chosen where the text is silent (none needs an option):
 
@@ -29,6 +30,7 @@ from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
+    Flag,
     Harm,
     Option,
     Rules,
@@ -45,6 +47,7 @@ RULES = "duel.md"
 R_ROUNDS = f"{RULES}, Rounds"
 R_TURNS = f"{RULES}, Turns"
 R_GUARD = f"{RULES}, Guard"
+R_FEINT = f"{RULES}, Feint"
 R_DOWN = f"{RULES}, Combatants"
 
 
@@ -136,8 +139,13 @@ class Duel(Rules[DuelState]):
         "guard": ActionInfo("the action", "strikes against it deal half until its next turn"),
     }
     details: dict[str, Detail] = {}
-    flags = {"declare": ("target",)}
-    event_types = (RoundStarted, TurnStarted, Struck, Guarded, Healed, RoundEnded)
+    flags = {
+        "target": Flag("strike: whom", ("declare",)),
+        # A flag of its own (no command has a ``feint`` field): `--feint` in a duel's
+        # encounters, read from the command's details.
+        "feint": Flag("strike: a feint, 1 less damage that a guard does not halve (duel.md, Feint)", ("declare",),
+                      bool),
+    }
     state_version = 1
 
     def initial(self, started: EncounterStarted) -> DuelState:
@@ -179,7 +187,10 @@ class Duel(Rules[DuelState]):
             raise BadInput(f"duel has no action {command.action!r} (actions: strike, guard)")
         if f.acted:
             raise RuleViolation(f"{f.name} has already acted this turn", R_TURNS)
+        feint = command.details.get("feint") == "yes"
         if command.action == "guard":
+            if feint:
+                raise BadInput("--feint goes with strike only")
             return [Guarded(who=f.name)]
         if command.target is None:
             raise BadInput("strike needs --target WHO")
@@ -192,13 +203,16 @@ class Duel(Rules[DuelState]):
         terms = [Term("1d6", roll.total)]
         if f.speed > target.speed:
             terms.append(Term("faster by", f.speed - target.speed))
-        total = sum(t.value for t in terms)
+        if feint:
+            terms.append(Term("feint", -1))
+        total = max(0, sum(t.value for t in terms))
         formula = " + ".join(t.name for t in terms)
-        if target.guarded:
+        halved = target.guarded and not feint
+        if halved:
             formula = f"floor(({formula}) / 2), guarded"
             total //= 2
-        damage = Derivation(total, formula, terms=tuple(terms), rule=R_GUARD if target.guarded else R_TURNS,
-                            roll=roll)
+        rule = R_FEINT if feint else R_GUARD if halved else R_TURNS
+        damage = Derivation(total, formula, terms=tuple(terms), rule=rule, roll=roll)
         return [Struck(who=f.name, target=target.name, damage=damage,
                        hp_left=target.hp - target.damage - total)]
 
