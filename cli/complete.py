@@ -78,14 +78,10 @@ def ruleset(ctx: typer.Context) -> Any:
     if not os.path.exists(path):
         return None
     try:
-        from skirmish.eventlog.store import Store
-        from skirmish.projections.engine import Encounter
+        from skirmish.projections.engine import LogFile
 
-        store = Store(path, create=False)
-        try:
-            return Encounter.open(store).ruleset
-        finally:
-            store.close()
+        with LogFile(path, create=False) as log_file:
+            return log_file.open().ruleset
     except Exception:  # noqa: BLE001 - completion must never fail the shell
         return None
 
