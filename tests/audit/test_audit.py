@@ -511,6 +511,7 @@ def test_amend_stops_on_another_writer_rather_than_skipping(
     assert json.loads(cli.ok("branches", "--json")) == before
 
 
+@pytest.mark.slow
 def test_amend_decides_aside_and_the_table_plays_on(tmp_path: Path) -> None:
     """An amend of a long branch decides every later command again (seconds) on a copy of
     the file, not under its write lock: another process's command lands meanwhile, and the

@@ -68,6 +68,7 @@ async def type_line(pilot: object, app: Console, line: str) -> None:
     await pilot.pause()  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ruleset", sorted(FIGHTS))
 def test_a_fight_through_the_console(tmp_path: Path, ruleset: str) -> None:
     fight = FIGHTS[ruleset]

@@ -22,6 +22,8 @@ from skirmish.cli.session import Session  # noqa: E402
 from support.cli import Cli  # noqa: E402
 from support.terminal import SCRIPT, Terminal  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the console on a pty and under the pilot, over long timelines: `pytest -m "not slow"` leaves it out
+
 # Every expected event id is counted from the commands typed: each `new`, `add` (of one
 # combatant) and `damage` here records one event, and ids run on through the file, so the
 # Nth command of a fresh file records #N (`add --count 3` records three).

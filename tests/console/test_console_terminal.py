@@ -14,6 +14,8 @@ from skirmish.eventlog.store import Store
 
 from support.terminal import SCRIPT, Terminal
 
+pytestmark = pytest.mark.slow  # the console on a real pseudo-terminal: `pytest -m "not slow"` leaves it out
+
 
 @pytest.fixture
 def fight(tmp_path: Path) -> str:

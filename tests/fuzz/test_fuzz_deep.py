@@ -38,6 +38,8 @@ from support.cli import Cli
 from support.examples import examples
 from support.rulesets import support_for
 
+pytestmark = pytest.mark.slow  # long fights played deep: `pytest -m "not slow"` leaves it out
+
 RULESETS = sorted(registry())
 DEEP = settings(max_examples=examples(8), deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

@@ -36,6 +36,8 @@ from skirmish.projections.engine import Encounter
 
 from support.cli import start
 
+pytestmark = pytest.mark.slow  # several skirmish processes at once: `pytest -m "not slow"` leaves it out
+
 WRITERS = 8
 HEAD_MOVED = re.compile(
     r"^Error: branch 'main' moved (to event \d+ )?while this command was decided \(another writer\): "
@@ -108,7 +110,6 @@ def cli_writer(path: str, number: int, calls: int) -> tuple[int, list[str], list
     return attempts, committed, other
 
 
-@pytest.mark.slow
 def test_eight_skirmish_processes_on_one_branch(tmp_path: Path) -> None:
     assert SKIRMISH.exists(), f"the skirmish console script is not installed beside {sys.executable}"
     path = str(tmp_path / "shared.db")

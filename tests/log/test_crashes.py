@@ -149,7 +149,7 @@ def test_a_writer_killed_a_few_times(tmp_path: Path) -> None:
     assert outcomes["commands stored"] > 0
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # forty kills: `pytest -m "not slow"` keeps the few above
 def test_a_writer_killed_at_random_forty_times(tmp_path: Path) -> None:
     outcomes = kill_many_times(tmp_path, kills=40, seed=2026)
     # The kills must land mid-stream, with a command under way, for this to prove anything.

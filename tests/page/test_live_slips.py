@@ -30,6 +30,8 @@ import pytest
 
 from support.cli import Cli
 
+pytestmark = pytest.mark.slow  # a real server per test, watched for seconds: `pytest -m "not slow"` leaves it out
+
 pytest.importorskip("uvicorn")
 
 SCRIPT = shutil.which("skirmish", path=str(Path(sys.executable).parent)) or shutil.which("skirmish")

@@ -22,6 +22,8 @@ import pytest
 
 from skirmish.cli.main import run_cli
 
+pytestmark = pytest.mark.slow  # Chromium and a live server: `pytest -m "not slow"` leaves it out
+
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 ROOT = Path(__file__).resolve().parents[2]

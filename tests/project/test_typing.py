@@ -12,6 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_mypy_strict_as_configured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mypy import api
 
