@@ -16,6 +16,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -319,6 +320,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown scope {', '.join(unknown)}: one of {', '.join(config.scopes)}")
     chosen = [config.scopes[name] for name in args.scopes or config.scopes]
+    # A kill (not -9) unwinds like Ctrl-C: cosmic-ray is stopped and the modules put back.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     try:
         if args.report:
             for scope in chosen:
