@@ -1,0 +1,1 @@
+"""Mutation testing of skirmish (README: Mutation testing): the scopes, and their runner, `python -m tests.mutation`."""
