@@ -200,10 +200,19 @@ def test_a_pipe_stays_inside_its_table_cell() -> None:
     assert html.count("<td>") == 2 and "<td>Gob|lin</td>" in html and "<td>- a|b</td>" in html
 
 
-def test_no_line_closes_a_markdown_fence_early() -> None:
-    lines = ["Orc  fighting", "```", "``````` after", "<script>x</script>"]
-    html = rendered("\n".join(markdown_fence(lines)) + "\n")
-    assert html.count("<pre>") == 1 and text_of(html).strip("\n") == "\n".join(lines)
+@pytest.mark.parametrize("renderer", RENDERERS)
+def test_no_line_closes_a_markdown_fence_early(renderer: str) -> None:
+    # A line of backticks alone closes a fence at least as long (CommonMark, Fenced code
+    # blocks): the longest run here is 7, so the fence is 8, and no shorter one holds.
+    lines = ["Orc  fighting", "```", "``````` after", "```````", "<script>x</script>", "````"]
+    fenced = markdown_fence(lines)
+    assert fenced[0] == "`" * 8 + "text" and fenced[-1] == "`" * 8
+    html = RENDERERS[renderer]("\n".join(fenced) + "\n")
+    assert html.count("<pre") == 1 and text_of(html).strip("\n") == "\n".join(lines)
+
+
+def test_a_fence_is_three_backticks_where_no_line_holds_one() -> None:
+    assert markdown_fence(["Orc  fighting", "no ticks"]) == ["```text", "Orc  fighting", "no ticks", "```"]
 
 
 # --- at the command line: refused where it cannot be a name, escaped wherever it is shown ---------
