@@ -326,6 +326,34 @@ def test_what_the_last_command_changed_is_in_reverse_video(tmp_path: Path) -> No
     assert ("###### 40/40", True) not in cells and ("###### 40/40", False) in cells
 
 
+def test_a_name_in_rich_markup_is_shown_as_typed_everywhere_on_the_screen(tmp_path: Path) -> None:
+    """A name, side, effect or note that reads as Rich markup (`[bold]`, `[link=...]`) is
+    text: the board, the timeline, the pending actions and the replies show its brackets."""
+    db = str(tmp_path / "fight.db")
+    start(db, ('new "[b]Bridge[/b]" --rules ap-countdown',
+               "add '[red]Orc[/red]' --side '[i]foes[/i]' --stat qu=0 --stat hits=30",
+               "add Hauser --side players --stat qu=1 --stat hits=40",
+               "effect '[red]Orc[/red]' '[blink]hex[/blink]' --custom --rounds 2",
+               "round --roll Hauser=6,8 --roll '[red]Orc[/red]'=5,5"))
+    session = Session(db)
+
+    async def play() -> None:
+        app = Console(session)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await pilot.pause()
+            await type_line(pilot, app, "declare Hauser melee-attack --ap 3 --target '[red]Orc[/red]'")
+            shown = screen(app)
+            assert "[b]Bridge[/b] (ap-countdown)" in shown, shown
+            assert "[red]Orc[/red]" in row(app, "[red]Orc[/red]") and "[i]foes[/i]" in shown
+            assert "[blink]hex[/blink]" in shown
+            assert "melee-attack on [red]Orc[/red]" in shown  # the pending action and the reply
+
+    try:
+        asyncio.run(play())
+    finally:
+        session.close()
+
+
 def test_hostile_text_is_shown_as_codes() -> None:
     assert safe("Orc\x1b]0;pwned\x07") == "Orc\\x1b]0;pwned\\x07"
     assert safe("a\u202eb\u200bc\nd") == "a\\u202eb\\u200bc\\nd"
