@@ -93,6 +93,21 @@ def test_json_safe_is_the_same_json_with_nothing_hidden(data: object) -> None:
         assert hidden_in(document) == []
 
 
+def test_json_safe_writes_a_hidden_character_past_u_ffff_as_its_surrogate_pair() -> None:
+    # U+E0001 LANGUAGE TAG (a format character): 0xE0001 - 0x10000 = 0xD0001, whose top ten
+    # bits 0x340 give 0xD800 + 0x340 = 0xDB40 and low ten bits 0x001 give 0xDC01 (RFC 8259, 7).
+    assert json_safe('"a\U000E0001b"') == '"a\\udb40\\udc01b"'
+    # U+1D173 MUSICAL SYMBOL BEGIN BEAM: 0xD173 -> 0xD800 + 0x34 = 0xD834, 0xDC00 + 0x173 = 0xDD73.
+    assert json_safe('["\U0001D173"]') == '["\\ud834\\udd73"]'
+    assert json.loads(json_safe('"\U000E0001"')) == "\U000E0001"
+
+
+def test_clip_and_quoted_keep_a_text_of_exactly_the_limit_whole() -> None:
+    assert clip("A" * 80) == "A" * 80 and quoted("A" * 80) == repr("A" * 80)
+    assert clip("A" * 81) == "A" * 80 + "… (81 characters)"
+    assert quoted("A" * 81) == repr("A" * 80) + "… (81 characters)"
+
+
 def test_clip_and_quoted_cut_a_huge_input() -> None:
     assert clip("short") == "short"
     assert clip("A" * 50_000_000) == "A" * 80 + "… (50,000,000 characters)"
