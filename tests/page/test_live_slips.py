@@ -352,3 +352,17 @@ def test_the_server_answers_only_to_an_address_or_localhost(bridge: Cli, host: s
             if not served:
                 assert body == b"skirmish serves its page by address or localhost only\n"
                 assert b"Orc" not in body
+
+
+@pytest.mark.parametrize(("options", "version"), [
+    ((), "the players' version"), (("--for", "players"), "the players' version"), (("--for", "gm"), "the GM's version"),
+])
+def test_the_gms_terminal_says_which_version_it_serves(bridge: Cli, options: tuple[str, ...], version: str) -> None:
+    """The GM reads on the terminal whether the phones get the players' version (the default,
+    README) or the GM's, before anyone connects."""
+    with serving(bridge.db, options=options) as server:
+        html, data = server.page()
+    said = server.said.read_text()
+    assert f"Serving 'Bridge' ({version}) on http://127.0.0.1:{server.port}/" in said, said
+    # and the page is that version: the GM's carries the dice seed, the players' does not
+    assert ("seed" in data) == (version == "the GM's version"), sorted(data)
