@@ -592,7 +592,9 @@ def run(ctx: typer.Context, script: Annotated[Path, typer.Argument(help="A file 
         with log_file.batch():
             for number, words in steps:
                 say(f"> {shlex.join(words)}")
-                code = run_cli([*pins, *words], prefix=f"{script}:{number}: ", log_file=log_file)
+                # The script's file by name too: a line's reply ("now current in FILE") names
+                # the file the script runs on, not the default.
+                code = run_cli(["--db", db, *pins, *words], prefix=f"{script}:{number}: ", log_file=log_file)
                 if code != 0:
                     raise ScriptFailed(number, code)
     except ScriptFailed as failed:

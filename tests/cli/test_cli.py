@@ -421,3 +421,19 @@ def test_the_command_modules_import_without_main() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_script_names_the_file_it_runs_on(cli: Cli, tmp_path: Path) -> None:
+    """`skirmish --db demo.db run FILE`: a `new` or `import` line says the encounter is now
+    current in demo.db, the file the script writes, never in the default ./skirmish.db."""
+    from skirmish.cli.main import run_cli
+
+    other = str(tmp_path / "other.db")
+    assert run_cli(["--db", other, "new", "Elsewhere", "--rules", "ap-countdown"]) == 0
+    assert run_cli(["--db", other, "export", "--out", str(tmp_path / "elsewhere.jsonl")]) == 0
+    script = tmp_path / "fight.skirmish"  # an import goes into a new file: it comes first
+    script.write_text(f'import {tmp_path / "elsewhere.jsonl"}\nnew "Second" --rules crisis\n', encoding="utf-8")
+    said = cli.ok("run", str(script))
+    assert f"Encounter 'Second' is now current in {cli.db}" in said, said
+    assert f"It is now current in {cli.db}" in said, said
+    assert "skirmish.db" not in said
