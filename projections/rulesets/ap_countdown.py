@@ -42,8 +42,11 @@ Readings chosen where the text is silent, documented here and in the README:
   round's. Only the most severe stun effect loses a round per upkeep (Stunned/Unable to
   Parry, then Stunned, then Dazed).
 - "1 pace change allowed per tick": a tick is one initiative count.
-- A round-to-round action is one costing more than 4 AP. Its AP are paid round by round
-  as each round's share completes; interrupting it loses the progress.
+- A round-to-round action is one costing more than 4 AP and more than the AP held when
+  it is declared. Its AP are paid round by round as each round's share completes;
+  interrupting it loses the progress. With carried AP (option carry-ap) a fighter may
+  hold an action's whole cost: it is paid and resolves when its AP are spent
+  (Resolution), 6 AP declared at 45 resolving at 15.
 - A held (conditional) action must fit in the AP left; it readies (AP paid) at the
   count where it would resolve and stays held across rounds until the GM resolves it
   when the trigger happens, or it is cancelled. Declaring any other action except
@@ -881,9 +884,10 @@ class ApCountdown(GoesDown, Rules[ApState]):
         events: list[Event] = []
         if f.action is not None:
             a = f.action
-            if a.cost > AP_PER_ROUND or a.step == "ready" or a.trigger is not None:
-                what = "round-to-round action" if a.cost > AP_PER_ROUND else "held action"
-                rule = R_R2R if a.cost > AP_PER_ROUND else R_HELD
+            spanning = _round_to_round(a)
+            if spanning or a.step == "ready" or a.trigger is not None:
+                what = "round-to-round action" if spanning else "held action"
+                rule = R_R2R if spanning else R_HELD
                 events.append(ActionCancelled(
                     who=f.name, action=a.name, reason=f"interrupted by {action}: a {what} ends when another action is taken ({rule})",
                 ))
@@ -909,7 +913,11 @@ class ApCountdown(GoesDown, Rules[ApState]):
             step: Step = "readies"
             at = Derivation(count - COUNT_PER_AP * cost.value, "count - 5 x AP (ready, then held)",
                             (Term("count", count), Term("5 x AP", -COUNT_PER_AP * cost.value)), R_HELD)
-        elif cost.value > AP_PER_ROUND:
+        elif cost.value > f.ap:
+            # Round to Round Actions: more than the AP held (so more than 4, checked above)
+            # takes this round's AP now and the rest in later rounds. One the fighter holds
+            # the AP for (carried AP, option carry-ap) is paid and resolves when its AP are
+            # spent, as any action (Resolution).
             step = "progresses"
             at = Derivation(count - COUNT_PER_AP * f.ap, "count - 5 x AP left (this round's share)",
                             (Term("count", count), Term("5 x AP left", -COUNT_PER_AP * f.ap)), R_R2R)
@@ -1426,13 +1434,19 @@ def _continue(a: Action, who: str, top: int, ap: int) -> ActionContinued:
     return ActionContinued(who=who, action=a.name, step="progresses", at=at)
 
 
+def _round_to_round(a: Action) -> bool:
+    """An action spanning rounds (Round to Round Actions): more than 4 AP, and more than
+    the AP held when it was declared (its first share still to come, or some paid)."""
+    return a.cost > AP_PER_ROUND and (a.step == "progresses" or a.progress > 0)
+
+
 def _arrive(f: Fighter, a: Action) -> Event:
     """A share of a round-to-round action, or a held action's readying, reaches its count."""
     if a.step == "readies":
         assert a.trigger is not None
         # A held melee attack whose AP a used parry already spent is not paid twice (Parry).
         return ActionReadied(who=f.name, action=a.name, paid=0 if a.paid else a.cost, trigger=a.trigger)
-    paid = f.ap
+    paid = min(f.ap, a.cost - a.progress)  # never more than it still needs
     return ActionProgressed(who=f.name, action=a.name, paid=paid, progress=a.progress + paid, cost=a.cost)
 
 

@@ -307,6 +307,33 @@ def test_carried_ap_are_capped_at_one_rounds_worth(memory_store: Store) -> None:
     assert [i.ap for i in one(new_round(enc), RoundStarted).initiatives] == [8, 8]
 
 
+def test_carried_ap_pay_a_six_ap_reload_within_the_round(memory_store: Store) -> None:
+    """ap-countdown.md, Resolution: an action is "paid for (in AP) and resolved on the initiative
+    when [it is] completed". With carry-ap=yes a fighter holding 7 AP pays a 6 AP reload this
+    round: it is no round-to-round action (those "require more than 4 AP" of a round's 4).
+
+    Worked by hand: round 1, the Orc (base 5 + 5 + Qu 0 = 10, 4 AP: 30) draws (1 AP) at 30,
+    resolved at 25, and keeps 3 AP; Hauser does nothing and keeps 4. Round 2 (same dice):
+    the Orc has 4 + 3 = 7 AP, initiative 10 + 5 x 7 = 45; Hauser 4 + 4 = 8, 15 + 40 = 55.
+    The reload declared at 45 resolves at 45 - 5 x 6 = 15 and leaves the Orc 7 - 6 = 1 AP."""
+    enc = fight(memory_store, **{"carry-ap": "yes"})
+    new_round(enc)
+    do(enc, Next())  # 30: the Orc's count
+    do(enc, Declare(who="Orc", action="draw"))
+    do(enc, Next())  # 25: the draw resolves
+    do(enc, Resolve(who="Orc"))
+    do(enc, Upkeep())
+    started = one(new_round(enc), RoundStarted)
+    assert [(i.who, i.ap, i.actual.value) for i in started.initiatives] == [("Hauser", 8, 55), ("Orc", 7, 45)]
+    assert one(do(enc, Next()), ClockAdvanced).count == 45
+    declared = one(do(enc, Declare(who="Orc", action="ammo-reload")), ActionDeclared)
+    assert (declared.step, declared.at.value) == ("resolves", 15)
+    assert do(enc, Next()) == [ClockAdvanced(count=15, resolving=("Orc",))]
+    assert one(do(enc, Resolve(who="Orc")), ActionResolved).paid == 6
+    assert (who(enc, "Orc").ap, who(enc, "Orc").ap_spent) == (1, 6)
+    assert pending(enc, "Orc") is None
+
+
 def test_declaring_more_ap_than_left_is_refused(cli: Cli) -> None:
     """ap-countdown.md, Action Points: an action cannot cost more AP than the combatant has left."""
     cli_fight(cli)
