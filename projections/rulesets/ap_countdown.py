@@ -247,6 +247,7 @@ class Fighter(msgspec.Struct, frozen=True):
     effects: tuple[Effect, ...] = ()
     effects_applied: int = 0
     left: bool = False  # has left the fight (`leave`); back with `return`
+    had: int | None = None  # the AP it had this round (None: logs before RoundStarted.budgets)
 
     @property
     def initiative(self) -> int | None:
@@ -341,10 +342,19 @@ class Initiative(msgspec.Struct, frozen=True):
     actual: Derivation
 
 
-class RoundStarted(Event, frozen=True, tag="ap.round-started"):
+class RoundStarted(Event, frozen=True, tag="ap.round-started", omit_defaults=True):
+    """A round's initiatives. (Defaults are omitted: an older round start reads and prints
+    exactly as it was stored, before ``idle`` and ``budgets`` existed.)"""
+
     round: int
     count: int
     initiatives: tuple[Initiative, ...]
+    # Down or away when the round began: not rolled, no AP (Initiative: every *combatant*
+    # rolls; the down and the departed are not in the fight). Older logs rolled them.
+    idle: tuple[str, ...] = ()
+    # The budget's "of" is the AP each had this round (Initiative.ap), kept past the
+    # round's end; older logs showed AP left + spent, and still do.
+    budgets: bool = False
 
 
 class ActionContinued(Event, frozen=True, tag="ap.action-continued"):
@@ -571,7 +581,7 @@ class ApCountdown(GoesDown, Rules[ApState]):
     state_type = ApState
     # ApState's shape: raise it when ApState, Fighter, Action, Effect or Counter change
     # (2: fighters by name, and ``left``).
-    state_version = 3  # 3: Action.pace_penalty, Effect.custom
+    state_version = 4  # 3: Action.pace_penalty, Effect.custom; 4: Fighter.had
 
     def vital_left(self, f: Fighter) -> int:
         return f.hits - f.damage
@@ -608,6 +618,15 @@ class ApCountdown(GoesDown, Rules[ApState]):
                 fighters[init.who], base=init.base.value, base_derivation=init.base, ap=init.ap, spent=0,
                 instants=0, delay=0, out=False, parry=None, parry_against=None,
                 parry_used=False, parry_owes_melee=False, declared_this_round=False,
+                had=init.ap if event.budgets else None,
+            )
+        for name in event.idle:
+            # No initiative and no AP this round (back up or back, it waits for the next);
+            # its base is kept for option initiative=once.
+            fighters[name] = replace(
+                fighters[name], base=None, ap=0, spent=0, instants=0, delay=0, out=False, parry=None,
+                parry_against=None, parry_used=False, parry_owes_melee=False, declared_this_round=False,
+                had=0 if event.budgets else None,
             )
         state.round, state.in_round, state.count = event.round, True, event.count
 
@@ -800,7 +819,17 @@ class ApCountdown(GoesDown, Rules[ApState]):
         once = state.options["initiative"] == "once"
         inits = []
         continued: list[Event] = []
+        idle = tuple(f.name for f in state.fighters.values() if f.left or self.down(state, f))
+        for name in command.rolls:
+            sitting = find_name(state.names(), name)
+            if sitting in idle:
+                why = "has left the fight" if state.fighter(sitting).left else "is down"
+                raise RuleViolation(f"{sitting} {why}: it rolls no initiative this round", R_INIT)
+        if len(idle) == len(state.fighters):
+            raise RuleViolation("nobody can act: every combatant is down or has left", R_INIT)
         for f in state.fighters.values():
+            if f.name in idle:
+                continue
             if once and f.base_derivation is not None:
                 if f.name.lower() in {n.lower() for n in command.rolls}:
                     raise RuleViolation(
@@ -820,7 +849,7 @@ class ApCountdown(GoesDown, Rules[ApState]):
             if f.action is not None and f.action.step in ("progresses", "resolves"):
                 continued.append(_continue(f.action, f.name, actual.value, ap))
         count = max(i.actual.value for i in inits)
-        return [RoundStarted(round=number, count=count, initiatives=tuple(inits)), *continued]
+        return [RoundStarted(round=number, count=count, initiatives=tuple(inits), idle=idle, budgets=True), *continued]
 
     @decides(Next)
     def _next(self, state: ApState, command: Next, dice: Dice) -> list[Event]:
@@ -872,7 +901,10 @@ class ApCountdown(GoesDown, Rules[ApState]):
         if f.out:
             raise RuleViolation(f"{f.name} failed an Orientation Maneuver: no more actions this round", R_CANCEL)
         if f.initiative is None:
-            raise RuleViolation(f"{f.name} joined after this round's initiative: wait for the next round", R_INIT)
+            raise RuleViolation(
+                f"{f.name} has no initiative this round (it joined, or was down or away, when it began): "
+                "wait for the next round", R_INIT,
+            )
         if f.initiative < count:
             raise RuleViolation(
                 f"not {f.name}'s turn: initiative {f.initiative}, the count is {count}", R_RES
@@ -1221,7 +1253,8 @@ class ApCountdown(GoesDown, Rules[ApState]):
         match event:
             case RoundStarted(round=number, count=count, initiatives=inits):
                 order = ", ".join(f"{i.who} {i.actual.value}" for i in sorted(inits, key=lambda i: -i.actual.value))
-                return f"Round {number} begins at count {count}: {order}"
+                sitting = f"; sitting it out: {', '.join(event.idle)}" if event.idle else ""
+                return f"Round {number} begins at count {count}: {order}{sitting}"
             case ActionContinued(who=who, action=action, step=step, at=at):
                 verb = "resolves at" if step == "resolves" else "carries on to"
                 return f"{who}'s {action} goes on: {verb} count {at.value}"
@@ -1344,7 +1377,7 @@ def _combatant(f: Fighter, status: Status, acting: bool) -> Combatant:
     return Combatant(
         name=f.name, side=f.side, status=status, acting=acting,
         vital=Gauge(name="hits left", value=f.hits - f.damage, maximum=f.hits),
-        budget=Budget(name="AP", left=f.ap, of=f.ap + f.spent),
+        budget=Budget(name="AP", left=f.ap, of=f.had if f.had is not None else f.ap + f.spent),
         effects=tuple(
             Shown(kind=e.kind, left=e.rounds, detail=f"{e.per_round} a round" if e.per_round else "", custom=e.custom)
             for e in f.effects

@@ -1262,6 +1262,47 @@ def test_goes_down_at_0_by_default(memory_store: Store) -> None:
     assert one(do(enc, Heal(who="Orc", amount=99)), HitsHealed).hits.value == 25, "never above its hits"
 
 
+def test_a_down_or_departed_combatant_rolls_no_initiative_and_gets_no_ap(memory_store: Store) -> None:
+    """ap-countdown.md, Initiative: initiative "is rolled anew every round by every combatant"
+    and Action Points: "Combatants receive 4 Action Points every round". The Orc, down (30 of
+    its 30 hits taken, option goes-down=at-0) when round 2 begins, is no combatant acting in
+    it: no roll, no AP, so nothing to lose at the upkeep. Worked by hand: Hauser alone rolls,
+    6 + 8 + Qu 1 = 15, + 5 x 4 AP = 35; his 4 unspent AP are the only ones lost."""
+    enc = fight(memory_store)
+    new_round(enc)
+    do(enc, Damage(who="Orc", amount=30))
+    do(enc, Upkeep())
+    events = do(enc, StartRound(rolls={"Hauser": (6, 8)}))
+    started = one(events, RoundStarted)
+    assert [(i.who, i.ap, i.actual.value) for i in started.initiatives] == [("Hauser", 4, 35)]
+    assert started.idle == ("Orc",)
+    assert enc.ruleset.describe(started) == "Round 2 begins at count 35: Hauser 35; sitting it out: Orc"
+    orc = combatant(enc, "Orc")
+    assert (orc.budget.left, orc.budget.of, orc.own.initiative) == (0, 0, None)  # type: ignore[attr-defined]
+    do(enc, Heal(who="Orc", amount=5))  # back up mid-round: it waits for the next round
+    refused(enc, Declare(who="Orc", action="dodge"), RuleViolation,
+            "Orc has no initiative this round (it joined, or was down or away, when it began): "
+            "wait for the next round (ap-countdown.md, Initiative)")
+    assert one(do(enc, Next()), RoundEnded).ap_lost == {"Hauser": 4}
+    do(enc, Leave(who="Orc"))
+    assert one(do(enc, StartRound(rolls={"Hauser": (6, 8)})), RoundStarted).idle == ("Orc",)
+    do(enc, Upkeep())
+    do(enc, Leave(who="Hauser"))
+    refused(enc, StartRound(), RuleViolation,
+            "nobody can act: every combatant is down or has left (ap-countdown.md, Initiative)")
+
+
+def test_the_budget_is_of_the_ap_had_this_round_after_the_upkeep(memory_store: Store) -> None:
+    """ap-countdown.md, Action Points: Hauser had 4 AP in round 1, spent 3 on his melee attack
+    and lost 1 at the upkeep (option carry-ap=no): his budget reads 0 of the 4 he had, not 0/3."""
+    enc = fight(memory_store)
+    hauser_melee_resolved(enc)
+    assert (combatant(enc, "Hauser").budget.left, combatant(enc, "Hauser").budget.of) == (1, 4)
+    do(enc, Upkeep())
+    assert (combatant(enc, "Hauser").budget.left, combatant(enc, "Hauser").budget.of) == (0, 4)
+    assert (combatant(enc, "Orc").budget.left, combatant(enc, "Orc").budget.of) == (0, 4)
+
+
 @pytest.mark.parametrize(("rule", "hits", "down"), [
     ("at-0", 0, True), ("at-0", 1, False), ("below-0", 0, False), ("below-0", -1, True), ("never", -50, False),
 ])
