@@ -28,6 +28,7 @@ from skirmish.eventlog.commands import (
     Command,
     Damage,
     Declare,
+    Heal,
     Next,
     Resolve,
     StartRound,
@@ -113,6 +114,10 @@ class Gm:
             yield ApplyEffect(who="scene", kind="fire", end=True)
         if not state.in_round:
             yield StartRound()
+            # Refused only when everyone is down (nobody rolls initiative): the GM heals the
+            # one hurt the most, as a table would, and the fight goes on.
+            hurt = max(fighters, key=lambda f: f.damage)
+            yield Heal(who=hurt.name, amount=hurt.damage)
             return
         count = state.count
         assert count is not None

@@ -209,7 +209,7 @@ class _ReportFold:
         at = len(rnd.moments) - 1
         rnd.lines.append(Line(s.id, s.text, self.about.get(s.id, [])))
         for row in view.combatants:
-            self.combatant(row, number)
+            self.combatant(row, number, view.clock.running)
         if s.harm is not None and not s.harm.heal:
             self.figures[s.harm.who].taken += s.harm.amount
             if s.harm.by is not None:
@@ -227,7 +227,7 @@ class _ReportFold:
                 self.cmd.started.add(key[0].lower())
         self.pending_before = set(pending)
 
-    def combatant(self, row: Combatant, number: int) -> None:
+    def combatant(self, row: Combatant, number: int, running: bool) -> None:
         name = row.name
         fig = self.figures.get(name)
         vital = row.vital.value
@@ -235,7 +235,9 @@ class _ReportFold:
             fig = self.figures[name] = Figures(name, row.side, vital_start=vital)
         fig.vital_end = vital
         self.series.setdefault(name, {})[number] = vital
-        if row.budget.of is not None:
+        # What was spent of what it had, while each round runs: the set-up spends nothing,
+        # and AP lost at a round's end (left 0 of the AP it had) were not spent.
+        if row.budget.of is not None and running:
             key = (name, number)
             self.spent[key] = max(self.spent.get(key, 0), row.budget.of - row.budget.left)
 

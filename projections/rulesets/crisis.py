@@ -76,8 +76,9 @@ The view (projections/view.py): the clock counts turns, its moment is whose move
 between turns nobody is next (the next turn's start settles who acts). Combatants are
 listed in the turn order, the dead in their places, those who joined since it was rolled
 after. Status: ``left``, ``dead`` at Health 0 or less, anyone else ``fighting`` (a stunned one too:
-it only loses its moments while the stun lasts). The vital figure is Health, the budget
-the AP left of the 6 at most; a stun shows the turns it still covers, the one under way
+it only loses its moments while the stun lasts). The vital figure is Health, with Endurance
+beside it (``vital2``: damage empties it first), the budget the AP left of those the
+combatant had this turn; a stun shows the turns it still covers, the one under way
 included.
 """
 
@@ -232,6 +233,7 @@ class CrisisState(msgspec.Struct):
     sequence: tuple[str, ...] = ()  # the turn order, first to act first
     acting: str | None = None
     fighters: dict[str, Fighter] = {}  # by name, in the order they were added
+    budgets: bool = False  # TurnStarted.budgets: the budget is of the AP had this turn
 
     def names(self) -> list[str]:
         return list(self.fighters)
@@ -318,12 +320,18 @@ class Gain(msgspec.Struct, frozen=True):
 
 
 class TurnStarted(Event, frozen=True, tag="crisis.turn-started"):
+    """A turn's start: the order, its rolls and the AP gained. (``budgets`` is UNSET, so
+    left out, in an older turn start: it reads and prints exactly as it was stored.)"""
+
     turn: int
     sequence: tuple[str, ...]
     rolls: tuple[OrderRoll, ...] = ()
     gains: tuple[Gain, ...] = ()
     acting: str | None = None
     surprise: tuple[str, ...] = ()
+    # The AP budget reads against the AP each had this turn (left + spent), not the cap of
+    # 6; older logs showed the cap, and still do.
+    budgets: bool | msgspec.UnsetType = msgspec.UNSET
 
 
 class TurnPassed(Event, frozen=True, tag="crisis.turn-passed"):
@@ -471,7 +479,7 @@ class Crisis(Rules[CrisisState]):
     state_type = CrisisState
     # The shape of this ruleset's state: raise it when the state structs change (it keys
     # cached snapshots). 2: mutable, fighters by name, conditions by kind.
-    state_version = 3  # 3: ``left``
+    state_version = 4  # 3: ``left``; 4: ``budgets``
 
     # --- initial / apply ------------------------------------------------------------------
 
@@ -498,6 +506,7 @@ class Crisis(Rules[CrisisState]):
             fighters[g.who].ap = g.ap.value
         state.turn, state.in_turn, state.sequence = event.turn, True, event.sequence
         state.acting, state.surprise = event.acting, event.surprise
+        state.budgets = event.budgets is True
 
     @applies(TurnPassed)
     def _passed(self, state: CrisisState, event: TurnPassed) -> None:
@@ -614,11 +623,17 @@ class Crisis(Rules[CrisisState]):
         turn = state.turn + 1
         surprise = self._surprisers(state, command)
         each_turn = state.options["turn-order"] == "each-turn"
-        to_roll = [f for f in state.fighters.values() if f.order is None or each_turn]
+        # Turn Order: every *involved* character rolls: the dead and those who left do not
+        # (a dead one keeps its place; one who left and never rolled rolls on its return).
+        to_roll = [f for f in state.fighters.values() if (f.order is None or each_turn) and not (f.dead or f.left)]
         rolled_names = {f.name.lower() for f in to_roll}
         for key in command.rolls:
             name = key.lower()
             if name not in rolled_names and name in {n.lower() for n in state.names()}:
+                f = state.fighter(find_name(state.names(), name))
+                if f.dead or f.left:
+                    why = "is dead" if f.dead else "has left the fight"
+                    raise RuleViolation(f"{f.name} {why}: it rolls no turn order", R_ORDER)
                 raise RuleViolation(
                     f"{find_name(state.names(), name)}'s turn order was rolled when the crisis began "
                     "(option turn-order=once)", R_ORDER,
@@ -632,9 +647,15 @@ class Crisis(Rules[CrisisState]):
             OrderRoll(name, Derivation(orders[name] or 0, "turn order rolled earlier", rule=R_ORDER), faces)
             for name, faces in rerolls.items() if name not in totals
         )
-        gains = tuple(Gain(f.name, _gain(state, f, turn, surprise)) for f in state.fighters.values())
-        acting = state.first_able(sequence, turn, surprise)  # everyone in it has a turn order now
-        return [TurnStarted(turn=turn, sequence=sequence, rolls=rolls, gains=gains, acting=acting, surprise=surprise)]
+        # Actions: the dead and those who left gain nothing; listed only when that changes
+        # their AP (the dead lose what they had).
+        gains = tuple(
+            Gain(f.name, gain) for f in state.fighters.values()
+            for gain in (_gain(state, f, turn, surprise),) if not ((f.dead or f.left) and gain.value == f.ap)
+        )
+        acting = state.first_able(sequence, turn, surprise)
+        return [TurnStarted(turn=turn, sequence=sequence, rolls=rolls, gains=gains, acting=acting, surprise=surprise,
+                            budgets=True)]
 
     def _surprisers(self, state: CrisisState, command: StartRound) -> tuple[str, ...]:
         raw = command.details.get("surprise")
@@ -830,7 +851,8 @@ class Crisis(Rules[CrisisState]):
                 name=f.name, side=f.side, status="left" if f.left else "dead" if f.dead else "fighting",
                 acting=f.name == state.acting,
                 vital=Gauge(name="Health", value=f.health, maximum=f.stats["health"]),
-                budget=Budget(name="AP", left=f.ap, of=AP_MAX),
+                # What it had this turn: AP carry and only payments lower them within it.
+                budget=Budget(name="AP", left=f.ap, of=f.ap + f.spent if state.budgets else AP_MAX),
                 effects=tuple(_effect(state, c) for c in f.conditions.values()),
                 own=CrisisFigures(turn_order=f.order, ap_spent=f.spent, endurance=f.endurance, durability=f.durability),
             )

@@ -677,8 +677,64 @@ def test_health_at_0_is_death(memory_store: Store) -> None:
             "Drone is dead (crisis.md, Damage)")
 
 
+def test_the_dead_roll_no_turn_order_and_gain_nothing_each_turn(memory_store: Store) -> None:
+    """crisis.md, Turn Order: "every involved character" rolls; the dead are out of it (Damage:
+    Health 0 is death). Option turn-order=each-turn rolls anew every turn, so the Drone, dead
+    in turn 1 (8 damage, spill=yes: 4 to Endurance, 4 to Health), rolls no more; its 4 AP of
+    turn 1 are taken at turn 2 (Damage: "dead: no AP") and after that nothing is listed."""
+    enc = fight(memory_store, spill="yes", **{"turn-order": "each-turn"})
+    turn(enc)
+    do(enc, Damage(who="Drone", amount=8))
+    end_turn(enc)
+    refused(enc, StartRound(rolls={"Jack": (5, 5, 5), "Drone": (2, 2, 2)}), RuleViolation,
+            "Drone is dead: it rolls no turn order (crisis.md, Turn Order)")
+    second = turn(enc, {"Jack": (4, 4, 4)})
+    assert [r.who for r in second.rolls] == ["Jack"]
+    assert [(g.who, g.ap.value) for g in second.gains] == [("Jack", 6), ("Drone", 0)]  # Jack: 4 + 4, at most 6
+    end_turn(enc)
+    third = turn(enc, {"Jack": (3, 3, 3)})
+    assert [r.who for r in third.rolls] == ["Jack"] and [g.who for g in third.gains] == ["Jack"]
+    assert "Drone" not in enc.ruleset.describe(third).split("; AP ")[1]
+
+
+def test_the_ap_budget_is_of_the_ap_had_this_turn(memory_store: Store) -> None:
+    """crisis.md, Actions: 4 AP gained at each turn's start, carried, at most 6. Jack gains 4
+    in turn 1 and attacks (2 AP): 2 of 4 left. In turn 2 he has 2 + 4 = 6: 6 of 6. The Drone
+    does nothing: 4 of 4, then 4 + 4 = 8, capped: 6 of 6."""
+    enc = fight(memory_store)
+    turn(enc)
+    attack(enc, "Jack", "Drone", (1, 1, 1))  # 3 + 0 + 0 + 0 + 0 = 3 against 10 + ... : a miss
+    budget = combatant(enc, "Jack").budget
+    assert (budget.left, budget.of) == (2, 4)
+    assert (combatant(enc, "Drone").budget.left, combatant(enc, "Drone").budget.of) == (4, 4)
+    end_turn(enc)
+    assert (combatant(enc, "Jack").budget.left, combatant(enc, "Jack").budget.of) == (2, 4)  # between turns
+    turn(enc, {})
+    assert (combatant(enc, "Jack").budget.left, combatant(enc, "Jack").budget.of) == (6, 6)
+    assert (combatant(enc, "Drone").budget.left, combatant(enc, "Drone").budget.of) == (6, 6)
+
+
+def test_the_report_sums_the_ap_spent_each_turn_from_what_was_had(memory_store: Store) -> None:
+    """crisis.md, Actions: the report's "AP spent (summed over rounds)" is what each spent of
+    the AP it had each turn, the set-up before turn 1 not counted. Jack spends 2 (an attack)
+    in turn 1 and 1 (a move) in turn 2: 3. The Drone does nothing: 0 (the AP cap of 6 less
+    its 4 left, plus the set-up's 6, once made it 8)."""
+    from skirmish.projections.report.data import build
+
+    enc = fight(memory_store)
+    turn(enc)
+    attack(enc, "Jack", "Drone", (1, 1, 1))
+    end_turn(enc)
+    turn(enc, {})
+    do(enc, Declare(who="Jack", action="move"))
+    end_turn(enc)
+    spent = {f.name: f.spent for f in build(enc).figures}
+    assert spent == {"Jack": 3, "Drone": 0}
+
+
 def test_the_view_is_the_typed_core_with_crisis_figures_in_its_own_part(memory_store: Store) -> None:
-    # crisis.md, Actions (6 AP at most) and Damage (Health); the rest under today's names
+    # crisis.md, Actions (4 AP gained at the turn's start: the budget is of those, 6 at most)
+    # and Damage (Health); the rest under today's names
     enc = fight(memory_store)
     turn(enc)
     view = enc.view()
@@ -687,7 +743,7 @@ def test_the_view_is_the_typed_core_with_crisis_figures_in_its_own_part(memory_s
     jack = view.combatant("Jack")
     assert (jack.side, jack.status, jack.acting) == ("players", "fighting", True)
     assert jack.vital == Gauge(name="Health", value=8, maximum=8)
-    assert jack.budget == Budget(name="AP", left=4, of=6)
+    assert jack.budget == Budget(name="AP", left=4, of=4)
     assert msgspec.to_builtins(jack.own) == {"turn_order": 18, "ap_spent": 0, "endurance": 10, "durability": 3}
     assert view.combatant("Drone").acting is False
     assert view.own == NoOwn()  # crisis keeps no scene counters
@@ -930,7 +986,8 @@ def test_a_fight_to_the_end_healed_dead_gone_and_back(memory_store: Store) -> No
     do(enc, Next())  # nobody else: the turn ends
     started = turn(enc, {})
     # Gone, Jack gains nothing: his 4 AP of turn 1 stay 4 (else 4 + 4, capped at 6).
-    assert started.acting is None and {g.who: g.ap.value for g in started.gains}["Jack"] == 4
+    assert started.acting is None and "Jack" not in {g.who for g in started.gains}  # nothing gained, none listed
+    assert combatant(enc, "Jack").budget.left == 4
     do(enc, Return(who="Jack"))
     assert combatant(enc, "Jack").status == "fighting"
     enc.undo(1, "undo")
