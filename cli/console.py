@@ -16,6 +16,7 @@ from __future__ import annotations
 import shlex
 import time
 from collections.abc import Iterable
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
@@ -31,7 +32,7 @@ from skirmish.cli.session import Completer, Outcome, Session
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.eventlog.text import escape_controls
 from skirmish.projections.text.board import cell, clock_label, effect_text, who_acts
-from skirmish.projections.view import Combatant, Shown
+from skirmish.projections.view import Combatant, Gauge, Shown, second_gauge
 
 BAR = 6  # cells of the vital figure's bar
 
@@ -43,9 +44,11 @@ def safe(text: str) -> str:
     return escape_controls(text)
 
 
-def bar(c: Combatant) -> str:
-    """The vital figure as a bar and numbers, readable without colour: "####.. 25/30"."""
-    value, most = c.vital.value, c.vital.maximum
+def bar(c: Combatant, gauge: Gauge | None = None) -> str:
+    """The vital figure (or another gauge of the combatant's) as a bar and numbers, readable
+    without colour: "####.. 25/30"."""
+    shown = c.vital if gauge is None else gauge
+    value, most = shown.value, shown.maximum
     if not most or most <= 0:
         return str(value)
     filled = max(0, min(BAR, round(BAR * value / most)))
@@ -54,13 +57,17 @@ def bar(c: Combatant) -> str:
     return "#" * filled + "." * (BAR - filled) + f" {value}/{most}"
 
 
-def _row(c: Combatant) -> list[str]:
+def _row(c: Combatant, second: bool = False) -> list[str]:
+    """The board's cells of a combatant; ``second``: the board has a second gauge's column
+    (crisis's Endurance, Combatant.vital2)."""
+    extra = [bar(c, c.vital2) if isinstance(c.vital2, Gauge) else "-"] if second else []
     return [
         ">" if c.acting else "",
         safe(c.name),
         safe(c.side),
         c.status,
         bar(c),
+        *extra,
         cell(c.budget),
         safe(", ".join(effect_text(e) for e in c.effects) or "-"),
     ]
@@ -72,20 +79,26 @@ def board(shown: Shown, before: Shown | None) -> Table:
     table = Table(box=None, expand=True, pad_edge=False, padding=(0, 1), show_edge=False)
     first = shown.combatants[0] if shown.combatants else None
     vital = first.vital.name if first else "vital"
+    second = second_gauge(shown)
     budget = f"{first.budget.name} left" if first else "budget"
-    for header, options in (
+    columns: list[tuple[str, dict[str, Any]]] = [
         ("", {"width": 1, "no_wrap": True}),
         ("name", {"no_wrap": True, "overflow": "ellipsis", "ratio": 3}),
         ("side", {"no_wrap": True, "overflow": "ellipsis", "ratio": 2}),
         ("status", {"no_wrap": True, "min_width": 8}),
         (vital, {"no_wrap": True, "min_width": 10}),
+        *([(second, {"no_wrap": True, "min_width": 10})] if second else []),
         (budget, {"no_wrap": True, "min_width": 7}),
         ("effects", {"overflow": "ellipsis", "no_wrap": True, "ratio": 4}),
-    ):
+    ]
+    for header, options in columns:
         table.add_column(safe(header), header_style="bold underline", **options)
-    old = {c.name: _row(c) for c in before.combatants} if before is not None else {}
+    # The cells a column holds are compared with those before: a second gauge that came or
+    # went moves the columns, so every cell then counts as changed.
+    had_second = before is not None and second_gauge(before) == second
+    old = {c.name: _row(c, bool(second)) for c in before.combatants} if before is not None and had_second else {}
     for c in shown.combatants:
-        row = _row(c)
+        row = _row(c, bool(second))
         was = old.get(c.name)
         styled = []
         for i, value in enumerate(row):

@@ -41,6 +41,7 @@ from skirmish.eventlog.errors import BadInput, SkirmishError
 from skirmish.eventlog.text import clip, escape_controls, json_safe
 from skirmish.projections.engine import Encounter, LogFile, Recorded
 from skirmish.projections.text.board import render_state
+from skirmish.projections.view import printed
 
 
 def _print_events(enc: Encounter, recorded: Sequence[Recorded], run: Invocation | None = None) -> None:
@@ -406,7 +407,7 @@ def state(
     """What is true now (or at an event)."""
     view = invocation(ctx).encounter().view(at)
     if as_json:
-        print_json(view)
+        print_json(printed(view))
     else:
         typer.echo(render_state(view, wide=wide))  # lines escaped by render_state
 

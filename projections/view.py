@@ -15,7 +15,7 @@ here (with a default) without a migration; ``VIEW_VERSION`` says which shape
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import msgspec
 
@@ -96,6 +96,11 @@ class Effect(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Combatant(msgspec.Struct, frozen=True, kw_only=True):
+    """A combatant's row. ``vital2`` is a second gauge shown beside the vital figure by
+    every surface, where the rules keep two (crisis: Endurance, which damage empties before
+    Health); UNSET where there is one. ``state --json`` (view 2) leaves it out, so its
+    shape and bytes stay as they were: a ruleset puts the figure in its ``own`` part too."""
+
     name: str
     side: str
     status: Status = "fighting"
@@ -104,6 +109,11 @@ class Combatant(msgspec.Struct, frozen=True, kw_only=True):
     budget: Budget
     effects: tuple[Effect, ...] = ()
     own: Own = NoOwn()
+    vital2: Gauge | msgspec.UnsetType = msgspec.UNSET
+
+    def gauges(self) -> tuple[Gauge, ...]:
+        """The vital figure, then the second gauge where there is one."""
+        return (self.vital,) if isinstance(self.vital2, msgspec.UnsetType) else (self.vital, self.vital2)
 
 
 class Pending(msgspec.Struct, frozen=True, kw_only=True):
@@ -150,6 +160,19 @@ class Shown(View, frozen=True, kw_only=True):
     branch: str  # the branch whose history holds ``at`` (the current one if it does); "": undone
     head: int
     at: int
+
+
+def second_gauge(view: View) -> str | None:
+    """The name of the second gauge the view's combatants carry (``Combatant.vital2``), if any."""
+    return next((c.vital2.name for c in view.combatants if isinstance(c.vital2, Gauge)), None)
+
+
+def printed(shown: Shown) -> dict[str, Any]:
+    """``state --json``'s object: view 2, as it always was (the second gauge left out)."""
+    out: dict[str, Any] = msgspec.to_builtins(shown)
+    for row in out["combatants"]:
+        row.pop("vital2", None)
+    return out
 
 
 def figures(part: Own) -> dict[str, object]:

@@ -33,7 +33,7 @@ from skirmish.projections.engine import CommandsAlong, Encounter, Recorded
 from skirmish.projections.text.narration import number_parts
 from skirmish.projections.text.board import cell, clock_label, effect_text, label
 from skirmish.projections.ruleset import Harm
-from skirmish.projections.view import Combatant, Own, View
+from skirmish.projections.view import Combatant, Gauge, Own, View
 
 Audience = Literal["gm", "players"]
 FORMAT = 1  # the shape of the page's data (page.js reads it)
@@ -63,6 +63,10 @@ class Bands:
         if full is None or full <= 0 or c.vital.value >= full:
             return "unhurt"
         return "badly hurt" if c.vital.value * 100 <= full * self.badly else "hurt"
+
+    def gauge_band(self, c: Combatant, gauge: Gauge) -> str:
+        """A second gauge's band (crisis's Endurance), by the same cut-offs as the vital's."""
+        return self.band(msgspec.structs.replace(c, vital=gauge), None)
 
 
 @dataclass
@@ -239,9 +243,12 @@ class _Names:
         return fields
 
     def _fields(self, c: Combatant) -> dict[str, Any]:
+        # A second gauge (crisis's Endurance) only where there is one: other pages keep their keys.
+        second = {"v2n": c.vital2.name, "v2": c.vital2.value, "v2m": c.vital2.maximum} if isinstance(
+            c.vital2, Gauge) else {}
         return {
             "n": c.name, "s": c.side, "st": c.status, "a": int(c.acting),
-            "vn": c.vital.name, "v": c.vital.value, "vm": c.vital.maximum,
+            "vn": c.vital.name, "v": c.vital.value, "vm": c.vital.maximum, **second,
             "bn": c.budget.name, "bl": c.budget.left, "bo": c.budget.of,
             "e": [effect_text(e) for e in c.effects],
             **self._own(c.own),
@@ -323,6 +330,8 @@ class _Players:
                 key = names.combatant(c.name)
                 row = data["c"][key] = dict(data["c"][key])  # the GM's data is shared: hidden on a copy
                 row["v"], row["vm"] = self.bands.band(c, first.get(c.name)), None
+                if isinstance(c.vital2, Gauge):  # a foe's second gauge as a band too
+                    row["v2"], row["v2m"] = self.bands.gauge_band(c, c.vital2), None
                 for key in set(names.figures.values()) & set(row):
                     del row[key]
         return data

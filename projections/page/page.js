@@ -45,7 +45,7 @@
   function empty(first) {
     var base = D.summarised && first ? D.summarised.bases[String(first.id)] : null;
     return { k: {}, o: [], c: {}, p: [], w: {}, dealt: Object.assign({}, base ? keyed(base.dealt) : {}),
-             taken: Object.assign({}, base ? keyed(base.taken) : {}), start: {} };
+             taken: Object.assign({}, base ? keyed(base.taken) : {}), start: {}, start2: {} };
   }
   // The summarised totals are by name; the board's combatants by key.
   function keyed(byName) { var out = {}; for (var n in byName) out["@" + n] = byName[n]; return out; }
@@ -59,6 +59,7 @@
     if (d.c) for (var key in d.c) {
       st.c[key] = Object.assign({}, st.c[key], d.c[key]);
       if (!(key in st.start)) st.start[key] = st.c[key].v;
+      if (!(key in st.start2) && "v2" in st.c[key]) st.start2[key] = st.c[key].v2;
     }
     if (ev.h && !ev.h[3]) {
       st.taken[ev.h[0]] = (st.taken[ev.h[0]] || 0) + ev.h[1];
@@ -147,6 +148,8 @@
       li.appendChild(el("span", "status", c.st));
       li.appendChild(el("div", "side muted", c.s));
       li.appendChild(el("div", "vital", c.vn + ": " + figure(c.v, c.vm)));
+      // A second gauge where the rules keep one (crisis's Endurance): shown beside the vital.
+      if ("v2n" in c) li.appendChild(el("div", "vital", c.v2n + ": " + figure(c.v2, c.v2m)));
       li.appendChild(el("div", "budget", c.bn + ": " + figure(c.bl, c.bo)));
       li.appendChild(el("div", "effects", (c.e && c.e.length) ? c.e.join("; ") : "no effects"));
       var own = [];
@@ -176,7 +179,8 @@
       var c = row(st, key), tr = el("tr");
       tr.appendChild(el("td", null, c.n));
       tr.appendChild(el("td", null, c.s));
-      tr.appendChild(el("td", null, figure(st.start[key], null) + " → " + figure(c.v, null)));
+      tr.appendChild(el("td", null, figure(st.start[key], null) + " → " + figure(c.v, null) +
+                        ("v2n" in c ? "; " + c.v2n + " " + st.start2[key] + " → " + c.v2 : "")));
       tr.appendChild(el("td", "num", (st.dealt[key] || 0) + (st.dealt["@" + c.n] || 0)));
       tr.appendChild(el("td", "num", (st.taken[key] || 0) + (st.taken["@" + c.n] || 0)));
       body.appendChild(tr);

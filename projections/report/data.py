@@ -31,7 +31,7 @@ from skirmish.projections.notes import Note, notes_shown
 from skirmish.projections.damage import Attribution
 from skirmish.projections.engine import CommandsAlong, Encounter
 from skirmish.projections.ruleset import Harm
-from skirmish.projections.view import Combatant, Shown, View
+from skirmish.projections.view import Combatant, Gauge, Shown, View, second_gauge
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,8 @@ class Figures:
     taken: int = 0
     declared: int = 0
     spent: int = 0
+    vital2_start: Any = None  # the second gauge (Combatant.vital2: crisis's Endurance), where there is one
+    vital2_end: Any = None
 
 
 class Rounds:
@@ -157,6 +159,8 @@ class Report:
     vital_series: dict[str, list[Any]]  # name -> the vital figure at the end of each round (0: set-up), or now
     notes: list[Note]
     final: Shown  # the view at the head
+    vital2: str | None = None  # the second gauge's name (crisis: Endurance), if the views carry one
+    vital2_series: dict[str, list[Any]] = field(default_factory=dict)  # as vital_series
 
 
 @dataclass
@@ -179,6 +183,7 @@ class _ReportFold:
         self.done = Rounds()
         self.figures: dict[str, Figures] = {}
         self.series: dict[str, dict[int, Any]] = {}
+        self.series2: dict[str, dict[int, Any]] = {}  # the second gauge's, where there is one
         self.spent: dict[tuple[str, int], int] = {}  # of the rounds not written out yet
         self.open: dict[tuple[str, str], Span] = {}
         self.pending_before: set[tuple[str, str]] = set()
@@ -235,6 +240,11 @@ class _ReportFold:
             fig = self.figures[name] = Figures(name, row.side, vital_start=vital)
         fig.vital_end = vital
         self.series.setdefault(name, {})[number] = vital
+        if isinstance(row.vital2, Gauge):
+            if fig.vital2_start is None:
+                fig.vital2_start = row.vital2.value
+            fig.vital2_end = row.vital2.value
+            self.series2.setdefault(name, {})[number] = row.vital2.value
         # What was spent of what it had, while each round runs: the set-up spends nothing,
         # and AP lost at a round's end (left 0 of the AP it had) were not spent.
         if row.budget.of is not None and running:
@@ -281,20 +291,30 @@ class _ReportFold:
 
 def collect(steps: Iterable[Step], *, notes: list[Note]) -> tuple[Rounds, list[Figures], dict[str, list[Any]]]:
     """Fold the branch's steps into rounds, per-combatant figures and the vital series."""
+    rounds, figures, series, _ = collect_both(steps, notes=notes)
+    return rounds, figures, series
+
+
+def collect_both(
+    steps: Iterable[Step], *, notes: list[Note]
+) -> tuple[Rounds, list[Figures], dict[str, list[Any]], dict[str, list[Any]]]:
+    """:func:`collect`, with the second gauge's series too (empty where there is none)."""
     fold = _ReportFold(notes)
     for s in steps:
         fold.step(s)
     rounds = fold.finish()
     last = max(rounds.numbers, default=0)
-    series = {
-        name: [by_round.get(r, None) for r in range(last + 1)] for name, by_round in fold.series.items()
-    }
+    return rounds, list(fold.figures.values()), _by_round(fold.series, last), _by_round(fold.series2, last)
+
+
+def _by_round(by_name: dict[str, dict[int, Any]], last: int) -> dict[str, list[Any]]:
+    series = {name: [by_round.get(r, None) for r in range(last + 1)] for name, by_round in by_name.items()}
     # A round in which a combatant's figure was not shown keeps the previous value.
     for values in series.values():
         for i in range(1, len(values)):
             if values[i] is None:
                 values[i] = values[i - 1]
-    return rounds, list(fold.figures.values()), series
+    return series
 
 
 def steps_of(enc: Encounter, head: int, advance: Callable[[int], None]) -> Iterator[Step]:
@@ -333,7 +353,7 @@ def _build(enc: Encounter, branch: str | None, advance: Callable[[int], None], c
             last[:] = [s.view]  # the view at the head is the final state: no second fold
             yield s
 
-    rounds, figures, series = collect(remembered(steps_of(enc, head.event_id, advance)), notes=notes)
+    rounds, figures, series, series2 = collect_both(remembered(steps_of(enc, head.event_id, advance)), notes=notes)
     digest = chain_digest()
     first = enc.event(path.at(0)).event
     final = last[0]
@@ -348,6 +368,7 @@ def _build(enc: Encounter, branch: str | None, advance: Callable[[int], None], c
             encounter=enc.row.name, ruleset=enc.row.ruleset, branch=head.branch, head=head.event_id,
             at=head.event_id, clock=final.clock, combatants=final.combatants, pending=final.pending, own=final.own,
         ),
+        vital2=second_gauge(final), vital2_series=series2,
     )
 
 

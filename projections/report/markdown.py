@@ -27,13 +27,16 @@ def _round_title(r: Round) -> str:
 
 
 def _figure_rows(report: Report) -> tuple[list[str], list[list[str]]]:
+    second = report.vital2  # a second gauge beside the vital (crisis's Endurance), if any
     header = [
-        "combatant", "side", f"{_words(report.vital)} (start -> end)", "damage dealt", "damage taken",
+        "combatant", "side", f"{_words(report.vital)} (start -> end)",
+        *([f"{_words(second)} (start -> end)"] if second else []), "damage dealt", "damage taken",
         "actions declared", f"{_words(report.budget)} spent (summed over rounds)",
     ]
 
     def row(f: Figures) -> list[str]:
-        return [f.name, f.side, f"{f.vital_start} -> {f.vital_end}", str(f.dealt), str(f.taken),
+        both = [f"{f.vital2_start} -> {f.vital2_end}" if f.vital2_start is not None else "-"] if second else []
+        return [f.name, f.side, f"{f.vital_start} -> {f.vital_end}", *both, str(f.dealt), str(f.taken),
                 str(f.declared), str(f.spent)]
 
     return header, [row(f) for f in report.figures]
@@ -119,13 +122,16 @@ def markdown_lines(report: Report) -> Iterator[str]:
     yield from [f"# {markdown_text(report.encounter)}: session report", "", markdown_text(_subtitle(report)), ""]
     yield from ["## Combatants", ""]
     yield from _md_table(*_figure_rows(report))
-    yield from ["", f"## {_first_up(_words(report.vital))} over rounds", ""]
     numbers = report.rounds.numbers if isinstance(report.rounds, Rounds) else [r.number for r in report.rounds]
-    yield from _md_table(
-        ["combatant", *("Set-up" if number == 0 else f"round {number}" for number in numbers)],
-        [[name, *(str(v) if v is not None else "-" for v in values)]
-         for name, values in report.vital_series.items()],
-    )
+    gauges = [(report.vital, report.vital_series)]
+    if report.vital2:
+        gauges.append((report.vital2, report.vital2_series))
+    for name, series in gauges:
+        yield from ["", f"## {_first_up(_words(name))} over rounds", ""]
+        yield from _md_table(
+            ["combatant", *("Set-up" if number == 0 else f"round {number}" for number in numbers)],
+            [[who, *(str(v) if v is not None else "-" for v in values)] for who, values in series.items()],
+        )
     names = [f.name for f in report.figures]
     for r in report.rounds:
         yield from ["", f"## {_round_title(r)}", ""]

@@ -851,6 +851,8 @@ class Crisis(Rules[CrisisState]):
                 name=f.name, side=f.side, status="left" if f.left else "dead" if f.dead else "fighting",
                 acting=f.name == state.acting,
                 vital=Gauge(name="Health", value=f.health, maximum=f.stats["health"]),
+                # Damage: Endurance takes damage first, and at 0 halves the AP gain: shown beside Health.
+                vital2=Gauge(name="Endurance", value=f.endurance, maximum=f.stats["endurance"]),
                 # What it had this turn: AP carry and only payments lower them within it.
                 budget=Budget(name="AP", left=f.ap, of=f.ap + f.spent if state.budgets else AP_MAX),
                 effects=tuple(_effect(state, c) for c in f.conditions.values()),

@@ -15,7 +15,7 @@ import msgspec
 from msgspec.structs import astuple
 
 from skirmish.eventlog.text import escape_controls
-from skirmish.projections.view import Budget, Clock, Combatant, Effect, Gauge, Own, Shown, View
+from skirmish.projections.view import Budget, Clock, Combatant, Effect, Gauge, Own, Shown, View, second_gauge
 
 WIDTH = 80  # the default state table fits a terminal this wide
 
@@ -181,9 +181,13 @@ def render_state(shown: Shown, wide: bool = False) -> str:
         lines += table(header, rows)
     else:
         first = shown.combatants[0]
-        header = ["name", "side", "status", vital_label(first), budget_label(first), "effects"]
+        second = second_gauge(shown)  # crisis's Endurance beside Health (Combatant.vital2)
+        header = ["name", "side", "status", vital_label(first), *([second] if second else []),
+                  budget_label(first), "effects"]
         rows = [
-            [("> " if c.acting else "") + c.name, c.side, c.status, cell(c.vital), cell(c.budget), cell(c.effects)]
+            [("> " if c.acting else "") + c.name, c.side, c.status, cell(c.vital),
+             *([cell(c.vital2) if isinstance(c.vital2, Gauge) else "-"] if second else []),
+             cell(c.budget), cell(c.effects)]
             for c in shown.combatants
         ]
         lines += table(header, rows, WIDTH)

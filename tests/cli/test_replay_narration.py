@@ -162,7 +162,7 @@ def test_log_all_lists_each_event_once_then_the_head_moves(cli: Cli) -> None:
     "head moves:")."""
     store = Store(cli.db)
     try:
-        enc = play(store, "ap-countdown", 2000)
+        enc = play(store, "ap-countdown", 3000)  # over 1000 events, once everyone is down rounds are refused
         events = sum(1 for _ in enc.every_event())
         moves = sum(1 for _ in enc.head_moves())
     finally:
