@@ -224,6 +224,7 @@ class Fighter(msgspec.Struct):
     aim: Aim | None = None
     reload: tuple[int, int] | None = None  # (reload actions done, needed)
     last: Last | None = None
+    had: int | None = None  # actions it had when the turn began (TurnStarted.budgets); None: older logs
 
 
 class PhaseState(msgspec.Struct):
@@ -302,6 +303,10 @@ class TurnStarted(Event, frozen=True, tag="phases.turn-started"):
     turn: int
     initiatives: tuple[Initiative, ...]
     ambush: str | None = None
+    # The actions budget reads against the actions each had when the turn began (its
+    # initiative: Turn Sequence), not those it acted in or may still take; UNSET, so left
+    # out, in an older turn start, which reads and prints as it was stored.
+    budgets: bool | msgspec.UnsetType = msgspec.UNSET
 
 
 class ClockAdvanced(Event, frozen=True, tag="phases.clock-advanced"):
@@ -440,7 +445,7 @@ class Phases(Rules[PhaseState]):
         "end": Flag("end the wound or the panic now", ("effect",)),
     }
     # The shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots).
-    state_version = 3  # 3: ``left``; metres moved kept in halves
+    state_version = 4  # 3: ``left``; metres moved kept in halves; 4: Fighter.had
     state_type = PhaseState
 
     def initial(self, started: EncounterStarted) -> PhaseState:
@@ -459,6 +464,10 @@ class Phases(Rules[PhaseState]):
     @applies(TurnStarted)
     def _turn_started(self, state: PhaseState, e: TurnStarted) -> None:
         state.turn, state.in_turn, state.phase, state.call = e.turn, True, PHASES, 0
+        # Turn Sequence: an initiative of N acts in phases N to 1, N actions (at most 6).
+        had = {i.who: min(i.initiative.value, PHASES) for i in e.initiatives} if e.budgets is True else {}
+        for f in state.fighters.values():
+            f.had = had.get(f.name)
 
     @applies(ClockAdvanced)
     def _clock_advanced(self, state: PhaseState, e: ClockAdvanced) -> None:
@@ -564,14 +573,14 @@ class Phases(Rules[PhaseState]):
         if side is None:
             if "ambush-move" in cmd.details:
                 raise BadInput("--with ambush-move= goes with --with ambush=SIDE")
-            return [TurnStarted(turn=turn, initiatives=inits)]
+            return [TurnStarted(turn=turn, initiatives=inits, budgets=True)]
         if turn != 1:
             raise RuleViolation("an ambush is sprung on the first combat turn", R_AMBUSH)
         sides = {f.side.lower(): f.side for f in fighters}
         if side.lower() not in sides:
             raise BadInput(f"no side {side!r} to ambush (sides: {', '.join(sorted(set(sides.values())))})")
         side = sides[side.lower()]
-        events: list[Event] = [TurnStarted(turn=turn, initiatives=inits, ambush=side)]
+        events: list[Event] = [TurnStarted(turn=turn, initiatives=inits, ambush=side, budgets=True)]
         for f, init in zip(fighters, inits, strict=True):
             # The moving force walks on, every phase, except those with initiative 6 (Ambush).
             if f.side != side or init.initiative.value in (0, PHASES):
@@ -889,7 +898,7 @@ class Phases(Rules[PhaseState]):
             status="left" if f.left else "out" if init == 0 else "fighting",
             acting=acting,
             vital=Gauge(name="Initiative", value=init, maximum=f.base),
-            budget=Budget(name="actions", left=len(acts_in), of=len(f.acted) + len(acts_in)),
+            budget=Budget(name="actions", left=len(acts_in), of=self._had(state, f, acts_in)),
             effects=tuple(effects),
             own=PhasesFigures(
                 agility_less_bulk=f.agility - f.bulk,
@@ -904,6 +913,15 @@ class Phases(Rules[PhaseState]):
                 reload=_progress(f.reload) if f.reload else None,
             ),
         )
+
+    def _had(self, state: PhaseState, f: Fighter, acts_in: list[int]) -> int:
+        """The actions the character had this turn (Turn Sequence): as many as its initiative
+        when the turn began, or more (a repetitive action acts in every phase: Repetition);
+        phases it let pass count, as AP lost do. Between turns: those of the coming turn."""
+        taken_or_left = len(f.acted) + len(acts_in)
+        if not state.in_turn or f.had is None:
+            return taken_or_left
+        return max(f.had, taken_or_left)
 
     def _phases_left(self, state: PhaseState, f: Fighter, init: int) -> list[int]:
         """The phases of this turn (of the next, between turns) in which the character may still act."""

@@ -17,9 +17,11 @@ SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 def figures(cli: Cli, sample: str) -> dict[str, tuple[int, int]]:
     """Each combatant's (dealt, taken) from the Markdown report of the sample's main branch."""
     cli.ok("run", str(SAMPLES / sample))
-    table = cli.ok("export", "--format", "md").split("## Combatants")[1].split("\n\n")[1].splitlines()[2:]
-    cells = [[c.strip() for c in row.strip("|").split("|")] for row in table]
-    return {c[0]: (int(c[3]), int(c[4])) for c in cells}
+    table = cli.ok("export", "--format", "md").split("## Combatants")[1].split("\n\n")[1].splitlines()
+    header, *cells = [[c.strip() for c in row.strip("|").split("|")] for row in table[:1] + table[2:]]
+    # By name: crisis's table has Endurance beside Health.
+    dealt, taken = header.index("damage dealt"), header.index("damage taken")
+    return {c[0]: (int(c[dealt]), int(c[taken])) for c in cells}
 
 
 @pytest.mark.parametrize(("sample", "expected"), [

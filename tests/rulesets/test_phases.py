@@ -94,6 +94,22 @@ def walk_turn(enc: Encounter) -> list[tuple[int, tuple[str, ...]]]:
             return calls
 
 
+# --- the actions budget -------------------------------------------------------------------------
+
+
+def test_the_actions_budget_is_of_the_actions_had_this_turn(memory_store: Store) -> None:
+    """phases.md, Turn Sequence: "limit the number of actions a character can perform to his
+    or her Initiative rating". Gob (initiative 6) has 6 actions this turn, in phases 6 to 1;
+    letting phases 6 and 5 pass loses 2, so at phase 4, call 4, Gob has 4 left of the 6 it
+    had (not 4 of 4). Ann (initiative 4) has all 4 of her 4 there."""
+    enc = duel(memory_store)
+    do(enc, StartRound())
+    assert (combatant(enc, "Gob").budget.left, combatant(enc, "Gob").budget.of) == (6, 6)
+    next_until(enc, 4, 4)
+    assert (combatant(enc, "Gob").budget.left, combatant(enc, "Gob").budget.of) == (4, 6)
+    assert (combatant(enc, "Ann").budget.left, combatant(enc, "Ann").budget.of) == (4, 4)
+
+
 # --- Turn Sequence: the worked example --------------------------------------------------------
 
 
