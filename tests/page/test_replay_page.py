@@ -307,3 +307,19 @@ def test_a_long_fight_summarises_its_start(browser: Any, played: dict[str, Path]
     assert "hits left: -1/30" in page.card("Orc") and page.summary("Orc")[-1] == "31"
     assert page.errors == []
     page.close()
+
+
+def test_crisis_cards_show_endurance_beside_health(browser: Any, played: dict[str, Path]) -> None:
+    """crisis.md, Damage: Endurance takes damage first. At main's head Jack's Endurance is 10
+    less Beta's 7 after DR 2: 5 of 10; Alpha's 4 went to Vera's shot: 0 of 4, and Alpha is
+    dead, so the players see its Endurance as down, as its Health."""
+    db = played["hangar-breach"]
+    for audience, alpha in (("gm", "Endurance: 0/4"), ("players", "Endurance: down")):
+        page = Page(browser)
+        page.tab.goto(export(db, audience).as_uri())
+        page.tab.keyboard.press("End")
+        assert "Health: 8/8" in page.card("Jack") and "Endurance: 5/10" in page.card("Jack")
+        assert alpha in page.card("Alpha")
+        assert "Endurance 10 → 5" in page.tab.inner_text("#summary")
+        assert page.errors == []
+        page.close()
