@@ -142,7 +142,7 @@ def rules(ctx: typer.Context, ruleset: Annotated[str | None, typer.Argument(auto
         say(f"  {key}={'|'.join(opt.choices)} (default {opt.default}): {opt.doc}")
     say("stats (--stat KEY=N):")
     for key, stat in rs.stats.items():
-        need = "required" if stat.required else f"default {stat.default}"
+        need = "text, optional" if stat.kind is str else "required" if stat.required else f"default {stat.default}"
         say(f"  {key} ({need}): {stat.doc}")
     say("actions (declare WHO ACTION):")
     for key, info in rs.actions.items():
