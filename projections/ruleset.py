@@ -427,7 +427,18 @@ def _built_in() -> dict[str, str]:
 
     modules = sorted(name[:-3] for name in os.listdir(rulesets.__path__[0])
                      if name.endswith(".py") and not name.startswith("_"))
-    return {name.replace("_", "-"): f"{rulesets.__name__}.{name}:RULESET" for name in modules}
+    return {ruleset_id_of(name): f"{rulesets.__name__}.{name}:RULESET" for name in modules}
+
+
+def module_of(ruleset_id: str) -> str:
+    """The module name a ruleset's id is written under: ``-`` as ``_``, ``.`` as ``__``
+    (``ap-countdown`` is ``ap_countdown``, ``srd-5.2`` is ``srd_5__2``)."""
+    return ruleset_id.replace(".", "__").replace("-", "_")
+
+
+def ruleset_id_of(module: str) -> str:
+    """The ruleset id a module of projections/rulesets/ (or tests/support/) is named for."""
+    return module.replace("__", ".").replace("_", "-")
 
 
 BUILT_IN = _built_in()

@@ -39,3 +39,10 @@ def test_a_text_stat_is_never_required_and_refuses_control_characters() -> None:
     assert check_traits(TINY, "Ann", {"hp": "4"}) == {}
     with pytest.raises(BadInput, match="--stat resist="):
         check_traits(TINY, "Ann", {"resist": "fire\x1b[2J"})
+
+
+def test_a_ruleset_id_with_a_dot_has_a_module_name_and_back() -> None:
+    from skirmish.projections.ruleset import module_of, ruleset_id_of
+
+    assert module_of("srd-5.2") == "srd_5__2" and ruleset_id_of("srd_5__2") == "srd-5.2"
+    assert module_of("ap-countdown") == "ap_countdown" and ruleset_id_of("ap_countdown") == "ap-countdown"
