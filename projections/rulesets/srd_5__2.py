@@ -515,9 +515,9 @@ class Srd52(Rules[SrdState]):
         "attacks": Stat("attack rolls in one Attack action (§4)", required=False, default=1, minimum=1, maximum=10),
         "recharge": Stat("X of Recharge X-6; 0: none (§14)", required=False, minimum=0, maximum=6),
         "lair": Stat("1: in its lair (§14)", required=False, minimum=0, maximum=1),
-        "resist": Stat("Resistance: damage types, commas (§7)", kind=str),
-        "vulnerable": Stat("Vulnerability: damage types, commas (§7)", kind=str),
-        "immune": Stat("Immunity: damage types or conditions, commas (§7)", kind=str),
+        "resist": Stat("Resistance: damage types, commas (§7)", required=False, kind=str),
+        "vulnerable": Stat("Vulnerability: damage types, commas (§7)", required=False, kind=str),
+        "immune": Stat("Immunity: damage types or conditions, commas (§7)", required=False, kind=str),
     }
     actions = ACTIONS
     effects = EFFECTS
