@@ -1605,11 +1605,18 @@ class Srd52(Rules[SrdState]):
                     break
         combatants = []
         for f in [*ordered, *rest]:
+            # Compact, for the 80-column table: what the GM reads at a glance (§15).
             effects: list[Effect] = []
+            if f.hp == 0 and not f.dead:
+                effects.append(Effect(kind="death saves", detail=f"{f.successes}S {f.failures}F"))
+            if f.temp:
+                effects.append(Effect(kind=f"temp {f.temp}"))
+            if f.reaction:
+                effects.append(Effect(kind="reaction used"))
             for m in f.marks:
-                detail = m.detail
+                detail = "" if m.detail == "at 0 HP" else m.detail
                 if m.left is not None:
-                    detail = f"{detail + ', ' if detail else ''}{m.at} of {m.anchor}'s turn"
+                    detail = f"{detail + ', ' if detail else ''}{m.at} {m.anchor}"
                 if m.by and m.kind in ("grappled", "charmed", "frightened"):
                     detail = f"by {m.by}" + (f", {detail}" if detail else "")
                 label = f"{m.kind} {m.level}" if m.kind == "exhaustion" else m.kind
@@ -1620,7 +1627,7 @@ class Srd52(Rules[SrdState]):
                 effects.append(Effect(kind="concentration", detail=f.concentration))
             if f.ready:
                 effects.append(Effect(kind="ready", detail=f"{f.ready} when {f.trigger}"))
-            if not f.dead and f.hp <= f.hp_max // 2:
+            if not f.dead and 0 < f.hp <= f.hp_max // 2:
                 effects.append(Effect(kind="bloodied"))
             if f.fired:
                 effects.append(Effect(kind="ready fired", detail=f"declare {f.name} ... --with as=ready"))
