@@ -198,6 +198,8 @@ def test_temporary_hp_worked_example(memory_store: Store) -> None:
     ("resist", {}, 5),  # 4 + 5 + 2 = 11, halved: 5
     ("vulnerable", {}, 22),  # 11 doubled: 22
     ("both", {"adjust": "-3"}, 8),  # 11 - 3 = 8, halved 4, doubled 8
+    # Not in §17, the order §7 gives: 11 halved first (5), then doubled: 10 (doubling first: 22 -> 11).
+    ("both", {}, 10),
 ])
 def test_resistance_and_a_crit_worked_example(memory_store: Store, trait: str, details: dict[str, str],
                                               expected: int) -> None:
@@ -402,3 +404,78 @@ def test_the_cli_plays_a_turn_with_typed_dice(cli: Cli) -> None:
     # 9 + 5 = 14 >= 13: hit; 4 + 6 + 3 = 13 fire, resisted: 6; 15 - 6 = 9 HP.
     assert "Orc takes 6 fire damage (9 HP left)" in out
     assert cli.fails("declare", "Ann", "dash") == "Error: Ann has taken its action this turn (srd-5.2-combat.md §3)"
+
+
+def test_a_lair_action_at_count_20_losing_ties(memory_store: Store) -> None:
+    # §14 (5.1): count 20, after everyone at 20 or more: Ann 20 acts before the lair, Bob 19 after.
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}), ("Bob", "party", {"hp": "9", "ac": "12"}),
+                ("Drake", "foes", {"hp": "50", "ac": "17", "lair": "1"}), lair="count-20")
+    started = one(do(enc, StartRound(rolls={"Ann": (20,), "Bob": (19,), "Drake": (5,)})), RoundStarted)
+    assert started.order == ("Ann", "", "Bob", "Drake")
+    do(enc, Next())
+    assert enc.view().clock.moment == "count 20 (lair)"
+    do(enc, Declare(who="Drake", action="lair"))
+    refused(enc, Declare(who="Drake", action="lair"), RuleViolation,
+            f"Drake has taken its lair action this round ({R(14)})")
+
+
+def test_no_lair_action_under_5_2(memory_store: Store) -> None:
+    enc = fight(memory_store, ("Drake", "foes", {"hp": "50", "ac": "17", "lair": "1"}))
+    do(enc, StartRound(rolls={"Drake": (5,)}))
+    refused(enc, Declare(who="Drake", action="lair"), RuleViolation,
+            f"5.2 has no lair action (option lair=count-20 gives one at count 20) ({R(14)})")
+
+
+def test_surprised_under_5_1_cannot_act_on_its_first_turn(memory_store: Store) -> None:
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}), ("Orc", "foes", {"hp": "9", "ac": "12"}),
+                surprise="5.1")
+    # 5.1: no Disadvantage on the roll, one d20 each.
+    do(enc, StartRound(rolls={"Ann": (15,), "Orc": (5,)}, details={"surprised": "Ann"}))
+    refused(enc, Declare(who="Ann", action="dash"), RuleViolation,
+            f"Ann is surprised: no move or action on its first turn (option surprise=5.1) ({R(1)})")
+    do(enc, Next())  # its first turn ended: it may react again
+    do(enc, Declare(who="Ann", action="attack", target="Orc", rolls={"Ann": (3,)}, details={"as": "reaction"}))
+    assert who(enc, "Ann").reaction
+
+
+@pytest.mark.parametrize(("option", "move"), [("5.2", 30), ("5.1", 0)])
+def test_stunned_may_move_under_5_2_not_5_1(memory_store: Store, option: str, move: int) -> None:
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}), stunned=option)
+    do(enc, ApplyEffect(who="Ann", kind="stunned"))
+    assert who(enc, "Ann").move == move
+
+
+def test_help_gives_an_allys_next_attack_advantage_and_is_used_up(memory_store: Store) -> None:
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}), ("Bob", "party", {"hp": "9", "ac": "12"}),
+                ("Orc", "foes", {"hp": "30", "ac": "15"}))
+    do(enc, StartRound(rolls={"Ann": (15,), "Bob": (10,), "Orc": (5,)}))
+    do(enc, Declare(who="Ann", action="help", target="Orc"))
+    do(enc, Next())
+    # Advantage: 4 and 13, 13 kept: 13 + 2 = 15 >= 15.
+    hit = one(attack(enc, "Bob", "Orc", (4, 13), hit="2"), Attacked)
+    assert (hit.advantage, hit.roll.value, hit.hit) == ("advantage", 15, True)
+    assert [k for k, _ in effects(enc, "Orc")] == []
+
+
+def test_an_immune_creature_takes_no_such_damage_nor_condition(memory_store: Store) -> None:
+    enc = fight(memory_store, ("Golem", "foes", {"hp": "30", "ac": "15", "immune": "poison,poisoned"}))
+    assert one(do(enc, Damage(who="Golem", amount=12, details={"type": "poison"})), Damaged).hp_left == 30
+    refused(enc, ApplyEffect(who="Golem", kind="poisoned"), RuleViolation, f"Golem is immune to poisoned ({R(7)})")
+
+
+def test_concentration_ends_when_incapacitated(memory_store: Store) -> None:
+    enc = fight(memory_store, ("Mage", "party", {"hp": "20", "ac": "12"}))
+    do(enc, ApplyEffect(who="Mage", kind="concentration", details={"spell": "Bless"}))
+    events = do(enc, ApplyEffect(who="Mage", kind="stunned"))
+    assert one(events, ConcentrationEnded).why == "Incapacitated (stunned)"
+    assert combatant(enc, "Mage").status == "out"
+
+
+@pytest.mark.parametrize(("option", "failures"), [("failure", 1), ("none", 0)])
+def test_damage_absorbed_by_temporary_hp_at_0_per_option(memory_store: Store, option: str, failures: int) -> None:
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}), **{"temp-at-0": option})
+    do(enc, Damage(who="Ann", amount=9))
+    do(enc, Heal(who="Ann", amount=5, details={"temp": "yes"}))  # temporary HP wake no one (§8)
+    assert combatant(enc, "Ann").status == "down"
+    do(enc, Damage(who="Ann", amount=3))  # all 3 absorbed: 2 temporary left
+    assert who(enc, "Ann").temp == 2 and who(enc, "Ann").death == f"0/{failures}"
