@@ -11,9 +11,10 @@ the order holds for the whole fight; ``next`` ends the turn (its "until the end"
 run out) and starts the next one (reaction and legendary uses back, recharge rolled, death
 save rolled, "until the start" effects run out: §12); after the last turn the round ends
 and ``round`` starts the next in the same order. Dice typed with ``--roll``: a combatant's
-own d20 under its name (initiative, attack, death save, Hide, Help), a group's shared
-initiative under the group's name (``Goblin`` for Goblin 1..3), damage under
-``dmg:NAME``, a concentration save under ``con:NAME``, a recharge under
+own d20 under its name (initiative, attack, Hide, Help), a group's shared
+initiative under the group's name (``Goblin`` for Goblin 1..3), a death save under
+``death:NAME`` (the round that rolls a dying character's initiative may start its turn
+too), damage under ``dmg:NAME``, a concentration save under ``con:NAME``, a recharge under
 ``recharge:NAME``, a roll-off under ``tie:NAME``.
 
 Stats: ``hp``, ``ac`` (required), ``dex``, ``init`` (default: ``dex``), ``legendary``,
@@ -226,7 +227,7 @@ class Fighter(msgspec.Struct):
     disengaged: bool = False
     attacks_left: int = 0
     legendary_left: int = 0
-    legendary_after: str = ""  # "round:who" of the last ended turn it used one after
+    legendary_after: list[str] = []  # the ended turns ("round:who") it has used a use after
     recharge_ready: bool = True
     ready: str = ""
     trigger: str = ""
@@ -263,7 +264,9 @@ class SrdState(msgspec.Struct):
     scores: dict[str, int] = {}
     turn: int | None = None  # index into order of the moment now
     in_round: bool = False
-    last_ended: str = ""  # "round:who": the turn that ended last (legendary uses follow it)
+    # "round:who" of the turns a legendary use may follow now: the one that ended last, and
+    # those passed by since (option legendary-skipped=yes).
+    gap: list[str] = []
     lair_used: list[str] = []
     fighters: dict[str, Fighter] = {}
 
@@ -805,7 +808,7 @@ class Srd52(Rules[SrdState]):
         return events
 
     def _death_save(self, work: SrdState, f: Fighter, dice: Dice) -> list[Event]:
-        roll = dice.roll(f.name, 1, 20)
+        roll = dice.roll(f"death:{f.name}", 1, 20)
         face = roll.faces[0]
         terms = [Term("d20", face)]
         if f.exhaustion and work.options["exhaustion-saves"] == "yes" and work.options["exhaustion"] == "5.2":
@@ -967,13 +970,14 @@ class Srd52(Rules[SrdState]):
             raise RuleViolation(f"{f.name} has no Legendary Action uses (--stat legendary=N)", R(14))
         if state.current == f.name:
             raise RuleViolation("a legendary use comes after another creature's turn, never its own", R(14))
-        if not state.last_ended or state.last_ended.split(":", 1)[1] in (f.name, LAIR):
+        others = [k for k in state.gap if k.split(":", 1)[1] not in (f.name, LAIR)]
+        if not others:
             raise RuleViolation(f"no other creature's turn has ended for {f.name} to follow", R(14))
         if f.incapacitated:
             raise RuleViolation(f"{f.name} is Incapacitated: no legendary use", R(14))
         if state.options["surprise"] == "5.1" and f.surprised and f.turns == 0:
             raise RuleViolation(f"{f.name} is surprised: no legendary use before its first turn (5.1)", R(14))
-        if state.options["legendary-repeat"] == "1" and f.legendary_after == state.last_ended:
+        if state.options["legendary-repeat"] == "1" and all(k in f.legendary_after for k in others):
             raise RuleViolation(f"{f.name} has used a legendary use after this turn (option legendary-repeat=1)",
                                 R(14))
         if f.legendary_left < cost:
@@ -1394,8 +1398,8 @@ class Srd52(Rules[SrdState]):
         f.legendary_left = f.legendary
         f.turns += 1
         f.turned_round = state.round
-        if event.skipped and state.options.get("legendary-skipped") == "yes":
-            state.last_ended = f"{state.round}:{event.skipped[-1]}"
+        if state.options.get("legendary-skipped") == "yes":
+            state.gap += [f"{state.round}:{name}" for name in event.skipped]
         for g in state.fighters.values():
             for m in g.marks:
                 if m.anchor == event.who and m.at == "start" and m.left:
@@ -1403,7 +1407,7 @@ class Srd52(Rules[SrdState]):
 
     @applies(TurnEnded)
     def _turn_ended(self, state: SrdState, event: TurnEnded) -> None:
-        state.last_ended = f"{state.round}:{event.who}"
+        state.gap = [f"{state.round}:{event.who}"]
         if event.who == LAIR:
             return
         for g in state.fighters.values():
@@ -1435,7 +1439,7 @@ class Srd52(Rules[SrdState]):
             f.fired = False
         elif event.use == "legendary":
             f.legendary_left -= event.cost
-            f.legendary_after = state.last_ended
+            _follows(state, f)
         elif event.use == "free":
             f.interaction = True
         elif event.use == "lair":
@@ -1472,7 +1476,7 @@ class Srd52(Rules[SrdState]):
             f.fired = False
         elif event.use == "legendary":
             f.legendary_left -= 1
-            f.legendary_after = state.last_ended
+            _follows(state, f)
         if event.recharge:
             f.recharge_ready = False
 
@@ -1726,6 +1730,14 @@ class Srd52(Rules[SrdState]):
             case Recharged(who=who, roll=roll, ready=ready):
                 return f"{who} rolls {roll.faces[0]} to recharge: {'ready' if ready else 'still spent'}"
         return type(event).__name__
+
+
+def _follows(state: SrdState, f: Fighter) -> None:
+    """A legendary use follows the first ended turn of the gap it has not followed yet."""
+    for key in state.gap:
+        if key not in f.legendary_after and key.split(":", 1)[1] not in (f.name, LAIR):
+            f.legendary_after.append(key)
+            return
 
 
 def _words(text: str) -> list[str]:

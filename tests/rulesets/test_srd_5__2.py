@@ -150,11 +150,11 @@ def test_death_saves_worked_example(memory_store: Store) -> None:
     # §17.3: turn 1 rolls 8: one failure; turn 2 rolls 14: one success; a Critical Hit for 5:
     # two failures -> three: dead.
     enc = _cleric_at_0(memory_store)
-    save = one(do(enc, Next(rolls={"Cleric": (8,)})), DeathSave)
+    save = one(do(enc, Next(rolls={"death:Cleric": (8,)})), DeathSave)
     assert (save.successes, save.failures, save.outcome) == (0, 1, "failure")
     do(enc, Next())  # round 1 ends
     do(enc, StartRound())  # the Orc's turn
-    save = one(do(enc, Next(rolls={"Cleric": (14,)})), DeathSave)
+    save = one(do(enc, Next(rolls={"death:Cleric": (14,)})), DeathSave)
     assert (save.successes, save.failures) == (1, 1)
     events = do(enc, Damage(who="Cleric", amount=5, details={"crit": "yes"}))
     assert one(events, DeathSave).failures == 3
@@ -164,10 +164,10 @@ def test_death_saves_worked_example(memory_store: Store) -> None:
 def test_death_save_natural_20_worked_example(memory_store: Store) -> None:
     # §17.3: had turn 2 been a natural 20: 1 HP, awake but Prone, tallies 0.
     enc = _cleric_at_0(memory_store)
-    do(enc, Next(rolls={"Cleric": (8,)}))
+    do(enc, Next(rolls={"death:Cleric": (8,)}))
     do(enc, Next())
     do(enc, StartRound())
-    events = do(enc, Next(rolls={"Cleric": (20,)}))
+    events = do(enc, Next(rolls={"death:Cleric": (20,)}))
     assert one(events, Healed).hp_left == 1
     assert combatant(enc, "Cleric").vital.value == 1 and combatant(enc, "Cleric").status == "fighting"
     assert [k for k, _ in effects(enc, "Cleric")] == ["prone", "bloodied"]
@@ -310,7 +310,7 @@ def test_healing_wakes_a_character_and_the_dead_stay_dead(memory_store: Store) -
 def test_help_stabilises_a_dying_ally_with_dc_10_medicine(memory_store: Store) -> None:
     enc = _cleric_at_0(memory_store)
     do(enc, AddCombatant(name="Bard", side="party", stats={"hp": "10", "ac": "12"}))
-    do(enc, Next(rolls={"Cleric": (12,)}))  # the Cleric's turn: a success
+    do(enc, Next(rolls={"death:Cleric": (12,)}))  # the Cleric's turn: a success
     do(enc, Next())  # round 1 ends; the Bard rolls 10 and acts before her (5), after the Orc (15)
     do(enc, StartRound(rolls={"Bard": (10,)}))
     do(enc, Next())
@@ -479,3 +479,182 @@ def test_damage_absorbed_by_temporary_hp_at_0_per_option(memory_store: Store, op
     assert combatant(enc, "Ann").status == "down"
     do(enc, Damage(who="Ann", amount=3))  # all 3 absorbed: 2 temporary left
     assert who(enc, "Ann").temp == 2 and who(enc, "Ann").death == f"0/{failures}"
+
+
+# --- every point of §16, one test each where the CLI reaches it ---------------------------------
+
+
+def test_every_option_of_section_16_is_recorded_in_the_first_event(memory_store: Store) -> None:
+    from skirmish.projections.ruleset import get_ruleset
+
+    enc = fight(memory_store)
+    recorded = enc.started.options
+    assert set(recorded) == set(get_ruleset("srd-5.2").options) and len(recorded) == 21
+
+
+def test_identical_none_rolls_each_creature_alone(memory_store: Store) -> None:
+    enc = start(memory_store, "srd-5.2", identical="none", ties="dex")
+    do(enc, AddCombatant(name="Goblin", side="foes", stats={"hp": "7", "ac": "15", "dex": "2"}, count=2))
+    started = one(do(enc, StartRound(rolls={"Goblin 1": (4,), "Goblin 2": (18,)})), RoundStarted)
+    # 4 + 2 = 6 and 18 + 2 = 20: Goblin 2 first.
+    assert started.order == ("Goblin 2", "Goblin 1")
+
+
+def test_initiative_score_with_advantage_is_plus_5(memory_store: Store) -> None:
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12", "dex": "3"}), initiative="score")
+    do(enc, ApplyEffect(who="Ann", kind="invisible"))
+    # 10 + 3 + 5 (Invisible: Advantage) = 18 (§2).
+    assert one(do(enc, StartRound()), RoundStarted).rolled[0].score.value == 18
+
+
+def test_ties_roll_off_higher_first(memory_store: Store) -> None:
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}), ("Orc", "foes", {"hp": "9", "ac": "12"}),
+                ties="rolloff")
+    # Both 10; the roll-off: Ann 3, the Orc 17: the Orc first.
+    started = one(do(enc, StartRound(rolls={"Ann": (10,), "Orc": (10,), "tie:Ann": (3,), "tie:Orc": (17,)})),
+                  RoundStarted)
+    assert started.order == ("Orc", "Ann")
+
+
+@pytest.mark.parametrize(("option", "order"), [("roll", ("Ann", "Late", "Orc")), ("last", ("Ann", "Orc", "Late"))])
+def test_a_late_arrival_rolls_in_or_acts_last(memory_store: Store, option: str, order: tuple[str, ...]) -> None:
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}), ("Orc", "foes", {"hp": "9", "ac": "12"}),
+                late=option)
+    do(enc, StartRound(rolls={"Ann": (15,), "Orc": (5,)}))
+    do(enc, AddCombatant(name="Late", side="party", stats={"hp": "9", "ac": "12"}))
+    do(enc, Next())
+    do(enc, Next())
+    # Round 2: Late rolls 10: between Ann 15 and the Orc 5 (roll), or after them (last).
+    rolls = {"Late": (10,)} if option == "roll" else {}
+    assert one(do(enc, StartRound(rolls=rolls)), RoundStarted).order == order
+
+
+@pytest.mark.parametrize(("option", "uses"), [("full", "2/2"), ("none", "0/2")])
+def test_legendary_uses_before_its_first_turn_per_option(memory_store: Store, option: str, uses: str) -> None:
+    enc = fight(memory_store, ("Drake", "foes", {"hp": "50", "ac": "17", "legendary": "2"}),
+                **{"legendary-start": option})
+    assert who(enc, "Drake").legendary == uses
+
+
+def test_legendary_any_allows_several_uses_after_one_turn(memory_store: Store) -> None:
+    enc = fight(memory_store, ("Drake", "foes", {"hp": "50", "ac": "17", "legendary": "3"}),
+                ("Ann", "party", {"hp": "9", "ac": "12"}), **{"legendary-repeat": "any"})
+    do(enc, StartRound(rolls={"Ann": (15,), "Drake": (5,)}))
+    do(enc, Next())  # after Ann's turn; the Drake's own turn starts, so end the round first
+    do(enc, Next())  # after the Drake's turn: the round ends
+    do(enc, StartRound())
+    do(enc, Next())  # Ann's turn ended: the Drake's turn now, its own: back to between rounds
+    do(enc, Next())
+    # Between rounds, after its own turn, it may not; a round in which Ann acts after it:
+    enc2 = fight(Store(":memory:"), ("Ann", "party", {"hp": "9", "ac": "12"}),
+                 ("Drake", "foes", {"hp": "50", "ac": "17", "legendary": "3"}), ("Bob", "party", {"hp": "9", "ac": "12"}),
+                 **{"legendary-repeat": "any"})
+    do(enc2, StartRound(rolls={"Drake": (20,), "Ann": (15,), "Bob": (5,)}))
+    do(enc2, Next())
+    do(enc2, Next())  # Bob's turn: after Ann's
+    for _ in range(3):
+        do(enc2, Declare(who="Drake", action="legendary"))
+    assert who(enc2, "Drake").legendary == "0/3"
+
+
+@pytest.mark.parametrize(("option", "allowed"), [("yes", True), ("no", False)])
+def test_a_legendary_use_after_a_skipped_turn_per_option(memory_store: Store, option: str, allowed: bool) -> None:
+    enc = fight(memory_store, ("Drake", "foes", {"hp": "50", "ac": "17", "legendary": "3"}),
+                ("Ann", "party", {"hp": "9", "ac": "12"}), ("Orc", "foes", {"hp": "9", "ac": "12"}),
+                ("Bob", "party", {"hp": "9", "ac": "12"}), **{"legendary-skipped": option})
+    do(enc, StartRound(rolls={"Drake": (20,), "Ann": (15,), "Orc": (10,), "Bob": (5,)}))
+    do(enc, Damage(who="Orc", amount=9))  # dead: its turn will be passed by
+    do(enc, Next())  # Ann's turn
+    do(enc, Next())  # after Ann's turn, the Orc's passed by: Bob's
+    do(enc, Declare(who="Drake", action="legendary"))  # after Ann's or the Orc's
+    if allowed:
+        do(enc, Declare(who="Drake", action="legendary"))  # the skipped Orc's turn counts as one more
+    else:
+        refused(enc, Declare(who="Drake", action="legendary"), RuleViolation,
+                f"Drake has used a legendary use after this turn (option legendary-repeat=1) ({R(14)})")
+
+
+@pytest.mark.parametrize(("option", "left"), [("start", [("blessed", 10)]), ("end", [("blessed", 10)])])
+def test_one_minute_is_ten_of_the_creators_turns(memory_store: Store, option: str, left: Any) -> None:
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}), **{"minute-ends": option})
+    do(enc, StartRound(rolls={"Ann": (15,)}))
+    do(enc, ApplyEffect(who="Ann", kind="blessed", custom=True, details={"minutes": "1"}))
+    assert effects(enc, "Ann") == left
+    # 10 rounds on: under start it ends as Ann's 11th turn starts; under end, as that 11th turn ends
+    # (the end of the turn it was cast in does not count).
+    for _ in range(10):
+        do(enc, Next())
+        do(enc, StartRound())
+    assert effects(enc, "Ann") == ([] if option == "start" else [("blessed", 1)])
+    do(enc, Next())
+    assert effects(enc, "Ann") == []
+
+
+@pytest.mark.parametrize(("option", "left"), [("round-end", []), ("lasts", [("blinded", 1)])])
+def test_an_effect_anchored_to_a_turn_that_never_comes(memory_store: Store, option: str, left: Any) -> None:
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}), ("Orc", "foes", {"hp": "9", "ac": "12"}),
+                **{"missed-turn": option})
+    do(enc, StartRound(rolls={"Ann": (15,), "Orc": (5,)}))
+    # The Orc blinds Ann "until the end of its next turn" (a reaction in Ann's turn); then it
+    # flees before that turn comes.
+    do(enc, ApplyEffect(who="Ann", kind="blinded", rounds=1, details={"at": "end", "of": "Orc"}))
+    from skirmish.eventlog.commands import Leave
+    do(enc, Leave(who="Orc", reason="flees"))
+    do(enc, Next())  # Ann's turn ends, the Orc's never comes: the round ends
+    assert effects(enc, "Ann") == left
+
+
+@pytest.mark.parametrize(("option", "failures"), [("yes", 1), ("no", 0)])
+def test_the_damage_that_ends_stable_per_option(memory_store: Store, option: str, failures: int) -> None:
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}), ("Bob", "party", {"hp": "9", "ac": "12"}),
+                **{"stable-damage": option})
+    do(enc, Damage(who="Ann", amount=9))
+    # Ann at 0 HP is Incapacitated: Disadvantage on Initiative (§2), 5 and 6, the 5 kept.
+    do(enc, StartRound(rolls={"Bob": (15,), "Ann": (5, 6)}))
+    do(enc, Declare(who="Bob", action="help", target="Ann", rolls={"Bob": (10,)}))  # 10 + 0 >= DC 10
+    do(enc, Damage(who="Ann", amount=2))
+    assert who(enc, "Ann").death == f"0/{failures}"
+
+
+@pytest.mark.parametrize(("option", "outcome"), [("yes", "failure"), ("no", "success")])
+def test_exhaustion_lowers_death_saves_per_option(memory_store: Store, option: str, outcome: str) -> None:
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}), **{"exhaustion-saves": option})
+    do(enc, ApplyEffect(who="Ann", kind="exhaustion"))
+    do(enc, Damage(who="Ann", amount=9))
+    # 11 - 2 (Exhaustion 1) = 9 < 10: a failure; without the option 11 >= 10: a success.
+    # Her Initiative: Disadvantage, at 0 HP (§2); her turn starts the round with a death save.
+    events = do(enc, StartRound(rolls={"Ann": (4, 9), "death:Ann": (11,)}))
+    assert one(events, DeathSave).outcome == outcome
+
+
+def test_exhaustion_5_1_halves_speed_at_2_and_hp_maximum_at_4(memory_store: Store) -> None:
+    enc = fight(memory_store, ("Ann", "party", {"hp": "21", "ac": "12"}), exhaustion="5.1")
+    for _ in range(2):
+        do(enc, ApplyEffect(who="Ann", kind="exhaustion"))
+    assert who(enc, "Ann").move == 15  # floor(30 / 2)
+    for _ in range(2):
+        do(enc, ApplyEffect(who="Ann", kind="exhaustion"))
+    assert combatant(enc, "Ann").vital.value == 10 and combatant(enc, "Ann").vital.maximum == 10  # floor(21 / 2)
+
+
+@pytest.mark.parametrize(("option", "saves"), [("save", 1), ("no-save", 0)])
+def test_concentration_when_temporary_hp_absorb_it_all(memory_store: Store, option: str, saves: int) -> None:
+    enc = fight(memory_store, ("Mage", "party", {"hp": "20", "ac": "12"}), **{"concentration-temp": option})
+    do(enc, ApplyEffect(who="Mage", kind="concentration", details={"spell": "Bless"}))
+    do(enc, Heal(who="Mage", amount=10, details={"temp": "yes"}))
+    rolls = {"con:Mage": (15,)} if saves else {}
+    events = do(enc, Damage(who="Mage", amount=6, rolls=rolls))
+    assert len([e for e in events if isinstance(e, ConcentrationSaved)]) == saves
+
+
+@pytest.mark.parametrize(("option", "rolled"), [("roll", 1), ("skip", 0)])
+def test_recharge_while_incapacitated_per_option(memory_store: Store, option: str, rolled: int) -> None:
+    enc = fight(memory_store, ("Drake", "foes", {"hp": "50", "ac": "17", "recharge": "5"}),
+                **{"recharge-incapacitated": option})
+    do(enc, StartRound(rolls={"Drake": (10,)}))
+    do(enc, Declare(who="Drake", action="magic", details={"recharge": "yes"}))
+    do(enc, ApplyEffect(who="Drake", kind="stunned"))
+    do(enc, Next())
+    rolls = {"recharge:Drake": (6,)} if rolled else {}
+    events = do(enc, StartRound(rolls=rolls))
+    assert len([e for e in events if isinstance(e, Recharged)]) == rolled
