@@ -40,9 +40,9 @@ the first round rolls and takes its place, or acts ``last``), ``legendary-start`
 (full uses before its first turn, or none), ``legendary-repeat`` (1 use after one
 creature's turn, or any), ``legendary-skipped`` (uses after a turn that was skipped:
 yes or no), ``lair`` (none, or a lair action at count 20 losing ties, by a monster with
-``lair=1``), ``concentration-save`` (per-hit; per-type reads a hit of several types as
-one save each: skirmish records one damage type per hit, so both readings ask one save a
-hit, and the option records the table's ruling), ``concentration-temp`` (damage wholly
+``lair=1``), ``concentration-save`` (per-hit: one save a hit, its DC from the hit's whole damage;
+per-type: one save a damage type of the hit, ``--with extra=2d6:fire`` being the second,
+each DC from that type's damage, typed as ``con:NAME`` then ``con2:NAME``), ``concentration-temp`` (damage wholly
 absorbed by temporary HP asks a save, or not), ``temp-at-0`` (damage absorbed by
 temporary HP at 0 HP is a failure, or not), ``stable-damage`` (the damage that ends
 Stable is also a failure: yes, or no), ``exhaustion-saves`` (Exhaustion lowers death
@@ -485,8 +485,8 @@ class Srd52(Rules[SrdState]):
         "legendary-skipped": _opt("yes", ("yes", "no"), "a legendary use after a turn that was skipped (§16)"),
         "lair": _opt("none", ("none", "count-20"), "5.2 has no lair action; 5.1: one at count 20, losing ties "
                      "(§14)"),
-        "concentration-save": _opt("per-hit", ("per-hit", "per-type"), "one save a hit or a damage type; one "
-                                   "type a hit here, so one save a hit either way (§16)"),
+        "concentration-save": _opt("per-hit", ("per-hit", "per-type"), "one save a hit, or one a damage type of "
+                                   "the hit (§16)"),
         "concentration-temp": _opt("save", ("save", "no-save"), "damage wholly absorbed by temporary HP asks a "
                                    "save (§16)"),
         "temp-at-0": _opt("failure", ("failure", "none"), "damage absorbed by temporary HP at 0 HP is a failed "
@@ -536,6 +536,7 @@ class Srd52(Rules[SrdState]):
         "hit": Detail("attack bonus, e.g. 5 or -1", ("declare",)),
         "damage": Detail("damage: dice and modifier (1d6+2) or a stat block's average (7)", ("declare",)),
         "type": Detail("damage type", ("declare", "damage"), tuple(sorted(DAMAGE_TYPES))),
+        "extra": Detail("attack: a second damage type's dice, e.g. 2d6:fire (typed as extra:NAME)", ("declare",)),
         "adjust": Detail("a bonus or penalty to damage before Resistance (§7)", ("declare", "damage")),
         "adv": Detail("Advantage from a source the tracker does not see", ("declare", "round"), ("yes",)),
         "dis": Detail("Disadvantage from a source the tracker does not see", ("declare", "round"), ("yes",)),
@@ -1119,8 +1120,15 @@ class Srd52(Rules[SrdState]):
         spec = cmd.details.get("damage")
         if spec is None:
             return events  # the GM types the damage with `damage` (a hit's effect, not its dice)
-        damage = self._damage_roll(spec, crit, f.name, dice, detail_int(cmd, "adjust"))
-        events += self._hurt(work, work.fighters[t.name], damage, cmd.details.get("type", ""), crit, f.name, dice)
+        parts = [(self._damage_roll(spec, crit, f"dmg:{f.name}", dice, detail_int(cmd, "adjust")),
+                  cmd.details.get("type", ""))]
+        extra = cmd.details.get("extra")
+        if extra is not None:
+            spec2, _, dtype2 = extra.partition(":")
+            if dtype2 not in DAMAGE_TYPES:
+                raise BadInput(f"--with extra= takes dice and a damage type (2d6:fire), not {extra!r}")
+            parts.append((self._damage_roll(spec2, crit, f"extra:{f.name}", dice, 0), dtype2))
+        events += self._hurt(work, work.fighters[t.name], parts, crit, f.name, dice)
         return events
 
     def _sources(self, state: SrdState, f: Fighter, t: Fighter, melee: bool) -> tuple[list[str], list[str]]:
@@ -1151,7 +1159,7 @@ class Srd52(Rules[SrdState]):
             dis.append(f"{f.name} Exhaustion {f.exhaustion} (5.1)")
         return adv, dis
 
-    def _damage_roll(self, spec: str, crit: bool, who: str, dice: Dice, adjust: int) -> Derivation:
+    def _damage_roll(self, spec: str, crit: bool, key: str, dice: Dice, adjust: int) -> Derivation:
         m = _DICE.match(spec.strip().replace(" ", ""))
         if not m or not spec.strip() or (m.group(1) is None and m.group(3) == "-"):
             raise BadInput(f"--with damage= takes dice and a modifier (1d6+2) or a number, not {spec!r}")
@@ -1162,7 +1170,7 @@ class Srd52(Rules[SrdState]):
             n, s = int(count), int(sides)
             if not (1 <= n <= 40 and 2 <= s <= 100):
                 raise BadInput(f"--with damage={spec}: 1 to 40 dice of 2 to 100 sides")
-            roll = dice.roll(f"dmg:{who}", 2 * n if crit else n, s)
+            roll = dice.roll(key, 2 * n if crit else n, s)
             label = f"{2 * n}d{s} (Critical Hit: the dice twice)" if crit else f"{n}d{s}"
             terms.append(Term(label, roll.total))
         if flat is not None:
@@ -1172,18 +1180,14 @@ class Srd52(Rules[SrdState]):
         total = max(0, sum(t.value for t in terms))
         return Derivation(total, " + ".join(t.name for t in terms) or "0", tuple(terms), R(7), roll)
 
-    def _hurt(self, work: SrdState, t: Fighter, base: Derivation, dtype: str, crit: bool, by: str | None,
-              dice: Dice) -> list[Event]:
-        """Damage to ``t``: Resistance, Vulnerability and Immunity in the text's order,
-        temporary HP first, then 0 HP, death saves and Concentration (§7-§11). ``work``
-        follows the events."""
+    def _typed(self, t: Fighter, base: Derivation, dtype: str) -> Derivation:
+        """One damage type's part after Resistance, then Vulnerability, or Immunity (§7)."""
         amount, formula = base.value, base.formula
         steps: list[str] = []
-        resist = dtype in t.resist or t.has("petrified")
         if dtype and dtype in t.immune:
             amount, steps = 0, [f"Immunity to {dtype}"]
         else:
-            if resist:
+            if (dtype and dtype in t.resist) or t.has("petrified"):
                 amount //= 2
                 steps.append("Resistance: halved, rounded down")
             if dtype and dtype in t.vulnerable:
@@ -1191,7 +1195,22 @@ class Srd52(Rules[SrdState]):
                 steps.append("Vulnerability: doubled")
         if steps:
             formula = f"({formula}) -> " + " -> ".join(steps)
-        damage = Derivation(amount, formula, base.terms, R(7), base.roll)
+        return Derivation(amount, formula, base.terms, R(7), base.roll)
+
+    def _hurt(self, work: SrdState, t: Fighter, parts: list[tuple[Derivation, str]], crit: bool, by: str | None,
+              dice: Dice) -> list[Event]:
+        """Damage to ``t`` (one part per damage type of the hit): Resistance, Vulnerability
+        and Immunity in the text's order, temporary HP first, then 0 HP, death saves and
+        Concentration (§7-§11). ``work`` follows the events."""
+        typed = [(self._typed(t, base, dtype), dtype) for base, dtype in parts]
+        if len(typed) == 1:
+            damage = typed[0][0]
+        else:
+            terms = tuple(Term(f"{d.value} {dtype or 'untyped'} ({d.formula})", d.value) for d, dtype in typed)
+            damage = Derivation(sum(d.value for d, _ in typed), " + ".join(x.name for x in terms), terms, R(7),
+                                typed[0][0].roll)
+        dtype = ", ".join(x for _, x in typed if x)
+        amount = damage.value
         absorbed = min(t.temp, amount)
         rest = amount - absorbed
         was = t.hp
@@ -1234,23 +1253,38 @@ class Srd52(Rules[SrdState]):
             return events
         if t.concentration and not t.dead and (rest > 0 or (
                 absorbed > 0 and work.options["concentration-temp"] == "save")):
-            half = amount // 2
-            dc_value = max(10, half)
-            terms = (Term("damage", amount), Term("floor(damage / 2)", half))
-            dc_formula = "max(10, floor(damage / 2))"
-            if work.options["dc-cap"] == "30":
-                dc_value, dc_formula = min(30, dc_value), "min(30, max(10, floor(damage / 2)))"
-            dc = Derivation(dc_value, dc_formula, terms, R(11))
-            roll = dice.roll(f"con:{t.name}", 1, 20)
-            sterms = [Term("d20", roll.faces[0]), Term("Con save", t.con), *self._exhaustion_terms(work, t)]
-            total = sum(x.value for x in sterms)
-            save = Derivation(total, " + ".join(x.name for x in sterms), tuple(sterms), R(11), roll)
-            kept = total >= dc_value
-            events += self._emit(work, [ConcentrationSaved(who=t.name, dc=dc, save=save, kept=kept)])
-            if not kept:
-                events += self._emit(work, [ConcentrationEnded(who=t.name, spell=t.concentration,
-                                                               why=f"failed the save, DC {dc_value}")])
+            # One save a hit, or one a damage type of it (option concentration-save, §16).
+            each = [d.value for d, _ in typed] if work.options["concentration-save"] == "per-type" else [amount]
+            for number, taken in enumerate(each):
+                if taken == 0:
+                    continue
+                key = f"con:{t.name}" if number == 0 else f"con{number + 1}:{t.name}"
+                kept = self._concentration_save(work, t, taken, key, dice, events)
+                if not kept:
+                    break
         return events
+
+    def _concentration_save(self, work: SrdState, t: Fighter, amount: int, key: str, dice: Dice,
+                            events: list[Event]) -> bool:
+        """A Concentration save against damage: DC max(10, floor(damage / 2)), capped (§11);
+        its events are appended to ``events`` (and applied to ``work``); True if kept."""
+        half = amount // 2
+        dc_value = max(10, half)
+        terms = (Term("damage", amount), Term("floor(damage / 2)", half))
+        dc_formula = "max(10, floor(damage / 2))"
+        if work.options["dc-cap"] == "30":
+            dc_value, dc_formula = min(30, dc_value), "min(30, max(10, floor(damage / 2)))"
+        dc = Derivation(dc_value, dc_formula, terms, R(11))
+        roll = dice.roll(key, 1, 20)
+        sterms = [Term("d20", roll.faces[0]), Term("Con save", t.con), *self._exhaustion_terms(work, t)]
+        total = sum(x.value for x in sterms)
+        save = Derivation(total, " + ".join(x.name for x in sterms), tuple(sterms), R(11), roll)
+        kept = total >= dc_value
+        events += self._emit(work, [ConcentrationSaved(who=t.name, dc=dc, save=save, kept=kept)])
+        if not kept:
+            events += self._emit(work, [ConcentrationEnded(who=t.name, spell=t.concentration,
+                                                           why=f"failed the save, DC {dc_value}")])
+        return kept
 
     @decides(Damage)
     def _damage(self, state: SrdState, cmd: Damage, dice: Dice) -> list[Event]:
@@ -1262,7 +1296,7 @@ class Srd52(Rules[SrdState]):
         adjust = detail_int(cmd, "adjust")
         terms = [Term("damage", cmd.amount)] + ([Term("adjustment", adjust)] if adjust else [])
         base = Derivation(max(0, cmd.amount + adjust), " + ".join(x.name for x in terms), tuple(terms), R(7))
-        return self._hurt(self.copy(state), t, base, cmd.details.get("type", ""), cmd.details.get("crit") == "yes",
+        return self._hurt(self.copy(state), t, [(base, cmd.details.get("type", ""))], cmd.details.get("crit") == "yes",
                           None, dice)
 
     @decides(Heal)

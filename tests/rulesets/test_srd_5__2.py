@@ -658,3 +658,20 @@ def test_recharge_while_incapacitated_per_option(memory_store: Store, option: st
     rolls = {"recharge:Drake": (6,)} if rolled else {}
     events = do(enc, StartRound(rolls=rolls))
     assert len([e for e in events if isinstance(e, Recharged)]) == rolled
+
+
+@pytest.mark.parametrize(("option", "dcs"), [("per-hit", [16]), ("per-type", [10, 12])])
+def test_concentration_saves_per_hit_or_per_damage_type(memory_store: Store, option: str, dcs: list[int]) -> None:
+    # A hit of 1d8 slashing (8) and 4d6 fire (6 + 6 + 6 + 6 = 24): per hit, 32 -> DC 16;
+    # per type, 8 -> max(10, 4) = 10 and 24 -> 12 (§11).
+    enc = fight(memory_store, ("Mage", "party", {"hp": "60", "ac": "10"}), ("Orc", "foes", {"hp": "9", "ac": "12"}),
+                **{"concentration-save": option})
+    do(enc, ApplyEffect(who="Mage", kind="concentration", details={"spell": "Bless"}))
+    do(enc, StartRound(rolls={"Orc": (15,), "Mage": (5,)}))
+    rolls = {"Orc": (15,), "dmg:Orc": (8,), "extra:Orc": (6, 6, 6, 6), "con:Mage": (19,), "con2:Mage": (19,)}
+    if option == "per-hit":
+        del rolls["con2:Mage"]
+    events = do(enc, Declare(who="Orc", action="attack", target="Mage", rolls=rolls,
+                             details={"hit": "0", "damage": "1d8", "type": "slashing", "extra": "4d6:fire"}))
+    assert one(events, Damaged).damage.value == 32
+    assert [e.dc.value for e in events if isinstance(e, ConcentrationSaved)] == dcs
