@@ -117,6 +117,7 @@ def R(section: int) -> str:  # noqa: N802 - reads as the text's own "§N"
 
 
 LAIR = ""  # the lair's place in the order (no combatant has an empty name)
+KNOCKED_OUT = "knocked out"  # §9: wakes after a Short Rest, on healing or first aid
 PC_SIDES = frozenset({"party", "players", "pcs", "characters", "heroes"})
 INCAPACITATING = frozenset({"incapacitated", "paralyzed", "petrified", "stunned", "unconscious"})
 CONDITIONS: dict[str, str] = {
@@ -536,6 +537,12 @@ class Srd52(Rules[SrdState]):
         "hit": Detail("attack bonus, e.g. 5 or -1", ("declare",)),
         "damage": Detail("damage: dice and modifier (1d6+2) or a stat block's average (7)", ("declare",)),
         "type": Detail("damage type", ("declare", "damage"), tuple(sorted(DAMAGE_TYPES))),
+        "cover": Detail("attack: the target's cover, +2 or +5 AC; total: no target (§6)", ("declare",),
+                        ("half", "three-quarters", "total")),
+        "opportunity": Detail("attack as=reaction: an opportunity attack, none against a Disengage (§5)",
+                              ("declare",), ("yes",)),
+        "knockout": Detail("melee attack: a blow that would drop it leaves it at 1 HP, Unconscious (§9)",
+                           ("declare",), ("yes",)),
         "extra": Detail("attack: a second damage type's dice, e.g. 2d6:fire (typed as extra:NAME)", ("declare",)),
         "adjust": Detail("a bonus or penalty to damage before Resistance (§7)", ("declare", "damage")),
         "adv": Detail("Advantage from a source the tracker does not see", ("declare", "round"), ("yes",)),
@@ -1048,6 +1055,19 @@ class Srd52(Rules[SrdState]):
         t = state.fighters[find_name(state.names(), cmd.target)]
         if t.name == f.name:
             raise RuleViolation(f"{f.name} cannot help itself", R(4))
+        knocked = next((m for m in t.marks if m.kind == "unconscious" and m.detail == KNOCKED_OUT), None)
+        if knocked is not None:
+            # First aid wakes a creature knocked out: an action, DC 10 Wis (Medicine) (§9).
+            roll = dice.roll(f.name, 1, 20)
+            terms = [Term("d20", roll.faces[0]), Term("Medicine", detail_int(cmd, "bonus")),
+                     *self._exhaustion_terms(state, f)]
+            total = sum(x.value for x in terms)
+            check = Derivation(total, " + ".join(x.name for x in terms) + " vs DC 10", tuple(terms), R(9), roll)
+            events_: list[Event] = [Acted(who=f.name, action="help", use=use, target=t.name, check=check,
+                                          detail="first aid wakes it" if total >= 10 else "first aid fails")]
+            if total >= 10:
+                events_.append(MarkEnded(who=t.name, kind="unconscious", why="first aid (§9)"))
+            return events_
         if t.dying and not t.stable:
             roll = dice.roll(f.name, 1, 20)
             terms = [Term("d20", roll.faces[0]), Term("Medicine", detail_int(cmd, "bonus"))]
@@ -1084,6 +1104,17 @@ class Srd52(Rules[SrdState]):
         if charm and charm.by == t.name:
             raise RuleViolation(f"{f.name} is Charmed by {t.name}: it can't attack it", R(13))
         melee = cmd.details.get("range", "melee") == "melee"
+        if cmd.details.get("opportunity") == "yes":
+            if use != "reaction" or not melee:
+                raise BadInput("an opportunity attack is a melee attack --with as=reaction")
+            if t.disengaged:
+                raise RuleViolation(f"{t.name} took Disengage: its movement provokes no opportunity attacks", R(5))
+        if cmd.details.get("knockout") == "yes" and not melee:
+            raise BadInput("--with knockout=yes is for a melee attack")
+        cover = cmd.details.get("cover")
+        if cover == "total":
+            raise RuleViolation(f"{t.name} has Total Cover: it can't be targeted", R(6))
+        ac = t.ac + {"half": 2, "three-quarters": 5}.get(cover or "", 0)
         adv, dis = self._sources(state, f, t, melee)
         if cmd.details.get("adv") == "yes":
             adv.append("--with adv")
@@ -1096,14 +1127,15 @@ class Srd52(Rules[SrdState]):
         terms += self._exhaustion_terms(state, f)
         total = sum(x.value for x in terms)
         d20 = kept  # the die kept is the natural one (§6)
-        hit = d20 == 20 or (d20 != 1 and total >= t.ac)
+        hit = d20 == 20 or (d20 != 1 and total >= ac)
         crit = d20 == 20 or (hit and melee and (t.has("paralyzed") or t.has("unconscious")))
         why = "; ".join([*(f"+{a}" for a in adv), *(f"-{d}" for d in dis)])
-        formula = " + ".join(x.name for x in terms) + f" vs AC {t.ac}"
+        formula = " + ".join(x.name for x in terms) + f" vs AC {t.ac}" + (
+            f" + {ac - t.ac} ({cover} cover)" if ac != t.ac else "")
         if d20 in (1, 20):
             formula += f" (natural {d20})"
         events: list[Event] = [Attacked(
-            who=f.name, target=t.name, use=use, roll=Derivation(total, formula, tuple(terms), R(6), roll), ac=t.ac,
+            who=f.name, target=t.name, use=use, roll=Derivation(total, formula, tuple(terms), R(6), roll), ac=ac,
             hit=hit, crit=crit, advantage=mode, why=why, recharge=recharge)]
         work = self.copy(state)
         self._emit(work, events)
@@ -1128,7 +1160,8 @@ class Srd52(Rules[SrdState]):
             if dtype2 not in DAMAGE_TYPES:
                 raise BadInput(f"--with extra= takes dice and a damage type (2d6:fire), not {extra!r}")
             parts.append((self._damage_roll(spec2, crit, f"extra:{f.name}", dice, 0), dtype2))
-        events += self._hurt(work, work.fighters[t.name], parts, crit, f.name, dice)
+        events += self._hurt(work, work.fighters[t.name], parts, crit, f.name, dice,
+                             knockout=cmd.details.get("knockout") == "yes")
         return events
 
     def _sources(self, state: SrdState, f: Fighter, t: Fighter, melee: bool) -> tuple[list[str], list[str]]:
@@ -1198,7 +1231,7 @@ class Srd52(Rules[SrdState]):
         return Derivation(amount, formula, base.terms, R(7), base.roll)
 
     def _hurt(self, work: SrdState, t: Fighter, parts: list[tuple[Derivation, str]], crit: bool, by: str | None,
-              dice: Dice) -> list[Event]:
+              dice: Dice, knockout: bool = False) -> list[Event]:
         """Damage to ``t`` (one part per damage type of the hit): Resistance, Vulnerability
         and Immunity in the text's order, temporary HP first, then 0 HP, death saves and
         Concentration (§7-§11). ``work`` follows the events."""
@@ -1215,9 +1248,18 @@ class Srd52(Rules[SrdState]):
         rest = amount - absorbed
         was = t.hp
         hp = max(0, was - rest)
+        knocked = knockout and was > 0 and hp == 0  # §9: left at 1 HP and Unconscious instead
+        if knocked:
+            hp = 1
         events = self._emit(work, [Damaged(who=t.name, damage=damage, damage_type=dtype, temp_left=t.temp - absorbed,
                                            hp_left=hp, by=by, crit=crit)])
         character = t.pc or work.options["monster-death"] == "as-character"
+        if knocked:
+            events += self._emit(work, [MarkAdded(who=t.name, kind="unconscious", detail=KNOCKED_OUT)])
+            if t.concentration:
+                events += self._emit(work, [ConcentrationEnded(who=t.name, spell=t.concentration,
+                                                               why="Incapacitated (Unconscious)")])
+            return events
         if was > 0 and hp == 0:
             over = rest - was
             if not character:
@@ -1312,7 +1354,8 @@ class Srd52(Rules[SrdState]):
         amount = min(cmd.amount, top - f.hp)
         if amount <= 0:
             raise RuleViolation(f"{f.name} has all its HP ({top})", R(10))
-        return [Healed(who=f.name, amount=amount, hp_left=f.hp + amount, woke=f.hp == 0)]
+        knocked = any(m.kind == "unconscious" and m.detail == KNOCKED_OUT for m in f.marks)
+        return [Healed(who=f.name, amount=amount, hp_left=f.hp + amount, woke=f.hp == 0 or knocked)]
 
     def _hp_max(self, state: SrdState, f: Fighter) -> int:
         if state.options["exhaustion"] == "5.1" and f.exhaustion >= 4:
@@ -1393,6 +1436,8 @@ class Srd52(Rules[SrdState]):
             events: list[Event] = [MarkAdded(who=f.name, kind=kind, detail=f"level {level}", by="+1")]
             if level >= 6:
                 events.append(Fell(who=f.name, dead=True, why="Exhaustion level 6", rule=R(13)))
+                if f.concentration:
+                    events.append(ConcentrationEnded(who=f.name, spell=f.concentration, why="dead"))
             return events
         events = [MarkAdded(who=f.name, kind=kind, by=by, anchor=anchor, at=at, left=left, skip=skip,
                             custom=cmd.custom)]
@@ -1551,7 +1596,7 @@ class Srd52(Rules[SrdState]):
             f.successes = f.failures = 0
             f.stable = False
             # No longer Unconscious, still Prone (§10).
-            f.marks = [m for m in f.marks if not (m.kind == "unconscious" and m.detail == "at 0 HP")]
+            f.marks = [m for m in f.marks if not (m.kind == "unconscious" and m.detail in ("at 0 HP", KNOCKED_OUT))]
 
     @applies(TempGained)
     def _temp(self, state: SrdState, event: TempGained) -> None:

@@ -675,3 +675,43 @@ def test_concentration_saves_per_hit_or_per_damage_type(memory_store: Store, opt
                              details={"hit": "0", "damage": "1d8", "type": "slashing", "extra": "4d6:fire"}))
     assert one(events, Damaged).damage.value == 32
     assert [e.dc.value for e in events if isinstance(e, ConcentrationSaved)] == dcs
+
+
+def test_cover_raises_ac_and_total_cover_cannot_be_targeted(memory_store: Store) -> None:
+    enc = fight(memory_store, ("Orc", "foes", {"hp": "15", "ac": "13", "attacks": "2"}),
+                ("Bram", "party", {"hp": "50", "ac": "15"}))
+    do(enc, StartRound(rolls={"Orc": (15,), "Bram": (2,)}))
+    # 12 + 4 = 16 >= 15 would hit; Three-Quarters Cover: AC 15 + 5 = 20, a miss (§6).
+    missed = one(attack(enc, "Orc", "Bram", (12,), hit="4", cover="three-quarters"), Attacked)
+    assert (missed.ac, missed.hit) == (20, False)
+    refused(enc, Declare(who="Orc", action="attack", target="Bram", rolls={"Orc": (12,)},
+                         details={"cover": "total"}), RuleViolation, f"Bram has Total Cover: it can't be targeted ({R(6)})")
+
+
+def test_no_opportunity_attack_against_a_disengage(memory_store: Store) -> None:
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}), ("Orc", "foes", {"hp": "9", "ac": "12"}))
+    do(enc, StartRound(rolls={"Ann": (15,), "Orc": (5,)}))
+    do(enc, Declare(who="Ann", action="disengage"))
+    refused(enc, Declare(who="Orc", action="attack", target="Ann", rolls={"Orc": (15,)},
+                         details={"as": "reaction", "opportunity": "yes"}), RuleViolation,
+            f"Ann took Disengage: its movement provokes no opportunity attacks ({R(5)})")
+    do(enc, Next())  # Ann's turn ends, and its Disengage with it
+    do(enc, Next())
+    do(enc, StartRound())
+    do(enc, Declare(who="Orc", action="attack", target="Ann", rolls={"Orc": (15,)},
+                    details={"as": "reaction", "opportunity": "yes"}))
+    assert who(enc, "Orc").reaction
+
+
+def test_knocking_out_leaves_1_hp_and_unconscious_until_healed_or_first_aid(memory_store: Store) -> None:
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}), ("Bob", "party", {"hp": "9", "ac": "12"}),
+                ("Orc", "foes", {"hp": "9", "ac": "12"}))
+    do(enc, StartRound(rolls={"Ann": (15,), "Bob": (10,), "Orc": (5,)}))
+    # 15 + 3 = 18 >= 12; 6 + 3 = 9 would drop the Orc to 0: knocked out instead, at 1 HP (§9).
+    events = attack(enc, "Ann", "Orc", (15,), (6,), hit="3", damage="1d6+3", knockout="yes")
+    assert one(events, Damaged).hp_left == 1 and not [e for e in events if isinstance(e, Fell)]
+    assert combatant(enc, "Orc").status == "out" and ("unconscious", None) in effects(enc, "Orc")
+    do(enc, Next())
+    # Bob's first aid: 8 + 2 = 10 >= DC 10: awake.
+    do(enc, Declare(who="Bob", action="help", target="Orc", rolls={"Bob": (8,)}, details={"bonus": "2"}))
+    assert combatant(enc, "Orc").status == "fighting"
