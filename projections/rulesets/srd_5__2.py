@@ -189,6 +189,7 @@ class Mark(msgspec.Struct):
     level: int = 1
     detail: str = ""
     custom: bool = False
+    spell: str = ""  # held by ``by``'s Concentration on this spell: ends with it (§11)
 
 
 class Fighter(msgspec.Struct):
@@ -416,6 +417,7 @@ class MarkAdded(Event, frozen=True, tag="srd-5.2.mark-added"):
     skip: bool = False
     detail: str = ""
     custom: bool = False
+    spell: str = ""
 
 
 class MarkEnded(Event, frozen=True, tag="srd-5.2.mark-ended"):
@@ -549,7 +551,8 @@ class Srd52(Rules[SrdState]):
         "dis": Detail("Disadvantage from a source the tracker does not see", ("declare", "round"), ("yes",)),
         "range": Detail("melee (within 5 ft, default) or ranged", ("declare",), ("melee", "ranged")),
         "then": Detail("ready: the action it holds", ("declare",)),
-        "spell": Detail("magic, ready, concentration: the spell", ("declare", "effect")),
+        "spell": Detail("magic, ready, concentration: the spell; effect: the Concentration (of --with by) "
+                        "holding it", ("declare", "effect")),
         "concentration": Detail("magic: the spell needs Concentration", ("declare",), ("yes",)),
         "recharge": Detail("uses the Recharge ability", ("declare",), ("yes",)),
         "bonus": Detail("hide, help: the check's modifier", ("declare",)),
@@ -1439,8 +1442,12 @@ class Srd52(Rules[SrdState]):
                 if f.concentration:
                     events.append(ConcentrationEnded(who=f.name, spell=f.concentration, why="dead"))
             return events
+        spell = " ".join(cmd.details.get("spell", "").split())
+        if spell and (not by or state.fighters[by].concentration != spell):
+            raise RuleViolation(f"--with spell={spell} holds the effect by the Concentration of --with by=NAME, and "
+                                f"{by or 'no one'} is not concentrating on it", R(11))
         events = [MarkAdded(who=f.name, kind=kind, by=by, anchor=anchor, at=at, left=left, skip=skip,
-                            custom=cmd.custom)]
+                            custom=cmd.custom, spell=spell)]
         if kind in INCAPACITATING:
             if f.concentration:
                 events.append(ConcentrationEnded(who=f.name, spell=f.concentration, why=f"Incapacitated ({kind})"))
@@ -1613,6 +1620,9 @@ class Srd52(Rules[SrdState]):
     @applies(ConcentrationEnded)
     def _con_ended(self, state: SrdState, event: ConcentrationEnded) -> None:
         state.fighters[event.who].concentration = ""
+        # The effects its Concentration held end with it (§11): `effect ... --with spell=NAME`.
+        for f in state.fighters.values():
+            f.marks = [m for m in f.marks if not (m.by == event.who and m.spell == event.spell)]
 
     @applies(MarkAdded)
     def _mark_added(self, state: SrdState, event: MarkAdded) -> None:
@@ -1635,7 +1645,7 @@ class Srd52(Rules[SrdState]):
             return
         f.marks = [m for m in f.marks if not (m.kind == event.kind and m.by == event.by)]
         f.marks.append(Mark(kind=event.kind, by=event.by, anchor=event.anchor, at=event.at, left=event.left,
-                            skip=event.skip, detail=event.detail, custom=event.custom))
+                            skip=event.skip, detail=event.detail, custom=event.custom, spell=event.spell))
 
     @applies(MarkEnded)
     def _mark_ended(self, state: SrdState, event: MarkEnded) -> None:

@@ -715,3 +715,16 @@ def test_knocking_out_leaves_1_hp_and_unconscious_until_healed_or_first_aid(memo
     # Bob's first aid: 8 + 2 = 10 >= DC 10: awake.
     do(enc, Declare(who="Bob", action="help", target="Orc", rolls={"Bob": (8,)}, details={"bonus": "2"}))
     assert combatant(enc, "Orc").status == "fighting"
+
+
+def test_the_effects_a_concentration_holds_end_with_it(memory_store: Store) -> None:
+    enc = fight(memory_store, ("Tamsin", "party", {"hp": "18", "ac": "13"}), ("Ogre", "foes", {"hp": "59", "ac": "11"}))
+    do(enc, ApplyEffect(who="Tamsin", kind="concentration", details={"spell": "Hold Monster"}))
+    do(enc, ApplyEffect(who="Ogre", kind="paralyzed", details={"minutes": "1", "by": "Tamsin", "spell": "Hold Monster"}))
+    do(enc, ApplyEffect(who="Ogre", kind="frightened", details={"by": "Tamsin"}))  # not held by the spell
+    refused(enc, ApplyEffect(who="Ogre", kind="blinded", details={"by": "Tamsin", "spell": "Bless"}), RuleViolation,
+            "--with spell=Bless holds the effect by the Concentration of --with by=NAME, and Tamsin is not "
+            f"concentrating on it ({R(11)})")
+    # 12 damage: DC max(10, floor(12 / 2) = 6) = 10; 4 + 0 = 4 < 10: lost, and the paralysis with it.
+    do(enc, Damage(who="Tamsin", amount=12, rolls={"con:Tamsin": (4,)}))
+    assert [k for k, _ in effects(enc, "Ogre")] == ["frightened"]
