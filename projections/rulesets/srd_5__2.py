@@ -14,7 +14,8 @@ and ``round`` starts the next in the same order. Dice typed with ``--roll``: a c
 own d20 under its name (initiative, attack, Hide, Help), a group's shared
 initiative under the group's name (``Goblin`` for Goblin 1..3), a death save under
 ``death:NAME`` (the round that rolls a dying character's initiative may start its turn
-too), damage under ``dmg:NAME``, a concentration save under ``con:NAME``, a recharge under
+too), damage under ``dmg:NAME`` (a second damage type's under ``extra:NAME``), a
+concentration save under ``con:NAME`` (a second one ``con2:NAME``), a recharge under
 ``recharge:NAME``, a roll-off under ``tie:NAME``.
 
 Stats: ``hp``, ``ac`` (required), ``dex``, ``init`` (default: ``dex``), ``legendary``,
@@ -63,6 +64,18 @@ Readings chosen where the text leaves the tracker free:
   legendary use is taken during the following creature's turn or between rounds, once
   per ended turn under ``legendary-repeat=1``.
 - A Bonus Action needs what grants it, ``--with by=WHAT`` (§3).
+- Positions are the GM's: ``--with range=ranged`` (melee, within 5 ft, by default),
+  ``--with cover=half|three-quarters|total``, ``--with adv=yes``/``dis=yes`` for the
+  sources the tracker cannot see (an unseen target, long range); ``--with
+  opportunity=yes`` marks a reaction attack as an opportunity attack (refused against a
+  creature that took Disengage this turn, §5); ``--with knockout=yes`` leaves a creature a
+  melee blow would drop at 1 HP and Unconscious (§9), woken by healing or first aid (a
+  Help, DC 10 Wis (Medicine)).
+- ``effect WHO KIND --with by=NAME --with spell=S`` ties the effect to NAME's
+  Concentration on S: it ends with it (§11).
+- Not tracked: saving throws other than death and Concentration saves (the GM types
+  their outcome as damage or an effect), spell slots, X/Day uses, rests, mounts and
+  shared counts (§2's last point), half damage on a save (the GM types the halved figure).
 - ``effect WHO KIND --rounds N`` runs N of the anchor's turns: ``--with at=start|end``
   (default start) of ``--with of=NAME`` (default: the creature whose turn it is, else
   WHO); the current turn's end does not count ("the end of its next turn" is
