@@ -143,7 +143,7 @@ def rules(ctx: typer.Context, ruleset: Annotated[str | None, typer.Argument(auto
         say(f"  {key}={'|'.join(opt.choices)} (default {opt.default}): {opt.doc}")
     say("stats (--stat KEY=N):")
     for key, stat in rs.stats.items():
-        need = "required" if stat.required else f"default {stat.default}"
+        need = "text, optional" if stat.kind is str else "required" if stat.required else f"default {stat.default}"
         say(f"  {key} ({need}): {stat.doc}")
     say("actions (declare WHO ACTION):")
     for key, info in rs.actions.items():
@@ -219,9 +219,10 @@ def round_(ctx: typer.Context, roll: RollOpt = None, with_: WithOpt = None) -> N
 
 
 @command("next", table=c.Next)
-def next_(ctx: typer.Context, with_: WithOpt = None) -> None:
-    """Advance the clock to the next moment someone acts (runs the upkeep at the end)."""
-    _execute(ctx, c.Next(details=details(with_)))
+def next_(ctx: typer.Context, roll: RollOpt = None, with_: WithOpt = None) -> None:
+    """Advance the clock to the next moment someone acts (runs the upkeep at the end); --roll
+    for the dice a turn's start rolls where the ruleset has them (a death save)."""
+    _execute(ctx, c.Next(rolls=rolls(roll), details=details(with_)))
 
 
 # The commands at the table take their command's shared flags (--ap, --target, --hits, ...:

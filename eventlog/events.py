@@ -94,12 +94,15 @@ class EncounterStarted(Event, frozen=True, tag="encounter-started"):
     seed: int
 
 
-class CombatantAdded(Event, frozen=True, tag="combatant-added"):
-    """A combatant joins: the stats the ruleset asked for, validated and stored as numbers."""
+class CombatantAdded(Event, frozen=True, tag="combatant-added", omit_defaults=True):
+    """A combatant joins: the stats the ruleset asked for, validated and stored as numbers,
+    and its text stats (``Stat(kind=str)``) in ``traits``, omitted when there are none (so
+    an event without any is stored as it always was)."""
 
     name: str
     side: str
     stats: dict[str, int]
+    traits: dict[str, str] = {}
 
 
 class NoteAdded(Event, frozen=True, tag="note-added", omit_defaults=True):

@@ -475,8 +475,8 @@ class Encounter:
             case EncounterStarted(name=name, ruleset=ruleset, options=options, seed=seed):
                 opts = ", ".join(f"{k}={v}" for k, v in options.items()) or "no options"
                 return f"Encounter {name!r} begins under {ruleset} ({opts}; dice seed {seed})"
-            case CombatantAdded(name=name, side=side, stats=stats):
-                figures = ", ".join(f"{k} {v}" for k, v in stats.items())
+            case CombatantAdded(name=name, side=side, stats=stats, traits=traits):
+                figures = ", ".join([*(f"{k} {v}" for k, v in stats.items()), *(f"{k} {v}" for k, v in traits.items())])
                 return f"{name} joins the {side} side ({figures})"
             case NoteAdded(about=about, text=text, private=private):
                 return f"{'Private note' if private else 'Note'} on #{about}: {text}"

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from skirmish.eventlog.errors import BadInput
-from skirmish.projections.ruleset import Ruleset, check_name, check_stats
+from skirmish.projections.ruleset import Ruleset, check_name, check_stats, check_traits
 
 ENTRY_KEYS = ("side", "note")
 LARGEST_FILE = 1_000_000  # bytes: a roster is a few hundred entries at most
@@ -83,9 +83,29 @@ def load(path: Path) -> dict[str, Entry]:
 
 
 def _stat_text(where: str, ruleset_id: str, key: str, value: Any) -> str:
+    # Only a value that is not a number asks the ruleset (loading it) whether it is text.
+    if not isinstance(value, int) and _text_stat(ruleset_id, key):
+        # A text stat (Stat(kind=str)): a string, or a list of them joined with commas.
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return ",".join(value)
+        if isinstance(value, str):
+            return value
+        raise BadInput(f"{where}: {ruleset_id} stat {_short(key)} is text or a list of texts, not {_short(str(value))}")
     if isinstance(value, bool) or not isinstance(value, int):
         raise BadInput(f"{where}: {ruleset_id} stat {_short(key)} must be a whole number, not {_short(str(value))}")
     return str(value)
+
+
+def _text_stat(ruleset_id: str, key: str) -> bool:
+    """Whether the ruleset (if installed) reads ``key`` as text (``Stat(kind=str)``)."""
+    from skirmish.eventlog.errors import UnknownRuleset
+    from skirmish.projections.ruleset import get_ruleset
+
+    try:
+        spec = get_ruleset(ruleset_id).stats.get(key)
+    except UnknownRuleset:
+        return False
+    return spec is not None and spec.kind is str
 
 
 def find(entries: Mapping[str, Entry], wanted: str, path: Path) -> Entry:
@@ -111,7 +131,9 @@ def check(path: Path, ruleset: Ruleset[Any]) -> list[str]:
     faults = []
     for entry in load(path).values():
         try:
-            check_stats(ruleset, entry.name, stats_for(entry, ruleset, path))
+            typed = stats_for(entry, ruleset, path)
+            check_stats(ruleset, entry.name, typed)
+            check_traits(ruleset, entry.name, typed)
         except BadInput as e:
             faults.append(f"{entry.name}: {e}")
     return faults

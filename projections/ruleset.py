@@ -115,13 +115,17 @@ class Option:
 
 @dataclass(frozen=True)
 class Stat:
-    """A number a combatant must (or may) have under a ruleset."""
+    """A number a combatant must (or may) have under a ruleset, or with ``kind=str`` a text
+    (a list of damage types, say): a text stat is never required, is one line of printable
+    text, and is recorded in the combatant's ``traits`` (CombatantAdded), only when given;
+    ``default``, ``minimum`` and ``maximum`` are for numbers."""
 
     doc: str
     required: bool = True
     default: int = 0
     minimum: int | None = None
     maximum: int | None = None
+    kind: type[int] | type[str] = int
 
 
 @dataclass(frozen=True)
@@ -423,7 +427,18 @@ def _built_in() -> dict[str, str]:
 
     modules = sorted(name[:-3] for name in os.listdir(rulesets.__path__[0])
                      if name.endswith(".py") and not name.startswith("_"))
-    return {name.replace("_", "-"): f"{rulesets.__name__}.{name}:RULESET" for name in modules}
+    return {ruleset_id_of(name): f"{rulesets.__name__}.{name}:RULESET" for name in modules}
+
+
+def module_of(ruleset_id: str) -> str:
+    """The module name a ruleset's id is written under: ``-`` as ``_``, ``.`` as ``__``
+    (``ap-countdown`` is ``ap_countdown``, ``srd-5.2`` is ``srd_5__2``)."""
+    return ruleset_id.replace(".", "__").replace("-", "_")
+
+
+def ruleset_id_of(module: str) -> str:
+    """The ruleset id a module of projections/rulesets/ (or tests/support/) is named for."""
+    return module.replace("__", ".").replace("_", "-")
 
 
 BUILT_IN = _built_in()
@@ -481,6 +496,8 @@ def check_stats(ruleset: Ruleset[Any], name: str, raw: Mapping[str, str]) -> dic
         if spec is None:
             known = ", ".join(ruleset.stats)
             raise BadInput(f"{ruleset.id} has no stat {key!r} for {name} (stats: {known})")
+        if spec.kind is str:
+            continue  # a text stat: check_traits reads it
         if key in stats:
             raise BadInput(f"stat {key} of {name} is given twice")
         try:
@@ -494,13 +511,29 @@ def check_stats(ruleset: Ruleset[Any], name: str, raw: Mapping[str, str]) -> dic
         if spec.maximum is not None and value > spec.maximum:
             raise BadInput(f"stat {key} of {name} must be at most {spec.maximum}, not {value}")
         stats[key] = value
-    missing = [k for k, spec in ruleset.stats.items() if spec.required and k not in stats]
+    missing = [k for k, spec in ruleset.stats.items() if spec.required and spec.kind is int and k not in stats]
     if missing:
         asks = ", ".join(f"--stat {k}=N ({ruleset.stats[k].doc})" for k in missing)
         raise BadInput(f"{name} needs {asks}")
     for key, spec in ruleset.stats.items():
-        stats.setdefault(key, spec.default)
+        if spec.kind is int:
+            stats.setdefault(key, spec.default)
     return stats
+
+
+def check_traits(ruleset: Ruleset[Any], name: str, raw: Mapping[str, str]) -> dict[str, str]:
+    """The combatant's text stats (``Stat(kind=str)``), each one line of printable text with
+    its spaces collapsed; those not given are left out. The ruleset reads the words itself."""
+    traits: dict[str, str] = {}
+    for key, text in raw.items():
+        spec = ruleset.stats.get(key)
+        if spec is None or spec.kind is not str:
+            continue  # check_stats refuses an unknown one, and reads the numbers
+        check_label(f"--stat {key}=", text)
+        words = " ".join(text.split())
+        if words:
+            traits[key] = words
+    return traits
 
 
 def options_in_force(ruleset: Ruleset[Any], started: EncounterStarted) -> dict[str, str]:
@@ -634,6 +667,7 @@ def decide_add(
     if not 1 <= command.count <= MOST_AT_ONCE:
         raise BadInput(f"--count takes 1 to {MOST_AT_ONCE}, not {command.count}")
     stats = check_stats(ruleset, name, command.stats)
+    traits = check_traits(ruleset, name, command.stats)
     taken = {n.lower() for n in names}
     added = [name] if command.count == 1 else [f"{name} {i}" for i in range(1, command.count + 1)]
     for each in added:
@@ -641,7 +675,7 @@ def decide_add(
             raise RuleViolation(f"there is already a combatant named {each}")
         if each.lower() in RESERVED_NAMES:
             raise BadInput(f"{each!r} is reserved (it names the scene's own counters)")
-    return [CombatantAdded(name=each, side=side, stats=stats) for each in added]
+    return [CombatantAdded(name=each, side=side, stats=stats, traits=traits) for each in added]
 
 
 MOST_AT_ONCE = 100  # `add NAME --count N`: a horde, not a typo

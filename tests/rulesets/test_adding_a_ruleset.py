@@ -10,7 +10,7 @@ import typing
 from pathlib import Path
 
 from skirmish.eventlog.commands import AnyCommand, Declare
-from skirmish.projections.ruleset import BUILT_IN, get_ruleset, own_flags
+from skirmish.projections.ruleset import BUILT_IN, get_ruleset, module_of, own_flags
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "adding-a-ruleset.md"
@@ -39,7 +39,7 @@ def test_the_list_names_what_a_built_in_ruleset_adds() -> None:
                     "samples/<fight>.skirmish", "README.md", "pyproject.toml"):
         assert pattern in listed, pattern
     for ruleset_id in BUILT_IN:
-        module = ruleset_id.replace("-", "_")
+        module = module_of(ruleset_id)
         for path in ("projections/rulesets/{}.py", "tests/support/{}.py", "tests/rulesets/test_{}.py"):
             assert (ROOT / path.format(module)).exists(), path.format(module)
 

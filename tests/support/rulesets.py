@@ -71,7 +71,9 @@ def support(ruleset_id: str) -> Callable[[type[Any]], type[Any]]:
 
 
 def support_for(ruleset_id: str) -> RulesetSupport:
-    module = "support." + ruleset_id.replace("-", "_")
+    from skirmish.projections.ruleset import module_of
+
+    module = "support." + module_of(ruleset_id)
     if ruleset_id not in SUPPORT and importlib.util.find_spec(module) is not None:
         importlib.import_module(module)
     found = SUPPORT.get(ruleset_id)

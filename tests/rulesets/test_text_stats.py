@@ -1,0 +1,48 @@
+"""Text stats (``Stat(kind=str)``): recorded in CombatantAdded.traits, only when given."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from skirmish.eventlog.commands import AddCombatant
+from skirmish.eventlog.errors import BadInput
+from skirmish.eventlog.events import CombatantAdded
+from skirmish.projections.ruleset import Rules, Stat, check_stats, check_traits, decide_add
+
+
+class _Tiny(Rules[msgspec.Struct]):  # type: ignore[type-var]
+    id = "tiny"
+    stats = {"hp": Stat("hit points", minimum=1), "resist": Stat("damage types", kind=str)}
+
+
+TINY = _Tiny()
+
+
+def test_a_text_stat_is_recorded_as_a_trait_and_not_as_a_number() -> None:
+    [added] = decide_add(TINY, [], AddCombatant(name="Ogre", stats={"hp": "59", "resist": "  fire,   cold "}))
+    assert isinstance(added, CombatantAdded)
+    assert added.stats == {"hp": 59}
+    assert added.traits == {"resist": "fire, cold"}
+
+
+def test_an_event_without_traits_is_stored_as_before() -> None:
+    # An old row has no "traits" key: encoding a new one without any must give the same bytes.
+    body = msgspec.json.encode(CombatantAdded(name="Ann", side="a", stats={"hp": 3}))
+    assert body == b'{"type":"combatant-added","name":"Ann","side":"a","stats":{"hp":3}}'
+    back = msgspec.json.decode(body, type=CombatantAdded)
+    assert back == CombatantAdded(name="Ann", side="a", stats={"hp": 3})
+
+
+def test_a_text_stat_is_never_required_and_refuses_control_characters() -> None:
+    assert check_stats(TINY, "Ann", {"hp": "4"}) == {"hp": 4}
+    assert check_traits(TINY, "Ann", {"hp": "4"}) == {}
+    with pytest.raises(BadInput, match="--stat resist="):
+        check_traits(TINY, "Ann", {"resist": "fire\x1b[2J"})
+
+
+def test_a_ruleset_id_with_a_dot_has_a_module_name_and_back() -> None:
+    from skirmish.projections.ruleset import module_of, ruleset_id_of
+
+    assert module_of("srd-5.2") == "srd_5__2" and ruleset_id_of("srd_5__2") == "srd-5.2"
+    assert module_of("ap-countdown") == "ap_countdown" and ruleset_id_of("ap_countdown") == "ap-countdown"
