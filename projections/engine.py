@@ -575,7 +575,15 @@ class Encounter:
         decides a whole branch again) without holding the write lock: the table plays on
         meanwhile. What the copy appended is written back as the block ends, exactly and
         in one short transaction; HeadMoved (nothing written) when anything was recorded in
-        the file since the copy was taken, and nothing at all when the block raises."""
+        the file since the copy was taken, and nothing at all when the block raises.
+
+        Inside a write transaction (a `run` script's) the change is decided in it, on this
+        file: a copy would not see the script's lines before it, and the script holds the
+        write lock already, so there is no table to keep playing meanwhile."""
+        if self._store.writing():
+            with self._store.batch():
+                yield self
+            return
         aside = self._store.aside()
         try:
             copy = Encounter(aside.store, self.row)
