@@ -612,6 +612,10 @@ class Store:
         )
         return [EventRow(*r) for r in rows]
 
+    def command_size(self, command_id: int) -> int:
+        """How many events one command recorded, counted on the events_by_command index."""
+        return int(self.conn.execute("SELECT count(*) FROM events WHERE command_id = ?", (command_id,)).fetchone()[0])
+
     def first_event_of_command(self, command_id: int) -> EventRow:
         row = self.conn.execute(
             f"SELECT {EVENT_COLUMNS} "
