@@ -722,7 +722,12 @@ def _command_text(args: list[str]) -> str:
 
 
 def main() -> None:
-    sys.exit(run_cli(sys.argv[1:]))
+    from skirmish.cli.stopping import stopped_like_ctrl_c
+
+    # `kill` and a closed terminal clean up as Ctrl-C does, in every command (cli/stopping.py).
+    with stopped_like_ctrl_c():
+        code = run_cli(sys.argv[1:])
+    sys.exit(code)
 
 
 # The commands that settle disputes and the reports register on the same app.
