@@ -548,6 +548,22 @@ def _pins(run: Invocation) -> list[str]:
             *(["--on", run.branch_pin] if run.branch_pin else [])]
 
 
+# Commands a script cannot hold: the script's lines are one write transaction, and these
+# would keep it (and the file's write lock) open for as long as they run, or wait on it.
+_NOT_IN_A_SCRIPT = {
+    "serve": "`serve` cannot run in a script (it serves until stopped, holding the script's write lock)",
+    "play": "`play` cannot run in a script (the console runs until closed, holding the script's write lock)",
+}
+
+
+def _command_name(words: Sequence[str]) -> str:
+    """The command a line names, past the options that say where it runs (--encounter, --on)."""
+    rest = list(words)
+    while rest and rest[0].split("=")[0] in GLOBAL_OPTIONS:
+        rest = rest[1:] if "=" in rest[0] else rest[2:]
+    return rest[0] if rest else ""
+
+
 class ScriptFailed(Exception):
     """A line of a `run` script was refused: the whole script's transaction rolls back."""
 
@@ -579,6 +595,8 @@ def run(ctx: typer.Context, script: Annotated[Path, typer.Argument(help="A file 
             continue
         if words[0] == "run":
             raise BadInput(f"{script}:{number}: a script cannot run another script")
+        if (why := _NOT_IN_A_SCRIPT.get(_command_name(words))) is not None:
+            raise BadInput(f"{script}:{number}: {why}: run it on its own; nothing of the script was recorded")
         if any(w == "--db" or w.startswith("--db=") for w in words):
             raise BadInput(f"{script}:{number}: --db goes on the `run` command, not in the script")
         steps.append((number, words))
@@ -706,7 +724,12 @@ def _command_text(args: list[str]) -> str:
 
 
 def main() -> None:
-    sys.exit(run_cli(sys.argv[1:]))
+    from skirmish.cli.stopping import stopped_like_ctrl_c
+
+    # `kill` and a closed terminal clean up as Ctrl-C does, in every command (cli/stopping.py).
+    with stopped_like_ctrl_c():
+        code = run_cli(sys.argv[1:])
+    sys.exit(code)
 
 
 # The commands that settle disputes and the reports register on the same app.

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import os
-import signal
 import tempfile
-import threading
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Iterable
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,6 +13,7 @@ import typer
 
 from skirmish.cli.app import AudienceOpt, BadlyOpt, PartyOpt, command, invocation, say
 from skirmish.cli.progress import progress
+from skirmish.cli.stopping import stopped_like_ctrl_c
 from skirmish.eventlog.connection import file_of
 from skirmish.eventlog.errors import BadInput
 
@@ -42,7 +41,7 @@ def _write(chunks: Iterable[bytes | Patch], out: Path | None) -> None:
     except OSError as exc:
         raise BadInput(f"cannot write {out}: {exc.strerror}") from None
     try:
-        with _stopped_like_ctrl_c(), os.fdopen(fd, "wb") as f:
+        with stopped_like_ctrl_c(), os.fdopen(fd, "wb") as f:
             for chunk in chunks:
                 if isinstance(chunk, Patch):
                     end = f.tell()
@@ -61,25 +60,6 @@ def _write(chunks: Iterable[bytes | Patch], out: Path | None) -> None:
         if isinstance(exc, OSError):
             raise BadInput(f"cannot write {out}: {exc.strerror}") from None
         raise
-
-
-@contextmanager
-def _stopped_like_ctrl_c() -> Iterator[None]:
-    """While a file is written, SIGTERM (`kill`) and SIGHUP (the terminal closed) stop the
-    process as Ctrl-C does, through the cleanup rather than past it (exit 128 + the signal)."""
-    if threading.current_thread() is not threading.main_thread():  # only it may set handlers
-        yield
-        return
-
-    def stop(signum: int, _frame: object) -> None:
-        raise SystemExit(128 + signum)
-
-    before = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for sig, handler in before.items():
-            signal.signal(sig, handler)
 
 
 @command(reads=True)

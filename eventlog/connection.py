@@ -198,14 +198,62 @@ def connect(path: str, *, create: bool) -> Connection:
         raise StoreError(
             f"no skirmish database at {path}: start one with `skirmish new NAME --rules RULESET`"
         )
+    how = _read_only(path)
     try:
-        conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, factory=Connection)
-        assert isinstance(conn, Connection)
-        conn.file = path
-        _configure_when_free(conn)
+        try:
+            return _open(path, how)
+        except StoreError as exc:
+            # A WAL file in a folder it cannot write: SQLite can read it read-only only where
+            # its -shm is there to share, else as immutable (nothing can change it there).
+            if how != "ro" or not _cannot_open(exc) or _has_wal(path):
+                raise
+            return _open(path, "immutable")
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"{path} cannot be used as a skirmish database: {exc}") from exc
+
+
+def _open(path: str, how: str | None) -> Connection:
+    if how is None:
+        conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, factory=Connection)
+    else:
+        from urllib.parse import quote
+
+        target = f"file:{quote(os.path.abspath(path))}?{'mode=ro' if how == 'ro' else 'immutable=1'}"
+        conn = sqlite3.connect(target, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, factory=Connection, uri=True)
+    assert isinstance(conn, Connection)
+    conn.file = path
+    try:
+        _configure_when_free(conn)
+    except BaseException:
+        conn.close()
+        raise
     return conn
+
+
+def _read_only(path: str) -> str | None:
+    """"ro" when skirmish cannot write the file, or the folder its -wal and -shm go in (an
+    archive, a read-only mount, another user's log): it is opened read-only, so it is read,
+    never refused as "unable to open". None: opened as usual."""
+    if path == ":memory:" or not os.path.exists(path):
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    companions = all(os.path.exists(path + suffix) for suffix in ("-wal", "-shm"))
+    if not os.access(path, os.W_OK) or (not os.access(folder, os.W_OK) and not companions):
+        return "ro"
+    return None
+
+
+def _cannot_open(exc: StoreError) -> bool:
+    code = getattr(exc.__cause__, "sqlite_errorcode", 0) or 0
+    return code & 0xFF == sqlite3.SQLITE_CANTOPEN
+
+
+def _has_wal(path: str) -> bool:
+    """A -wal with frames in it: what an immutable open would not read."""
+    try:
+        return os.path.getsize(path + "-wal") > 0
+    except OSError:
+        return False
 
 
 def _configure_when_free(conn: Connection) -> None:

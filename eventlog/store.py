@@ -25,15 +25,17 @@ from contextlib import AbstractContextManager, contextmanager
 import json
 import shlex
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from skirmish.eventlog import chain, snapshots
+from skirmish.eventlog import chain, connection, snapshots
 from skirmish.eventlog.connection import DEFAULT_DB, Connection, Transaction, connect
 from skirmish.eventlog.errors import (
     BadInput,
     HeadMoved,
+    StoreError,
     TamperedLog,
     UnknownBranch,
     UnknownEncounter,
@@ -129,6 +131,18 @@ class Page(NamedTuple):
     after: int
 
 
+def _busy_until(file: str, began: float) -> Callable[[int, int, int], None]:
+    """A backup's progress callback that gives up, one StoreError line, once the source has
+    stayed busy past the busy timeout (another process holding it exclusively, or a write
+    transaction open on the very connection copied)."""
+
+    def progress(status: int, remaining: int, total: int) -> None:
+        if status in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) and time.monotonic() - began > connection.BUSY_TIMEOUT_MS / 1000:
+            raise StoreError(f"{file} cannot be copied aside: it stayed busy longer than the busy timeout: nothing was recorded")
+
+    return progress
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
@@ -214,17 +228,29 @@ class Store:
         whole branch) without holding the write lock: the table plays on meanwhile.
         ``bring_back`` then writes what the copy appended in one short transaction."""
         import os
+        import shutil
         import tempfile
 
         folder = tempfile.mkdtemp(prefix="skirmish-aside-")
         path = os.path.join(folder, "aside.db")
-        target = sqlite3.connect(path)
         try:
-            self.conn.backup(target)  # a consistent copy, read under a read lock only
-        finally:
-            target.close()
-        copy = Store(path, create=False)
-        return Aside(copy, folder, self._marks(copy.conn))
+            target = sqlite3.connect(path)
+            try:
+                # A consistent copy, read under a read lock only. CPython's backup retries for
+                # ever while the file is busy: the deadline below makes it a bounded wait.
+                self.conn.backup(target, progress=_busy_until(self.file, time.monotonic()))
+            finally:
+                target.close()
+            copy = Store(path, create=False)
+            return Aside(copy, folder, self._marks(copy.conn))
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+
+    def writing(self) -> bool:
+        """Whether a write transaction is open on the file (a `run` script's batch): a change
+        decided inside it must be decided in it, not on a copy that cannot see it."""
+        return self.conn.in_transaction
 
     @staticmethod
     def _marks(conn: Connection) -> tuple[int, ...]:
@@ -585,6 +611,10 @@ class Store:
             f"SELECT {EVENT_COLUMNS} FROM events WHERE command_id = ? ORDER BY id", (command_id,)
         )
         return [EventRow(*r) for r in rows]
+
+    def command_size(self, command_id: int) -> int:
+        """How many events one command recorded, counted on the events_by_command index."""
+        return int(self.conn.execute("SELECT count(*) FROM events WHERE command_id = ?", (command_id,)).fetchone()[0])
 
     def first_event_of_command(self, command_id: int) -> EventRow:
         row = self.conn.execute(

@@ -29,7 +29,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -123,6 +123,15 @@ class CommandsAlong:
             row = self._enc.command(command_id)
             self._id, self._text, self._parsed = command_id, row.text, self._body.decode(row.body)
         return self._text, self._parsed
+
+
+class Folded(NamedTuple):
+    """The state after event ``at`` (a working copy) and that event's depth below the root:
+    what a caller deciding many commands in a row carries from one to the next."""
+
+    at: int
+    state: Any
+    depth: int
 
 
 class PathRuns:
@@ -496,6 +505,10 @@ class Encounter:
         """The command behind an event (its ``command_id``): as typed, as parsed, on which branch."""
         return self._store.command(command_id)
 
+    def command_size(self, command_id: int) -> int:
+        """How many events one command recorded (on any branch: they follow one another)."""
+        return self._store.command_size(command_id)
+
     def events_of_command(self, command_id: int) -> list[Recorded]:
         """The events one command recorded, in order."""
         return [self.decode(r) for r in self._store.events_of_command(command_id)]
@@ -575,7 +588,15 @@ class Encounter:
         decides a whole branch again) without holding the write lock: the table plays on
         meanwhile. What the copy appended is written back as the block ends, exactly and
         in one short transaction; HeadMoved (nothing written) when anything was recorded in
-        the file since the copy was taken, and nothing at all when the block raises."""
+        the file since the copy was taken, and nothing at all when the block raises.
+
+        Inside a write transaction (a `run` script's) the change is decided in it, on this
+        file: a copy would not see the script's lines before it, and the script holds the
+        write lock already, so there is no table to keep playing meanwhile."""
+        if self._store.writing():
+            with self._store.batch():
+                yield self
+            return
         aside = self._store.aside()
         try:
             copy = Encounter(aside.store, self.row)
@@ -601,8 +622,25 @@ class Encounter:
         ``dice_from`` is the event it was first decided on, so the tool rolls the same dice;
         ``keep`` appends only the first so many events (a branch forked inside a command
         holds only those)."""
+        return self.execute_from(None, command, text, branch, dice_from, keep)[0]
+
+    def execute_from(
+        self,
+        folded: Folded | None,
+        command: Command,
+        text: str,
+        branch: str | None = None,
+        dice_from: int | None = None,
+        keep: int | None = None,
+    ) -> tuple[list[Recorded], Folded | None]:
+        """:meth:`execute`, on ``folded`` (the state at the branch's head, a working copy
+        this call may change) when it is the head's, else folded from the store; and the
+        state after what was appended, to decide the next command on without folding again
+        (None when it cannot be had: only part of the command's events were kept)."""
         head = self.head(branch)
-        events, due = self._decide(command, head.event_id, dice_from)
+        start = (folded.state, folded.depth) if folded is not None and folded.at == head.event_id else None
+        events, due, state, depth = self._decided(command, head.event_id, dice_from, start)
+        everything = len(events)
         events = events[:keep]
         due = {index: snapshot for index, snapshot in due.items() if index < len(events)}
         new = [NewEvent(tag_of(type(e)), type(e).version, self.codec.encode(e)) for e in events]
@@ -610,22 +648,24 @@ class Encounter:
             ids = self._store.append(self.row.id, head, text, command_encoder.encode(command), new)
             self.remember(ids, due)
         parents = [head.event_id, *ids[:-1]]
-        return [Recorded(i, p, 0, e, "") for i, p, e in zip(ids, parents, events, strict=True)]
+        after = Folded(ids[-1], state, depth + len(ids)) if len(events) == everything else None
+        return [Recorded(i, p, 0, e, "") for i, p, e in zip(ids, parents, events, strict=True)], after
 
     def decide(self, command: Command, at: int, dice_from: int | None = None) -> list[Event]:
         """The events ``command`` produces when decided at event ``at`` (an event of this
         encounter); nothing is written. The tool's dice are seeded from ``dice_from``
         (default: ``at``)."""
-        return self._decide(command, at, dice_from)[0]
+        return self._decided(command, at, dice_from)[0]
 
-    def _decide(
-        self, command: Command, at: int, dice_from: int | None
-    ) -> tuple[list[Event], dict[int, tuple[int, bytes]]]:
-        """The events, and the snapshots due among them: event index -> (its depth below
-        the root, the state after it, encoded)."""
+    def _decided(
+        self, command: Command, at: int, dice_from: int | None, start: tuple[Any, int] | None = None
+    ) -> tuple[list[Event], dict[int, tuple[int, bytes]], Any, int]:
+        """The events, the snapshots due among them (event index -> (its depth below the
+        root, the state after it, encoded)), and the state after them with the depth it was
+        decided at. ``start``: the state at ``at`` and its depth, when the caller holds them."""
         check_numbers(command)
         check_texts(command)
-        state, depth = self.fold_to(at)
+        state, depth = self.fold_to(at) if start is None else start
         if isinstance(command, AddNote):
             self._store.event(self.row.id, command.event)
             if not command.text.strip():
@@ -649,7 +689,7 @@ class Encounter:
                 raise BadInput(f"no roll of this command uses the dice typed for {', '.join(unused)}")
         # Every stored event must fold: it is applied once here, before anything is written
         # (decide has left the state as it was, so it is applied to in place).
-        return events, self.advance(state, depth, events)
+        return events, self.advance(state, depth, events), state, depth
 
     def advance(self, state: Any, depth: int, events: Sequence[Event]) -> dict[int, tuple[int, bytes]]:
         """Apply newly decided ``events`` to ``state`` (a working copy at ``depth``) in place,

@@ -59,6 +59,7 @@ def load(path: Path) -> dict[str, Entry]:
     except tomllib.TOMLDecodeError as e:
         raise BadInput(f"roster {str(path)!r} is not valid TOML: {e}") from None
     entries: dict[str, Entry] = {}
+    taken: set[str] = set()  # the names so far, folded: one lookup an entry, not a pass over them
     for name, body in data.items():
         where = f"roster {str(path)!r}, entry {_short(name)}"
         if not isinstance(body, dict):
@@ -74,8 +75,9 @@ def load(path: Path) -> dict[str, Entry]:
             if not isinstance(value, dict):
                 raise BadInput(f"{where}: {_short(key)} is neither side, note nor a ruleset's stats table")
             stats[key] = {k: _stat_text(where, key, k, v) for k, v in value.items()}
-        if checked.lower() in {n.lower() for n in entries}:
+        if checked.lower() in taken:
             raise BadInput(f"{where}: the name is given twice")
+        taken.add(checked.lower())
         entries[checked] = Entry(checked, check_name("a side", side) if side is not None else None, stats)
     if not entries:
         raise BadInput(f"roster {str(path)!r} has no entries")

@@ -4,14 +4,13 @@ new branch, as they were recorded, like a rebase."""
 from __future__ import annotations
 
 import shlex
-from collections import Counter
 from dataclasses import dataclass, field
 
 import msgspec
 
 from skirmish.eventlog.commands import AddNote, AnyCommand, Command, command_decoder
 from skirmish.eventlog.errors import BadInput, HeadMoved, SkirmishError, StoreError, TamperedLog, UnknownEvent
-from skirmish.projections.engine import Encounter, Recorded
+from skirmish.projections.engine import Encounter, Folded, Recorded
 
 
 @dataclass
@@ -106,9 +105,13 @@ def _decide_again(
     again on it, in one transaction of ``enc``'s file (amend's copy of it)."""
     with enc.batch():
         enc.fork(name, at, why)
-        sizes = Counter(row.command_id for row in enc.event_rows())
+        # Worked out once, not once a command: each command's work is its own events.
+        replaced = {r.id for g in groups for r in g}
         renumbered: dict[int, int] = {}
         steps: list[Redecided] = []
+        # The state at the new branch's head, carried from one command to the next (folded
+        # again only after a skip, or a command held in part).
+        folded: Folded | None = None
         for i, group in enumerate(groups):
             old = [r.id for r in group]
             if i == 0:
@@ -120,19 +123,22 @@ def _decide_again(
                 todo = command_decoder.decode(row.body)
             steps.append(step)
             try:
-                moved = _renumber(todo, renumbered, {r.id for g in groups for r in g})
+                moved = _renumber(todo, renumbered, replaced)
                 if moved is not todo and isinstance(moved, AddNote):
                     # The command line as it would be typed now, about the new event.
                     step.text = shlex.join([str(type(moved).__struct_config__.tag), str(moved.event), moved.text])
                     todo = moved
                 # A command the branch holds only in part (it was forked inside the command)
                 # is held in the same part again.
-                keep = len(group) if i and len(group) < sizes[group[0].command_id] else None
-                step.new = enc.execute(todo, step.text, branch=name, dice_from=group[0].parent, keep=keep)
+                keep = len(group) if i and len(group) < enc.command_size(group[0].command_id) else None
+                step.new, folded = enc.execute_from(
+                    folded, todo, step.text, branch=name, dice_from=group[0].parent, keep=keep
+                )
             except (HeadMoved, StoreError, TamperedLog):
                 raise  # not the command's fault: the store's; the whole amend is rolled back
             except SkirmishError as exc:
                 step.skipped = str(exc)
+                folded = None  # a refusal may have got half-way through the state it was given
                 continue
             renumbered.update(zip(old, (r.id for r in step.new), strict=False))
     return steps

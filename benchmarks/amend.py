@@ -1,0 +1,117 @@
+"""`python -m benchmarks.amend`: how long `amend` takes on a long branch, and how long it holds
+the file's write lock.
+
+For each size a fight is generated (benchmarks/fight.py; reused from --dir when there), then
+the first damage of the current branch is amended (one more point of damage), so every
+later command of the branch is decided again. Printed for each size: the events of the
+branch decided again, amend's wall time as a whole process (`skirmish amend`), and the
+write lock's time: from the BEGIN IMMEDIATE that takes it to the COMMIT that frees it, as
+the store's transaction measures it in the same process (python -c, timed around
+``Transaction``).
+
+    python -m benchmarks.amend --sizes 10k,100k --dir /tmp/bench
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from benchmarks.fight import Generator
+from skirmish.eventlog.commands import Damage, command_decoder
+from skirmish.eventlog.store import Store
+from skirmish.projections.engine import LogFile
+
+# Run as its own process: the write lock's time is measured around the store's own
+# transaction (BEGIN IMMEDIATE to COMMIT), the rest as the wall time of the whole amend.
+TIMED = """
+import json, sys, time
+from skirmish.eventlog import connection
+from skirmish.cli.main import run_cli
+
+held = []
+enter, leave = connection.Transaction.__enter__, connection.Transaction.__exit__
+
+def timed_enter(self):
+    enter(self)
+    if not self.nested:
+        self.began = time.perf_counter()
+
+def timed_leave(self, *exc):
+    try:
+        return leave(self, *exc)
+    finally:
+        if not self.nested:
+            held.append((self.conn.file, time.perf_counter() - self.began))
+
+connection.Transaction.__enter__, connection.Transaction.__exit__ = timed_enter, timed_leave
+code = run_cli(sys.argv[1:])
+print(json.dumps({"code": code, "held": held}), file=sys.stderr)
+"""
+
+
+def first_damage(db: str) -> tuple[int, int, int]:
+    """The first damage of the current branch: its first event, its amount, and how many
+    events of the branch follow it (what amend decides again)."""
+    with LogFile(db) as log:
+        enc = log.open()
+        path = enc.path(enc.head().event_id, checked=True)
+        for index, rec in enumerate(path):
+            body = enc.command(rec.command_id).body
+            if json.loads(body).get("type") == "damage":
+                command = command_decoder.decode(body)
+                assert isinstance(command, Damage)
+                return rec.id, command.amount, len(path) - index
+    raise SystemExit(f"no damage on the current branch of {db}")
+
+
+def measure(db: str) -> dict[str, float]:
+    event, amount, after = first_damage(db)
+    with LogFile(db) as log:
+        enc = log.open()
+        who = command_decoder.decode(enc.command(enc.event(event).command_id).body)
+    assert isinstance(who, Damage)
+    branch = f"bench-{time.time_ns()}"
+    args = ["--db", db, "amend", str(event), "--branch", branch, "--", "damage", who.who, str(amount + 1)]
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", TIMED, *args], capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    if report["code"] != 0:
+        raise SystemExit(f"amend failed: {done.stderr}")
+    # Only the file's own transactions: amend's copy has its own lock, which holds no one up.
+    return {"events": after, "wall": wall, "lock": max(t for file, t in report["held"] if file == db)}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.amend", description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10k,100k", help="comma-separated, e.g. 10k,100k")
+    parser.add_argument("--dir", help="where the databases go (default: a temporary directory)")
+    args = parser.parse_args(argv)
+    workdir = Path(args.dir or tempfile.mkdtemp(prefix="skirmish-bench-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    print(f"{'log':>6} {'decided again':>14} {'amend (wall)':>13} {'write lock':>11}")
+    for label in args.sizes.split(","):
+        n = int(float(label.lower().rstrip("km")) * {"k": 1_000, "m": 1_000_000}.get(label.lower()[-1], 1))
+        db = workdir / f"skirmish-{label}.db"
+        if not db.exists():
+            print(f"{label}: generating a fight of {n:,} events", file=sys.stderr, flush=True)
+            store = Store(str(db))
+            Generator(store, seed=7).run(n)
+            store.close()
+        got = measure(str(db))
+        print(f"{label:>6} {got['events']:>14,} {got['wall']:>11.2f} s {got['lock'] * 1000:>8.0f} ms", flush=True)
+    if not args.dir:
+        import shutil
+
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
