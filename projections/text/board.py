@@ -171,6 +171,9 @@ def render_state(shown: Shown, wide: bool = False) -> str:
         when += "; " + ", ".join(f"{k} {cell(v)}" for k, v in own_figures(clock.own).items())
     where = f"branch {shown.branch}" if shown.branch else "on no branch (undone)"
     lines = [f"{shown.encounter} ({shown.ruleset}), {where}, at #{shown.at}{head}", when]
+    if shown.ended is not None:
+        why = f": {shown.ended.reason}" if shown.ended.reason else ""
+        lines.append(f"ENDED at #{shown.ended.event}{why} (`skirmish undo` reopens it)")
     if not shown.combatants:
         lines.append("no combatants yet")
     elif wide:
@@ -183,10 +186,16 @@ def render_state(shown: Shown, wide: bool = False) -> str:
         first = shown.combatants[0]
         header = ["name", "side", "status", vital_label(first), budget_label(first), "effects"]
         rows = [
-            [("> " if c.acting else "") + c.name, c.side, c.status, cell(c.vital), cell(c.budget), cell(c.effects)]
+            [("> " if c.acting else "") + c.name + (" *" if c.name in shown.notes else ""), c.side, c.status,
+             cell(c.vital), cell(c.budget), cell(c.effects)]
             for c in shown.combatants
         ]
         lines += table(header, rows, WIDTH)
+        if shown.notes:
+            lines.append("* noted (`state --wide` shows the notes)")
+    if wide:
+        for name, notes in shown.notes.items():
+            lines += [f"{'private ' if n.private else ''}note on {name} (#{n.id}): {n.text}" for n in notes]
     for p in shown.pending:
         extra = [f"on {p.target}"] if p.target else []
         extra += [p.resolves] if p.resolves else []
