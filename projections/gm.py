@@ -90,7 +90,7 @@ def renamed(state: Any, old: str, new: str) -> Any:
 
 
 def _walk(node: Any, old: str, new: str) -> Any:
-    if isinstance(node, list):
+    if isinstance(node, (list, tuple)):  # to_builtins keeps a tuple a tuple
         return [_walk(item, old, new) for item in node]
     if not isinstance(node, dict):
         return node
@@ -108,7 +108,7 @@ def _walk(node: Any, old: str, new: str) -> Any:
             out[key] = fighters
         elif key in NAME_FIELDS and value == old:
             out[key] = new
-        elif key in NAME_LISTS and isinstance(value, list):
+        elif key in NAME_LISTS and isinstance(value, (list, tuple)):
             out[key] = [new if item == old else _walk(item, old, new) for item in value]
         else:
             out[key] = _walk(value, old, new)

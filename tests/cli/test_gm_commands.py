@@ -284,3 +284,32 @@ def test_the_new_commands_run_in_a_script(cli: Cli, tmp_path: Any) -> None:
     urk = row(cli, "Urk")
     assert urk["vital"]["maximum"] == 20 and urk["notes"][0]["text"] == "from a script"
     assert state(cli)["ended"]["reason"] == "done"
+
+
+ROSTER_STATS = {
+    "ap-countdown": (["qu=1", "hits=40"], ["qu=0", "hits=30"]),
+    "percent-activity": (["qu=1", "hits=40"], ["qu=0", "hits=30"]),
+    "crisis": (["int=1", "speed=2", "endurance=10", "health=8"], ["int=0", "speed=1", "endurance=6", "health=4"]),
+    "modular": (["agility=47", "dodge=13", "health=30"], ["agility=20", "dodge=10", "health=25"]),
+    "phases": (["initiative=4"], ["initiative=6"]),
+}
+
+
+@pytest.mark.parametrize("ruleset", sorted(BUILT_IN))
+def test_a_rename_mid_round_is_the_same_state_under_the_new_name(cli: Cli, ruleset: str) -> None:
+    """Whatever a ruleset keeps (turn order, who acts, targets), the view after a rename is
+    the view before with the old name, wherever it stood (a name, "Orc's turn"), replaced by the new one."""
+    hauser, orc = ROSTER_STATS[ruleset]
+    cli.ok("new", "Renames", "--rules", ruleset, "--seed", "9")
+    cli.ok("add", "Hauser", "--side", "players", *(w for s in hauser for w in ("--stat", s)))
+    cli.ok("add", "Orc", "--side", "foes", *(w for s in orc for w in ("--stat", s)))
+    cli.ok("round")
+    cli.ok("next")
+    before = state(cli)
+    cli.ok("rename", "Orc", "Big Urk")
+    after = state(cli)
+    expected = json.loads(json.dumps({k: v for k, v in before.items() if k not in ("at", "head")})
+                          .replace("Orc", "Big Urk"))
+    assert {k: v for k, v in after.items() if k not in ("at", "head")} == expected
+    cli.ok("next")  # the clock goes on with the renamed combatant
+    assert "Orc" not in json.dumps(state(cli)["combatants"])
