@@ -54,10 +54,10 @@ def bar(c: Combatant) -> str:
     return "#" * filled + "." * (BAR - filled) + f" {value}/{most}"
 
 
-def _row(c: Combatant) -> list[str]:
+def _row(c: Combatant, noted: bool = False) -> list[str]:
     return [
         ">" if c.acting else "",
-        safe(c.name),
+        safe(c.name + (" *" if noted else "")),
         safe(c.side),
         c.status,
         bar(c),
@@ -83,9 +83,9 @@ def board(shown: Shown, before: Shown | None) -> Table:
         ("effects", {"overflow": "ellipsis", "no_wrap": True, "ratio": 4}),
     ):
         table.add_column(safe(header), header_style="bold underline", **options)
-    old = {c.name: _row(c) for c in before.combatants} if before is not None else {}
+    old = {c.name: _row(c, c.name in before.notes) for c in before.combatants} if before is not None else {}
     for c in shown.combatants:
-        row = _row(c)
+        row = _row(c, c.name in shown.notes)
         was = old.get(c.name)
         styled = []
         for i, value in enumerate(row):
@@ -104,6 +104,9 @@ def where_lines(shown: Shown, past: bool) -> Text:
     if past:
         top.append(f" PAST #{shown.at} ", style="reverse bold")
         top.append(f" (now #{shown.head}, Esc) ", style="bold")
+    if shown.ended is not None:
+        top.append(f" ENDED #{shown.ended.event} ", style="reverse bold")
+        top.append(" ")
     top.append(safe(f"{shown.encounter} ({shown.ruleset}), {where}, at #{shown.at}"))
     top.append("\n")
     top.append(safe(f"{clock_label(shown.clock)}; {who_acts(shown.clock)}"), style="bold")
@@ -116,7 +119,9 @@ def pending_text(shown: Shown) -> Text:
         extra = [f"on {p.target}"] if p.target else []
         extra += [p.resolves] if p.resolves else []
         parts.append(f"{p.who} {p.action}" + (f" ({', '.join(extra)})" if extra else ""))
-    return Text(safe("pending: " + ("; ".join(parts) if parts else "-")))
+    notes = [f"{name}: {n.text}" for name, ns in shown.notes.items() for n in ns]
+    noted = f" | * {'; '.join(notes)}" if notes else ""
+    return Text(safe("pending: " + ("; ".join(parts) if parts else "-") + noted))
 
 
 class LineSuggester(Suggester):
