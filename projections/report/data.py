@@ -345,6 +345,7 @@ def _build(enc: Encounter, branch: str | None, advance: Callable[[int], None], c
         final=Shown(
             encounter=enc.row.name, ruleset=enc.row.ruleset, branch=head.branch, head=head.event_id,
             at=head.event_id, clock=final.clock, combatants=final.combatants, pending=final.pending, own=final.own,
+            ended=enc.ended_at(head.event_id), notes=enc.notes_on(head.event_id),  # the report is the GM's
         ),
     )
 

@@ -161,9 +161,10 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], limit: int | Non
     return lines
 
 
-def render_state(shown: Shown, wide: bool = False) -> str:
+def render_state(shown: Shown, wide: bool = False, notes: bool = False) -> str:
     """The state a GM reads: where, when and who acts, then one row per combatant in acting
-    order (80 columns: status, vital, budget, effects; ``wide``: every figure)."""
+    order (80 columns: status, vital, budget, effects; ``wide``: every figure), the notes on
+    combatants marked (``wide`` or ``notes``: their text too)."""
     head = "" if shown.at == shown.head else f" (head #{shown.head})"
     clock = shown.clock
     when = f"{clock_label(clock)}; {who_acts(clock)}"
@@ -191,9 +192,9 @@ def render_state(shown: Shown, wide: bool = False) -> str:
             for c in shown.combatants
         ]
         lines += table(header, rows, WIDTH)
-        if shown.notes:
+        if shown.notes and not notes:
             lines.append("* noted (`state --wide` shows the notes)")
-    if wide:
+    if wide or notes:
         for name, notes in shown.notes.items():
             lines += [f"{'private ' if n.private else ''}note on {name} (#{n.id}): {n.text}" for n in notes]
     for p in shown.pending:

@@ -313,3 +313,15 @@ def test_a_rename_mid_round_is_the_same_state_under_the_new_name(cli: Cli, rules
     assert {k: v for k, v in after.items() if k not in ("at", "head")} == expected
     cli.ok("next")  # the clock goes on with the renamed combatant
     assert "Orc" not in json.dumps(state(cli)["combatants"])
+
+
+def test_the_report_says_the_encounter_ended_and_lists_the_notes_on_combatants(cli: Cli, tmp_path: Any) -> None:
+    ap_fight(cli)
+    cli.ok("note", "--on", "Orc", "--private", "secretly the baron")
+    cli.ok("end", "--reason", "truce")
+    report = tmp_path / "report.md"
+    cli.ok("export", "--format", "md", "--out", str(report))
+    final = report.read_text(encoding="utf-8").split("## Final state", 1)[1].splitlines()
+    assert "ENDED at #5: truce (`skirmish undo` reopens it)" in final
+    assert "private note on Orc (#4): secretly the baron" in final
+    assert any(line.startswith("Orc *") for line in final)
