@@ -24,7 +24,7 @@ from typing import Any, Literal
 import msgspec
 
 from skirmish.eventlog.errors import BadInput
-from skirmish.eventlog.events import CombatantAdded, EncounterStarted, NoteAdded
+from skirmish.eventlog.events import CombatantAdded, EncounterEnded, EncounterStarted, NoteAdded
 from skirmish.projections.audit.explain import Number, number_entries
 from skirmish.projections.engine import PathRuns
 from skirmish.projections.notes import Note, notes_shown
@@ -480,6 +480,9 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
         "summarised": {"before": cut, "bases": bases} if cut else None,
         "unit": unit,
     }
+    ended = {str(r.id): r.event.reason for r in enc.events_of_kind(EncounterEnded) if isinstance(r.event, EncounterEnded)}
+    if ended:  # `end`: the board says ENDED from that event on (page.js); absent in a log without one
+        data["ended"] = ended
     if audience == "gm":
         data["seed"] = started.seed
         data["digest"] = chain_digest()

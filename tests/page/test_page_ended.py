@@ -1,0 +1,37 @@
+"""The replay page says an encounter ended (`end`), from the end event on, on the GM's and the
+players' page, in real Chromium; before it, and on a branch without it, it does not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skirmish.cli.main import run_cli
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+from test_replay_page import Page, browser  # noqa: E402,F401  (the module's browser fixture)
+
+
+@pytest.mark.parametrize("audience", ["gm", "players"])
+def test_the_board_says_ended_from_the_end_on(browser: Any, tmp_path: Path, audience: str) -> None:  # noqa: F811
+    db = str(tmp_path / "ended.db")
+    for line in (["new", "Ends", "--rules", "ap-countdown", "--seed", "1"],
+                 ["add", "Orc", "--side", "foes", "--stat", "qu=0", "--stat", "hits=9"],
+                 ["end", "--reason", "the orc flees"],
+                 ["roll", "d6", "--roll", "3"]):
+        assert run_cli(["--db", db, *line]) == 0
+    page_file = tmp_path / "ended.html"
+    assert run_cli(["--db", db, "export", "--format", "html", "--for", audience, "--out", str(page_file)]) == 0
+    page = Page(browser)
+    page.tab.goto(page_file.as_uri())
+    page.tab.keyboard.press("End")  # #4, the roll after the end
+    assert page.tab.inner_text("#clock").startswith("ENDED (the orc flees); ")
+    page.tab.keyboard.press("ArrowLeft")  # #3, the end itself
+    assert page.tab.inner_text("#clock").startswith("ENDED (the orc flees); ")
+    assert page.tab.inner_text("#narration") == "The encounter ends: the orc flees (`undo` reopens it)"
+    page.tab.keyboard.press("ArrowLeft")  # #2, before it
+    assert "ENDED" not in page.tab.inner_text("#clock")
+    assert page.errors == []
+    page.close()
