@@ -325,3 +325,25 @@ def test_the_report_says_the_encounter_ended_and_lists_the_notes_on_combatants(c
     assert "ENDED at #5: truce (`skirmish undo` reopens it)" in final
     assert "private note on Orc (#4): secretly the baron" in final
     assert any(line.startswith("Orc *") for line in final)
+
+
+def test_damage_after_a_rename_is_dealt_by_the_new_name(cli: Cli) -> None:
+    """The report's damage dealt goes to the actor of the `resolve` (README, Damage dealt and
+    taken): after `rename Orc Urgash`, Urgash's 7 hits on Hauser are Urgash's, and
+    Hauser's 12 on him are taken by Urgash."""
+    from skirmish.projections.engine import LogFile
+    from skirmish.projections.report.data import build
+
+    ap_fight(cli)
+    cli.ok("round", "--roll", "Hauser=6,8", "--roll", "Orc=5,5")  # Hauser 35, Orc 30
+    cli.ok("declare", "Hauser", "melee-attack", "--ap", "3", "--target", "Orc")  # resolves at 20
+    cli.ok("rename", "Orc", "Urgash")
+    cli.ok("next")  # 30
+    cli.ok("declare", "Urgash", "melee-attack", "--target", "Hauser")  # 4 AP: resolves at 10
+    cli.ok("next")  # 20
+    cli.ok("resolve", "Hauser", "--outcome", "hit", "--hits", "12")
+    cli.ok("next")  # 10
+    cli.ok("resolve", "Urgash", "--outcome", "hit", "--hits", "7")
+    with LogFile(cli.db) as log_file:
+        figures = {f.name: (f.dealt, f.taken) for f in build(log_file.open()).figures}
+    assert figures["Urgash"] == (7, 12) and figures["Hauser"] == (12, 7)
