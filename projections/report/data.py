@@ -26,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-from skirmish.eventlog.events import NoteAdded
+from skirmish.eventlog.events import CombatantRenamed, NoteAdded
 from skirmish.projections.notes import Note, notes_shown
 from skirmish.projections.damage import Attribution
 from skirmish.projections.engine import CommandsAlong, Encounter
@@ -47,6 +47,7 @@ class Step:
     view: View  # the ruleset's view after the event
     note_about: int | None = None  # set when the event is a note
     harm: Harm | None = None  # the damage the event did, with its attacker
+    renamed: tuple[str, str] | None = None  # (old, new): a rename (`rename`), whose rows go on under the new name
 
 
 @dataclass
@@ -193,6 +194,8 @@ class _ReportFold:
 
     def step(self, s: Step) -> None:
         view = s.view
+        if s.renamed is not None:
+            self.rename(*s.renamed)
         if self.cmd is None or self.cmd.id != s.command_id:
             self.flush()
             self.cmd = _Command(s.command_id, s.command, s.actor, s.action)
@@ -238,6 +241,18 @@ class _ReportFold:
         if row.budget.of is not None:
             key = (name, number)
             self.spent[key] = max(self.spent.get(key, 0), row.budget.of - row.budget.left)
+
+    def rename(self, old: str, new: str) -> None:
+        """One row, one series, one budget per combatant, whatever it was called when."""
+        if old in self.figures:
+            fig = self.figures.pop(old)
+            fig.name = new
+            self.figures[new] = fig
+        if old in self.series:
+            self.series[new] = self.series.pop(old)
+        for (name, at), spent in list(self.spent.items()):
+            if name == old:
+                self.spent[(new, at)] = self.spent.pop((name, at))
 
     def new_round(self, number: int) -> None:
         # Actions still pending are cut at the round's end and carried into the next.
@@ -308,6 +323,7 @@ def steps_of(enc: Encounter, head: int, advance: Callable[[int], None]) -> Itera
             enc.describe(rec), enc.ruleset.view(after),
             note_about=event.about if isinstance(event, NoteAdded) else None,
             harm=attribution.step(event, rec.command_id, tag, actor),
+            renamed=(event.who, event.to) if isinstance(event, CombatantRenamed) else None,
         )
         advance(1)
 

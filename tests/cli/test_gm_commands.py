@@ -347,3 +347,15 @@ def test_damage_after_a_rename_is_dealt_by_the_new_name(cli: Cli) -> None:
     with LogFile(cli.db) as log_file:
         figures = {f.name: (f.dealt, f.taken) for f in build(log_file.open()).figures}
     assert figures["Urgash"] == (7, 12) and figures["Hauser"] == (12, 7)
+    assert "Orc" not in figures  # one row a combatant, under the name it has at the end
+
+
+def test_the_report_keeps_one_row_through_a_rename(cli: Cli) -> None:
+    """30 hits, 3 taken as the Orc and 4 as Urgash: one row, 30 -> 23, 7 taken."""
+    ap_fight(cli)
+    cli.ok("damage", "Orc", "3")
+    cli.ok("rename", "Orc", "Urgash")
+    cli.ok("damage", "Urgash", "4")
+    report = cli.ok("export", "--format", "md")
+    rows = [line for line in report.splitlines() if line.startswith(("| Orc ", "| Urgash ")) and line.count("|") == 8]
+    assert rows == ["| Urgash | foes | 30 -> 23 | 0 | 7 | 0 | 0 |"]
