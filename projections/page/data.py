@@ -24,7 +24,7 @@ from typing import Any, Literal
 import msgspec
 
 from skirmish.eventlog.errors import BadInput
-from skirmish.eventlog.events import CombatantAdded, EncounterEnded, EncounterStarted, NoteAdded
+from skirmish.eventlog.events import CombatantAdded, CombatantRenamed, EncounterEnded, EncounterStarted, NoteAdded
 from skirmish.projections.audit.explain import Number, number_entries
 from skirmish.projections.engine import PathRuns
 from skirmish.projections.notes import Note, notes_shown
@@ -210,6 +210,12 @@ class _Names:
         if key is None:
             key = self.combatants[name] = str(len(self.combatants))
         return key
+
+    def rename(self, old: str, new: str) -> None:
+        """`rename`: the new name keeps the combatant's key, so its row, its chart line and
+        its damage totals go on (a branch without the rename keeps the old name on the key)."""
+        if old in self.combatants and new not in self.combatants:
+            self.combatants[new] = self.combatants[old]
 
     def figure(self, name: str) -> str:
         key = self.figures.get(name)
@@ -416,6 +422,10 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
             tag, who = str(body.get("type", "")), body.get("who")
             who = who if isinstance(who, str) else None
             harm = fold.attribution.step(rec.event, rec.command_id, tag, who)
+            if isinstance(rec.event, CombatantRenamed):
+                names.rename(rec.event.who, rec.event.to)
+                if rec.event.who in fold.first_vital:
+                    fold.first_vital.setdefault(rec.event.to, fold.first_vital[rec.event.who])
             unit = unit or (harm.unit if harm is not None else "")
             view = view_of(state)
             for c in view.combatants:

@@ -35,3 +35,25 @@ def test_the_board_says_ended_from_the_end_on(browser: Any, tmp_path: Path, audi
     assert "ENDED" not in page.tab.inner_text("#clock")
     assert page.errors == []
     page.close()
+
+
+def test_a_renamed_combatant_keeps_its_row_and_totals_on_the_page(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+    """30 hits: 3 taken as the Orc, 4 as Urgash. One card, hits left 23/30; one summary row,
+    30 -> 23 with 7 taken."""
+    db = str(tmp_path / "renamed.db")
+    for line in (["new", "Renames", "--rules", "ap-countdown", "--seed", "1"],
+                 ["add", "Orc", "--side", "foes", "--stat", "qu=0", "--stat", "hits=30"],
+                 ["damage", "Orc", "3"],
+                 ["rename", "Orc", "Urgash"],
+                 ["damage", "Urgash", "4"]):
+        assert run_cli(["--db", db, *line]) == 0
+    page_file = tmp_path / "renamed.html"
+    assert run_cli(["--db", db, "export", "--format", "html", "--out", str(page_file)]) == 0
+    page = Page(browser)
+    page.tab.goto(page_file.as_uri())
+    page.tab.keyboard.press("End")
+    assert page.tab.locator("#board li").count() == 1
+    assert "hits left: 23/30" in page.card("Urgash")
+    assert page.summary("Urgash") == ["Urgash", "foes", "30 → 23", "0", "7"]
+    assert page.errors == []
+    page.close()
