@@ -16,7 +16,7 @@ event that would give such a figure away replaced by a line that does not.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
@@ -88,6 +88,7 @@ class _PageFold:
     first_vital: dict[str, int] = field(default_factory=dict)
     dealt: dict[str, int] = field(default_factory=dict)  # damage so far, while it is summarised
     taken: dict[str, int] = field(default_factory=dict)
+    noted: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the notes on each combatant the audience sees
 
 
 class Hit(msgspec.Struct, frozen=True, array_like=True):
@@ -426,6 +427,12 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
                 names.rename(rec.event.who, rec.event.to)
                 if rec.event.who in fold.first_vital:
                     fold.first_vital.setdefault(rec.event.to, fold.first_vital[rec.event.who])
+                if rec.event.who in fold.noted:
+                    fold.noted[rec.event.to] = fold.noted.pop(rec.event.who)
+            elif isinstance(rec.event, NoteAdded) and rec.event.on is not None and (
+                    players is None or not rec.event.private):
+                text_ = ("private: " if rec.event.private else "") + rec.event.text
+                fold.noted[rec.event.on] = (*fold.noted.get(rec.event.on, ()), text_)
             unit = unit or (harm.unit if harm is not None else "")
             view = view_of(state)
             for c in view.combatants:
@@ -448,6 +455,8 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
             shown = names.view(view)
             if players is not None:
                 shown = players.view(view, shown, fold.first_vital, names)
+            if fold.noted:
+                shown = _with_notes(shown, fold.noted, names)
             if rec.parent is not None and rec.parent < cut:  # the page starts this path here, whole
                 bases[str(rec.id)] = {"dealt": fold.dealt, "taken": fold.taken}
                 fold.view = {}
@@ -557,7 +566,19 @@ def _add(totals: dict[str, int], who: str, amount: int) -> None:
 
 def _copy(fold: _PageFold) -> _PageFold:
     # Views are built anew for each event and never changed after: shared, not copied.
-    return _PageFold(fold.attribution.copy(), fold.view, dict(fold.first_vital), dict(fold.dealt), dict(fold.taken))
+    return _PageFold(fold.attribution.copy(), fold.view, dict(fold.first_vital), dict(fold.dealt), dict(fold.taken),
+                     dict(fold.noted))
+
+
+def _with_notes(shown: dict[str, Any], noted: Mapping[str, tuple[str, ...]], names: _Names) -> dict[str, Any]:
+    """The board with the notes on its combatants (`note --on`), each on a copy of the
+    combatant's data (it is shared with other views)."""
+    rows = shown["c"] = dict(shown["c"])
+    for name, texts in noted.items():
+        key = names.combatants.get(name)
+        if key in rows:
+            rows[key] = {**rows[key], "nt": list(texts)}
+    return shown
 
 
 def _notes(shown: dict[int, list[Note]], audience: Audience) -> dict[str, list[PageNote]]:

@@ -151,6 +151,7 @@
       li.appendChild(el("div", "vital", c.vn + ": " + figure(c.v, c.vm)));
       li.appendChild(el("div", "budget", c.bn + ": " + figure(c.bl, c.bo)));
       li.appendChild(el("div", "effects", (c.e && c.e.length) ? c.e.join("; ") : "no effects"));
+      if (c.nt && c.nt.length) li.appendChild(el("div", "noted", "notes: " + c.nt.join("; ")));
       var own = [];
       D.figures.forEach(function (name, i) { if (("o" + i) in c) own.push(name + " " + c["o" + i]); });
       if (own.length) {

@@ -1,5 +1,6 @@
-"""The replay page says an encounter ended (`end`), from the end event on, on the GM's and the
-players' page, in real Chromium; before it, and on a branch without it, it does not."""
+"""The replay page shows what GMs expect, in real Chromium: an encounter that ended (`end`) says so
+from the end event on; notes on a combatant on its card (the private ones on the GM's page
+only); a renamed combatant keeps its card and its totals."""
 
 from __future__ import annotations
 
@@ -55,5 +56,29 @@ def test_a_renamed_combatant_keeps_its_row_and_totals_on_the_page(browser: Any, 
     assert page.tab.locator("#board li").count() == 1
     assert "hits left: 23/30" in page.card("Urgash")
     assert page.summary("Urgash") == ["Urgash", "foes", "30 → 23", "0", "7"]
+    assert page.errors == []
+    page.close()
+
+
+@pytest.mark.parametrize(("audience", "shown"), [
+    ("gm", "notes: private: secretly the baron; wears a red cloak"),
+    ("players", "notes: wears a red cloak"),
+])
+def test_notes_on_a_combatant_are_on_its_card(browser: Any, tmp_path: Path, audience: str, shown: str) -> None:  # noqa: F811
+    db = str(tmp_path / "noted.db")
+    for line in (["new", "Notes", "--rules", "ap-countdown", "--seed", "1"],
+                 ["add", "Orc", "--side", "foes", "--stat", "qu=0", "--stat", "hits=30"],
+                 ["note", "--on", "Orc", "--private", "secretly the baron"],
+                 ["note", "--on", "Orc", "wears a red cloak"],
+                 ["rename", "Orc", "Urgash"]):
+        assert run_cli(["--db", db, *line]) == 0
+    page_file = tmp_path / "noted.html"
+    assert run_cli(["--db", db, "export", "--format", "html", "--for", audience, "--out", str(page_file)]) == 0
+    page = Page(browser)
+    page.tab.goto(page_file.as_uri())
+    page.tab.keyboard.press("End")
+    assert shown in page.card("Urgash").splitlines()
+    page.tab.keyboard.press("Home")
+    assert "notes:" not in page.tab.inner_text("#board")  # before the notes were written
     assert page.errors == []
     page.close()
