@@ -377,25 +377,31 @@ class Encounter:
         assert isinstance(event, EncounterEnded)
         return Ended(event=ends[-1].id, reason=event.reason)
 
+    def renames(self, at: int) -> list[tuple[int, str, str]]:
+        """The renames (`rename`) on the path to ``at``, oldest first: (event, old name, new name)."""
+        out = []
+        for rec in self._held_of_kind(CombatantRenamed, at):
+            assert isinstance(rec.event, CombatantRenamed)
+            out.append((rec.id, rec.event.who, rec.event.to))
+        return out
+
     def notes_on(self, at: int) -> dict[str, tuple[NoteOn, ...]]:
         """The notes on combatants written on the path to ``at``, by the combatant's name at
         ``at`` (a rename after a note carries it over)."""
         found: list[tuple[str, NoteOn]] = []
         for row in self._store.events_of_kind(self.row.id, tag_of(NoteAdded)):
-            note = self.decode(row)
-            event = note.event
+            event = self.decode(row).event
             assert isinstance(event, NoteAdded)
             if event.on is not None and row.id <= at and self._store.holds(at, row.id):
                 found.append((event.on, NoteOn(id=row.id, at=event.about, text=event.text, private=event.private)))
         if not found:
             return {}
-        renames = [(r.id, r.event) for r in self._held_of_kind(CombatantRenamed, at)]
+        renames = self.renames(at)
         by: dict[str, list[NoteOn]] = {}
         for name, note in found:
-            for rid, renamed in renames:
-                assert isinstance(renamed, CombatantRenamed)
-                if rid > note.id and renamed.who == name:
-                    name = renamed.to
+            for rid, old, new in renames:
+                if rid > note.id and old == name:
+                    name = new
             by.setdefault(name, []).append(note)
         return {name: tuple(notes) for name, notes in by.items()}
 

@@ -195,8 +195,8 @@ def render_state(shown: Shown, wide: bool = False, notes: bool = False) -> str:
         if shown.notes and not notes:
             lines.append("* noted (`state --wide` shows the notes)")
     if wide or notes:
-        for name, notes in shown.notes.items():
-            lines += [f"{'private ' if n.private else ''}note on {name} (#{n.id}): {n.text}" for n in notes]
+        for name, on_it in shown.notes.items():
+            lines += [f"{'private ' if n.private else ''}note on {name} (#{n.id}): {n.text}" for n in on_it]
     for p in shown.pending:
         extra = [f"on {p.target}"] if p.target else []
         extra += [p.resolves] if p.resolves else []

@@ -359,3 +359,17 @@ def test_the_report_keeps_one_row_through_a_rename(cli: Cli) -> None:
     report = cli.ok("export", "--format", "md")
     rows = [line for line in report.splitlines() if line.startswith(("| Orc ", "| Urgash ")) and line.count("|") == 8]
     assert rows == ["| Urgash | foes | 30 -> 23 | 0 | 7 | 0 | 0 |"]
+
+
+def test_why_follows_a_combatant_through_its_rename(cli: Cli) -> None:
+    """hits left: 30 at `add`; 3 taken as the Orc (27), 4 as Urgash (23); hits=35 keeps the 7
+    taken (28). `why` reads the history under both names."""
+    ap_fight(cli)
+    cli.ok("damage", "Orc", "3")
+    cli.ok("rename", "Orc", "Urgash")
+    cli.ok("damage", "Urgash", "4")
+    cli.ok("set", "Urgash", "hits=35")
+    (figure,) = json.loads(cli.ok("why", "Urgash", "hits left", "--json"))["figures"]
+    assert (figure["start"], figure["now"]) == (30, 28)
+    changes = [(link["id"], link["before"], link["after"]) for link in figure["chain"] if link["role"] == "change"]
+    assert changes == [(4, 30, 27), (6, 27, 23), (7, 23, 28)]

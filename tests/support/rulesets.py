@@ -97,8 +97,9 @@ def core_commands(enc: Encounter) -> list[Command]:
         renamed = who[:-3] if who.endswith(" II") else who + " II"
         stats = enc.ruleset.stats
         key = list(stats)[len(ids) % len(stats)]
-        low = stats[key].minimum if stats[key].minimum is not None else 0
-        high = stats[key].maximum if stats[key].maximum is not None else low + 9
+        least, most = stats[key].minimum, stats[key].maximum
+        low: int = least if least is not None else 0
+        high: int = most if most is not None else low + 9
         value = low + len(ids) % (high - low + 1)
         gm += [AddNote(event=0, text="on a combatant", on=who, private=len(ids) % 2 == 0),
                Rename(who=who, to=renamed), SetStats(who=who, stats={key: str(value)})]
