@@ -57,13 +57,13 @@ def bar(c: Combatant, gauge: Gauge | None = None) -> str:
     return "#" * filled + "." * (BAR - filled) + f" {value}/{most}"
 
 
-def _row(c: Combatant, second: bool = False) -> list[str]:
+def _row(c: Combatant, second: bool = False, noted: bool = False) -> list[str]:
     """The board's cells of a combatant; ``second``: the board has a second gauge's column
-    (crisis's Endurance, Combatant.vital2)."""
+    (crisis's Endurance, Combatant.vital2); ``noted``: the GM has notes on it (marked *)."""
     extra = [bar(c, c.vital2) if isinstance(c.vital2, Gauge) else "-"] if second else []
     return [
         ">" if c.acting else "",
-        safe(c.name),
+        safe(c.name + (" *" if noted else "")),
         safe(c.side),
         c.status,
         bar(c),
@@ -96,9 +96,10 @@ def board(shown: Shown, before: Shown | None) -> Table:
     # The cells a column holds are compared with those before: a second gauge that came or
     # went moves the columns, so every cell then counts as changed.
     had_second = before is not None and second_gauge(before) == second
-    old = {c.name: _row(c, bool(second)) for c in before.combatants} if before is not None and had_second else {}
+    old = ({c.name: _row(c, bool(second), c.name in before.notes) for c in before.combatants}
+           if before is not None and had_second else {})
     for c in shown.combatants:
-        row = _row(c, bool(second))
+        row = _row(c, bool(second), c.name in shown.notes)
         was = old.get(c.name)
         styled = []
         for i, value in enumerate(row):
@@ -117,6 +118,9 @@ def where_lines(shown: Shown, past: bool) -> Text:
     if past:
         top.append(f" PAST #{shown.at} ", style="reverse bold")
         top.append(f" (now #{shown.head}, Esc) ", style="bold")
+    if shown.ended is not None:
+        top.append(f" ENDED #{shown.ended.event} ", style="reverse bold")
+        top.append(" ")
     top.append(safe(f"{shown.encounter} ({shown.ruleset}), {where}, at #{shown.at}"))
     top.append("\n")
     top.append(safe(f"{clock_label(shown.clock)}; {who_acts(shown.clock)}"), style="bold")
@@ -129,7 +133,9 @@ def pending_text(shown: Shown) -> Text:
         extra = [f"on {p.target}"] if p.target else []
         extra += [p.resolves] if p.resolves else []
         parts.append(f"{p.who} {p.action}" + (f" ({', '.join(extra)})" if extra else ""))
-    return Text(safe("pending: " + ("; ".join(parts) if parts else "-")))
+    notes = [f"{name}: {n.text}" for name, ns in shown.notes.items() for n in ns]
+    noted = f" | * {'; '.join(notes)}" if notes else ""
+    return Text(safe("pending: " + ("; ".join(parts) if parts else "-") + noted))
 
 
 class LineSuggester(Suggester):

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from skirmish.cli import complete
+from skirmish.cli import complete, gm_commands
 from skirmish.cli.app import (
     Invocation,
     JsonOpt,
@@ -76,7 +76,7 @@ def _execute(ctx: typer.Context, cmd: c.Command) -> None:
         after = enc.view().standing()
         for side, names in after.items():
             if not names and before.get(side):
-                say(f"Nobody on the {side} side is standing (the encounter goes on until you end it)")
+                say(f"Nobody on the {side} side is standing (the encounter goes on until you end it: `skirmish end`)")
 
 
 # --- encounters -----------------------------------------------------------------------------
@@ -313,12 +313,44 @@ def upkeep(ctx: typer.Context, with_: WithOpt = None) -> None:
 @command()
 def note(
     ctx: typer.Context,
-    event: int,
-    text: str,
+    event: Annotated[str, typer.Argument(metavar="EVENT", help="The event (with --on: the TEXT alone).")],
+    text: Annotated[str | None, typer.Argument(metavar="TEXT")] = None,
     private: Annotated[bool, typer.Option("--private", help="The GM's alone: left out of the players' pages.")] = False,
+    on: Annotated[str | None, typer.Option("--on", help="A combatant: the note is on it (`note --on WHO TEXT`).",
+                                           autocompletion=complete.combatants)] = None,
 ) -> None:
-    """Annotate an event (appended, never an edit)."""
-    _execute(ctx, c.AddNote(event=event, text=text, private=private))
+    """Annotate an event, or with --on a combatant (appended, never an edit)."""
+    _execute(ctx, gm_commands.note(event, text, private, on))
+
+
+@command()
+def end(ctx: typer.Context, reason: Annotated[str, typer.Option(help="Why: the foes flee, a truce, ...")] = "") -> None:
+    """End the encounter: nothing plays on after it until `undo` reopens it."""
+    _execute(ctx, c.EndEncounter(reason=reason))
+
+
+@command("set")
+def set_(ctx: typer.Context, who: Who, stat: Annotated[list[str], typer.Argument(metavar="STAT=N...", help="Stats as at `add`.")]) -> None:
+    """Change WHO's stats (checked as at `add`); the damage taken is kept."""
+    _execute(ctx, c.SetStats(who=who, stats=pairs(stat, "set")))
+
+
+@command()
+def rename(ctx: typer.Context, who: Who, new: Annotated[str, typer.Argument(metavar="NEW", autocompletion=complete.nothing)]) -> None:
+    """WHO goes by the name NEW from here on (the log keeps what was typed before)."""
+    _execute(ctx, c.Rename(who=who, to=new))
+
+
+@command("roll")
+def roll_(
+    ctx: typer.Context,
+    dice: Annotated[str, typer.Argument(metavar="DICE", help="2d6+3, d20, 3d6-1.", autocompletion=complete.nothing)],
+    for_: Annotated[str | None, typer.Option("--for", help="The combatant it is rolled for.", autocompletion=complete.combatants)] = None,
+    why: Annotated[str, typer.Option(help="What it is for: morale, a trap, ...")] = "",
+    faces: Annotated[str | None, typer.Option("--roll", help="The GM's dice, e.g. 4,5 (else skirmish rolls).")] = None,
+) -> None:
+    """Roll dice for the table, recorded with their faces (changes no figure)."""
+    _execute(ctx, gm_commands.roll(dice, for_, why, faces))
 
 
 # --- time travel -----------------------------------------------------------------------------
@@ -408,7 +440,7 @@ def state(
     """What is true now (or at an event)."""
     view = invocation(ctx).encounter().view(at)
     if as_json:
-        print_json(printed(view))
+        print_json(gm_commands.state_json(view))
     else:
         typer.echo(render_state(view, wide=wide))  # lines escaped by render_state
 

@@ -122,9 +122,41 @@ class Return(AtTheTable, frozen=True, kw_only=True, tag="return"):
 
 
 class AddNote(Command, frozen=True, tag="note", omit_defaults=True):
+    """A note on an event, or with ``on`` on a combatant (written at the head: ``event`` is
+    not read then)."""
+
     event: int
     text: str
     private: bool = False  # the GM's alone: left out of the players' pages (omitted when False)
+    on: str | None = None  # a combatant: the note is on it, shown with it by `state`
+
+
+class EndEncounter(AtTheTable, frozen=True, kw_only=True, tag="end"):
+    """The encounter ends: commands that play on are refused until an `undo` reopens it."""
+
+    reason: str = ""
+
+
+class SetStats(AtTheTable, frozen=True, kw_only=True, tag="set"):
+    """Change a combatant's stats after adding it, each checked as at `add`."""
+
+    who: str
+    stats: dict[str, str]
+
+
+class Rename(AtTheTable, frozen=True, kw_only=True, tag="rename"):
+    """A combatant goes by a new name (unique, checked as at `add`)."""
+
+    who: str
+    to: str
+
+
+class RollDice(AtTheTable, frozen=True, kw_only=True, tag="roll"):
+    """An ad-hoc roll for the table (``dice``: 2d6+3, d20); the GM's faces in ``rolls["dice"]``."""
+
+    dice: str
+    who: str | None = None
+    why: str = ""
 
 
 class MoveHead(Command, frozen=True, tag="move-head"):
@@ -138,7 +170,7 @@ class MoveHead(Command, frozen=True, tag="move-head"):
 
 AnyCommand = Union[
     AddCombatant, StartRound, Next, Declare, Resolve, Cancel, Damage, ApplyEffect,
-    Upkeep, AddNote, MoveHead, Heal, Leave, Return,
+    Upkeep, AddNote, MoveHead, Heal, Leave, Return, EndEncounter, SetStats, Rename, RollDice,
 ]
 
 command_encoder = msgspec.json.Encoder()

@@ -113,6 +113,7 @@ class NoteAdded(Event, frozen=True, tag="note-added", omit_defaults=True):
     about: int
     text: str
     private: bool = False
+    on: str | None = None  # a note on a combatant (its name then), written at event ``about``
 
 
 class CombatantLeft(Event, frozen=True, tag="combatant-left"):
@@ -128,8 +129,41 @@ class CombatantReturned(Event, frozen=True, tag="combatant-returned"):
     who: str
 
 
+class EncounterEnded(Event, frozen=True, tag="encounter-ended"):
+    """The GM ends the encounter: nothing plays on after it (notes and rolls aside) until an
+    `undo` takes it back."""
+
+    reason: str = ""
+
+
+class StatsSet(Event, frozen=True, tag="stats-set"):
+    """A combatant's stats changed after it was added (`set`): the new values, validated as at
+    `add`, and what they ``was`` before. The damage it has taken is kept (projections/ruleset.py)."""
+
+    who: str
+    stats: dict[str, int]
+    was: dict[str, int] = {}
+
+
+class CombatantRenamed(Event, frozen=True, tag="combatant-renamed"):
+    """A combatant goes by a new name from here on; events before keep the name they hold."""
+
+    who: str
+    to: str
+
+
+class DiceRolled(Event, frozen=True, tag="dice-rolled"):
+    """An ad-hoc roll recorded for the table (`roll 2d6+3`): faces, modifier and total. It
+    changes no figure; ``who`` is whom it was rolled for (empty: the table's)."""
+
+    total: Derivation
+    who: str = ""
+    why: str = ""
+
+
 CORE_EVENTS: tuple[type[Event], ...] = (
     EncounterStarted, CombatantAdded, NoteAdded, CombatantLeft, CombatantReturned,
+    EncounterEnded, StatsSet, CombatantRenamed, DiceRolled,
 )
 
 # An upcaster turns an old stored body (as a dict) into the next version's layout. Those not

@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from skirmish.eventlog.events import CombatantAdded, Event
+from skirmish.eventlog.events import CombatantAdded, CombatantRenamed, Event
 from skirmish.projections.ruleset import Harm, Ruleset
 
 ACTIONS = frozenset({"declare", "resolve"})
@@ -53,6 +53,8 @@ class Attribution:
     def step(self, event: Event, command_id: int, tag: str, actor: str | None) -> Harm | None:
         if isinstance(event, CombatantAdded):
             self.names[event.name.lower()] = event.name
+        elif isinstance(event, CombatantRenamed):  # commands after it name the combatant anew
+            self.names[event.to.lower()] = event.to
         if command_id != self.command:
             self.command, self.tag, self.actor = command_id, tag, self.name(actor)
             if tag in ACTIONS:

@@ -33,17 +33,21 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from skirmish.eventlog.commands import AddNote, ApplyEffect, Command, MoveHead, command_encoder
+from skirmish.eventlog.commands import AddNote, ApplyEffect, Command, MoveHead, RollDice, command_encoder
 from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent, UnknownRuleset
 from skirmish.eventlog.events import (
     CORE_EVENTS,
     Codec,
     CombatantAdded,
     CombatantLeft,
+    CombatantRenamed,
     CombatantReturned,
+    DiceRolled,
+    EncounterEnded,
     EncounterStarted,
     Event,
     NoteAdded,
+    StatsSet,
     tag_of,
 )
 from skirmish.eventlog.connection import DEFAULT_DB
@@ -51,7 +55,7 @@ from skirmish.eventlog.rows import CommandRow, Counts, HeadMove
 from skirmish.eventlog.shape import Shape
 from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Page, ReplayRow, Restoring, Snapshot, Store
 from skirmish.eventlog.text import escape_controls
-from skirmish.projections.view import Shown
+from skirmish.projections.view import Ended, NoteOn, Shown
 from skirmish.projections.ruleset import (
     Dice,
     Rules,
@@ -62,6 +66,7 @@ from skirmish.projections.ruleset import (
     check_name,
     check_numbers,
     check_texts,
+    find_name,
     get_ruleset,
     not_installed,
     settle_options,
@@ -363,7 +368,51 @@ class Encounter:
         return Shown(
             encounter=self.row.name, ruleset=self.row.ruleset, branch=branch, head=head_id, at=at,
             clock=seen.clock, combatants=seen.combatants, pending=seen.pending, own=seen.own,
+            ended=self.ended_at(at), notes=self.notes_on(at),
         )
+
+    def _held_of_kind(self, kind: type[Event], at: int) -> list[Recorded]:
+        """The events of one kind on the path to ``at``, in order (read by kind: a log
+        without any costs one indexed look-up)."""
+        return [self.decode(r) for r in self._store.events_of_kind(self.row.id, tag_of(kind))
+                if r.id <= at and self._store.holds(at, r.id)]
+
+    def ended_at(self, at: int) -> Ended | None:
+        """Whether the encounter has ended (`end`) on the path to ``at``, and where."""
+        ends = self._held_of_kind(EncounterEnded, at)
+        if not ends:
+            return None
+        event = ends[-1].event
+        assert isinstance(event, EncounterEnded)
+        return Ended(event=ends[-1].id, reason=event.reason)
+
+    def renames(self, at: int) -> list[tuple[int, str, str]]:
+        """The renames (`rename`) on the path to ``at``, oldest first: (event, old name, new name)."""
+        out = []
+        for rec in self._held_of_kind(CombatantRenamed, at):
+            assert isinstance(rec.event, CombatantRenamed)
+            out.append((rec.id, rec.event.who, rec.event.to))
+        return out
+
+    def notes_on(self, at: int) -> dict[str, tuple[NoteOn, ...]]:
+        """The notes on combatants written on the path to ``at``, by the combatant's name at
+        ``at`` (a rename after a note carries it over)."""
+        found: list[tuple[str, NoteOn]] = []
+        for row in self._store.events_of_kind(self.row.id, tag_of(NoteAdded)):
+            event = self.decode(row).event
+            assert isinstance(event, NoteAdded)
+            if event.on is not None and row.id <= at and self._store.holds(at, row.id):
+                found.append((event.on, NoteOn(id=row.id, at=event.about, text=event.text, private=event.private)))
+        if not found:
+            return {}
+        renames = self.renames(at)
+        by: dict[str, list[NoteOn]] = {}
+        for name, note in found:
+            for rid, old, new in renames:
+                if rid > note.id and old == name:
+                    name = new
+            by.setdefault(name, []).append(note)
+        return {name: tuple(notes) for name, notes in by.items()}
 
     def _appliers(self) -> Mapping[type[Event], Callable[[Any, Any], None]] | None:
         """A Rules ruleset's dispatch table (``Rules.appliers``), read once by a long fold
@@ -487,8 +536,28 @@ class Encounter:
             case CombatantAdded(name=name, side=side, stats=stats, traits=traits):
                 figures = ", ".join([*(f"{k} {v}" for k, v in stats.items()), *(f"{k} {v}" for k, v in traits.items())])
                 return f"{name} joins the {side} side ({figures})"
+            case NoteAdded(about=about, text=text, private=private, on=str(on)):
+                return f"{'Private note' if private else 'Note'} on {on} (at #{about}): {text}"
             case NoteAdded(about=about, text=text, private=private):
                 return f"{'Private note' if private else 'Note'} on #{about}: {text}"
+            case EncounterEnded(reason=reason):
+                return f"The encounter ends{': ' + reason if reason else ''} (`undo` reopens it)"
+            case StatsSet(who=who, stats=stats, was=was):
+                changes = ", ".join(f"{k} {was[k]} -> {v}" if k in was else f"{k} {v}" for k, v in stats.items())
+                return f"{who}'s stats are set: {changes}"
+            case CombatantRenamed(who=who, to=to):
+                return f"{who} is renamed {to}"
+            case DiceRolled(total=total, who=who, why=why):
+                roll = total.roll
+                faces = " + ".join(str(f) for f in roll.faces) if roll is not None else ""
+                modifier = next((t.value for t in total.terms if t.name == "modifier"), 0)
+                shown = faces + (f" {'+' if modifier > 0 else '-'} {abs(modifier)}" if modifier else "")
+                source = " (the GM's dice)" if roll is not None and roll.source == "gm" else ""
+                whose = f" for {who}" if who else ""
+                reason = f" ({why})" if why else ""
+                spec = total.formula.replace(" ", "")
+                sum_ = f" = {total.value}" if roll is not None and (len(roll.faces) > 1 or modifier) else ""
+                return f"Roll{whose}{reason}: {spec} = {shown}{sum_}{source}"
             case CombatantLeft(who=who, reason=reason):
                 return f"{who} leaves the fight ({reason})"
             case CombatantReturned(who=who):
@@ -667,11 +736,18 @@ class Encounter:
         check_texts(command)
         state, depth = self.fold_to(at) if start is None else start
         if isinstance(command, AddNote):
-            self._store.event(self.row.id, command.event)
+            on = None if command.on is None else find_name(state.names(), command.on)
+            if on is None:
+                self._store.event(self.row.id, command.event)
             if not command.text.strip():
                 raise BadInput("a note needs some text")
-            events: list[Event] = [NoteAdded(about=command.event, text=command.text, private=command.private)]
+            about = at if on is not None else command.event  # a note on a combatant is written at the head
+            events: list[Event] = [NoteAdded(about=about, text=command.text, private=command.private, on=on)]
         else:
+            if not isinstance(command, RollDice) and (ended := self.ended_at(at)) is not None:
+                why = f" ({ended.reason})" if ended.reason else ""
+                raise RuleViolation(f"the encounter ended at #{ended.event}{why}: nothing plays on after it; "
+                                    "`skirmish undo` reopens it")
             check_details(self.ruleset, command)
             check_flags(self.ruleset, command)
             if isinstance(command, ApplyEffect):

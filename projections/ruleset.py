@@ -25,18 +25,35 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import msgspec
 
-from skirmish.eventlog.commands import AddCombatant, AddNote, ApplyEffect, AtTheTable, Command, Leave, Return
+from skirmish.eventlog.commands import (
+    AddCombatant,
+    AddNote,
+    ApplyEffect,
+    AtTheTable,
+    Command,
+    EndEncounter,
+    Leave,
+    Rename,
+    Return,
+    RollDice,
+    SetStats,
+)
 from skirmish.eventlog.errors import BadInput, RuleViolation, UnknownCombatant, UnknownRuleset
 from skirmish.eventlog.events import (
     CORE_EVENTS,
     CombatantAdded,
     CombatantLeft,
+    CombatantRenamed,
     CombatantReturned,
+    DiceRolled,
+    EncounterEnded,
     EncounterStarted,
     Event,
     Roll,
+    StatsSet,
 )
 from skirmish.eventlog.text import check_label, check_note, quoted
+from skirmish.projections import gm
 from skirmish.projections.view import View
 
 
@@ -401,6 +418,70 @@ class Rules(Generic[State]):
     def _fighter(self, state: State, who: str) -> Fighter:
         return state.fighters[find_name(state.names(), who)]
 
+    # What GMs expect of a tracker, the same in every ruleset (projections/gm.py): end the
+    # encounter (the engine refuses what plays on after it), change a combatant's stats or
+    # name, roll for the table. A ruleset whose state holds a stat or a name where the
+    # shared readings do not look overrides ``restat`` or ``rename_in``.
+
+    stat_fields: Mapping[str, str] = {}  # stat -> the fighter's field holding it, where not its own name
+
+    @decides(EndEncounter)
+    def _decide_end(self, state: State, command: EndEncounter, dice: Dice) -> list[Event]:
+        return [EncounterEnded(reason=" ".join(command.reason.split()))]
+
+    @decides(SetStats)
+    def _decide_set(self, state: State, command: SetStats, dice: Dice) -> list[Event]:
+        fighter = self._fighter(state, command.who)
+        if not command.stats:
+            raise BadInput(f"set {fighter.name} takes one or more KEY=N (stats: {', '.join(self.stats)})")  # type: ignore[attr-defined]
+        stats = check_stats(self, fighter.name, command.stats, partial=True)  # type: ignore[arg-type]
+        was = {key: gm.stat_now(fighter, key, self.stat_fields) for key in stats}
+        if was == stats:
+            shown = ", ".join(f"{k}={v}" for k, v in stats.items())
+            raise RuleViolation(f"{fighter.name} has {shown} already: nothing to set")
+        return [StatsSet(who=fighter.name, stats=stats, was=was)]
+
+    @applies(StatsSet)
+    def _stats_set(self, state: State, event: StatsSet) -> None:
+        fighters: Any = state.fighters
+        fighters[event.who] = self.restat(fighters[event.who], event.stats, event.was)
+
+    def restat(self, fighter: Any, stats: Mapping[str, int], was: Mapping[str, int]) -> Any:
+        """The fighter with new stats (``was``: the values before). The shared reading: each
+        stat is the field of its name (``stat_fields``), and a figure kept apart from it,
+        such as the damage taken, is kept, so raising a maximum raises what is left by as
+        much. A ruleset whose current figures are pools of their own overrides this."""
+        return gm.restat_fields(fighter, stats, self.stat_fields)
+
+    @decides(Rename)
+    def _decide_rename(self, state: State, command: Rename, dice: Dice) -> list[Event]:
+        fighter = self._fighter(state, command.who)
+        to = check_name("a combatant", command.to)
+        if to == fighter.name:
+            raise RuleViolation(f"{fighter.name} is named {to} already: nothing to rename")
+        if to.lower() in RESERVED_NAMES:
+            raise BadInput(f"{to!r} is reserved (it names the scene's own counters)")
+        if any(n.lower() == to.lower() and n != fighter.name for n in state.names()):
+            raise RuleViolation(f"there is already a combatant named {to}")
+        return [CombatantRenamed(who=fighter.name, to=to)]
+
+    @applies(CombatantRenamed)
+    def _renamed(self, state: State, event: CombatantRenamed) -> None:
+        self.rename_in(state, event.who, event.to)
+
+    def rename_in(self, state: State, old: str, new: str) -> None:
+        """Call the combatant ``old`` ``new`` everywhere the state holds its name, in place
+        (the shared reading: projections/gm.py, ``renamed``)."""
+        gm.rename_in_place(state, old, new)
+
+    @decides(RollDice)
+    def _decide_roll(self, state: State, command: RollDice, dice: Dice) -> list[Event]:
+        spec = gm.parse_dice(command.dice)
+        who = self._fighter(state, command.who).name if command.who is not None and command.who.strip() else ""
+        gm.check_faces(spec, command.rolls.get(gm.DICE_KEY))
+        roll = dice.roll(gm.DICE_KEY, spec.count, spec.sides)
+        return [DiceRolled(total=gm.total(spec, roll), who=who, why=" ".join(command.why.split()))]
+
 
 def tag_of_command(command: Command) -> str:
     return str(type(command).__struct_config__.tag)
@@ -488,8 +569,9 @@ def settle_options(ruleset: Ruleset[Any], given: Mapping[str, str]) -> dict[str,
     return settled
 
 
-def check_stats(ruleset: Ruleset[Any], name: str, raw: Mapping[str, str]) -> dict[str, int]:
-    """The combatant's stats as numbers, each checked against what the ruleset asks for."""
+def check_stats(ruleset: Ruleset[Any], name: str, raw: Mapping[str, str], *, partial: bool = False) -> dict[str, int]:
+    """The combatant's stats as numbers, each checked against what the ruleset asks for;
+    ``partial`` (`set`): only those given, none asked for."""
     stats: dict[str, int] = {}
     for key, text in raw.items():
         spec = ruleset.stats.get(key)
@@ -511,6 +593,8 @@ def check_stats(ruleset: Ruleset[Any], name: str, raw: Mapping[str, str]) -> dic
         if spec.maximum is not None and value > spec.maximum:
             raise BadInput(f"stat {key} of {name} must be at most {spec.maximum}, not {value}")
         stats[key] = value
+    if partial:
+        return stats
     missing = [k for k, spec in ruleset.stats.items() if spec.required and spec.kind is int and k not in stats]
     if missing:
         asks = ", ".join(f"--stat {k}=N ({ruleset.stats[k].doc})" for k in missing)
@@ -566,7 +650,7 @@ def check_details(ruleset: Ruleset[Any], command: Command) -> None:
 
 # The CLI's spelling of a command field where it is not the field's own name.
 FLAG_NAMES = {"charge_speed": "--charge"}
-_NOT_FLAGS = frozenset({"rolls", "details", "custom", "reason"})  # the engine's own, for every ruleset
+_NOT_FLAGS = frozenset({"rolls", "details", "custom", "reason", "who", "why"})  # the engine's own, for every ruleset
 
 
 def flag_name(field: str) -> str:
@@ -794,7 +878,7 @@ def check_numbers(command: Command) -> None:
 
 # A command's text fields as the CLI names them in a refusal: arguments by their metavar,
 # options by flag_name, KEY=VALUE words by their flag.
-_ARGUMENTS = {"action": "ACTION", "kind": "KIND", "text": "TEXT"}
+_ARGUMENTS = {"action": "ACTION", "kind": "KIND", "text": "TEXT", "dice": "DICE", "to": "NEW"}
 _PAIRS = {"details": "--with", "stats": "--stat"}
 # Names looked up, not stored: an unknown one is refused where it is looked up (find_name),
 # and an imported name a GM could not type stays reachable. A combatant's own name has

@@ -151,8 +151,25 @@ class View(msgspec.Struct, frozen=True, kw_only=True):
         return sides
 
 
+class Ended(msgspec.Struct, frozen=True, kw_only=True):
+    """The encounter was ended (`end`) at ``event``, for ``reason``."""
+
+    event: int
+    reason: str = ""
+
+
+class NoteOn(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A note on a combatant (`note --on WHO TEXT`), written at event ``at``."""
+
+    id: int
+    at: int
+    text: str
+    private: bool = False  # the GM's alone (in the JSON only when true)
+
+
 class Shown(View, frozen=True, kw_only=True):
-    """A view with where it was taken: ``state --json`` prints this object."""
+    """A view with where it was taken: ``state --json`` prints this object (``ended`` and
+    ``notes`` only when there are: the JSON of a log without them is as it always was)."""
 
     view: int = VIEW_VERSION
     encounter: str
@@ -160,6 +177,8 @@ class Shown(View, frozen=True, kw_only=True):
     branch: str  # the branch whose history holds ``at`` (the current one if it does); "": undone
     head: int
     at: int
+    ended: Ended | None = None  # the encounter has ended at or before ``at``
+    notes: dict[str, tuple[NoteOn, ...]] = {}  # combatant (as named at ``at``) -> its notes, oldest first
 
 
 def second_gauge(view: View) -> str | None:

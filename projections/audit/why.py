@@ -93,6 +93,28 @@ class _Change(NamedTuple):
     kinds_before: frozenset[str]  # the effects on the combatant just before it
 
 
+class _NamesAlong:
+    """The combatant's name at each event of the path: a `rename` changes it from its event
+    on, so the views before it hold the name it had then."""
+
+    def __init__(self, enc: Encounter, name: str, head: int) -> None:
+        starts: list[tuple[int, str]] = []
+        for event_id, old, new in reversed(enc.renames(head)):
+            if new == name:
+                starts.append((event_id, name))
+                name = old
+        self.first = name
+        self.starts = [(0, name), *reversed(starts)]
+
+    def at(self, event_id: int) -> str:
+        found = self.first
+        for start, name in self.starts:
+            if start > event_id:
+                break
+            found = name
+        return found
+
+
 def _added_at(enc: Encounter, name: str, path: PathRuns) -> int:
     """The depth at which the combatant joined the path (its row first shows)."""
     for added in enc.events_of_kind(CombatantAdded):
@@ -123,8 +145,9 @@ def why(enc: Encounter, who: str, figure: str | None = None, limit: int | None =
     now = enc.view()
     name = find_name([c.name for c in now.combatants], who)
     path = enc.runs(head.event_id)
-    added = _added_at(enc, name, path)
-    start = _row(enc.ruleset.view(enc.fold_to(path.at(added))[0]), name)
+    names = _NamesAlong(enc, name, head.event_id)
+    added = _added_at(enc, names.first, path)
+    start = _row(enc.ruleset.view(enc.fold_to(path.at(added))[0]), names.at(path.at(added)))
     latest = _row(now, name)
     assert start is not None and latest is not None
     known = list(latest)
@@ -139,13 +162,13 @@ def why(enc: Encounter, who: str, figure: str | None = None, limit: int | None =
     while high > added and not (limit and all(len(changes.get(k, ())) >= limit for k in wanted)):
         low = max(added, (high - 1) // every * every)  # a snapshot's depth, or where it joined
         state = enc.fold_to(path.at(low))[0]
-        before = _row(view(state), name)
+        before = _row(view(state), names.at(path.at(low)))
         assert before is not None
         stretch: dict[str, list[_Change]] = {}
         came: list[tuple[Recorded, set[str]]] = []
         for rec in enc.events_in(path.between(low + 1, high)):
             apply(state, rec.event)
-            now_row = _row(view(state), name)
+            now_row = _row(view(state), names.at(rec.id))
             if now_row is None:
                 continue
             kinds = frozenset(_kinds(before))
@@ -169,7 +192,7 @@ def why(enc: Encounter, who: str, figure: str | None = None, limit: int | None =
             if earlier.id < rec.id and kind in kinds:
                 return earlier
         if (kind, read_from) not in origins:
-            origins[kind, read_from] = _came_before(enc, name, kind, path, added, read_from)
+            origins[kind, read_from] = _came_before(enc, names, kind, path, added, read_from)
         return origins[kind, read_from]
 
     texts: dict[int, str] = {}
@@ -187,7 +210,8 @@ def why(enc: Encounter, who: str, figure: str | None = None, limit: int | None =
         for change in shown:
             rec = change.rec
             linked = [o for k in sorted(_mentions(rec, set(change.kinds_before))) if (o := origin(k, rec))]
-            for cause in linked or _decided_with(rec, _siblings(enc, rec), name, {rec.command_id: text(rec.command_id)}):
+            for cause in linked or _decided_with(rec, _siblings(enc, rec), names.at(rec.id),
+                                                 {rec.command_id: text(rec.command_id)}):
                 chain.setdefault(cause.id, Link(cause.id, cause.kind, "cause", enc.describe(cause), text(cause.command_id)))
             chain[rec.id] = ChangeLink(rec.id, rec.kind, "change", enc.describe(rec), text(rec.command_id),
                                        change.old, change.new)
@@ -196,7 +220,7 @@ def why(enc: Encounter, who: str, figure: str | None = None, limit: int | None =
     return Why(name, head.branch, head.event_id, out)
 
 
-def _came_before(enc: Encounter, name: str, kind: str, path: PathRuns, added: int, depth: int) -> Recorded | None:
+def _came_before(enc: Encounter, names: _NamesAlong, kind: str, path: PathRuns, added: int, depth: int) -> Recorded | None:
     """Where the effect ``kind``, on the combatant at ``depth``, came onto it (None: it was
     there when the combatant joined), looked for beyond what `why` read: over the cached
     states a snapshot's stretch apart, doubling the step back until it is off, then
@@ -204,7 +228,7 @@ def _came_before(enc: Encounter, name: str, kind: str, path: PathRuns, added: in
     and came back between two of those states is found where it first came."""
 
     def on(at: int) -> bool:
-        return kind in _kinds(_row(enc.ruleset.view(enc.fold_to(path.at(at))[0]), name))
+        return kind in _kinds(_row(enc.ruleset.view(enc.fold_to(path.at(at))[0]), names.at(path.at(at))))
 
     every = SNAPSHOT_EVERY
     present, step = depth, every
@@ -229,7 +253,7 @@ def _came_before(enc: Encounter, name: str, kind: str, path: PathRuns, added: in
     was = False
     for rec in enc.events_in(path.between(absent + 1, present)):
         enc.ruleset.apply(state, rec.event)
-        now = kind in _kinds(_row(enc.ruleset.view(state), name))
+        now = kind in _kinds(_row(enc.ruleset.view(state), names.at(rec.id)))
         if now and not was:
             came = rec
         was = now

@@ -16,7 +16,7 @@ event that would give such a figure away replaced by a line that does not.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
@@ -24,7 +24,7 @@ from typing import Any, Literal
 import msgspec
 
 from skirmish.eventlog.errors import BadInput
-from skirmish.eventlog.events import CombatantAdded, EncounterStarted, NoteAdded
+from skirmish.eventlog.events import CombatantAdded, CombatantRenamed, EncounterEnded, EncounterStarted, NoteAdded
 from skirmish.projections.audit.explain import Number, number_entries
 from skirmish.projections.engine import PathRuns
 from skirmish.projections.notes import Note, notes_shown
@@ -92,6 +92,7 @@ class _PageFold:
     first_vital: dict[str, int] = field(default_factory=dict)
     dealt: dict[str, int] = field(default_factory=dict)  # damage so far, while it is summarised
     taken: dict[str, int] = field(default_factory=dict)
+    noted: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the notes on each combatant the audience sees
 
 
 class Hit(msgspec.Struct, frozen=True, array_like=True):
@@ -214,6 +215,12 @@ class _Names:
         if key is None:
             key = self.combatants[name] = str(len(self.combatants))
         return key
+
+    def rename(self, old: str, new: str) -> None:
+        """`rename`: the new name keeps the combatant's key, so its row, its chart line and
+        its damage totals go on (a branch without the rename keeps the old name on the key)."""
+        if old in self.combatants and new not in self.combatants:
+            self.combatants[new] = self.combatants[old]
 
     def figure(self, name: str) -> str:
         key = self.figures.get(name)
@@ -425,6 +432,16 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
             tag, who = str(body.get("type", "")), body.get("who")
             who = who if isinstance(who, str) else None
             harm = fold.attribution.step(rec.event, rec.command_id, tag, who)
+            if isinstance(rec.event, CombatantRenamed):
+                names.rename(rec.event.who, rec.event.to)
+                if rec.event.who in fold.first_vital:
+                    fold.first_vital.setdefault(rec.event.to, fold.first_vital[rec.event.who])
+                if rec.event.who in fold.noted:
+                    fold.noted[rec.event.to] = fold.noted.pop(rec.event.who)
+            elif isinstance(rec.event, NoteAdded) and rec.event.on is not None and (
+                    players is None or not rec.event.private):
+                text_ = ("private: " if rec.event.private else "") + rec.event.text
+                fold.noted[rec.event.on] = (*fold.noted.get(rec.event.on, ()), text_)
             unit = unit or (harm.unit if harm is not None else "")
             view = view_of(state)
             for c in view.combatants:
@@ -447,6 +464,8 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
             shown = names.view(view)
             if players is not None:
                 shown = players.view(view, shown, fold.first_vital, names)
+            if fold.noted:
+                shown = _with_notes(shown, fold.noted, names)
             if rec.parent is not None and rec.parent < cut:  # the page starts this path here, whole
                 bases[str(rec.id)] = {"dealt": fold.dealt, "taken": fold.taken}
                 fold.view = {}
@@ -489,6 +508,9 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
         "summarised": {"before": cut, "bases": bases} if cut else None,
         "unit": unit,
     }
+    ended = {str(r.id): r.event.reason for r in enc.events_of_kind(EncounterEnded) if isinstance(r.event, EncounterEnded)}
+    if ended:  # `end`: the board says ENDED from that event on (page.js); absent in a log without one
+        data["ended"] = ended
     if audience == "gm":
         data["seed"] = started.seed
         data["digest"] = chain_digest()
@@ -553,7 +575,19 @@ def _add(totals: dict[str, int], who: str, amount: int) -> None:
 
 def _copy(fold: _PageFold) -> _PageFold:
     # Views are built anew for each event and never changed after: shared, not copied.
-    return _PageFold(fold.attribution.copy(), fold.view, dict(fold.first_vital), dict(fold.dealt), dict(fold.taken))
+    return _PageFold(fold.attribution.copy(), fold.view, dict(fold.first_vital), dict(fold.dealt), dict(fold.taken),
+                     dict(fold.noted))
+
+
+def _with_notes(shown: dict[str, Any], noted: Mapping[str, tuple[str, ...]], names: _Names) -> dict[str, Any]:
+    """The board with the notes on its combatants (`note --on`), each on a copy of the
+    combatant's data (it is shared with other views)."""
+    rows = shown["c"] = dict(shown["c"])
+    for name, texts in noted.items():
+        key = names.combatants.get(name)
+        if key in rows:
+            rows[key] = {**rows[key], "nt": list(texts)}
+    return shown
 
 
 def _notes(shown: dict[int, list[Note]], audience: Audience) -> dict[str, list[PageNote]]:

@@ -5,7 +5,7 @@
   var SVG = "http://www.w3.org/2000/svg";
   var KEYFRAME = 256; // a full board kept every so many events: scrubbing folds at most this many
   var PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"];
-  var D, S, byId, path, frames, at = 0, branch = null, timer = null;
+  var D, S, byId, path, frames, endedAt = -1, at = 0, branch = null, timer = null;
 
   function $(id) { return document.getElementById(id); }
   function el(tag, cls, text) {
@@ -72,6 +72,7 @@
     branch = branchNamed(name);
     path = walk(branch.head);
     frames = [];
+    endedAt = path.findIndex(function (ev) { return D.ended && String(ev.id) in D.ended; });
     var st = empty(path[0]), points = chartPoints();
     for (var i = 0; i < path.length; i++) {
       apply(st, path[i]);
@@ -103,7 +104,8 @@
     $("scrub").value = String(at);
     $("scrub").setAttribute("aria-valuetext", "event #" + ev.id + ", " + (at + 1) + " of " + path.length);
     $("position").textContent = "#" + ev.id + " (" + (at + 1) + " of " + path.length + ")";
-    $("clock").textContent = st.k.l || "";
+    var ended = endedAt >= 0 && at >= endedAt ? D.ended[String(path[endedAt].id)] : null;
+    $("clock").textContent = (ended !== null ? "ENDED" + (ended ? " (" + ended + ")" : "") + "; " : "") + (st.k.l || "");
     $("acts").textContent = "now: " + ((st.k.now || []).join(", ") || "-") + "; next: " +
       ((st.k.next || []).join(", ") || st.k.end || "-");
     $("narration").textContent = ev.text;
@@ -152,6 +154,7 @@
       if ("v2n" in c) li.appendChild(el("div", "vital", c.v2n + ": " + figure(c.v2, c.v2m)));
       li.appendChild(el("div", "budget", c.bn + ": " + figure(c.bl, c.bo)));
       li.appendChild(el("div", "effects", (c.e && c.e.length) ? c.e.join("; ") : "no effects"));
+      if (c.nt && c.nt.length) li.appendChild(el("div", "noted", "notes: " + c.nt.join("; ")));
       var own = [];
       D.figures.forEach(function (name, i) { if (("o" + i) in c) own.push(name + " " + c["o" + i]); });
       if (own.length) {

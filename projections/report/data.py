@@ -26,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-from skirmish.eventlog.events import NoteAdded
+from skirmish.eventlog.events import CombatantRenamed, NoteAdded
 from skirmish.projections.notes import Note, notes_shown
 from skirmish.projections.damage import Attribution
 from skirmish.projections.engine import CommandsAlong, Encounter
@@ -47,6 +47,7 @@ class Step:
     view: View  # the ruleset's view after the event
     note_about: int | None = None  # set when the event is a note
     harm: Harm | None = None  # the damage the event did, with its attacker
+    renamed: tuple[str, str] | None = None  # (old, new): a rename (`rename`), whose rows go on under the new name
 
 
 @dataclass
@@ -198,6 +199,8 @@ class _ReportFold:
 
     def step(self, s: Step) -> None:
         view = s.view
+        if s.renamed is not None:
+            self.rename(*s.renamed)
         if self.cmd is None or self.cmd.id != s.command_id:
             self.flush()
             self.cmd = _Command(s.command_id, s.command, s.actor, s.action)
@@ -250,6 +253,18 @@ class _ReportFold:
         if row.budget.of is not None and running:
             key = (name, number)
             self.spent[key] = max(self.spent.get(key, 0), row.budget.of - row.budget.left)
+
+    def rename(self, old: str, new: str) -> None:
+        """One row, one series, one budget per combatant, whatever it was called when."""
+        if old in self.figures:
+            fig = self.figures.pop(old)
+            fig.name = new
+            self.figures[new] = fig
+        if old in self.series:
+            self.series[new] = self.series.pop(old)
+        for (name, at), spent in list(self.spent.items()):
+            if name == old:
+                self.spent[(new, at)] = self.spent.pop((name, at))
 
     def new_round(self, number: int) -> None:
         # Actions still pending are cut at the round's end and carried into the next.
@@ -330,6 +345,7 @@ def steps_of(enc: Encounter, head: int, advance: Callable[[int], None]) -> Itera
             enc.describe(rec), enc.ruleset.view(after),
             note_about=event.about if isinstance(event, NoteAdded) else None,
             harm=attribution.step(event, rec.command_id, tag, actor),
+            renamed=(event.who, event.to) if isinstance(event, CombatantRenamed) else None,
         )
         advance(1)
 
@@ -367,6 +383,7 @@ def _build(enc: Encounter, branch: str | None, advance: Callable[[int], None], c
         final=Shown(
             encounter=enc.row.name, ruleset=enc.row.ruleset, branch=head.branch, head=head.event_id,
             at=head.event_id, clock=final.clock, combatants=final.combatants, pending=final.pending, own=final.own,
+            ended=enc.ended_at(head.event_id), notes=enc.notes_on(head.event_id),  # the report is the GM's
         ),
         vital2=second_gauge(final), vital2_series=series2,
     )

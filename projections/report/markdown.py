@@ -148,4 +148,4 @@ def markdown_lines(report: Report) -> Iterator[str]:
     if report.notes:
         yield from ["", "## Notes", ""]
         yield from [f"- on #{n.about}: {markdown_text(n.text)} (note #{n.id})" for n in report.notes]
-    yield from ["", "## Final state", "", *markdown_fence(render_state(report.final).splitlines()), ""]
+    yield from ["", "## Final state", "", *markdown_fence(render_state(report.final, notes=True).splitlines()), ""]

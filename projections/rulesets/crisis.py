@@ -84,7 +84,7 @@ included.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from shlex import quote
 from typing import Literal
 
@@ -494,6 +494,15 @@ class Crisis(Rules[CrisisState]):
             name=event.name, side=event.side, stats=full, endurance=full["endurance"], health=full["health"],
             durability=full["durability"],
         )
+
+    def restat(self, fighter: Fighter, stats: Mapping[str, int], was: Mapping[str, int]) -> Fighter:
+        """`set`: Endurance, Health and Durability are pools (Damage): a new size keeps the
+        damage taken, so the pool moves by as much as its size, never below 0."""
+        after: Fighter = super().restat(fighter, stats, was)
+        for pool in ("endurance", "health", "durability"):
+            if pool in stats:
+                setattr(after, pool, max(0, getattr(after, pool) + stats[pool] - was[pool]))
+        return after
 
     @applies(TurnStarted)
     def _turn_started(self, state: CrisisState, event: TurnStarted) -> None:

@@ -471,6 +471,7 @@ class Modular(GoesDown, Rules[ModularState]):
         "end": Flag("end the effect now", ("effect",)),
     }
     state_version = 3  # the shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots)
+    stat_fields = {"speed": "speed_override"}
 
     # --- initial / evolve ---------------------------------------------------------------
 

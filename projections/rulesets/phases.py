@@ -446,6 +446,7 @@ class Phases(Rules[PhaseState]):
     }
     # The shape of this ruleset's state: raise it when the state structs change (it keys cached snapshots).
     state_version = 4  # 3: ``left``; metres moved kept in halves; 4: Fighter.had
+    stat_fields = {"initiative": "base"}  # `set WHO initiative=N`: wounds still count from it
     state_type = PhaseState
 
     def initial(self, started: EncounterStarted) -> PhaseState:

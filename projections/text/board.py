@@ -161,9 +161,10 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], limit: int | Non
     return lines
 
 
-def render_state(shown: Shown, wide: bool = False) -> str:
+def render_state(shown: Shown, wide: bool = False, notes: bool = False) -> str:
     """The state a GM reads: where, when and who acts, then one row per combatant in acting
-    order (80 columns: status, vital, budget, effects; ``wide``: every figure)."""
+    order (80 columns: status, vital, budget, effects; ``wide``: every figure), the notes on
+    combatants marked (``wide`` or ``notes``: their text too)."""
     head = "" if shown.at == shown.head else f" (head #{shown.head})"
     clock = shown.clock
     when = f"{clock_label(clock)}; {who_acts(clock)}"
@@ -171,6 +172,9 @@ def render_state(shown: Shown, wide: bool = False) -> str:
         when += "; " + ", ".join(f"{k} {cell(v)}" for k, v in own_figures(clock.own).items())
     where = f"branch {shown.branch}" if shown.branch else "on no branch (undone)"
     lines = [f"{shown.encounter} ({shown.ruleset}), {where}, at #{shown.at}{head}", when]
+    if shown.ended is not None:
+        why = f": {shown.ended.reason}" if shown.ended.reason else ""
+        lines.append(f"ENDED at #{shown.ended.event}{why} (`skirmish undo` reopens it)")
     if not shown.combatants:
         lines.append("no combatants yet")
     elif wide:
@@ -185,12 +189,17 @@ def render_state(shown: Shown, wide: bool = False) -> str:
         header = ["name", "side", "status", vital_label(first), *([second] if second else []),
                   budget_label(first), "effects"]
         rows = [
-            [("> " if c.acting else "") + c.name, c.side, c.status, cell(c.vital),
-             *([cell(c.vital2) if isinstance(c.vital2, Gauge) else "-"] if second else []),
+            [("> " if c.acting else "") + c.name + (" *" if c.name in shown.notes else ""), c.side, c.status,
+             cell(c.vital), *([cell(c.vital2) if isinstance(c.vital2, Gauge) else "-"] if second else []),
              cell(c.budget), cell(c.effects)]
             for c in shown.combatants
         ]
         lines += table(header, rows, WIDTH)
+        if shown.notes and not notes:
+            lines.append("* noted (`state --wide` shows the notes)")
+    if wide or notes:
+        for name, on_it in shown.notes.items():
+            lines += [f"{'private ' if n.private else ''}note on {name} (#{n.id}): {n.text}" for n in on_it]
     for p in shown.pending:
         extra = [f"on {p.target}"] if p.target else []
         extra += [p.resolves] if p.resolves else []

@@ -91,7 +91,7 @@ def test_heal_leave_and_return_are_events_explained_and_undone(cli: Cli) -> None
     assert "30 -> 18" in why and "18 -> 23" in why and "by `heal Orc 5`" in why
     left = cli.ok("leave", "Orc", "--reason", "flees over the bridge").splitlines()
     assert left[0].endswith("Orc leaves the fight (flees over the bridge)")
-    assert left[1] == "Nobody on the foes side is standing (the encounter goes on until you end it)"
+    assert left[1] == "Nobody on the foes side is standing (the encounter goes on until you end it: `skirmish end`)"
     assert view(cli)["combatants"][1]["status"] == "left"  # type: ignore[index]
     cli.ok("return", "Orc")
     assert cli.ok("undo").startswith("Undid `return Orc`")
@@ -104,7 +104,7 @@ def test_the_reply_says_when_a_side_has_nobody_standing(cli: Cli) -> None:
     cli.ok("add", "Orc", "--side", "foes", "--stat", "agility=20", "--stat", "dodge=10", "--stat", "health=25")
     assert "standing" not in cli.ok("damage", "Orc", "10")
     out = cli.ok("damage", "Orc", "15")  # 25 of 25: down (goes-down=at-0)
-    assert "Nobody on the foes side is standing (the encounter goes on until you end it)" in out
+    assert "Nobody on the foes side is standing (the encounter goes on until you end it: `skirmish end`)" in out
     assert "standing" not in cli.ok("heal", "Orc", "3")
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from skirmish.eventlog.commands import AddNote, Command, Damage
+from skirmish.eventlog.commands import AddNote, Command, Damage, EndEncounter, Rename, RollDice, SetStats
 from skirmish.projections.engine import Encounter
 
 Proposer = Callable[[Encounter], list[Command]]
@@ -86,17 +86,47 @@ def support_for(ruleset_id: str) -> RulesetSupport:
 
 
 def core_commands(enc: Encounter) -> list[Command]:
-    """Commands every encounter takes whatever its ruleset: notes on events of the tree."""
+    """Commands every encounter takes whatever its ruleset: notes on events of the tree, and
+    what GMs expect (a roll, a note on a combatant, a rename, a stat set, the end). Each
+    ruleset's proposer takes the first or the second: which two they are turns with the
+    log's length, so every one of them comes up in a run."""
     ids = [row.id for row in enc.event_rows()]
-    return [AddNote(event=ids[0], text="first"), AddNote(event=ids[-1], text="the latest, on any branch")]
+    notes: list[Command] = [AddNote(event=ids[0], text="first"), AddNote(event=ids[-1], text="the latest, on any branch")]
+    gm: list[Command] = [RollDice(dice="2d6+1", why="morale"), RollDice(dice="d20", rolls={"dice": (20,)})]
+    names = [c.name for c in enc.view().combatants]
+    if names:
+        who = names[len(ids) % len(names)]
+        renamed = who[:-3] if who.endswith(" II") else who + " II"
+        stats = enc.ruleset.stats
+        key = list(stats)[len(ids) % len(stats)]
+        least, most = stats[key].minimum, stats[key].maximum
+        low: int = least if least is not None else 0
+        high: int = most if most is not None else low + 9
+        value = low + len(ids) % (high - low + 1)
+        gm += [AddNote(event=0, text="on a combatant", on=who, private=len(ids) % 2 == 0),
+               Rename(who=who, to=renamed), SetStats(who=who, stats={key: str(value)})]
+    if len(ids) % 7 == 0:
+        gm.append(EndEncounter(reason="the GM calls it"))
+    picked = gm[len(ids) % len(gm)]
+    return [notes[0], picked] if len(ids) % 2 else [picked, notes[1]]
 
 
 def core_invalid(enc: Encounter) -> list[Command]:
     """Commands every encounter must refuse, decided by the engine or by any ruleset."""
     last = max(row.id for row in enc.event_rows())
-    return [
+    out: list[Command] = [
         AddNote(event=last + 1000, text="about an event that does not exist"),
         AddNote(event=last, text="   "),
         # No combatant is called that; a ruleset with no use for damage refuses it too.
         Damage(who="Nobody-at-all", amount=1),
+        AddNote(event=0, text="on nobody", on="Nobody-at-all"),
+        RollDice(dice="2x6"),
+        RollDice(dice="2d6", rolls={"dice": (7, 1)}),
+        RollDice(dice="d6", who="Nobody-at-all"),
     ]
+    names = [c.name for c in enc.view().combatants]
+    if names:
+        out += [SetStats(who=names[0], stats={"no-such-stat": "1"}), SetStats(who=names[0], stats={}),
+                Rename(who=names[0], to=names[-1].upper() if len(names) > 1 else "scene"),
+                Rename(who=names[0], to="9")]
+    return out
