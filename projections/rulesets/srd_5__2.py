@@ -601,7 +601,8 @@ class Srd52(Rules[SrdState]):
             for key, words in event.traits.items():
                 for word in _words(words):
                     if word not in DAMAGE_TYPES and not (key == "immune" and word in CONDITIONS):
-                        raise BadInput(f"{key}={words}: {word!r} is no damage type{' or condition' if key == 'immune' else ''} (§7)")
+                        kinds = "damage type or condition" if key == "immune" else "damage type"
+                        raise BadInput(f"{key}={words}: {word!r} is no {kinds} ({R(7)})")
             out.append(CombatantAdded(name=event.name, side=event.side, stats=stats, traits=event.traits))
         return out
 
@@ -1137,9 +1138,19 @@ class Srd52(Rules[SrdState]):
         if cmd.details.get("dis") == "yes":
             dis.append("--with dis")
         mode = "advantage" if adv and not dis else "disadvantage" if dis and not adv else ""
+        if cmd.details.get("damage") is not None:
+            self._check_damage(cmd.details["damage"])
+        extra = cmd.details.get("extra")
+        if extra is not None:
+            spec2, _, dtype2 = extra.partition(":")
+            if dtype2 not in DAMAGE_TYPES or cmd.details.get("damage") is None:
+                raise BadInput(f"--with extra= takes dice and a damage type (2d6:fire) beside --with damage=, "
+                               f"not {extra!r}")
+            self._check_damage(spec2, "extra")
+        bonus = detail_int(cmd, "hit")
         roll = dice.roll(f.name, 2 if mode else 1, 20)
         kept = max(roll.faces) if mode == "advantage" else min(roll.faces) if mode else roll.faces[0]
-        terms = [Term("d20", kept), Term("attack bonus", detail_int(cmd, "hit"))]
+        terms = [Term("d20", kept), Term("attack bonus", bonus)]
         terms += self._exhaustion_terms(state, f)
         total = sum(x.value for x in terms)
         d20 = kept  # the die kept is the natural one (§6)
@@ -1170,11 +1181,8 @@ class Srd52(Rules[SrdState]):
             return events  # the GM types the damage with `damage` (a hit's effect, not its dice)
         parts = [(self._damage_roll(spec, crit, f"dmg:{f.name}", dice, detail_int(cmd, "adjust")),
                   cmd.details.get("type", ""))]
-        extra = cmd.details.get("extra")
         if extra is not None:
             spec2, _, dtype2 = extra.partition(":")
-            if dtype2 not in DAMAGE_TYPES:
-                raise BadInput(f"--with extra= takes dice and a damage type (2d6:fire), not {extra!r}")
             parts.append((self._damage_roll(spec2, crit, f"extra:{f.name}", dice, 0), dtype2))
         events += self._hurt(work, work.fighters[t.name], parts, crit, f.name, dice,
                              knockout=cmd.details.get("knockout") == "yes")
@@ -1208,17 +1216,22 @@ class Srd52(Rules[SrdState]):
             dis.append(f"{f.name} Exhaustion {f.exhaustion} (5.1)")
         return adv, dis
 
-    def _damage_roll(self, spec: str, crit: bool, key: str, dice: Dice, adjust: int) -> Derivation:
+    def _check_damage(self, spec: str, flag: str = "damage") -> tuple[str | None, str | None, str | None, str | None]:
+        """A damage spec's parts, or a refusal naming it: checked before any die is rolled."""
         m = _DICE.match(spec.strip().replace(" ", ""))
         if not m or not spec.strip() or (m.group(1) is None and m.group(3) == "-"):
-            raise BadInput(f"--with damage= takes dice and a modifier (1d6+2) or a number, not {spec!r}")
+            raise BadInput(f"--with {flag}= takes dice and a modifier (1d6+2) or a number, not {spec!r}")
         count, sides, sign, flat = m.groups()
+        if count is not None and not (1 <= int(count) <= 40 and 2 <= int(sides) <= 100):
+            raise BadInput(f"--with {flag}={spec}: 1 to 40 dice of 2 to 100 sides")
+        return count, sides, sign, flat
+
+    def _damage_roll(self, spec: str, crit: bool, key: str, dice: Dice, adjust: int) -> Derivation:
+        count, sides, sign, flat = self._check_damage(spec)
         terms: list[Term] = []
         roll: Roll | None = None
-        if count is not None:
+        if count is not None and sides is not None:
             n, s = int(count), int(sides)
-            if not (1 <= n <= 40 and 2 <= s <= 100):
-                raise BadInput(f"--with damage={spec}: 1 to 40 dice of 2 to 100 sides")
             roll = dice.roll(key, 2 * n if crit else n, s)
             label = f"{2 * n}d{s} (Critical Hit: the dice twice)" if crit else f"{n}d{s}"
             terms.append(Term(label, roll.total))
@@ -1652,9 +1665,6 @@ class Srd52(Rules[SrdState]):
                 f.hp = min(f.hp, f.hp_max // 2)
             if level >= 6:
                 f.dead = True
-            return
-        if event.kind == "stable":
-            f.stable = True
             return
         f.marks = [m for m in f.marks if not (m.kind == event.kind and m.by == event.by)]
         f.marks.append(Mark(kind=event.kind, by=event.by, anchor=event.anchor, at=event.at, left=event.left,

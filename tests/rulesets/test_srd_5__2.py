@@ -391,7 +391,7 @@ def test_movement_splits_around_the_action_up_to_speed_and_dash(memory_store: St
 def test_resist_names_damage_types(memory_store: Store) -> None:
     enc = fight(memory_store)
     refused(enc, AddCombatant(name="Imp", stats={"hp": "5", "ac": "10", "resist": "fire, lava"}), BadInput,
-            "resist=fire, lava: 'lava' is no damage type (§7)")
+            f"resist=fire, lava: 'lava' is no damage type ({R(7)})")
 
 
 def test_the_cli_plays_a_turn_with_typed_dice(cli: Cli) -> None:
@@ -728,3 +728,19 @@ def test_the_effects_a_concentration_holds_end_with_it(memory_store: Store) -> N
     # 12 damage: DC max(10, floor(12 / 2) = 6) = 10; 4 + 0 = 4 < 10: lost, and the paralysis with it.
     do(enc, Damage(who="Tamsin", amount=12, rolls={"con:Tamsin": (4,)}))
     assert [k for k, _ in effects(enc, "Ogre")] == ["frightened"]
+
+
+@pytest.mark.parametrize(("details", "message"), [
+    ({"damage": "abc"}, "--with damage= takes dice and a modifier (1d6+2) or a number, not 'abc'"),
+    ({"damage": "99d6"}, "--with damage=99d6: 1 to 40 dice of 2 to 100 sides"),
+    ({"damage": "1d6", "extra": "2d6"}, "--with extra= takes dice and a damage type (2d6:fire) beside --with damage=, "
+                                        "not '2d6'"),
+    ({"hit": "abc"}, "--with hit= takes a whole number, not 'abc'"),
+])
+def test_a_bad_attack_is_refused_before_any_die_even_a_miss(memory_store: Store, details: dict[str, str],
+                                                            message: str) -> None:
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}), ("Orc", "foes", {"hp": "9", "ac": "12"}))
+    do(enc, StartRound(rolls={"Ann": (15,), "Orc": (5,)}))
+    # A natural 1 would miss and never read the damage: the spec is refused all the same.
+    refused(enc, Declare(who="Ann", action="attack", target="Orc", rolls={"Ann": (1,)}, details=details), BadInput,
+            message)
