@@ -829,7 +829,7 @@ class Srd52(Rules[SrdState]):
             for m in list(f.marks):
                 if m.anchor == name and m.at == at and m.left == 0:
                     events += self._emit(work, [MarkEnded(who=f.name, kind=m.kind, by=m.by,
-                                                          why=f"the {at} of {name}'s turn (§12)")])
+                                                          why=f"the {at} of {name}'s turn, §12")])
         return events
 
     def _death_save(self, work: SrdState, f: Fighter, dice: Dice) -> list[Event]:
@@ -1298,7 +1298,7 @@ class Srd52(Rules[SrdState]):
                 events += self._emit(work, [Fell(who=t.name, dead=True, rule=R(9),
                                                  why=f"massive damage: {over} left over >= HP maximum {t.hp_max}")])
             else:
-                events += self._emit(work, [Fell(who=t.name, dead=False, rule=R(9), why="Unconscious at 0 HP")])
+                events += self._emit(work, [Fell(who=t.name, dead=False, rule=R(9), why="0 HP, §9")])
             if t.concentration:
                 events += self._emit(work, [ConcentrationEnded(
                     who=t.name, spell=t.concentration, why="dead" if t.dead else "Incapacitated (Unconscious)")])

@@ -336,7 +336,7 @@ def test_conditions_anchored_to_a_turn_expire_as_events_and_come_back_on_undo(me
     do(enc, Next())
     do(enc, StartRound())
     ended = do(enc, Next())  # Ann's turn 2 ends
-    assert one(ended, MarkEnded).why == "the end of Ann's turn (§12)"
+    assert one(ended, MarkEnded).why == "the end of Ann's turn, §12"
     assert effects(enc, "Orc") == []
     do(enc, ApplyEffect(who="Ann", kind="prone"))  # something after, then undo both
     enc.undo(2, "undo 2")
