@@ -303,7 +303,7 @@ class Initiative(msgspec.Struct, frozen=True):
     score: Derivation
 
 
-class RoundStarted(Event, frozen=True, tag="srd-5.2.round-started"):
+class RoundStarted(Event, frozen=True, tag="srd-5.2.round-started", omit_defaults=True):
     round: int
     order: tuple[str, ...]
     rolled: tuple[Initiative, ...] = ()
@@ -311,20 +311,20 @@ class RoundStarted(Event, frozen=True, tag="srd-5.2.round-started"):
     tie_rule: str = ""
 
 
-class TurnStarted(Event, frozen=True, tag="srd-5.2.turn-started"):
+class TurnStarted(Event, frozen=True, tag="srd-5.2.turn-started", omit_defaults=True):
     who: str  # LAIR: count 20
     skipped: tuple[str, ...] = ()  # turns passed by since the last one (dead, left)
 
 
-class TurnEnded(Event, frozen=True, tag="srd-5.2.turn-ended"):
+class TurnEnded(Event, frozen=True, tag="srd-5.2.turn-ended", omit_defaults=True):
     who: str
 
 
-class RoundEnded(Event, frozen=True, tag="srd-5.2.round-ended"):
+class RoundEnded(Event, frozen=True, tag="srd-5.2.round-ended", omit_defaults=True):
     round: int
 
 
-class Acted(Event, frozen=True, tag="srd-5.2.acted"):
+class Acted(Event, frozen=True, tag="srd-5.2.acted", omit_defaults=True):
     """An action, Bonus Action, free interaction, legendary or lair use that changes no HP."""
 
     who: str
@@ -337,13 +337,13 @@ class Acted(Event, frozen=True, tag="srd-5.2.acted"):
     recharge: bool = False
 
 
-class Moved(Event, frozen=True, tag="srd-5.2.moved"):
+class Moved(Event, frozen=True, tag="srd-5.2.moved", omit_defaults=True):
     who: str
     cost: Derivation
     stood: bool = False
 
 
-class Attacked(Event, frozen=True, tag="srd-5.2.attacked"):
+class Attacked(Event, frozen=True, tag="srd-5.2.attacked", omit_defaults=True):
     who: str
     target: str
     use: str
@@ -356,7 +356,7 @@ class Attacked(Event, frozen=True, tag="srd-5.2.attacked"):
     recharge: bool = False
 
 
-class Damaged(Event, frozen=True, tag="srd-5.2.damaged"):
+class Damaged(Event, frozen=True, tag="srd-5.2.damaged", omit_defaults=True):
     who: str
     damage: Derivation
     damage_type: str = ""
@@ -366,7 +366,7 @@ class Damaged(Event, frozen=True, tag="srd-5.2.damaged"):
     crit: bool = False
 
 
-class Fell(Event, frozen=True, tag="srd-5.2.fell"):
+class Fell(Event, frozen=True, tag="srd-5.2.fell", omit_defaults=True):
     """To 0 HP: dead, or Unconscious; or dead at 0 HP."""
 
     who: str
@@ -375,7 +375,7 @@ class Fell(Event, frozen=True, tag="srd-5.2.fell"):
     rule: str
 
 
-class DeathSave(Event, frozen=True, tag="srd-5.2.death-save"):
+class DeathSave(Event, frozen=True, tag="srd-5.2.death-save", omit_defaults=True):
     who: str
     save: Derivation | None  # None: a failure from damage
     successes: int
@@ -383,44 +383,44 @@ class DeathSave(Event, frozen=True, tag="srd-5.2.death-save"):
     outcome: str  # success, failure, stable, dead, revived
 
 
-class Healed(Event, frozen=True, tag="srd-5.2.healed"):
+class Healed(Event, frozen=True, tag="srd-5.2.healed", omit_defaults=True):
     who: str
     amount: int
     hp_left: int
     woke: bool = False
 
 
-class TempGained(Event, frozen=True, tag="srd-5.2.temp-gained"):
+class TempGained(Event, frozen=True, tag="srd-5.2.temp-gained", omit_defaults=True):
     who: str
     temp: int
     had: int
 
 
-class Stabilised(Event, frozen=True, tag="srd-5.2.stabilised"):
+class Stabilised(Event, frozen=True, tag="srd-5.2.stabilised", omit_defaults=True):
     who: str
     by: str
     check: Derivation | None = None
 
 
-class ConcentrationSaved(Event, frozen=True, tag="srd-5.2.concentration-save"):
+class ConcentrationSaved(Event, frozen=True, tag="srd-5.2.concentration-save", omit_defaults=True):
     who: str
     dc: Derivation
     save: Derivation
     kept: bool
 
 
-class ConcentrationStarted(Event, frozen=True, tag="srd-5.2.concentration-started"):
+class ConcentrationStarted(Event, frozen=True, tag="srd-5.2.concentration-started", omit_defaults=True):
     who: str
     spell: str
 
 
-class ConcentrationEnded(Event, frozen=True, tag="srd-5.2.concentration-ended"):
+class ConcentrationEnded(Event, frozen=True, tag="srd-5.2.concentration-ended", omit_defaults=True):
     who: str
     spell: str
     why: str
 
 
-class MarkAdded(Event, frozen=True, tag="srd-5.2.mark-added"):
+class MarkAdded(Event, frozen=True, tag="srd-5.2.mark-added", omit_defaults=True):
     who: str
     kind: str
     by: str = ""
@@ -433,23 +433,23 @@ class MarkAdded(Event, frozen=True, tag="srd-5.2.mark-added"):
     spell: str = ""
 
 
-class MarkEnded(Event, frozen=True, tag="srd-5.2.mark-ended"):
+class MarkEnded(Event, frozen=True, tag="srd-5.2.mark-ended", omit_defaults=True):
     who: str
     kind: str
     why: str
     by: str = ""
 
 
-class ReadyFired(Event, frozen=True, tag="srd-5.2.ready-fired"):
+class ReadyFired(Event, frozen=True, tag="srd-5.2.ready-fired", omit_defaults=True):
     who: str
 
 
-class ReadyLapsed(Event, frozen=True, tag="srd-5.2.ready-lapsed"):
+class ReadyLapsed(Event, frozen=True, tag="srd-5.2.ready-lapsed", omit_defaults=True):
     who: str
     why: str
 
 
-class Recharged(Event, frozen=True, tag="srd-5.2.recharged"):
+class Recharged(Event, frozen=True, tag="srd-5.2.recharged", omit_defaults=True):
     who: str
     roll: Roll
     ready: bool
