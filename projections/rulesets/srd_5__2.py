@@ -37,8 +37,8 @@ first turn), ``ties`` (ask: ``round --with order=A+B`` orders tied combatants, t
 waits for it; dex: higher modifier then characters, then the order added; rolloff: d20
 roll-offs), ``initiative`` (roll or score), ``identical`` (what shares a roll: ``count``,
 the creatures one ``add --count`` made, or ``none``), ``late`` (a combatant added after
-the first round rolls and takes its place, or acts ``last``), ``legendary-start``
-(full uses before its first turn, or none), ``legendary-repeat`` (1 use after one
+the first round rolls and takes its place, after any it ties with, or acts ``last``),
+``legendary-start`` (full uses before its first turn, or none), ``legendary-repeat`` (1 use after one
 creature's turn, or any), ``legendary-skipped`` (uses after a turn that was skipped:
 yes or no), ``lair`` (none, or a lair action at count 20 losing ties, by a monster with
 ``lair=1``), ``concentration-save`` (per-hit: one save a hit, its DC from the hit's whole damage;
@@ -160,7 +160,8 @@ DAMAGE_TYPES = frozenset({
 })
 USES = ("action", "bonus", "reaction", "legendary", "ready")
 ACTIONS: dict[str, ActionInfo] = {
-    "attack": ActionInfo("action", "--target WHO --with hit=N --with damage=1d6+2 --with type=T: one attack roll (§4, §6)"),
+    "attack": ActionInfo("action", "--target WHO --with hit=N --with damage=1d6+2 --with type=T: one attack roll "
+                         "(§4, §6)"),
     "dash": ActionInfo("action", "extra movement equal to its Speed this turn (§4)"),
     "disengage": ActionInfo("action", "no opportunity attacks from its movement this turn (§4, §5)"),
     "dodge": ActionInfo("action", "attacks against it: Disadvantage until its next turn starts (§4)"),
@@ -689,7 +690,8 @@ class Srd52(Rules[SrdState]):
                 continue
             roll = dice.roll(key, 2 if mode else 1, 20)
             kept = max(roll.faces) if mode == "advantage" else min(roll.faces) if mode else roll.faces[0]
-            d20 = "d20" if not mode else f"d20 ({mode}: {'higher' if mode == 'advantage' else 'lower'} of {roll.faces[0]}, {roll.faces[1]})"
+            kept_which = "higher" if mode == "advantage" else "lower"
+            d20 = f"d20 ({mode}: {kept_which} of {roll.faces[0]}, {roll.faces[1]})" if mode else "d20"
             terms.insert(0, Term(d20, kept))
             value = sum(t.value for t in terms)
             formula = " + ".join(t.name for t in terms)
@@ -711,8 +713,9 @@ class Srd52(Rules[SrdState]):
         tie_words = ""
         ranked: dict[tuple[str, ...], tuple[int, ...]] = {}
         for score, tied in by_score.items():
-            olds = [n for n in placed if scores[n] == score]
-            if len(tied) + len(olds) < 2:
+            # Only the newly rolled need settling: one tying with a creature already in the
+            # order takes its place after it (the order never changes, §2).
+            if len(tied) < 2:
                 ranked[tied[0]] = (0,)
                 continue
             if rule == "ask":
@@ -723,7 +726,7 @@ class Srd52(Rules[SrdState]):
                     at = [i for i, w in enumerate(wanted) if w in {n.lower() for n in unit} or (group and w == group)]
                     if not at:
                         names = ", ".join(" ".join(u) if len(u) == 1 else f"{state.fighters[u[0]].group} ({len(u)})"
-                                          for u in tied) + (f" (and {', '.join(olds)} placed)" if olds else "")
+                                          for u in tied)
                         raise RuleViolation(f"a tie at {score}: {names}; give the order with --with order=A+B "
                                             "(option ties=ask: the GM and the players settle it)", R(2))
                     keys[unit] = (min(at),)
@@ -1812,7 +1815,8 @@ class Srd52(Rules[SrdState]):
                 return f"{who} attacks {target}: {roll.value} ({roll.formula}{extra}), {outcome}"
             case Damaged(who=who, damage=damage, damage_type=dtype, temp_left=temp, hp_left=hp):
                 kind = f" {dtype}" if dtype else ""
-                return f"{who} takes {damage.value}{kind} damage ({hp} HP" + (f", {temp} temporary" if temp else "") + " left)"
+                temporary = f", {temp} temporary" if temp else ""
+                return f"{who} takes {damage.value}{kind} damage ({hp} HP{temporary} left)"
             case Fell(who=who, dead=dead, why=why):
                 return f"{who} {'dies' if dead else 'falls Unconscious'}: {why}"
             case DeathSave(who=who, save=save, successes=s, failures=fails, outcome=outcome):

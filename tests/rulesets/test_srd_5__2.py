@@ -744,3 +744,13 @@ def test_a_bad_attack_is_refused_before_any_die_even_a_miss(memory_store: Store,
     # A natural 1 would miss and never read the damage: the spec is refused all the same.
     refused(enc, Declare(who="Ann", action="attack", target="Orc", rolls={"Ann": (1,)}, details=details), BadInput,
             message)
+
+
+def test_a_late_arrival_tying_with_one_in_the_order_acts_after_it(memory_store: Store) -> None:
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}), ("Orc", "foes", {"hp": "9", "ac": "12"}))
+    do(enc, StartRound(rolls={"Ann": (15,), "Orc": (5,)}))
+    do(enc, AddCombatant(name="Late", side="foes", stats={"hp": "9", "ac": "12"}))
+    do(enc, Next())
+    do(enc, Next())
+    # Late rolls 15 + 0, Ann's 15: no order asked (ties=ask), the order already fixed goes first (§2).
+    assert one(do(enc, StartRound(rolls={"Late": (15,)})), RoundStarted).order == ("Ann", "Late", "Orc")
