@@ -754,3 +754,25 @@ def test_a_late_arrival_tying_with_one_in_the_order_acts_after_it(memory_store: 
     do(enc, Next())
     # Late rolls 15 + 0, Ann's 15: no order asked (ties=ask), the order already fixed goes first (§2).
     assert one(do(enc, StartRound(rolls={"Late": (15,)})), RoundStarted).order == ("Ann", "Late", "Orc")
+
+
+def test_state_of_the_sample_fits_80_columns_with_what_the_gm_tracks(cli: Cli) -> None:
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parents[2] / "samples" / "chapel-drake.skirmish"
+    cli.ok("run", str(sample))
+    out = cli.ok("state")
+    assert all(len(line) <= 80 for line in out.splitlines()), out
+    # Hauser at 0 HP after one death save of 11 (a success); the Ogre held for 10 starts of
+    # Tamsin's turn, none passed yet (her round-2 turn comes after Hauser's).
+    assert "0/30" in out and "death saves (1S 0F)" in out
+    assert "paralyzed (start Tamsin, 10 left)" in out
+    assert "concentration (Hold-Monster)" in out
+    assert "Goblin 1  foes   dead" in out
+    cli.ok("declare", "Tamsin", "attack", "--target", "Drake", "--with", "as=reaction", "--with", "hit=5",
+           "--roll", "Tamsin=2")
+    out = cli.ok("state")
+    assert "reaction used" in out
+    cli.ok("next")  # Tamsin's turn starts: her Reaction back, one start of her turn passed
+    out = cli.ok("state")
+    assert "reaction used" not in out and "paralyzed (start Tamsin, 9 left)" in out
