@@ -537,24 +537,15 @@ def test_legendary_uses_before_its_first_turn_per_option(memory_store: Store, op
 
 
 def test_legendary_any_allows_several_uses_after_one_turn(memory_store: Store) -> None:
-    enc = fight(memory_store, ("Drake", "foes", {"hp": "50", "ac": "17", "legendary": "3"}),
-                ("Ann", "party", {"hp": "9", "ac": "12"}), **{"legendary-repeat": "any"})
-    do(enc, StartRound(rolls={"Ann": (15,), "Drake": (5,)}))
-    do(enc, Next())  # after Ann's turn; the Drake's own turn starts, so end the round first
-    do(enc, Next())  # after the Drake's turn: the round ends
-    do(enc, StartRound())
-    do(enc, Next())  # Ann's turn ended: the Drake's turn now, its own: back to between rounds
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}),
+                ("Drake", "foes", {"hp": "50", "ac": "17", "legendary": "3"}), ("Bob", "party", {"hp": "9", "ac": "12"}),
+                **{"legendary-repeat": "any"})
+    do(enc, StartRound(rolls={"Drake": (20,), "Ann": (15,), "Bob": (5,)}))
     do(enc, Next())
-    # Between rounds, after its own turn, it may not; a round in which Ann acts after it:
-    enc2 = fight(Store(":memory:"), ("Ann", "party", {"hp": "9", "ac": "12"}),
-                 ("Drake", "foes", {"hp": "50", "ac": "17", "legendary": "3"}), ("Bob", "party", {"hp": "9", "ac": "12"}),
-                 **{"legendary-repeat": "any"})
-    do(enc2, StartRound(rolls={"Drake": (20,), "Ann": (15,), "Bob": (5,)}))
-    do(enc2, Next())
-    do(enc2, Next())  # Bob's turn: after Ann's
+    do(enc, Next())  # Bob's turn: after Ann's, all three uses at once (§16, option any)
     for _ in range(3):
-        do(enc2, Declare(who="Drake", action="legendary"))
-    assert who(enc2, "Drake").legendary == "0/3"
+        do(enc, Declare(who="Drake", action="legendary"))
+    assert who(enc, "Drake").legendary == "0/3"
 
 
 @pytest.mark.parametrize(("option", "allowed"), [("yes", True), ("no", False)])
