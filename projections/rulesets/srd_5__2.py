@@ -37,8 +37,8 @@ first turn), ``ties`` (ask: ``round --with order=A+B`` orders tied combatants, t
 waits for it; dex: higher modifier then characters, then the order added; rolloff: d20
 roll-offs), ``initiative`` (roll or score), ``identical`` (what shares a roll: ``count``,
 the creatures one ``add --count`` made, or ``none``), ``late`` (a combatant added after
-the first round rolls and takes its place, or acts ``last``), ``legendary-start``
-(full uses before its first turn, or none), ``legendary-repeat`` (1 use after one
+the first round rolls and takes its place, after any it ties with, or acts ``last``),
+``legendary-start`` (full uses before its first turn, or none), ``legendary-repeat`` (1 use after one
 creature's turn, or any), ``legendary-skipped`` (uses after a turn that was skipped:
 yes or no), ``lair`` (none, or a lair action at count 20 losing ties, by a monster with
 ``lair=1``), ``concentration-save`` (per-hit: one save a hit, its DC from the hit's whole damage;
@@ -160,7 +160,8 @@ DAMAGE_TYPES = frozenset({
 })
 USES = ("action", "bonus", "reaction", "legendary", "ready")
 ACTIONS: dict[str, ActionInfo] = {
-    "attack": ActionInfo("action", "--target WHO --with hit=N --with damage=1d6+2 --with type=T: one attack roll (§4, §6)"),
+    "attack": ActionInfo("action", "--target WHO --with hit=N --with damage=1d6+2 --with type=T: one attack roll "
+                         "(§4, §6)"),
     "dash": ActionInfo("action", "extra movement equal to its Speed this turn (§4)"),
     "disengage": ActionInfo("action", "no opportunity attacks from its movement this turn (§4, §5)"),
     "dodge": ActionInfo("action", "attacks against it: Disadvantage until its next turn starts (§4)"),
@@ -303,7 +304,7 @@ class Initiative(msgspec.Struct, frozen=True):
     score: Derivation
 
 
-class RoundStarted(Event, frozen=True, tag="srd-5.2.round-started"):
+class RoundStarted(Event, frozen=True, tag="srd-5.2.round-started", omit_defaults=True):
     round: int
     order: tuple[str, ...]
     rolled: tuple[Initiative, ...] = ()
@@ -311,20 +312,20 @@ class RoundStarted(Event, frozen=True, tag="srd-5.2.round-started"):
     tie_rule: str = ""
 
 
-class TurnStarted(Event, frozen=True, tag="srd-5.2.turn-started"):
+class TurnStarted(Event, frozen=True, tag="srd-5.2.turn-started", omit_defaults=True):
     who: str  # LAIR: count 20
     skipped: tuple[str, ...] = ()  # turns passed by since the last one (dead, left)
 
 
-class TurnEnded(Event, frozen=True, tag="srd-5.2.turn-ended"):
+class TurnEnded(Event, frozen=True, tag="srd-5.2.turn-ended", omit_defaults=True):
     who: str
 
 
-class RoundEnded(Event, frozen=True, tag="srd-5.2.round-ended"):
+class RoundEnded(Event, frozen=True, tag="srd-5.2.round-ended", omit_defaults=True):
     round: int
 
 
-class Acted(Event, frozen=True, tag="srd-5.2.acted"):
+class Acted(Event, frozen=True, tag="srd-5.2.acted", omit_defaults=True):
     """An action, Bonus Action, free interaction, legendary or lair use that changes no HP."""
 
     who: str
@@ -337,13 +338,13 @@ class Acted(Event, frozen=True, tag="srd-5.2.acted"):
     recharge: bool = False
 
 
-class Moved(Event, frozen=True, tag="srd-5.2.moved"):
+class Moved(Event, frozen=True, tag="srd-5.2.moved", omit_defaults=True):
     who: str
     cost: Derivation
     stood: bool = False
 
 
-class Attacked(Event, frozen=True, tag="srd-5.2.attacked"):
+class Attacked(Event, frozen=True, tag="srd-5.2.attacked", omit_defaults=True):
     who: str
     target: str
     use: str
@@ -356,7 +357,7 @@ class Attacked(Event, frozen=True, tag="srd-5.2.attacked"):
     recharge: bool = False
 
 
-class Damaged(Event, frozen=True, tag="srd-5.2.damaged"):
+class Damaged(Event, frozen=True, tag="srd-5.2.damaged", omit_defaults=True):
     who: str
     damage: Derivation
     damage_type: str = ""
@@ -366,7 +367,7 @@ class Damaged(Event, frozen=True, tag="srd-5.2.damaged"):
     crit: bool = False
 
 
-class Fell(Event, frozen=True, tag="srd-5.2.fell"):
+class Fell(Event, frozen=True, tag="srd-5.2.fell", omit_defaults=True):
     """To 0 HP: dead, or Unconscious; or dead at 0 HP."""
 
     who: str
@@ -375,7 +376,7 @@ class Fell(Event, frozen=True, tag="srd-5.2.fell"):
     rule: str
 
 
-class DeathSave(Event, frozen=True, tag="srd-5.2.death-save"):
+class DeathSave(Event, frozen=True, tag="srd-5.2.death-save", omit_defaults=True):
     who: str
     save: Derivation | None  # None: a failure from damage
     successes: int
@@ -383,44 +384,44 @@ class DeathSave(Event, frozen=True, tag="srd-5.2.death-save"):
     outcome: str  # success, failure, stable, dead, revived
 
 
-class Healed(Event, frozen=True, tag="srd-5.2.healed"):
+class Healed(Event, frozen=True, tag="srd-5.2.healed", omit_defaults=True):
     who: str
     amount: int
     hp_left: int
     woke: bool = False
 
 
-class TempGained(Event, frozen=True, tag="srd-5.2.temp-gained"):
+class TempGained(Event, frozen=True, tag="srd-5.2.temp-gained", omit_defaults=True):
     who: str
     temp: int
     had: int
 
 
-class Stabilised(Event, frozen=True, tag="srd-5.2.stabilised"):
+class Stabilised(Event, frozen=True, tag="srd-5.2.stabilised", omit_defaults=True):
     who: str
     by: str
     check: Derivation | None = None
 
 
-class ConcentrationSaved(Event, frozen=True, tag="srd-5.2.concentration-save"):
+class ConcentrationSaved(Event, frozen=True, tag="srd-5.2.concentration-save", omit_defaults=True):
     who: str
     dc: Derivation
     save: Derivation
     kept: bool
 
 
-class ConcentrationStarted(Event, frozen=True, tag="srd-5.2.concentration-started"):
+class ConcentrationStarted(Event, frozen=True, tag="srd-5.2.concentration-started", omit_defaults=True):
     who: str
     spell: str
 
 
-class ConcentrationEnded(Event, frozen=True, tag="srd-5.2.concentration-ended"):
+class ConcentrationEnded(Event, frozen=True, tag="srd-5.2.concentration-ended", omit_defaults=True):
     who: str
     spell: str
     why: str
 
 
-class MarkAdded(Event, frozen=True, tag="srd-5.2.mark-added"):
+class MarkAdded(Event, frozen=True, tag="srd-5.2.mark-added", omit_defaults=True):
     who: str
     kind: str
     by: str = ""
@@ -433,23 +434,23 @@ class MarkAdded(Event, frozen=True, tag="srd-5.2.mark-added"):
     spell: str = ""
 
 
-class MarkEnded(Event, frozen=True, tag="srd-5.2.mark-ended"):
+class MarkEnded(Event, frozen=True, tag="srd-5.2.mark-ended", omit_defaults=True):
     who: str
     kind: str
     why: str
     by: str = ""
 
 
-class ReadyFired(Event, frozen=True, tag="srd-5.2.ready-fired"):
+class ReadyFired(Event, frozen=True, tag="srd-5.2.ready-fired", omit_defaults=True):
     who: str
 
 
-class ReadyLapsed(Event, frozen=True, tag="srd-5.2.ready-lapsed"):
+class ReadyLapsed(Event, frozen=True, tag="srd-5.2.ready-lapsed", omit_defaults=True):
     who: str
     why: str
 
 
-class Recharged(Event, frozen=True, tag="srd-5.2.recharged"):
+class Recharged(Event, frozen=True, tag="srd-5.2.recharged", omit_defaults=True):
     who: str
     roll: Roll
     ready: bool
@@ -601,7 +602,8 @@ class Srd52(Rules[SrdState]):
             for key, words in event.traits.items():
                 for word in _words(words):
                     if word not in DAMAGE_TYPES and not (key == "immune" and word in CONDITIONS):
-                        raise BadInput(f"{key}={words}: {word!r} is no damage type{' or condition' if key == 'immune' else ''} (§7)")
+                        kinds = "damage type or condition" if key == "immune" else "damage type"
+                        raise BadInput(f"{key}={words}: {word!r} is no {kinds} ({R(7)})")
             out.append(CombatantAdded(name=event.name, side=event.side, stats=stats, traits=event.traits))
         return out
 
@@ -688,7 +690,8 @@ class Srd52(Rules[SrdState]):
                 continue
             roll = dice.roll(key, 2 if mode else 1, 20)
             kept = max(roll.faces) if mode == "advantage" else min(roll.faces) if mode else roll.faces[0]
-            d20 = "d20" if not mode else f"d20 ({mode}: {'higher' if mode == 'advantage' else 'lower'} of {roll.faces[0]}, {roll.faces[1]})"
+            kept_which = "higher" if mode == "advantage" else "lower"
+            d20 = f"d20 ({mode}: {kept_which} of {roll.faces[0]}, {roll.faces[1]})" if mode else "d20"
             terms.insert(0, Term(d20, kept))
             value = sum(t.value for t in terms)
             formula = " + ".join(t.name for t in terms)
@@ -710,8 +713,9 @@ class Srd52(Rules[SrdState]):
         tie_words = ""
         ranked: dict[tuple[str, ...], tuple[int, ...]] = {}
         for score, tied in by_score.items():
-            olds = [n for n in placed if scores[n] == score]
-            if len(tied) + len(olds) < 2:
+            # Only the newly rolled need settling: one tying with a creature already in the
+            # order takes its place after it (the order never changes, §2).
+            if len(tied) < 2:
                 ranked[tied[0]] = (0,)
                 continue
             if rule == "ask":
@@ -722,7 +726,7 @@ class Srd52(Rules[SrdState]):
                     at = [i for i, w in enumerate(wanted) if w in {n.lower() for n in unit} or (group and w == group)]
                     if not at:
                         names = ", ".join(" ".join(u) if len(u) == 1 else f"{state.fighters[u[0]].group} ({len(u)})"
-                                          for u in tied) + (f" (and {', '.join(olds)} placed)" if olds else "")
+                                          for u in tied)
                         raise RuleViolation(f"a tie at {score}: {names}; give the order with --with order=A+B "
                                             "(option ties=ask: the GM and the players settle it)", R(2))
                     keys[unit] = (min(at),)
@@ -828,7 +832,7 @@ class Srd52(Rules[SrdState]):
             for m in list(f.marks):
                 if m.anchor == name and m.at == at and m.left == 0:
                     events += self._emit(work, [MarkEnded(who=f.name, kind=m.kind, by=m.by,
-                                                          why=f"the {at} of {name}'s turn (§12)")])
+                                                          why=f"the {at} of {name}'s turn, §12")])
         return events
 
     def _death_save(self, work: SrdState, f: Fighter, dice: Dice) -> list[Event]:
@@ -1137,9 +1141,19 @@ class Srd52(Rules[SrdState]):
         if cmd.details.get("dis") == "yes":
             dis.append("--with dis")
         mode = "advantage" if adv and not dis else "disadvantage" if dis and not adv else ""
+        if cmd.details.get("damage") is not None:
+            self._check_damage(cmd.details["damage"])
+        extra = cmd.details.get("extra")
+        if extra is not None:
+            spec2, _, dtype2 = extra.partition(":")
+            if dtype2 not in DAMAGE_TYPES or cmd.details.get("damage") is None:
+                raise BadInput(f"--with extra= takes dice and a damage type (2d6:fire) beside --with damage=, "
+                               f"not {extra!r}")
+            self._check_damage(spec2, "extra")
+        bonus = detail_int(cmd, "hit")
         roll = dice.roll(f.name, 2 if mode else 1, 20)
         kept = max(roll.faces) if mode == "advantage" else min(roll.faces) if mode else roll.faces[0]
-        terms = [Term("d20", kept), Term("attack bonus", detail_int(cmd, "hit"))]
+        terms = [Term("d20", kept), Term("attack bonus", bonus)]
         terms += self._exhaustion_terms(state, f)
         total = sum(x.value for x in terms)
         d20 = kept  # the die kept is the natural one (§6)
@@ -1170,11 +1184,8 @@ class Srd52(Rules[SrdState]):
             return events  # the GM types the damage with `damage` (a hit's effect, not its dice)
         parts = [(self._damage_roll(spec, crit, f"dmg:{f.name}", dice, detail_int(cmd, "adjust")),
                   cmd.details.get("type", ""))]
-        extra = cmd.details.get("extra")
         if extra is not None:
             spec2, _, dtype2 = extra.partition(":")
-            if dtype2 not in DAMAGE_TYPES:
-                raise BadInput(f"--with extra= takes dice and a damage type (2d6:fire), not {extra!r}")
             parts.append((self._damage_roll(spec2, crit, f"extra:{f.name}", dice, 0), dtype2))
         events += self._hurt(work, work.fighters[t.name], parts, crit, f.name, dice,
                              knockout=cmd.details.get("knockout") == "yes")
@@ -1208,17 +1219,22 @@ class Srd52(Rules[SrdState]):
             dis.append(f"{f.name} Exhaustion {f.exhaustion} (5.1)")
         return adv, dis
 
-    def _damage_roll(self, spec: str, crit: bool, key: str, dice: Dice, adjust: int) -> Derivation:
+    def _check_damage(self, spec: str, flag: str = "damage") -> tuple[str | None, str | None, str | None, str | None]:
+        """A damage spec's parts, or a refusal naming it: checked before any die is rolled."""
         m = _DICE.match(spec.strip().replace(" ", ""))
         if not m or not spec.strip() or (m.group(1) is None and m.group(3) == "-"):
-            raise BadInput(f"--with damage= takes dice and a modifier (1d6+2) or a number, not {spec!r}")
+            raise BadInput(f"--with {flag}= takes dice and a modifier (1d6+2) or a number, not {spec!r}")
         count, sides, sign, flat = m.groups()
+        if count is not None and not (1 <= int(count) <= 40 and 2 <= int(sides) <= 100):
+            raise BadInput(f"--with {flag}={spec}: 1 to 40 dice of 2 to 100 sides")
+        return count, sides, sign, flat
+
+    def _damage_roll(self, spec: str, crit: bool, key: str, dice: Dice, adjust: int) -> Derivation:
+        count, sides, sign, flat = self._check_damage(spec)
         terms: list[Term] = []
         roll: Roll | None = None
-        if count is not None:
+        if count is not None and sides is not None:
             n, s = int(count), int(sides)
-            if not (1 <= n <= 40 and 2 <= s <= 100):
-                raise BadInput(f"--with damage={spec}: 1 to 40 dice of 2 to 100 sides")
             roll = dice.roll(key, 2 * n if crit else n, s)
             label = f"{2 * n}d{s} (Critical Hit: the dice twice)" if crit else f"{n}d{s}"
             terms.append(Term(label, roll.total))
@@ -1285,7 +1301,7 @@ class Srd52(Rules[SrdState]):
                 events += self._emit(work, [Fell(who=t.name, dead=True, rule=R(9),
                                                  why=f"massive damage: {over} left over >= HP maximum {t.hp_max}")])
             else:
-                events += self._emit(work, [Fell(who=t.name, dead=False, rule=R(9), why="Unconscious at 0 HP")])
+                events += self._emit(work, [Fell(who=t.name, dead=False, rule=R(9), why="0 HP, §9")])
             if t.concentration:
                 events += self._emit(work, [ConcentrationEnded(
                     who=t.name, spell=t.concentration, why="dead" if t.dead else "Incapacitated (Unconscious)")])
@@ -1653,9 +1669,6 @@ class Srd52(Rules[SrdState]):
             if level >= 6:
                 f.dead = True
             return
-        if event.kind == "stable":
-            f.stable = True
-            return
         f.marks = [m for m in f.marks if not (m.kind == event.kind and m.by == event.by)]
         f.marks.append(Mark(kind=event.kind, by=event.by, anchor=event.anchor, at=event.at, left=event.left,
                             skip=event.skip, detail=event.detail, custom=event.custom, spell=event.spell))
@@ -1802,7 +1815,8 @@ class Srd52(Rules[SrdState]):
                 return f"{who} attacks {target}: {roll.value} ({roll.formula}{extra}), {outcome}"
             case Damaged(who=who, damage=damage, damage_type=dtype, temp_left=temp, hp_left=hp):
                 kind = f" {dtype}" if dtype else ""
-                return f"{who} takes {damage.value}{kind} damage ({hp} HP" + (f", {temp} temporary" if temp else "") + " left)"
+                temporary = f", {temp} temporary" if temp else ""
+                return f"{who} takes {damage.value}{kind} damage ({hp} HP{temporary} left)"
             case Fell(who=who, dead=dead, why=why):
                 return f"{who} {'dies' if dead else 'falls Unconscious'}: {why}"
             case DeathSave(who=who, save=save, successes=s, failures=fails, outcome=outcome):

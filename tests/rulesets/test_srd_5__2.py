@@ -336,7 +336,7 @@ def test_conditions_anchored_to_a_turn_expire_as_events_and_come_back_on_undo(me
     do(enc, Next())
     do(enc, StartRound())
     ended = do(enc, Next())  # Ann's turn 2 ends
-    assert one(ended, MarkEnded).why == "the end of Ann's turn (§12)"
+    assert one(ended, MarkEnded).why == "the end of Ann's turn, §12"
     assert effects(enc, "Orc") == []
     do(enc, ApplyEffect(who="Ann", kind="prone"))  # something after, then undo both
     enc.undo(2, "undo 2")
@@ -391,7 +391,7 @@ def test_movement_splits_around_the_action_up_to_speed_and_dash(memory_store: St
 def test_resist_names_damage_types(memory_store: Store) -> None:
     enc = fight(memory_store)
     refused(enc, AddCombatant(name="Imp", stats={"hp": "5", "ac": "10", "resist": "fire, lava"}), BadInput,
-            "resist=fire, lava: 'lava' is no damage type (§7)")
+            f"resist=fire, lava: 'lava' is no damage type ({R(7)})")
 
 
 def test_the_cli_plays_a_turn_with_typed_dice(cli: Cli) -> None:
@@ -537,24 +537,15 @@ def test_legendary_uses_before_its_first_turn_per_option(memory_store: Store, op
 
 
 def test_legendary_any_allows_several_uses_after_one_turn(memory_store: Store) -> None:
-    enc = fight(memory_store, ("Drake", "foes", {"hp": "50", "ac": "17", "legendary": "3"}),
-                ("Ann", "party", {"hp": "9", "ac": "12"}), **{"legendary-repeat": "any"})
-    do(enc, StartRound(rolls={"Ann": (15,), "Drake": (5,)}))
-    do(enc, Next())  # after Ann's turn; the Drake's own turn starts, so end the round first
-    do(enc, Next())  # after the Drake's turn: the round ends
-    do(enc, StartRound())
-    do(enc, Next())  # Ann's turn ended: the Drake's turn now, its own: back to between rounds
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}),
+                ("Drake", "foes", {"hp": "50", "ac": "17", "legendary": "3"}), ("Bob", "party", {"hp": "9", "ac": "12"}),
+                **{"legendary-repeat": "any"})
+    do(enc, StartRound(rolls={"Drake": (20,), "Ann": (15,), "Bob": (5,)}))
     do(enc, Next())
-    # Between rounds, after its own turn, it may not; a round in which Ann acts after it:
-    enc2 = fight(Store(":memory:"), ("Ann", "party", {"hp": "9", "ac": "12"}),
-                 ("Drake", "foes", {"hp": "50", "ac": "17", "legendary": "3"}), ("Bob", "party", {"hp": "9", "ac": "12"}),
-                 **{"legendary-repeat": "any"})
-    do(enc2, StartRound(rolls={"Drake": (20,), "Ann": (15,), "Bob": (5,)}))
-    do(enc2, Next())
-    do(enc2, Next())  # Bob's turn: after Ann's
+    do(enc, Next())  # Bob's turn: after Ann's, all three uses at once (§16, option any)
     for _ in range(3):
-        do(enc2, Declare(who="Drake", action="legendary"))
-    assert who(enc2, "Drake").legendary == "0/3"
+        do(enc, Declare(who="Drake", action="legendary"))
+    assert who(enc, "Drake").legendary == "0/3"
 
 
 @pytest.mark.parametrize(("option", "allowed"), [("yes", True), ("no", False)])
@@ -728,3 +719,51 @@ def test_the_effects_a_concentration_holds_end_with_it(memory_store: Store) -> N
     # 12 damage: DC max(10, floor(12 / 2) = 6) = 10; 4 + 0 = 4 < 10: lost, and the paralysis with it.
     do(enc, Damage(who="Tamsin", amount=12, rolls={"con:Tamsin": (4,)}))
     assert [k for k, _ in effects(enc, "Ogre")] == ["frightened"]
+
+
+@pytest.mark.parametrize(("details", "message"), [
+    ({"damage": "abc"}, "--with damage= takes dice and a modifier (1d6+2) or a number, not 'abc'"),
+    ({"damage": "99d6"}, "--with damage=99d6: 1 to 40 dice of 2 to 100 sides"),
+    ({"damage": "1d6", "extra": "2d6"}, "--with extra= takes dice and a damage type (2d6:fire) beside --with damage=, "
+                                        "not '2d6'"),
+    ({"hit": "abc"}, "--with hit= takes a whole number, not 'abc'"),
+])
+def test_a_bad_attack_is_refused_before_any_die_even_a_miss(memory_store: Store, details: dict[str, str],
+                                                            message: str) -> None:
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}), ("Orc", "foes", {"hp": "9", "ac": "12"}))
+    do(enc, StartRound(rolls={"Ann": (15,), "Orc": (5,)}))
+    # A natural 1 would miss and never read the damage: the spec is refused all the same.
+    refused(enc, Declare(who="Ann", action="attack", target="Orc", rolls={"Ann": (1,)}, details=details), BadInput,
+            message)
+
+
+def test_a_late_arrival_tying_with_one_in_the_order_acts_after_it(memory_store: Store) -> None:
+    enc = fight(memory_store, ("Ann", "party", {"hp": "9", "ac": "12"}), ("Orc", "foes", {"hp": "9", "ac": "12"}))
+    do(enc, StartRound(rolls={"Ann": (15,), "Orc": (5,)}))
+    do(enc, AddCombatant(name="Late", side="foes", stats={"hp": "9", "ac": "12"}))
+    do(enc, Next())
+    do(enc, Next())
+    # Late rolls 15 + 0, Ann's 15: no order asked (ties=ask), the order already fixed goes first (§2).
+    assert one(do(enc, StartRound(rolls={"Late": (15,)})), RoundStarted).order == ("Ann", "Late", "Orc")
+
+
+def test_state_of_the_sample_fits_80_columns_with_what_the_gm_tracks(cli: Cli) -> None:
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parents[2] / "samples" / "chapel-drake.skirmish"
+    cli.ok("run", str(sample))
+    out = cli.ok("state")
+    assert all(len(line) <= 80 for line in out.splitlines()), out
+    # Hauser at 0 HP after one death save of 11 (a success); the Ogre held for 10 starts of
+    # Tamsin's turn, none passed yet (her round-2 turn comes after Hauser's).
+    assert "0/30" in out and "death saves (1S 0F)" in out
+    assert "paralyzed (start Tamsin, 10 left)" in out
+    assert "concentration (Hold-Monster)" in out
+    assert "Goblin 1  foes   dead" in out
+    cli.ok("declare", "Tamsin", "attack", "--target", "Drake", "--with", "as=reaction", "--with", "hit=5",
+           "--roll", "Tamsin=2")
+    out = cli.ok("state")
+    assert "reaction used" in out
+    cli.ok("next")  # Tamsin's turn starts: her Reaction back, one start of her turn passed
+    out = cli.ok("state")
+    assert "reaction used" not in out and "paralyzed (start Tamsin, 9 left)" in out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import msgspec
 import pytest
 
@@ -46,3 +48,22 @@ def test_a_ruleset_id_with_a_dot_has_a_module_name_and_back() -> None:
 
     assert module_of("srd-5.2") == "srd_5__2" and ruleset_id_of("srd_5__2") == "srd-5.2"
     assert module_of("ap-countdown") == "ap_countdown" and ruleset_id_of("ap_countdown") == "ap-countdown"
+
+
+def test_a_roster_gives_a_text_stat_as_a_string_or_a_list(tmp_path: Path) -> None:
+    from skirmish.projections import roster
+    from skirmish.projections.ruleset import get_ruleset
+
+    path = tmp_path / "r.toml"
+    path.write_text('[Drone]\n"srd-5.2" = { hp = 20, ac = 17, resist = ["piercing", "slashing"], immune = "poison" }\n')
+    srd = get_ruleset("srd-5.2")
+    typed = roster.stats_for(roster.load(path)["Drone"], srd, path)
+    assert typed == {"hp": "20", "ac": "17", "resist": "piercing,slashing", "immune": "poison"}
+    assert check_traits(srd, "Drone", typed) == {"resist": "piercing,slashing", "immune": "poison"}
+    path.write_text('[Drone]\n"srd-5.2" = { hp = 20, ac = 17, resist = 3.5 }\n')
+    with pytest.raises(BadInput, match="srd-5.2 stat 'resist' is text or a list of texts, not '3.5'"):
+        roster.load(path)
+    # A number stat given as text is refused as before.
+    path.write_text('[Drone]\n"srd-5.2" = { hp = "many", ac = 17 }\n')
+    with pytest.raises(BadInput, match="srd-5.2 stat 'hp' must be a whole number, not 'many'"):
+        roster.load(path)

@@ -36,6 +36,9 @@ TURN = (
     Declare(who="", action="magic", details={"spell": "Bless", "concentration": "yes"}),
     Declare(who="", action="bonus", details={"by": "Cunning Action"}),
     Declare(who="", action="ready", trigger="the door opens", details={"then": "attack"}),
+    Declare(who="", action="hide", details={"bonus": "5"}), Declare(who="", action="search"),
+    Declare(who="", action="magic", details={"spell": "Breath", "recharge": "yes"}),
+    Declare(who="", action="help"),
 )
 
 
@@ -64,7 +67,11 @@ class SrdSupport:
             if c.acting:
                 out += [Declare(who=c.name, action="attack", target=target,
                                 details={"hit": "4", "damage": "1d8+2", "type": "fire"})] * 3
-                out += [Declare(who=c.name, action=d.action, amount=d.amount, trigger=d.trigger, details=d.details)
+                out += [Declare(who=c.name, action="attack", target=target,
+                                details={"hit": "6", "damage": "1d6", "type": "slashing", "extra": "1d4:cold",
+                                         "knockout": "yes", "cover": "half"})]
+                out += [Declare(who=c.name, action=d.action, amount=d.amount, trigger=d.trigger, details=d.details,
+                                target=target if d.action == "help" else None)
                         for d in TURN[turn % 4::4]]
             elif target:
                 out += [Declare(who=c.name, action="legendary"),
@@ -73,6 +80,9 @@ class SrdSupport:
             out += [Damage(who=c.name, amount=(turn % 9) + 1, details={"type": "fire"} if turn % 2 else {}),
                     Heal(who=c.name, amount=3), Heal(who=c.name, amount=4, details={"temp": "yes"}),
                     ApplyEffect(who=c.name, kind=("prone", "poisoned", "stunned", "exhaustion")[turn % 4], rounds=1),
+                    ApplyEffect(who=c.name, kind="frightened", rounds=1 + turn % 2,
+                                details={"at": ("start", "end")[turn % 2], "of": names[turn % len(names)]}),
+                    ApplyEffect(who=c.name, kind="concentration", details={"spell": "Bless"}),
                     ApplyEffect(who=c.name, kind="prone", end=True)]
             out += [Return(who=c.name)] if c.status == "left" else [Leave(who=c.name, reason="flees")]
         return out
