@@ -95,7 +95,8 @@ def test_end_refuses_play_until_undo_reopens_it(cli: Cli, ruleset: str) -> None:
     cli.ok("new", "Ends", "--rules", ruleset, "--seed", "3")
     stats = {"ap-countdown": ["qu=0", "hits=9"], "percent-activity": ["qu=0", "hits=9"],
              "crisis": ["int=0", "speed=0", "endurance=3", "health=3"],
-             "modular": ["agility=10", "dodge=5", "health=9"], "phases": ["initiative=3"]}[ruleset]
+             "modular": ["agility=10", "dodge=5", "health=9"], "phases": ["initiative=3"],
+             "srd-5.2": ["hp=9", "ac=12"]}[ruleset]
     cli.ok("add", "Orc", "--side", "foes", *(w for s in stats for w in ("--stat", s)))
     assert "ended" not in state(cli)
     out = cli.ok("end", "--reason", "the orcs flee")
@@ -292,6 +293,7 @@ ROSTER_STATS = {
     "crisis": (["int=1", "speed=2", "endurance=10", "health=8"], ["int=0", "speed=1", "endurance=6", "health=4"]),
     "modular": (["agility=47", "dodge=13", "health=30"], ["agility=20", "dodge=10", "health=25"]),
     "phases": (["initiative=4"], ["initiative=6"]),
+    "srd-5.2": (["hp=40", "ac=15", "dex=1"], ["hp=30", "ac=13"]),
 }
 
 
