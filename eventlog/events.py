@@ -125,8 +125,21 @@ class CombatantReturned(Event, frozen=True, tag="combatant-returned"):
     who: str
 
 
+class CombatantCarried(Event, frozen=True, tag="combatant-carried"):
+    """A combatant just added comes in from elsewhere (`carry`): where from, and its vital
+    figure there (None: at its maximum), which the ruleset starts it at. ``encounter``,
+    ``event`` and ``hash`` name the earlier encounter's head event when it came from one."""
+
+    who: str
+    source: str
+    vital: int | None = None
+    encounter: str = ""
+    event: int | None = None
+    hash: str = ""
+
+
 CORE_EVENTS: tuple[type[Event], ...] = (
-    EncounterStarted, CombatantAdded, NoteAdded, CombatantLeft, CombatantReturned,
+    EncounterStarted, CombatantAdded, NoteAdded, CombatantLeft, CombatantReturned, CombatantCarried,
 )
 
 # An upcaster turns an old stored body (as a dict) into the next version's layout. Those not

@@ -90,6 +90,7 @@ from typing import Literal
 import msgspec
 
 from skirmish.eventlog.commands import (
+    CarriedEffect,
     ApplyEffect,
     Cancel,
     Damage,
@@ -103,6 +104,7 @@ from skirmish.eventlog.commands import (
 )
 from skirmish.eventlog.errors import BadInput, RuleViolation
 from skirmish.eventlog.events import (
+    CombatantCarried,
     CombatantAdded,
     Derivation,
     EncounterStarted,
@@ -486,6 +488,16 @@ class Crisis(Rules[CrisisState]):
             name=event.name, side=event.side, stats=full, endurance=full["endurance"], health=full["health"],
             durability=full["durability"],
         )
+
+    @applies(CombatantCarried)
+    def _carried(self, state: CrisisState, event: CombatantCarried) -> None:
+        if event.vital is not None:  # Health lost in an earlier fight; Endurance comes back between fights
+            state.fighters[event.who].health = event.vital
+
+    def lasting(self, state: CrisisState, who: str) -> list[CarriedEffect]:
+        # Stunned runs to a turn of this fight; drunk, prone and the GM's own last until ended.
+        return [CarriedEffect(kind=c.kind, custom=c.kind not in CONDITIONS)
+                for c in state.fighters[who].conditions.values() if c.until is None and c.kind != "stunned"]
 
     @applies(TurnStarted)
     def _turn_started(self, state: CrisisState, event: TurnStarted) -> None:
