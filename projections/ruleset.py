@@ -381,7 +381,7 @@ class Rules(Generic[State]):
         what is not an effect overrides it."""
         from skirmish.projections.carry import lasting_from_view
 
-        return lasting_from_view(self.view(state), who)
+        return lasting_from_view(self.view(state), who)  # type: ignore[attr-defined]  # every ruleset has a view
 
     # Leaving and coming back are the same in every ruleset: a combatant's ``left`` flag
     # (a field of its fighter struct), which the ruleset's clock and refusals read. A

@@ -56,7 +56,9 @@ def read(data: dict[str, Any], where: str) -> Imported:
             raise fields.fault("Name", "is given twice in the export")
         creatures[creature.name] = creature
 
-    blocks, persons, saved = [], [], []
+    blocks: list[tuple[str, dict[str, Any]]] = []
+    persons: list[tuple[str, dict[str, Any]]] = []
+    saved: list[tuple[str, dict[str, Any]]] = []
     for key, raw in data.items():
         found = _KEY.match(key) if isinstance(key, str) else None
         if found is None or found.group(1) == "Spells":

@@ -1,0 +1,206 @@
+"""Stat blocks and saved fights read from the files GMs have (formats.md, sections 1 to 3).
+
+The fixtures in tests/fixtures/imports/ were written by hand from formats.md; every figure
+expected here is worked from the fixture's fields (a modifier is (score - 10) / 2, rounded down)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections import roster
+from skirmish.projections.imports import read
+from skirmish.projections.imports.mapping import rolled_hp, stats_for
+from skirmish.projections.imports.record import HitDice, Tag, srd_stats
+from skirmish.projections.ruleset import BUILT_IN, get_ruleset
+
+from support.cli import Cli
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "imports"
+
+
+def srd(name: str) -> dict[str, dict[str, int | str]]:
+    """File -> entries in the srd-5.2 ruleset's stat names (the pure mapping)."""
+    return {n: srd_stats(c) for n, c in read(FIXTURES / name).creatures.items()}
+
+
+def test_5e_database_2014_monsters() -> None:
+    found = read(FIXTURES / "5e-database-2014.json")
+    assert found.format == "5e-database (2014)"
+    assert srd("5e-database-2014.json") == {
+        # Dex 12: +1, the initiative modifier too (5e-database has no initiative field).
+        "Bog Lurker": {"hp": 22, "ac": 13, "dex": 1, "init": 1, "speed": 20, "legendary": 0, "pc": 0, "resist": "cold"},
+        # Dex 9: (9 - 10) / 2 rounded down = -1; legendary actions and no count: the SRD's 3.
+        "Marsh Wyrm": {"hp": 150, "ac": 18, "dex": -1, "init": -1, "speed": 40, "legendary": 3, "pc": 0,
+                       "vulnerable": "fire", "immune": "acid, poison"},
+    }
+    assert found.creatures["Marsh Wyrm"].hit_dice == HitDice(12, 12, 72)
+
+
+def test_5e_database_2024_monsters() -> None:
+    found = read(FIXTURES / "5e-database-2024.json")
+    assert found.format == "5e-database (2024)"
+    assert srd("5e-database-2024.json") == {
+        "Reed Stalker": {"hp": 33, "ac": 15, "dex": 3, "init": 3, "speed": 30, "legendary": 0, "pc": 0,
+                         "resist": "psychic"},
+    }
+
+
+def test_open5e_v1_page() -> None:
+    found = read(FIXTURES / "open5e-v1.json")
+    assert found.format == "Open5e v1"
+    assert srd("open5e-v1.json") == {
+        # legendary_desc says "can take 2 legendary actions"; the damage string splits on ; and ,
+        "Fen Hag": {"hp": 82, "ac": 17, "dex": 2, "init": 2, "speed": 30, "legendary": 2, "pc": 0,
+                    "resist": "cold, bludgeoning, piercing"},
+        "Mire Rat": {"hp": 1, "ac": 10, "dex": 0, "init": 0, "speed": 20, "legendary": 0, "pc": 0},
+    }
+    assert found.creatures["Mire Rat"].hit_dice == HitDice(1, 4, -1)
+
+
+def test_open5e_v2_page() -> None:
+    found = read(FIXTURES / "open5e-v2.json")
+    assert found.format == "Open5e v2"
+    # initiative_bonus 3 wins over the Dex modifier (+1); a LEGENDARY_ACTION row: 3 a round.
+    assert srd("open5e-v2.json") == {
+        "Bog Lurker": {"hp": 22, "ac": 13, "dex": 1, "init": 3, "speed": 20, "legendary": 3, "pc": 0,
+                       "resist": "Cold", "vulnerable": "Fire"},
+    }
+
+
+def test_improved_initiative_stat_blocks_and_characters() -> None:
+    found = read(FIXTURES / "improved-initiative.json")
+    assert found.format == "Improved Initiative"
+    assert srd("improved-initiative.json") == {
+        "Bog Lurker": {"hp": 22, "ac": 13, "dex": 1, "init": 1, "speed": 20, "legendary": 0, "pc": 0, "resist": "cold"},
+        # Dex 16: +3, plus InitiativeModifier 2 = 5; a persistent character is a player character.
+        "Aldra": {"hp": 31, "ac": 16, "dex": 3, "init": 5, "speed": 30, "legendary": 0, "pc": 1},
+    }
+    assert found.creatures["Bog Lurker"].hit_dice == HitDice(4, 8, 4)  # from HP.Notes "(4d8+4)"
+    assert found.creatures["Aldra"].current == 20
+
+
+def test_improved_initiative_fight_in_progress() -> None:
+    fight = read(FIXTURES / "improved-initiative.json").fights["default"]
+    assert (fight.round, fight.acting) == (2, "Aldra")
+    lurker, aldra = fight.seats
+    assert (lurker.name, lurker.hp, lurker.temp_hp, lurker.initiative) == ("Bog Lurker 1", 5, 0, 14)
+    assert lurker.tags == (Tag("Prone", 1, "StartOfTurn", "Bog Lurker 1"),)
+    assert (aldra.name, aldra.hp, aldra.temp_hp, aldra.initiative) == ("Aldra", 20, 4, 17)
+    assert aldra.tags == (Tag("Blessed"),)  # DurationRemaining -1: untimed
+    saved = read(FIXTURES / "improved-initiative.json").fights["Causeway"]
+    assert [(s.name, s.hp) for s in saved.seats] == [("Bog Lurker 1", 22), ("Bog Lurker 2", 22)]
+
+
+# The vital figure's stat in each ruleset, from its `stats` (README, rule systems): what 22 hit points become.
+VITAL_STATS = {"ap-countdown": "hits", "percent-activity": "hits", "modular": "health", "crisis": "health"}
+
+
+@pytest.mark.parametrize("ruleset_id", sorted(BUILT_IN))
+def test_each_ruleset_takes_the_vital_figure_and_names_the_rest(ruleset_id: str) -> None:
+    creature = read(FIXTURES / "5e-database-2014.json").creatures["Bog Lurker"]
+    stats, lines = stats_for(creature, get_ruleset(ruleset_id))
+    if ruleset_id in VITAL_STATS:
+        assert stats == {VITAL_STATS[ruleset_id]: "22"}
+    else:  # phases counts wounds against Initiative: no hit points
+        assert stats == {}
+        assert "Bog Lurker: hit points (hp 22) not mapped: phases has no such stat" in lines
+    # Each field it could not map, one line each: ac, dex, init, speed, resist (and hp in phases).
+    named = [line.split("(")[1].split(" ")[0] for line in lines]
+    assert sorted(named) == sorted(["ac", "dex", "init", "speed", "resist"] + (["hp"] if ruleset_id == "phases" else []))
+
+
+def test_a_stat_of_the_same_name_elsewhere_is_not_taken() -> None:
+    """crisis's `speed` is a modifier: 30 feet must not become Speed +30."""
+    creature = read(FIXTURES / "improved-initiative.json").creatures["Aldra"]
+    stats, lines = stats_for(creature, get_ruleset("crisis"))
+    assert "speed" not in stats
+    assert "Aldra: speed in feet (speed 30) not mapped: crisis has no such stat" in lines
+
+
+def test_rolled_hit_points_are_the_typed_faces_plus_the_bonus() -> None:
+    lurker = read(FIXTURES / "5e-database-2014.json").creatures["Bog Lurker"]  # 4d8+4
+    assert rolled_hp(lurker, (1, 2, 3, 4)) == 14  # 1 + 2 + 3 + 4 + 4
+    rat = read(FIXTURES / "open5e-v1.json").creatures["Mire Rat"]  # 1d4-1
+    assert rolled_hp(rat, (1,)) == 1  # 1 - 1 = 0, and a monster has at least 1
+    with pytest.raises(BadInput, match=r"takes 4 faces from 1 to 8 \(4d8\+4\), not 1,2,3"):
+        rolled_hp(lurker, (1, 2, 3))
+    with pytest.raises(BadInput, match="not 1,2,3,9"):
+        rolled_hp(lurker, (1, 2, 3, 9))
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.glob("*.json")))
+def test_roster_check_reads_every_format(name: str) -> None:
+    entries = roster.load(FIXTURES / name)
+    assert entries and all(e.imported is not None for e in entries.values())
+    assert roster.check(FIXTURES / name, get_ruleset("percent-activity")) != []  # qu is not in any stat block
+
+
+def test_add_from_a_stat_block_file(cli: Cli) -> None:
+    cli.ok("new", "Causeway", "--rules", "modular", "--seed", "1")
+    out = cli.ok("add", "Marsh Wyrm", "--from", str(FIXTURES / "5e-database-2014.json"), "--stat", "agility=20",
+                 "--stat", "dodge=10", "--hp", "rolled", "--roll", "Marsh Wyrm=1,1,1,1,1,1,1,1,1,1,1,2")
+    # 12d12+72 with eleven 1s and a 2: 13 + 72 = 85 health.
+    assert "Marsh Wyrm joins the foes side (health 85, agility 20, dodge 10" in out
+    assert "Marsh Wyrm: legendary actions a round (legendary 3) not mapped: modular has no such stat" in out
+    out = cli.ok("add", "Aldra", "--from", str(FIXTURES / "improved-initiative.json"), "--stat", "agility=30",
+                 "--stat", "dodge=12")
+    assert "Aldra joins the players side" in out
+    assert "Aldra comes in from Improved Initiative, PersistentCharacters.pc1 (its current hit points), vital figure 20" in out
+    state = json.loads(cli.ok("state", "--json"))
+    vitals = {c["name"]: (c["vital"]["value"], c["vital"]["maximum"]) for c in state["combatants"]}
+    assert vitals == {"Marsh Wyrm": (85, 85), "Aldra": (20, 31)}
+
+
+def test_set_up_a_saved_fight_in_progress(cli: Cli) -> None:
+    out = cli.ok("new", "Bog", "--rules", "ap-countdown", "--from", str(FIXTURES / "improved-initiative.json"),
+                 "--stat", "qu=0")
+    for line in ("the fight was at round 2: ap-countdown counts its own from its first `round`",
+                 "Bog Lurker 1: initiative 14 not mapped: ap-countdown rolls its own",
+                 "Aldra: temporary hit points 4 not mapped: ap-countdown has none",
+                 "Aldra: tag 'blessed' not mapped: "):
+        assert line in out
+    state = json.loads(cli.ok("state", "--json"))
+    got = {c["name"]: (c["side"], c["vital"]["value"], c["vital"]["maximum"], [(e["kind"], e["left"]) for e in c["effects"]])
+           for c in state["combatants"]}
+    assert got == {"Bog Lurker 1": ("foes", 5, 22, [("prone", 1)]), "Aldra": ("players", 20, 31, [])}
+    log = cli.ok("log")
+    assert "Bog Lurker 1 comes in from Improved Initiative file 'improved-initiative.json', fight 'default', vital figure 5" in log
+
+
+def test_an_unknown_json_file_is_one_error_and_records_nothing(cli: Cli, tmp_path: Path) -> None:
+    cli.ok("new", "Causeway", "--rules", "ap-countdown")
+    path = tmp_path / "x.json"
+    path.write_text('{"monsters": []}')
+    error = cli.fails("add", "Orc", "--from", str(path))
+    assert "is JSON in no format skirmish reads (5e-database or Open5e monsters, an Improved Initiative export)" in error
+
+
+def _lurker() -> dict[str, Any]:
+    data: list[dict[str, Any]] = json.loads((FIXTURES / "5e-database-2014.json").read_text())
+    return data[0]
+
+
+@pytest.mark.parametrize(("field", "value", "error"), [
+    ("hit_points", "22", "entry 1 ('Bog Lurker'): hit_points must be a whole number, not '22'"),
+    ("hit_points", 0, "entry 1 ('Bog Lurker'): hit_points is out of range (1 to 1,000,000), not 0"),
+    ("hit_points", 10**7, "hit_points is out of range"),
+    ("name", "Bog\x1b[2JLurker", "entry 1: name 'Bog\\x1b[2JLurker' holds \\x1b"),
+    ("name", "=x", "entry 1 ('=x'): name '=x' cannot be a combatant's name"),
+    ("hit_points_roll", "4d7+4", "hit_points_roll '4d7+4' is not dice a stat block rolls"),
+    ("armor_class", [], "armor_class must be a list of {type, value}"),
+    ("damage_resistances", ["cold\u202e"], "damage_resistances 'cold\\u202e' holds"),
+    ("speed", {"walk": "fast"}, "speed.walk is not a speed in feet: 'fast'"),
+])
+def test_a_malformed_entry_is_one_error_naming_entry_and_field(tmp_path: Path, field: str, value: Any, error: str) -> None:
+    entry = _lurker() | {field: value}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps([entry]))
+    with pytest.raises(BadInput) as caught:
+        read(path)
+    assert error in str(caught.value)
+    assert "\n" not in str(caught.value)
