@@ -97,7 +97,7 @@ def new(
     """Start an encounter under a ruleset; it becomes the current one."""
     run = invocation(ctx)
     run.records = True
-    if carry is not None or from_ is not None:
+    if carry is not None or from_ is not None or who:
         from skirmish.cli.bring import new_with
 
         new_with(run, name, rules, pairs(option, "--option"), seed, carry, who or [], from_, fight, pairs(stat, "--stat"))

@@ -72,6 +72,14 @@ def lasting_from_view(view: View, who: str) -> list[CarriedEffect]:
     return [CarriedEffect(kind=e.kind, custom=e.custom) for e in view.combatant(who).effects if e.left is None]
 
 
+def _as_typed(ruleset: Ruleset[Any], stored: dict[str, int]) -> dict[str, str]:
+    """The stats as `add` took them: those left at their default were not typed (and a default
+    may lie below the minimum a typed value must meet: modular's speed 0, "from Agility")."""
+    specs = ruleset.stats
+    return {k: str(v) for k, v in stored.items()
+            if k not in specs or specs[k].required or v != specs[k].default}
+
+
 def carry_from(enc: Any, who: Sequence[str] = (), sides: Sequence[str] = PARTY_SIDES) -> tuple[list[Carry], list[str]]:
     """The `carry` commands that bring combatants of encounter ``enc`` (at its branch's head)
     into another: those named in ``who``, else every one on ``sides``; and one line for each
@@ -101,7 +109,7 @@ def carry_from(enc: Any, who: Sequence[str] = (), sides: Sequence[str] = PARTY_S
                              if e.left is not None else f"{name}: {e.kind} ends with the fight: not carried")
         gauge = shown.vital
         commands.append(Carry(
-            name=name, side=shown.side, stats={k: str(v) for k, v in stats[name].stats.items()},
+            name=name, side=shown.side, stats=_as_typed(enc.ruleset, stats[name].stats),
             vital=None if gauge.value == gauge.maximum else gauge.value, effects=tuple(keep), source=source,
             encounter=enc.row.name, event=head.event_id, hash=digest,
         ))
