@@ -176,7 +176,9 @@ def test_an_unknown_json_file_is_one_error_and_records_nothing(cli: Cli, tmp_pat
     cli.ok("new", "Causeway", "--rules", "ap-countdown")
     path = tmp_path / "x.json"
     path.write_text('{"monsters": []}')
+    before = cli.ok("log", "--all")
     error = cli.fails("add", "Orc", "--from", str(path))
+    assert cli.ok("log", "--all") == before
     assert "is JSON in no format skirmish reads (5e-database or Open5e monsters, an Improved Initiative export)" in error
 
 
@@ -204,3 +206,14 @@ def test_a_malformed_entry_is_one_error_naming_entry_and_field(tmp_path: Path, f
         read(path)
     assert error in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+def test_players_page_hides_a_carried_foes_figure(cli: Cli, tmp_path: Path) -> None:
+    cli.ok("new", "Bog", "--rules", "ap-countdown", "--from", str(FIXTURES / "improved-initiative.json"),
+           "--stat", "qu=0")
+    page = tmp_path / "players.html"
+    cli.ok("export", "--format", "html", "--for", "players", "--out", str(page))
+    html = page.read_text()
+    assert "Bog Lurker 1 comes in from an earlier fight" in html
+    assert "vital figure 5" not in html  # the foe's hit points there are the GM's
+    assert "Aldra comes in from Improved Initiative file" in html  # the party's own figure is theirs
