@@ -67,9 +67,12 @@ def decide_carry(ruleset: Ruleset[Any], state: Any, command: Carry, dice: Dice) 
     return events
 
 
-def lasting_from_view(view: View, who: str) -> list[CarriedEffect]:
-    """The default of ``Rules.lasting``: the view's effects on ``who`` with no rounds to run."""
-    return [CarriedEffect(kind=e.kind, custom=e.custom) for e in view.combatant(who).effects if e.left is None]
+def lasting_from_view(ruleset: Ruleset[Any], view: View, who: str) -> list[CarriedEffect]:
+    """The default of ``Rules.lasting``: the effects on ``who`` with no rounds to run that the
+    `effect` command put on (the ruleset's kinds, or the GM's own); a view's other entries
+    (a guard, an evade) are its clock's, not conditions."""
+    return [CarriedEffect(kind=e.kind, custom=e.custom) for e in view.combatant(who).effects
+            if e.left is None and (e.custom or e.kind in ruleset.effects)]
 
 
 def _as_typed(ruleset: Ruleset[Any], stored: dict[str, int]) -> dict[str, str]:
@@ -101,7 +104,7 @@ def carry_from(enc: Any, who: Sequence[str] = (), sides: Sequence[str] = PARTY_S
     lasting = getattr(enc.ruleset, "lasting", None)
     for name in names:
         shown = view.combatant(name)
-        keep = lasting(state, name) if lasting is not None else lasting_from_view(view, name)
+        keep = lasting(state, name) if lasting is not None else lasting_from_view(enc.ruleset, view, name)
         kept = {e.kind for e in keep}
         for e in shown.effects:
             if e.kind not in kept:

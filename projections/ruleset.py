@@ -377,11 +377,11 @@ class Rules(Generic[State]):
     def lasting(self, state: State, who: str) -> list[CarriedEffect]:
         """The conditions on ``who`` that outlast the fight (`new --carry`), as the `effect`
         commands that put them on again. Default: the view's effects with no rounds left to
-        run; a ruleset whose effects need more (a bleed's hits a round) or whose view shows
+        run that are the ruleset's kinds or the GM's own; a ruleset whose effects need more (a bleed's hits a round) or whose view shows
         what is not an effect overrides it."""
         from skirmish.projections.carry import lasting_from_view
 
-        return lasting_from_view(self.view(state), who)  # type: ignore[attr-defined]  # every ruleset has a view
+        return lasting_from_view(self, self.view(state), who)  # type: ignore[arg-type, attr-defined]
 
     # Leaving and coming back are the same in every ruleset: a combatant's ``left`` flag
     # (a field of its fighter struct), which the ruleset's clock and refusals read. A

@@ -100,3 +100,44 @@ def test_carry_refusals_record_nothing(cli: Cli, args: tuple[str, ...], error: s
     before = cli.ok("encounters")
     assert cli.fails(*args).startswith(error)
     assert cli.ok("encounters") == before
+
+
+# --- every ruleset: whatever was played, a carried combatant stands as it stood -------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from skirmish.projections.carry import carry_from  # noqa: E402
+from skirmish.projections.engine import new_encounter  # noqa: E402
+
+from skirmish.projections.ruleset import BUILT_IN  # noqa: E402
+
+from support.invariants import INVARIANTS, Run, fresh  # noqa: E402
+
+
+@pytest.mark.parametrize("ruleset_id", sorted(BUILT_IN))  # a house ruleset opts in (docs/adding-a-ruleset.md)
+@INVARIANTS
+@given(data=st.data())
+def test_whatever_was_played_the_carried_stand_as_they_stood(ruleset_id: str, data: st.DataObject) -> None:
+    run = Run(data, ruleset_id)
+    try:
+        run.wander(max_steps=30, moves=False)
+        before = run.enc.view()
+        names = [c.name for c in before.combatants]
+        if not names:
+            return
+        commands, _ = carry_from(run.enc, names)
+        after = new_encounter(run.store, "Next fight", ruleset_id, run.enc.started.options, "new", seed=1)
+        for command in commands:
+            after.execute(command, "new --carry")
+        now = after.view()
+        lasting = {name: [e.kind for e in run.ruleset.lasting(run.enc.state_at(run.enc.head().event_id), name)]  # type: ignore[attr-defined]
+                   for name in names}
+        for c in before.combatants:
+            carried = now.combatant(c.name)
+            assert (carried.side, carried.vital) == (c.side, c.vital)
+            assert sorted(e.kind for e in carried.effects) == sorted(lasting[c.name])
+        # The carried encounter's stored log folds to what was shown live.
+        assert fresh(run.store, after).state_at(after.head().event_id) == after.state_at(after.head().event_id)
+    finally:
+        run.close()
