@@ -53,6 +53,10 @@ def fight_commands(path: Path, fight_name: str, ruleset: Ruleset[Any]) -> tuple[
         effects = []
         for tag in seat.tags:
             kind = tag.text.strip().lower()
+            if tag.left is not None and tag.timing:
+                when = "start" if tag.timing == "StartOfTurn" else "end"
+                lines.append(f"{seat.name}: tag {kind!r} counted down at the {when} of {tag.whose or 'a'}'s turn "
+                             f"there; here {ruleset.id} counts its {tag.left} round(s) its own way")
             effects.append(CarriedEffect(kind=kind, rounds=tag.left, custom=kind not in ruleset.effects))
         commands.append(Carry(
             name=seat.name, side=side_of(seat.creature), stats=stats, source=source,

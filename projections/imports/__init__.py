@@ -95,6 +95,13 @@ def _opening(data: Any) -> str:
     return type(data).__name__
 
 
+def srd_entries(path: Path) -> dict[str, dict[str, int | str]]:
+    """The file's stat blocks by name, each in the srd-5.2 ruleset's stat names (record.py)."""
+    from skirmish.projections.imports.record import srd_stats
+
+    return {name: srd_stats(creature) for name, creature in read(path).creatures.items()}
+
+
 def entries(path: Path, raw: bytes) -> dict[str, Any]:
     """The file's stat blocks as roster entries (projections/roster.py), side from the stat block."""
     from skirmish.projections.imports.mapping import side_of

@@ -89,13 +89,13 @@ def read(data: dict[str, Any], where: str) -> Imported:
     for key, value in saved:
         fields = Fields(where, value, quoted(key, 60))
         name = fields.text("Name") or key.rsplit(".", 1)[-1]
-        fights[name] = fight(fields, name, f"Improved Initiative, {key}", characters)
+        fights[name] = fight(fields, name, f"Improved Initiative, {key}", characters, creatures)
     if IN_PROGRESS in data:
         value = _value(where, IN_PROGRESS, data[IN_PROGRESS])
         if not isinstance(value, dict):
             raise BadInput(f"{where}, {quoted(IN_PROGRESS)}: the fight in progress is an object")
         fights[IN_PROGRESS_NAME] = fight(Fields(where, value, quoted(IN_PROGRESS)), IN_PROGRESS_NAME,
-                                         f"Improved Initiative, {IN_PROGRESS}", characters)
+                                         f"Improved Initiative, {IN_PROGRESS}", characters, creatures)
     if not creatures and not fights:
         raise BadInput(f"{where} holds no stat blocks, characters or saved fights")
     return Imported(format="Improved Initiative", creatures=creatures, current=current, fights=fights)
@@ -123,7 +123,9 @@ def stat_block(f: Fields, source: str, name: str | None = None, pc: bool = False
     )
 
 
-def fight(f: Fields, name: str, source: str, characters: dict[str, str]) -> Fight:
+def fight(f: Fields, name: str, source: str, characters: dict[str, str], library: dict[str, Creature]) -> Fight:
+    """A saved fight's combatants. A combatant's stat block cut down to its name (II fills the
+    rest from its defaults) is the file's stat block of that name, where it has one."""
     seats: list[Seat] = []
     ids: dict[str, str] = {}
     raw = f.rows("Combatants")
@@ -133,7 +135,13 @@ def fight(f: Fields, name: str, source: str, characters: dict[str, str]) -> Figh
         ids[str(entry.get("Id", number))] = ""
     for number, entry in enumerate(raw, 1):
         c = Fields(f.where, entry, f"{f.label} combatant {number}")
-        block = stat_block(Fields(c.where, c.table("StatBlock", required=True), c.label + " StatBlock"), source)
+        raw_block = c.table("StatBlock", required=True)
+        known = {n.lower(): b for n, b in library.items()}
+        cut = "HP" not in raw_block and isinstance(raw_block.get("Name"), str)
+        if cut and raw_block["Name"].strip().lower() in known:
+            block = known[raw_block["Name"].strip().lower()]
+        else:
+            block = stat_block(Fields(c.where, raw_block, c.label + " StatBlock"), source)
         alias = c.text("Alias") or ""
         index = c.get("IndexLabel")  # a number in II's types; text in hand-edited files
         label = str(c.integer("IndexLabel", low=0)) if isinstance(index, (int, float)) else c.text("IndexLabel")

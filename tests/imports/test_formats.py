@@ -13,9 +13,9 @@ import pytest
 
 from skirmish.eventlog.errors import BadInput
 from skirmish.projections import roster
-from skirmish.projections.imports import read
+from skirmish.projections.imports import read, srd_entries
 from skirmish.projections.imports.mapping import rolled_hp, stats_for
-from skirmish.projections.imports.record import HitDice, Tag, srd_stats
+from skirmish.projections.imports.record import HitDice, Tag
 from skirmish.projections.ruleset import BUILT_IN, get_ruleset
 
 from support.cli import Cli
@@ -25,7 +25,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "imports"
 
 def srd(name: str) -> dict[str, dict[str, int | str]]:
     """File -> entries in the srd-5.2 ruleset's stat names (the pure mapping)."""
-    return {n: srd_stats(c) for n, c in read(FIXTURES / name).creatures.items()}
+    return srd_entries(FIXTURES / name)
 
 
 def test_5e_database_2014_monsters() -> None:
@@ -217,3 +217,45 @@ def test_players_page_hides_a_carried_foes_figure(cli: Cli, tmp_path: Path) -> N
     assert "Bog Lurker 1 comes in from an earlier fight" in html
     assert "vital figure 5" not in html  # the foe's hit points there are the GM's
     assert "Aldra comes in from Improved Initiative file" in html  # the party's own figure is theirs
+
+
+def test_the_cut_down_fight_of_formats_md_takes_the_files_stat_block() -> None:
+    """formats.md's example: the combatant's StatBlock is only its name; II fills the rest."""
+    found = read(FIXTURES / "improved-initiative-cut.json")
+    fight = found.fights["default"]
+    assert (fight.round, fight.acting) == (2, "Bog Lurker")  # ActiveCombatantId c1
+    (seat,) = fight.seats
+    assert (seat.name, seat.hp, seat.creature.hp, seat.initiative) == ("Bog Lurker", 5, 22, 14)
+    assert seat.tags == (Tag("Prone", 1, "StartOfTurn", "Bog Lurker"),)
+
+
+def test_a_fight_that_cannot_be_set_up_records_nothing(cli: Cli) -> None:
+    cli.ok("new", "Before", "--rules", "ap-countdown")
+    before = (cli.ok("encounters"), cli.ok("log", "--all"))
+    # No --stat qu: the second combatant's add is refused after the first was decided.
+    error = cli.fails("new", "Bog", "--rules", "ap-countdown", "--from", str(FIXTURES / "improved-initiative.json"))
+    assert error == "Error: Bog Lurker 1 needs --stat qu=N (Quickness bonus, added to initiative)"
+    assert (cli.ok("encounters"), cli.ok("log", "--all")) == before
+    error = cli.fails("new", "Bog", "--rules", "ap-countdown", "--from", str(FIXTURES / "improved-initiative.json"),
+                      "--fight", "Brawl")
+    assert error == f"Error: {str(FIXTURES / 'improved-initiative.json')!r} has no saved fight 'Brawl' (fights: Causeway, default)"
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    (("--hp", "rolled"), "Error: --hp rolled takes the GM's faces for Bog Lurker's 4d8+4: --roll 'Bog Lurker'=FACES"),
+    (("--hp", "rolled", "--roll", "Bog Lurker=1,2,3,4", "--count", "2"),
+     "Error: --count adds copies of one stat block; rolled hit points come in one at a time"),
+    (("--roll", "Bog Lurker=1,2,3,4"), "Error: --roll goes with --hp rolled on an imported stat block"),
+    (("--hp", "max"), "Error: --hp takes average or rolled, not 'max'"),
+])
+def test_hit_point_refusals(cli: Cli, args: tuple[str, ...], error: str) -> None:
+    cli.ok("new", "Causeway", "--rules", "ap-countdown")
+    assert cli.fails("add", "Bog Lurker", "--from", str(FIXTURES / "5e-database-2014.json"), "--stat", "qu=0",
+                     *args) == error
+
+
+def test_a_rolled_hit_point_add_from_a_toml_roster_is_refused(cli: Cli) -> None:
+    cli.ok("new", "Causeway", "--rules", "ap-countdown")
+    roster_file = Path(__file__).resolve().parents[2] / "samples" / "rosters" / "bestiary.toml"
+    assert cli.fails("add", "Orc", "--from", str(roster_file), "--hp", "rolled") == (
+        "Error: --hp and --roll go with a stat block imported --from a JSON file")

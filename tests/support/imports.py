@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from skirmish.projections.imports import read
-from skirmish.projections.imports.record import srd_stats
+from skirmish.projections.imports import srd_entries
+
 from skirmish.projections.ruleset import get_ruleset
 
 from support.cli import Cli
@@ -24,13 +24,13 @@ def srd_end_to_end(cli: Cli, ruleset_id: str = "srd-5.2") -> None:
     ruleset = get_ruleset(ruleset_id)
     cli.ok("new", "Imports", "--rules", ruleset_id, "--seed", "1")
     for path in sorted(FIXTURES.glob("*.json")):
-        for name, creature in read(path).creatures.items():
+        for name, stats in srd_entries(path).items():
             if name in {c["name"] for c in json.loads(cli.ok("state", "--json"))["combatants"]}:
                 continue  # the same monster in two formats
             cli.ok("add", name, "--from", str(path))
             added = [line for line in cli.ok("log", "--limit", "0").splitlines() if f"{name} joins" in line]
             assert added, name
-            for key, value in srd_stats(creature).items():
+            for key, value in stats.items():
                 if key in ruleset.stats and isinstance(value, int):
                     assert f"{key} {value}" in added[-1], (name, key, value, added[-1])
     cli.ok("new", "Causeway", "--rules", ruleset_id, "--from", str(FIXTURES / "improved-initiative.json"))
