@@ -189,10 +189,13 @@ def roster_check(
     from skirmish.projections.ruleset import get_ruleset
 
     ruleset = get_ruleset(rules_)
+    entries = roster.load(file)
+    for line in roster.left_out(entries, ruleset):  # a stat block file: what the ruleset leaves out
+        say(line)
     faults = roster.check(file, ruleset)
     if faults:
         raise BadInput(f"roster {str(file)!r} under {ruleset.id}: " + "; ".join(faults))
-    say(f"{file}: {len(roster.load(file))} entries, every one holds under {ruleset.id}")
+    say(f"{file}: {len(entries)} entries, every one holds under {ruleset.id}")
 
 
 # --- at the table -----------------------------------------------------------------------------

@@ -125,3 +125,10 @@ def check(path: Path, ruleset: Ruleset[Any]) -> list[str]:
         except BadInput as e:
             faults.append(f"{entry.name}: {e}")
     return faults
+
+
+def left_out(entries: Mapping[str, Entry], ruleset: Ruleset[Any]) -> list[str]:
+    """For stat blocks read from JSON, one line per field ``ruleset`` cannot hold (imports/mapping.py)."""
+    from skirmish.projections.imports.mapping import stats_for as mapped
+
+    return [line for e in entries.values() if e.imported is not None for line in mapped(e.imported, ruleset)[1]]

@@ -51,9 +51,18 @@ def read(data: dict[str, Any], where: str) -> Imported:
     fights: dict[str, Fight] = {}
     characters: dict[str, str] = {}  # persistent character id -> name
 
-    def put(creature: Creature, fields: Fields) -> None:
-        if creature.name.lower() in {n.lower() for n in creatures}:
+    characters_named: set[str] = set()
+
+    def put(creature: Creature, fields: Fields, character: bool = False) -> None:
+        # A character's stat block may also sit in the library: the persistent character,
+        # with its hit points now, is the one `add` takes.
+        same = next((n for n in creatures if n.lower() == creature.name.lower()), None)
+        if same is not None and (not character or same.lower() in characters_named):
             raise fields.fault("Name", "is given twice in the export")
+        if same is not None:
+            del creatures[same]
+        if character:
+            characters_named.add(creature.name.lower())
         creatures[creature.name] = creature
 
     blocks: list[tuple[str, dict[str, Any]]] = []
@@ -83,7 +92,7 @@ def read(data: dict[str, Any], where: str) -> Imported:
             current[block.name] = hp
             if hp < block.hp:
                 block = replace(block, current=hp)
-        put(block, fields)
+        put(block, fields, character=True)
         if isinstance(value.get("Id"), str):
             characters[value["Id"]] = block.name
     for key, value in saved:

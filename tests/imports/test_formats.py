@@ -259,3 +259,27 @@ def test_a_rolled_hit_point_add_from_a_toml_roster_is_refused(cli: Cli) -> None:
     roster_file = Path(__file__).resolve().parents[2] / "samples" / "rosters" / "bestiary.toml"
     assert cli.fails("add", "Orc", "--from", str(roster_file), "--hp", "rolled") == (
         "Error: --hp and --roll go with a stat block imported --from a JSON file")
+
+
+def test_roster_check_of_a_stat_block_file_names_what_is_left_out(cli: Cli) -> None:
+    error = cli.fails("roster", "check", str(FIXTURES / "open5e-v2.json"), "--rules", "crisis")
+    # crisis needs int, speed and endurance, which no stat block gives (typed with --stat at `add`)
+    assert "Bog Lurker needs --stat int=N" in error
+    assert cli.out.splitlines() == [
+        f"Bog Lurker: {what} not mapped: crisis has no such stat" for what in (
+            "armour class (ac 13)", "Dexterity modifier (dex 1)", "initiative modifier (init 3)", "speed in feet (speed 20)",
+            "legendary actions a round (legendary 3)", "damage resistances (resist Cold)",
+            "damage vulnerabilities (vulnerable Fire)")
+    ]
+
+
+def test_a_character_in_the_library_and_among_persistent_characters_is_the_persistent_one(tmp_path: Path) -> None:
+    data = json.loads((FIXTURES / "improved-initiative.json").read_text())
+    data["Creatures.al1"] = {"Id": "al1", "Name": "Aldra", "Player": "player", "HP": {"Value": 31, "Notes": ""}}
+    path = tmp_path / "ii.json"
+    path.write_text(json.dumps(data))
+    assert read(path).creatures["Aldra"].current == 20
+    data["PersistentCharacters.pc2"] = data["PersistentCharacters.pc1"] | {"Id": "pc2"}
+    path.write_text(json.dumps(data))
+    with pytest.raises(BadInput, match="'PersistentCharacters.pc2': Name is given twice in the export"):
+        read(path)
