@@ -52,17 +52,20 @@ def read(data: dict[str, Any], where: str) -> Imported:
     characters: dict[str, str] = {}  # persistent character id -> name
 
     characters_named: set[str] = set()
+    named: dict[str, str] = {}  # lower-cased name -> the name as read: one look-up a stat block
 
     def put(creature: Creature, fields: Fields, character: bool = False) -> None:
         # A character's stat block may also sit in the library: the persistent character,
         # with its hit points now, is the one `add` takes.
-        same = next((n for n in creatures if n.lower() == creature.name.lower()), None)
-        if same is not None and (not character or same.lower() in characters_named):
+        key = creature.name.lower()
+        same = named.get(key)
+        if same is not None and (not character or key in characters_named):
             raise fields.fault("Name", "is given twice in the export")
         if same is not None:
             del creatures[same]
         if character:
-            characters_named.add(creature.name.lower())
+            characters_named.add(key)
+        named[key] = creature.name
         creatures[creature.name] = creature
 
     blocks: list[tuple[str, dict[str, Any]]] = []
@@ -136,6 +139,8 @@ def fight(f: Fields, name: str, source: str, characters: dict[str, str], library
     """A saved fight's combatants. A combatant's stat block cut down to its name (II fills the
     rest from its defaults) is the file's stat block of that name, where it has one."""
     seats: list[Seat] = []
+    taken: set[str] = set()
+    known = {n.lower(): b for n, b in library.items()}
     ids: dict[str, str] = {}
     raw = f.rows("Combatants")
     for number, entry in enumerate(raw, 1):
@@ -145,7 +150,6 @@ def fight(f: Fields, name: str, source: str, characters: dict[str, str], library
     for number, entry in enumerate(raw, 1):
         c = Fields(f.where, entry, f"{f.label} combatant {number}")
         raw_block = c.table("StatBlock", required=True)
-        known = {n.lower(): b for n, b in library.items()}
         cut = "HP" not in raw_block and isinstance(raw_block.get("Name"), str)
         if cut and raw_block["Name"].strip().lower() in known:
             block = known[raw_block["Name"].strip().lower()]
@@ -157,8 +161,9 @@ def fight(f: Fields, name: str, source: str, characters: dict[str, str], library
         persistent = c.get("PersistentCharacterId")
         shown = alias or characters.get(persistent, "") if isinstance(persistent, str) else alias
         seat_name = c.name("Alias", shown) if shown else c.name("StatBlock.Name", f"{block.name} {label}" if label else block.name)
-        if seat_name.lower() in {s.name.lower() for s in seats}:
+        if seat_name.lower() in taken:
             raise c.fault("Alias", f"{seat_name!r} names two combatants: give each an Alias or IndexLabel")
+        taken.add(seat_name.lower())
         ids[str(entry.get("Id", number))] = seat_name
         hp = c.integer("CurrentHP", low=-block.hp)
         hp = block.hp if hp is None else hp
