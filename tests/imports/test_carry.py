@@ -136,6 +136,8 @@ def test_whatever_was_played_the_carried_stand_as_they_stood(ruleset_id: str, da
         for c in before.combatants:
             carried = now.combatant(c.name)
             assert (carried.side, carried.vital) == (c.side, c.vital)
+            if c.status in ("down", "dead"):  # the vital figure's reading: it carries over
+                assert carried.status == c.status, (c, carried)
             assert sorted(e.kind for e in carried.effects) == sorted(lasting[c.name])
         # The carried encounter's stored log folds to what was shown live.
         assert fresh(run.store, after).state_at(after.head().event_id) == after.state_at(after.head().event_id)
