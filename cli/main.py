@@ -104,6 +104,8 @@ def new(
         return
     if stat:
         raise BadInput("--stat on `new` goes with --from (each combatant's stats otherwise come with `add`)")
+    if fight != "default":
+        raise BadInput("--fight goes with --from")
     enc = run.log_file(create=True).new(name, rules, pairs(option, "--option"), run.text, seed)
     first = enc.path(enc.head().event_id)[0]
     say(f"#{first.id} {enc.describe(first)}")
@@ -226,7 +228,7 @@ def add(
         if entry.imported is not None:
             from skirmish.cli.bring import add_imported
 
-            add_imported(ctx, entry, ruleset, side, stats, count, hp, rolls(roll), from_)
+            add_imported(ctx, entry, ruleset, side, stats, count, hp, rolls(roll))
             return
         stats = roster.stats_for(entry, ruleset, from_) | stats
         name, side = entry.name, side if side is not None else entry.side

@@ -93,6 +93,12 @@ def test_carry_in_percent_activity(cli: Cli) -> None:
     (("new", "Next", "--rules", "ap-countdown", "--carry", "Nowhere"), "Error: no encounter named 'Nowhere'"),
     (("new", "Next", "--rules", "ap-countdown", "--carry", "Bridge", "--who", "Nobody"), "Error: no combatant named 'Nobody'"),
     (("new", "Next", "--rules", "ap-countdown", "--who", "Orc"), "Error: --who goes with --carry"),
+    (("new", "Next", "--rules", "ap-countdown", "--fight", "Causeway"), "Error: --fight goes with --from"),
+    (("new", "Next", "--rules", "ap-countdown", "--stat", "qu=1"), "Error: --stat on `new` goes with --from"),
+    (("new", "Next", "--rules", "ap-countdown", "--carry", "Bridge", "--from", "x.json"),
+     "Error: a new encounter takes --carry or --from, not both"),
+    (("new", "Next", "--rules", "ap-countdown", "--carry", "Bridge"),
+     "Error: encounter 'Bridge' has nobody on the players side to carry (name them with --who)"),
 ])
 def test_carry_refusals_record_nothing(cli: Cli, args: tuple[str, ...], error: str) -> None:
     cli.ok("new", "Bridge", "--rules", "ap-countdown")
