@@ -100,3 +100,35 @@ def test_deep_nesting_and_huge_numbers_are_refused(tmp_path: Path) -> None:
         raise AssertionError("NaN read as hit points")
     except BadInput as e:
         assert "not valid JSON" in str(e)
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(pick=st.integers(min_value=0), new=hostile)
+def test_a_broken_saved_fight_sets_up_whole_or_records_nothing(tmp_path_factory: Any, pick: int, new: Any) -> None:
+    """`new --from` a fuzzed Improved Initiative export: either the whole fight, or one Error
+    line and no encounter in the file."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from skirmish.cli.main import run_cli
+
+    data = _open("improved-initiative.json")
+    paths = _paths(data)
+    broken = _put(data, paths[pick % len(paths)], new)
+    where = tmp_path_factory.mktemp("fuzz")
+    path, db = where / "ii.json", str(where / "f.db")
+    path.write_text(json.dumps(broken))
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        assert run_cli(["--db", db, "new", "Before", "--rules", "modular"]) == 0
+        code = run_cli(["--db", db, "new", "Bog", "--rules", "modular", "--from", str(path),
+                        "--stat", "agility=10", "--stat", "dodge=5"])
+        listed = io.StringIO()
+    with redirect_stdout(listed):
+        run_cli(["--db", db, "encounters"])
+    if code == 0:
+        assert "Bog" in listed.getvalue()
+    else:
+        lines = err.getvalue().strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("Error: "), err.getvalue()
+        assert "Bog" not in listed.getvalue()
