@@ -1,6 +1,6 @@
 """The party between fights: combatants carried into a new encounter as they stood in another.
 
-`new NEXT --rules R --carry PREVIOUS` (cli/carry.py) reads the earlier encounter at its
+`new NEXT --rules R --carry PREVIOUS` (cli/bring.py) reads the earlier encounter at its
 current branch's head and records, for each combatant taken (the party's side by default,
 or those named), one `carry` command: its stats as added there, its vital figure now and
 its lasting conditions, naming the encounter, the head event's id and hash. The shared

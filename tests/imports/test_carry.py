@@ -8,8 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from skirmish.projections.carry import carry_from
+from skirmish.projections.engine import new_encounter
+from skirmish.projections.ruleset import BUILT_IN
 
 from support.cli import Cli
+from support.invariants import INVARIANTS, Run, fresh
 
 PARTY = str(Path(__file__).resolve().parents[2] / "samples" / "rosters" / "party.toml")
 
@@ -109,16 +116,6 @@ def test_carry_refusals_record_nothing(cli: Cli, args: tuple[str, ...], error: s
 
 
 # --- every ruleset: whatever was played, a carried combatant stands as it stood -------------------
-
-from hypothesis import given  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from skirmish.projections.carry import carry_from  # noqa: E402
-from skirmish.projections.engine import new_encounter  # noqa: E402
-
-from skirmish.projections.ruleset import BUILT_IN  # noqa: E402
-
-from support.invariants import INVARIANTS, Run, fresh  # noqa: E402
 
 
 @pytest.mark.parametrize("ruleset_id", sorted(BUILT_IN))  # a house ruleset opts in (docs/adding-a-ruleset.md)
