@@ -134,13 +134,14 @@ class CarriedEffect(msgspec.Struct, frozen=True, kw_only=True):
 class Carry(Command, frozen=True, kw_only=True, tag="carry"):
     """A combatant brought in from elsewhere (an earlier encounter, a saved fight in a file)
     as it stands there: its stats, its vital figure now (None: at its maximum) and its lasting
-    conditions. ``source`` says where from in words; ``encounter``, ``event`` and ``hash``
+    conditions (``figures``: the ruleset's other pools, e.g. crisis's Endurance). ``source`` says where from in words; ``encounter``, ``event`` and ``hash``
     name the earlier encounter's head event when it came from one."""
 
     name: str
     side: str = "neutral"
     stats: dict[str, str] = {}
     vital: int | None = None
+    figures: dict[str, int] = {}  # the ruleset's other figures that outlast a fight (Rules.carried_figures)
     effects: tuple[CarriedEffect, ...] = ()
     source: str
     encounter: str = ""

@@ -136,6 +136,7 @@ class CombatantCarried(Event, frozen=True, tag="combatant-carried"):
     encounter: str = ""
     event: int | None = None
     hash: str = ""
+    figures: dict[str, int] = {}  # the ruleset's other figures there (crisis: Endurance, armour Durability)
 
 
 CORE_EVENTS: tuple[type[Event], ...] = (

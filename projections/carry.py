@@ -40,7 +40,7 @@ def decide_carry(ruleset: Ruleset[Any], state: Any, command: Carry, dice: Dice) 
     gauge = ruleset.view(working).combatant(name).vital
     if command.vital is not None and gauge.maximum is not None and command.vital > gauge.maximum:
         raise BadInput(f"{name} cannot come in at {command.vital} {gauge.name}: its maximum is {gauge.maximum}")
-    carried = CombatantCarried(who=name, source=command.source, vital=command.vital,
+    carried = CombatantCarried(who=name, source=command.source, vital=command.vital, figures=dict(command.figures),
                                encounter=command.encounter, event=command.event, hash=command.hash)
     events: list[Event] = [*added, carried]
     working = ruleset.evolve(working, carried)
@@ -57,6 +57,11 @@ def decide_carry(ruleset: Ruleset[Any], state: Any, command: Carry, dice: Dice) 
         for event in produced:
             working = ruleset.evolve(working, event)
         events += produced
+    figures = getattr(ruleset, "carried_figures", None)
+    if command.figures and (figures is None or figures(working, name) != command.figures):
+        shown = ", ".join(f"{k} {v}" for k, v in command.figures.items())
+        raise RuleViolation(f"{ruleset.id} cannot start {name} with {shown}: its combatant-carried applier "
+                            "does not hold them (docs/adding-a-ruleset.md, step 6)")
     if command.vital is not None:
         now = ruleset.view(working).combatant(name).vital.value
         if now != command.vital:
@@ -102,6 +107,7 @@ def carry_from(enc: Any, who: Sequence[str] = (), sides: Sequence[str] = PARTY_S
     digest = enc.event_hash(head.event_id)
     commands, lines = [], []
     lasting = getattr(enc.ruleset, "lasting", None)
+    figures = getattr(enc.ruleset, "carried_figures", None)
     for name in names:
         shown = view.combatant(name)
         keep = lasting(state, name) if lasting is not None else lasting_from_view(enc.ruleset, view, name)
@@ -114,6 +120,7 @@ def carry_from(enc: Any, who: Sequence[str] = (), sides: Sequence[str] = PARTY_S
         commands.append(Carry(
             name=name, side=shown.side, stats=_as_typed(enc.ruleset, stats[name].stats),
             vital=None if gauge.value == gauge.maximum else gauge.value, effects=tuple(keep), source=source,
+            figures=figures(state, name) if figures is not None else {},
             encounter=enc.row.name, event=head.event_id, hash=digest,
         ))
     return commands, lines

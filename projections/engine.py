@@ -485,8 +485,9 @@ class Encounter:
                 return f"{who} leaves the fight ({reason})"
             case CombatantReturned(who=who):
                 return f"{who} returns to the fight"
-            case CombatantCarried(who=who, source=source, vital=vital, hash=digest):
-                at = f", vital figure {vital}" if vital is not None else ", unhurt"
+            case CombatantCarried(who=who, source=source, vital=vital, hash=digest, figures=figures):
+                at = f", vital figure {vital}" if vital is not None else ", vital figure at its maximum"
+                at += "".join(f", {k} {v}" for k, v in figures.items())
                 chain = f", hash {digest[:12]}" if digest else ""
                 return f"{who} comes in from {source}{chain}{at}"
         return self.ruleset.describe(event)

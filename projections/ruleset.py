@@ -383,6 +383,11 @@ class Rules(Generic[State]):
 
         return lasting_from_view(self, self.view(state), who)  # type: ignore[arg-type, attr-defined]
 
+    def carried_figures(self, state: State, who: str) -> dict[str, int]:
+        """The figures of ``who`` besides its vital figure that outlast the fight (`new
+        --carry`), by name: what its ``combatant-carried`` applier sets again. Default: none."""
+        return {}
+
     # Leaving and coming back are the same in every ruleset: a combatant's ``left`` flag
     # (a field of its fighter struct), which the ruleset's clock and refusals read. A
     # ruleset that must do more when someone leaves (drop a pending action) marks its own

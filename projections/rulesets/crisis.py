@@ -491,8 +491,16 @@ class Crisis(Rules[CrisisState]):
 
     @applies(CombatantCarried)
     def _carried(self, state: CrisisState, event: CombatantCarried) -> None:
-        if event.vital is not None:  # Health lost in an earlier fight; Endurance comes back between fights
-            state.fighters[event.who].health = event.vital
+        f = state.fighters[event.who]
+        if event.vital is not None:  # Health lost in an earlier fight
+            f.health = event.vital
+        # The text is silent on rest between fights: Endurance and armour Durability come as they were.
+        f.endurance = event.figures.get("endurance", f.endurance)
+        f.durability = event.figures.get("durability", f.durability)
+
+    def carried_figures(self, state: CrisisState, who: str) -> dict[str, int]:
+        f = state.fighters[who]
+        return {"endurance": f.endurance, "durability": f.durability}
 
     def lasting(self, state: CrisisState, who: str) -> list[CarriedEffect]:
         # Stunned runs to a turn of this fight; drunk, prone and the GM's own last until ended.

@@ -45,7 +45,7 @@ def test_carry_in_ap_countdown_takes_hits_left_and_bleeding(cli: Cli) -> None:
     digest = conn.execute("SELECT hash FROM events WHERE id = ?", (head,)).fetchone()[0]
     log = cli.ok("log")
     assert f"Hauser comes in from encounter 'Bridge ambush' at #{head} (branch 'main'), hash {digest[:12]}, vital figure 23" in log
-    assert "Mira comes in from encounter 'Bridge ambush'" in log and "unhurt" in log
+    assert "Mira comes in from encounter 'Bridge ambush'" in log and "vital figure at its maximum" in log
     replay = cli.ok("replay")
     assert f"Hauser comes in from encounter 'Bridge ambush' at #{head}" in replay
     # The first upkeep of the new fight bleeds Hauser 2: 23 - 2 = 21.
@@ -69,9 +69,13 @@ def test_carry_in_crisis_keeps_health_and_lasting_conditions(cli: Cli) -> None:
     cli.ok("add", "Hauser", "--from", PARTY)  # health 8, endurance 10
     cli.ok("effect", "Hauser", "drunk")
     cli.ok("effect", "Hauser", "stunned")
+    cli.ok("add", "Mira", "--from", PARTY)  # endurance 8, health 6, no armour
+    cli.ok("damage", "Mira", "5")  # Damage reduces Endurance first (crisis.md, Damage): 8 - 5 = 3
     cli.ok("new", "Roof", "--rules", "crisis", "--carry", "Alley")
-    got = combatants(cli)["Hauser"]
-    assert [e["kind"] for e in got["effects"]] == ["drunk"]  # stunned runs to a turn of the fight it was in
+    got = combatants(cli)
+    assert [e["kind"] for e in got["Hauser"]["effects"]] == ["drunk"]  # stunned runs to a turn of the fight it was in
+    assert (got["Mira"]["own"]["endurance"], got["Mira"]["vital"]["value"]) == (3, 6)
+    assert "Mira comes in from encounter 'Alley'" in cli.ok("log") and "endurance 3, durability 0" in cli.ok("log")
 
 
 def test_carry_in_phases_brings_the_wounds_that_are_its_vital_figure(cli: Cli) -> None:
@@ -139,6 +143,8 @@ def test_whatever_was_played_the_carried_stand_as_they_stood(ruleset_id: str, da
         for c in before.combatants:
             carried = now.combatant(c.name)
             assert (carried.side, carried.vital) == (c.side, c.vital)
+            assert run.ruleset.carried_figures(after.state_at(after.head().event_id), c.name) == (  # type: ignore[attr-defined]
+                run.ruleset.carried_figures(run.enc.state_at(run.enc.head().event_id), c.name))  # type: ignore[attr-defined]
             if c.status in ("down", "dead"):  # the vital figure's reading: it carries over
                 assert carried.status == c.status, (c, carried)
             assert sorted(e.kind for e in carried.effects) == sorted(lasting[c.name])
