@@ -57,6 +57,8 @@ def add_from(entry: Entry, ruleset: Ruleset[Any], side: str | None, typed: Mappi
     if count != 1 and (rolled is not None or below):
         why = "rolled hit points" if rolled is not None else "a character below its hit points"
         raise BadInput(f"--count adds copies of one stat block; {why} come in one at a time")
+    if creature.current is not None and not below:
+        lines.append(f"{creature.name}: current hit points {creature.current} not mapped: {ruleset.id} has none")
     if below:
         source = f"{creature.source} (its current hit points)"
         return Brought([Carry(name=creature.name, side=side, stats=stats, vital=creature.current, source=source)],
@@ -70,9 +72,10 @@ def saved_fight(path: Path, fight_name: str, ruleset: Ruleset[Any], typed: Mappi
     cannot hold: the round, who was acting, initiative, temporary hit points, a tag's turn."""
     found = read(path)
     fight = next((f for name, f in found.fights.items() if name.lower() == fight_name.strip().lower()), None)
+    if fight is None and not found.fights:
+        raise BadInput(f"{str(path)!r} holds no saved fight ({found.format}): `add NAME --from` takes its stat blocks")
     if fight is None:
-        known = ", ".join(found.fights) or "none"
-        raise BadInput(f"{str(path)!r} has no saved fight {fight_name!r} (fights: {known})")
+        raise BadInput(f"{str(path)!r} has no saved fight {fight_name!r} (fights: {', '.join(found.fights)})")
     source = f"{found.format} file {path.name!r}, fight {fight.name!r}"
     commands: list[AddCombatant | Carry] = []
     lines: list[str] = []

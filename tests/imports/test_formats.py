@@ -301,3 +301,16 @@ def test_the_srd_end_to_end_check_runs_on_a_stand_in(cli: Cli, monkeypatch: pyte
     finally:
         ruleset.get_ruleset.cache_clear()
         engine.codec_for.cache_clear()
+
+
+def test_a_stat_block_file_has_no_fight_to_set_up(cli: Cli) -> None:
+    path = FIXTURES / "open5e-v1.json"
+    assert cli.fails("new", "Bog", "--rules", "modular", "--from", str(path)) == (
+        f"Error: {str(path)!r} holds no saved fight (Open5e v1): `add NAME --from` takes its stat blocks")
+
+
+def test_a_characters_current_hit_points_are_named_where_the_ruleset_has_none(cli: Cli) -> None:
+    cli.ok("new", "Gate", "--rules", "phases")
+    out = cli.ok("add", "Aldra", "--from", str(FIXTURES / "improved-initiative.json"), "--stat", "initiative=4")
+    assert "Aldra: current hit points 20 not mapped: phases has none" in out
+    assert "Aldra: hit points (hp 31) not mapped: phases has no such stat" in out
