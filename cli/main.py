@@ -89,10 +89,24 @@ def new(
     rules: Annotated[str, typer.Option("--rules", help="The ruleset id (see `skirmish rules`).", autocompletion=complete.rulesets)],
     option: Annotated[list[str] | None, typer.Option("--option", help="KEY=VALUE, an open point of the rules.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed for the tool's dice (default: random, recorded).")] = None,
+    carry: Annotated[str | None, typer.Option("--carry", help="An earlier encounter whose party comes in as it stands.", autocompletion=complete.encounters)] = None,
+    who: Annotated[list[str] | None, typer.Option("--who", help="With --carry: this combatant (default: the players' side).")] = None,
+    from_: Annotated[Path | None, typer.Option("--from", help="An Improved Initiative export whose saved fight is set up.")] = None,
+    fight: Annotated[str, typer.Option("--fight", help="With --from: the saved fight (default: the one in progress).")] = "default",
+    stat: Annotated[list[str] | None, typer.Option("--stat", help="With --from: KEY=N for every combatant whose stat block does not map it.")] = None,
 ) -> None:
     """Start an encounter under a ruleset; it becomes the current one."""
     run = invocation(ctx)
     run.records = True
+    if carry is not None or from_ is not None or who:
+        from skirmish.cli.bring import new_with
+
+        new_with(run, name, rules, pairs(option, "--option"), seed, carry, who or [], from_, fight, pairs(stat, "--stat"))
+        return
+    if stat:
+        raise BadInput("--stat on `new` goes with --from (each combatant's stats otherwise come with `add`)")
+    if fight != "default":
+        raise BadInput("--fight goes with --from")
     enc = run.log_file(create=True).new(name, rules, pairs(option, "--option"), run.text, seed)
     first = enc.path(enc.head().event_id)[0]
     say(f"#{first.id} {enc.describe(first)}")
@@ -178,10 +192,13 @@ def roster_check(
     from skirmish.projections.ruleset import get_ruleset
 
     ruleset = get_ruleset(rules_)
+    entries = roster.load(file)
+    for line in roster.left_out(entries, ruleset):  # a stat block file: what the ruleset leaves out
+        say(line)
     faults = roster.check(file, ruleset)
     if faults:
         raise BadInput(f"roster {str(file)!r} under {ruleset.id}: " + "; ".join(faults))
-    say(f"{file}: {len(roster.load(file))} entries, every one holds under {ruleset.id}")
+    say(f"{file}: {len(entries)} entries, every one holds under {ruleset.id}")
 
 
 # --- at the table -----------------------------------------------------------------------------
@@ -196,7 +213,9 @@ def add(
     side: Annotated[str | None, typer.Option(help="Which side the combatant fights on (default: the roster's, or neutral).")] = None,
     stat: Annotated[list[str] | None, typer.Option("--stat", help="KEY=N, a stat the ruleset asks for (overrides the roster's).")] = None,
     count: Annotated[int, typer.Option(help="Add NAME 1 to NAME N, each with the same stats.")] = 1,
-    from_: Annotated[Path | None, typer.Option("--from", help="A roster file (TOML) holding NAME's stats.")] = None,
+    from_: Annotated[Path | None, typer.Option("--from", help="A roster (TOML) or stat block file (5e-database, Open5e, Improved Initiative JSON) holding NAME.")] = None,
+    hp: Annotated[str, typer.Option("--hp", help="An imported stat block's hit points: average, or rolled from --roll NAME=FACES.")] = "average",
+    roll: RollOpt = None,
 ) -> None:
     """Add a combatant with the stats the ruleset asks for (typed, or from a roster)."""
     stats = pairs(stat, "--stat")
@@ -207,8 +226,15 @@ def add(
             raise BadInput("an amended `add` takes its stats typed out, not --from a roster")
         entry = roster.find(roster.load(from_), name, from_)
         ruleset = invocation(ctx).encounter().ruleset
+        if entry.imported is not None:
+            from skirmish.cli.bring import add_imported
+
+            add_imported(ctx, entry, ruleset, side, stats, count, hp, rolls(roll))
+            return
         stats = roster.stats_for(entry, ruleset, from_) | stats
         name, side = entry.name, side if side is not None else entry.side
+    if roll or hp != "average":
+        raise BadInput("--hp and --roll go with a stat block imported --from a JSON file")
     _execute(ctx, c.AddCombatant(name=name, side=side or "neutral", stats=stats, count=count))
 
 

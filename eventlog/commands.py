@@ -121,6 +121,34 @@ class Return(AtTheTable, frozen=True, kw_only=True, tag="return"):
     who: str
 
 
+class CarriedEffect(msgspec.Struct, frozen=True, kw_only=True):
+    """A lasting condition a carried combatant brings, as the `effect` command that puts it on."""
+
+    kind: str
+    rounds: int | None = None
+    per_round: int | None = None
+    details: dict[str, str] = {}
+    custom: bool = False
+
+
+class Carry(Command, frozen=True, kw_only=True, tag="carry"):
+    """A combatant brought in from elsewhere (an earlier encounter, a saved fight in a file)
+    as it stands there: its stats, its vital figure now (None: at its maximum) and its lasting
+    conditions (``figures``: the ruleset's other pools, e.g. crisis's Endurance). ``source`` says where from in words; ``encounter``, ``event`` and ``hash``
+    name the earlier encounter's head event when it came from one."""
+
+    name: str
+    side: str = "neutral"
+    stats: dict[str, str] = {}
+    vital: int | None = None
+    figures: dict[str, int] = {}  # the ruleset's other figures that outlast a fight (Rules.carried_figures)
+    effects: tuple[CarriedEffect, ...] = ()
+    source: str
+    encounter: str = ""
+    event: int | None = None
+    hash: str = ""
+
+
 class AddNote(Command, frozen=True, tag="note", omit_defaults=True):
     """A note on an event, or with ``on`` on a combatant (written at the head: ``event`` is
     not read then)."""
@@ -170,7 +198,7 @@ class MoveHead(Command, frozen=True, tag="move-head"):
 
 AnyCommand = Union[
     AddCombatant, StartRound, Next, Declare, Resolve, Cancel, Damage, ApplyEffect,
-    Upkeep, AddNote, MoveHead, Heal, Leave, Return, EndEncounter, SetStats, Rename, RollDice,
+    Upkeep, AddNote, MoveHead, Heal, Leave, Return, EndEncounter, SetStats, Rename, RollDice, Carry,
 ]
 
 command_encoder = msgspec.json.Encoder()

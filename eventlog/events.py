@@ -161,9 +161,23 @@ class DiceRolled(Event, frozen=True, tag="dice-rolled"):
     why: str = ""
 
 
+class CombatantCarried(Event, frozen=True, tag="combatant-carried"):
+    """A combatant just added comes in from elsewhere (`carry`): where from, and its vital
+    figure there (None: at its maximum), which the ruleset starts it at. ``encounter``,
+    ``event`` and ``hash`` name the earlier encounter's head event when it came from one."""
+
+    who: str
+    source: str
+    vital: int | None = None
+    encounter: str = ""
+    event: int | None = None
+    hash: str = ""
+    figures: dict[str, int] = {}  # the ruleset's other figures there (crisis: Endurance, armour Durability)
+
+
 CORE_EVENTS: tuple[type[Event], ...] = (
     EncounterStarted, CombatantAdded, NoteAdded, CombatantLeft, CombatantReturned,
-    EncounterEnded, StatsSet, CombatantRenamed, DiceRolled,
+    EncounterEnded, StatsSet, CombatantRenamed, DiceRolled, CombatantCarried,
 )
 
 # An upcaster turns an old stored body (as a dict) into the next version's layout. Those not

@@ -39,6 +39,7 @@ from skirmish.eventlog.events import (
     CORE_EVENTS,
     Codec,
     CombatantAdded,
+    CombatantCarried,
     CombatantLeft,
     CombatantRenamed,
     CombatantReturned,
@@ -562,6 +563,11 @@ class Encounter:
                 return f"{who} leaves the fight ({reason})"
             case CombatantReturned(who=who):
                 return f"{who} returns to the fight"
+            case CombatantCarried(who=who, source=source, vital=vital, hash=digest, figures=figures):
+                at = f", vital figure {vital}" if vital is not None else ", vital figure at its maximum"
+                at += "".join(f", {k} {v}" for k, v in figures.items())
+                chain = f", hash {digest[:12]}" if digest else ""
+                return f"{who} comes in from {source}{chain}{at}"
         return self.ruleset.describe(event)
 
     # --- the log as recorded: what the audit, the page, the report and the console read ---
@@ -569,6 +575,10 @@ class Encounter:
     def event(self, event_id: int) -> Recorded:
         """One event of this encounter, decoded; UnknownEvent if it is not one of its."""
         return self.decode(self._store.event(self.row.id, event_id))
+
+    def event_hash(self, event_id: int) -> str:
+        """The hash chaining event ``event_id`` of this encounter to its parent (what `verify` checks)."""
+        return self._store.event(self.row.id, event_id).hash
 
     def command(self, command_id: int) -> CommandRow:
         """The command behind an event (its ``command_id``): as typed, as parsed, on which branch."""

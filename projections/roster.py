@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from skirmish.eventlog.errors import BadInput
+from skirmish.projections.imports.record import Creature
 from skirmish.projections.ruleset import Ruleset, check_name, check_stats, check_traits
 
 ENTRY_KEYS = ("side", "note")
@@ -35,6 +36,7 @@ class Entry:
     name: str
     side: str | None
     stats: dict[str, dict[str, str]]  # ruleset id -> stat -> value as typed
+    imported: Creature | None = None  # a stat block read from JSON (projections/imports/): mapped per ruleset
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -52,6 +54,10 @@ def load(path: Path) -> dict[str, Entry]:
         raise BadInput(f"cannot read roster {str(path)!r}: {e.strerror or e}") from None
     if len(raw) > LARGEST_FILE:
         raise BadInput(f"roster {str(path)!r} is over {LARGEST_FILE:,} bytes: not a roster")
+    from skirmish.projections import imports
+
+    if imports.looks_like_json(raw):  # a stat block file (5e-database, Open5e, Improved Initiative)
+        return imports.entries(path, raw)
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -121,6 +127,10 @@ def find(entries: Mapping[str, Entry], wanted: str, path: Path) -> Entry:
 
 def stats_for(entry: Entry, ruleset: Ruleset[Any], path: Path) -> dict[str, str]:
     """The entry's stats under ``ruleset``, as typed; the ruleset checks them when added."""
+    if entry.imported is not None:
+        from skirmish.projections.imports.mapping import stats_for as mapped
+
+        return mapped(entry.imported, ruleset)[0]
     found = entry.stats.get(ruleset.id)
     if found is None:
         has = ", ".join(entry.stats) or "none"
@@ -139,3 +149,10 @@ def check(path: Path, ruleset: Ruleset[Any]) -> list[str]:
         except BadInput as e:
             faults.append(f"{entry.name}: {e}")
     return faults
+
+
+def left_out(entries: Mapping[str, Entry], ruleset: Ruleset[Any]) -> list[str]:
+    """For stat blocks read from JSON, one line per field ``ruleset`` cannot hold (imports/mapping.py)."""
+    from skirmish.projections.imports.mapping import stats_for as mapped
+
+    return [line for e in entries.values() if e.imported is not None for line in mapped(e.imported, ruleset)[1]]

@@ -30,6 +30,8 @@ from skirmish.eventlog.commands import (
     AddNote,
     ApplyEffect,
     AtTheTable,
+    Carry,
+    CarriedEffect,
     Command,
     EndEncounter,
     Leave,
@@ -386,6 +388,26 @@ class Rules(Generic[State]):
     @decides(AddCombatant)
     def _decide_add(self, state: State, command: AddCombatant, dice: Dice) -> list[Event]:
         return decide_add(self, state.names(), command)  # type: ignore[arg-type]
+
+    @decides(Carry)
+    def _decide_carry(self, state: State, command: Carry, dice: Dice) -> list[Event]:
+        from skirmish.projections.carry import decide_carry
+
+        return decide_carry(self, state, command, dice)  # type: ignore[arg-type]
+
+    def lasting(self, state: State, who: str) -> list[CarriedEffect]:
+        """The conditions on ``who`` that outlast the fight (`new --carry`), as the `effect`
+        commands that put them on again. Default: the view's effects with no rounds left to
+        run that are the ruleset's kinds or the GM's own; a ruleset whose effects need more (a bleed's hits a round) or whose view shows
+        what is not an effect overrides it."""
+        from skirmish.projections.carry import lasting_from_view
+
+        return lasting_from_view(self, self.view(state), who)  # type: ignore[arg-type, attr-defined]
+
+    def carried_figures(self, state: State, who: str) -> dict[str, int]:
+        """The figures of ``who`` besides its vital figure that outlast the fight (`new
+        --carry`), by name: what its ``combatant-carried`` applier sets again. Default: none."""
+        return {}
 
     # Leaving and coming back are the same in every ruleset: a combatant's ``left`` flag
     # (a field of its fighter struct), which the ruleset's clock and refusals read. A

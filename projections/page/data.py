@@ -24,7 +24,9 @@ from typing import Any, Literal
 import msgspec
 
 from skirmish.eventlog.errors import BadInput
-from skirmish.eventlog.events import CombatantAdded, CombatantRenamed, EncounterEnded, EncounterStarted, NoteAdded
+from skirmish.eventlog.events import (
+    CombatantAdded, CombatantCarried, CombatantRenamed, EncounterEnded, EncounterStarted, NoteAdded,
+)
 from skirmish.projections.audit.explain import Number, number_entries
 from skirmish.projections.engine import PathRuns
 from skirmish.projections.notes import Note, notes_shown
@@ -355,6 +357,8 @@ class _Players:
             case NoteAdded(private=True):
                 return "The GM made a note", False
         rows = {row["n"]: row for row in after["c"].values()}
+        if isinstance(event, CombatantCarried) and event.who in rows and self.foe(rows[event.who]["s"]):
+            return f"{event.who} comes in from an earlier fight", False  # its figure there is the GM's
         if harm is not None and harm.who in rows and self.foe(rows[harm.who]["s"]):
             if harm.heal:
                 return f"{harm.who} is healed", False

@@ -88,6 +88,7 @@ import msgspec
 from msgspec.structs import replace
 
 from skirmish.eventlog.commands import (
+    CarriedEffect,
     ApplyEffect,
     Heal,
     Leave,
@@ -101,6 +102,7 @@ from skirmish.eventlog.commands import (
 )
 from skirmish.eventlog.errors import BadInput, RuleViolation
 from skirmish.eventlog.events import (
+    CombatantCarried,
     CombatantAdded,
     CombatantLeft,
     CombatantReturned,
@@ -601,6 +603,17 @@ class ApCountdown(GoesDown, Rules[ApState]):
         stats = event.stats
         _put(state, Fighter(name=event.name, side=event.side, qu=stats["qu"], hits=stats["hits"],
                             penalty=stats.get("penalty", 0)))
+
+    @applies(CombatantCarried)
+    def _carried(self, state: ApState, event: CombatantCarried) -> None:
+        f = state.fighter(event.who)
+        if event.vital is not None:  # hits taken in an earlier fight (README, the party between fights)
+            _put(state, replace(f, damage=f.hits - event.vital))
+
+    def lasting(self, state: ApState, who: str) -> list[CarriedEffect]:
+        # Bleeding runs until staunched; stuns count rounds and staggered ends at the upkeep.
+        bleed = _bleeding(state.fighter(who))
+        return [CarriedEffect(kind=BLEEDING, per_round=bleed)] if bleed > 0 else []
 
     @applies(CombatantLeft)
     def _left(self, state: ApState, event: CombatantLeft) -> None:

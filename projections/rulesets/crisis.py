@@ -91,6 +91,7 @@ from typing import Literal
 import msgspec
 
 from skirmish.eventlog.commands import (
+    CarriedEffect,
     ApplyEffect,
     Cancel,
     Damage,
@@ -104,6 +105,7 @@ from skirmish.eventlog.commands import (
 )
 from skirmish.eventlog.errors import BadInput, RuleViolation
 from skirmish.eventlog.events import (
+    CombatantCarried,
     CombatantAdded,
     Derivation,
     EncounterStarted,
@@ -503,6 +505,24 @@ class Crisis(Rules[CrisisState]):
             if pool in stats:
                 setattr(after, pool, max(0, getattr(after, pool) + stats[pool] - was[pool]))
         return after
+
+    @applies(CombatantCarried)
+    def _carried(self, state: CrisisState, event: CombatantCarried) -> None:
+        f = state.fighters[event.who]
+        if event.vital is not None:  # Health lost in an earlier fight
+            f.health = event.vital
+        # The text is silent on rest between fights: Endurance and armour Durability come as they were.
+        f.endurance = event.figures.get("endurance", f.endurance)
+        f.durability = event.figures.get("durability", f.durability)
+
+    def carried_figures(self, state: CrisisState, who: str) -> dict[str, int]:
+        f = state.fighters[who]
+        return {"endurance": f.endurance, "durability": f.durability}
+
+    def lasting(self, state: CrisisState, who: str) -> list[CarriedEffect]:
+        # Stunned runs to a turn of this fight; drunk, prone and the GM's own last until ended.
+        return [CarriedEffect(kind=c.kind, custom=c.kind not in CONDITIONS)
+                for c in state.fighters[who].conditions.values() if c.until is None and c.kind != "stunned"]
 
     @applies(TurnStarted)
     def _turn_started(self, state: CrisisState, event: TurnStarted) -> None:

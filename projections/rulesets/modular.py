@@ -72,6 +72,7 @@ import msgspec
 from msgspec.structs import replace
 
 from skirmish.eventlog.commands import (
+    CarriedEffect,
     AddCombatant,
     ApplyEffect,
     Heal,
@@ -87,6 +88,7 @@ from skirmish.eventlog.commands import (
 )
 from skirmish.eventlog.errors import BadInput, RuleViolation
 from skirmish.eventlog.events import (
+    CombatantCarried,
     CombatantAdded,
     Derivation,
     EncounterStarted,
@@ -489,6 +491,15 @@ class Modular(GoesDown, Rules[ModularState]):
             name=event.name, side=event.side, agility=stats["agility"], dodge=stats["dodge"],
             health=stats["health"], speed_override=stats.get("speed", 0), init_bonus=stats.get("init-bonus", 0),
         )
+
+    @applies(CombatantCarried)
+    def _carried(self, state: ModularState, event: CombatantCarried) -> None:
+        f = state.fighter(event.who)
+        if event.vital is not None:  # damage taken in an earlier fight (README, the party between fights)
+            f.damage = f.health - event.vital
+
+    def lasting(self, state: ModularState, who: str) -> list[CarriedEffect]:
+        return []  # every effect here counts rounds, and Evade ends with its turn: none outlasts a fight
 
     @applies(RoundStarted)
     def _round_started(self, state: ModularState, event: RoundStarted) -> None:

@@ -80,6 +80,7 @@ from typing import Literal
 import msgspec
 
 from skirmish.eventlog.commands import (
+    CarriedEffect,
     ApplyEffect,
     Cancel,
     Damage,
@@ -92,7 +93,7 @@ from skirmish.eventlog.commands import (
     Upkeep,
 )
 from skirmish.eventlog.errors import BadInput, RuleViolation
-from skirmish.eventlog.events import CombatantAdded, Derivation, EncounterStarted, Event, Term
+from skirmish.eventlog.events import CombatantAdded, CombatantCarried, Derivation, EncounterStarted, Event, Term
 from skirmish.projections.ruleset import (
     GOES_DOWN,
     GOES_DOWN_OPTION,
@@ -431,6 +432,17 @@ class PercentActivity(GoesDown, Rules[PaState]):
     def _added(self, state: PaState, event: CombatantAdded) -> None:
         stats = event.stats
         state.fighters[event.name] = Fighter(name=event.name, side=event.side, qu=stats["qu"], hits=stats["hits"])
+
+    @applies(CombatantCarried)
+    def _carried(self, state: PaState, event: CombatantCarried) -> None:
+        f = state.fighters[event.who]
+        if event.vital is not None:  # hits taken in an earlier fight (README, the party between fights)
+            f.damage = f.hits - event.vital
+
+    def lasting(self, state: PaState, who: str) -> list[CarriedEffect]:
+        # Bleeding and encumbered last until ended; the rest count rounds or end at the upkeep.
+        return [CarriedEffect(kind=e.kind, per_round=e.per_round or None)
+                for e in state.fighters[who].effects.values() if e.kind in (BLEEDING, ENCUMBERED)]
 
     @applies(RoundStarted)
     def _round_started(self, state: PaState, event: RoundStarted) -> None:

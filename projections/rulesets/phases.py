@@ -96,6 +96,7 @@ import msgspec
 from msgspec.structs import replace
 
 from skirmish.eventlog.commands import (
+    CarriedEffect,
     ApplyEffect,
     Cancel,
     Damage,
@@ -461,6 +462,13 @@ class Phases(Rules[PhaseState]):
             name=e.name, side=e.side, base=e.stats["initiative"],
             agility=e.stats.get("agility", 0), bulk=e.stats.get("bulk", 0),
         )
+
+    def lasting(self, state: PhaseState, who: str) -> list[CarriedEffect]:
+        # Wounds and panic last until ended; they are the vital figure's drop (Wounds), so a
+        # carried combatant's Initiative follows from them and needs no combatant-carried applier.
+        f = state.fighters[who]
+        return ([CarriedEffect(kind="slight-wound")] * f.slight + [CarriedEffect(kind="serious-wound")] * f.serious
+                + ([CarriedEffect(kind=PANIC, details={"by": str(f.panic)})] if f.panic else []))
 
     @applies(TurnStarted)
     def _turn_started(self, state: PhaseState, e: TurnStarted) -> None:

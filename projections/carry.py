@@ -1,0 +1,126 @@
+"""The party between fights: combatants carried into a new encounter as they stood in another.
+
+`new NEXT --rules R --carry PREVIOUS` (cli/bring.py) reads the earlier encounter at its
+current branch's head and records, for each combatant taken (the party's side by default,
+or those named), one `carry` command: its stats as added there, its vital figure now and
+its lasting conditions, naming the encounter, the head event's id and hash. The shared
+decision (:func:`decide_carry`, every ruleset's through projections/ruleset.py's ``Rules``)
+records the combatant's ``combatant-added``, a ``combatant-carried`` naming the source,
+which the ruleset applies to start the combatant at that vital figure, and the ruleset's
+own events for each lasting condition, decided as the `effect` command would be. It then
+checks that the combatant stands as it stood: a ruleset that cannot hold a figure is
+refused in one line, nothing recorded.
+
+What a ruleset carries is its own to say: ``Rules.lasting(state, who)`` gives the
+conditions that outlast a fight, as `effect` commands (default: the view's effects with
+no rounds left to run). docs/adding-a-ruleset.md says what a ruleset adds for both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from skirmish.eventlog.commands import AddCombatant, ApplyEffect, Carry, CarriedEffect
+from skirmish.eventlog.errors import BadInput, RuleViolation, SkirmishError
+from skirmish.eventlog.events import CombatantAdded, CombatantCarried, Event
+from skirmish.eventlog.text import check_label, quoted
+from skirmish.projections.ruleset import Dice, Ruleset, check_details, check_flags, decide_add
+from skirmish.projections.view import View
+
+PARTY_SIDES = ("players",)  # the party's side by default, as the players' pages read it
+
+
+def decide_carry(ruleset: Ruleset[Any], state: Any, command: Carry, dice: Dice) -> list[Event]:
+    """The events that bring ``command``'s combatant in as it stood (module docstring)."""
+    added = decide_add(ruleset, state.names(), AddCombatant(name=command.name, side=command.side,
+                                                            stats=command.stats))
+    name = added[0].name  # type: ignore[attr-defined]
+    working = ruleset.evolve(state, added[0])
+    gauge = ruleset.view(working).combatant(name).vital
+    if command.vital is not None and gauge.maximum is not None and command.vital > gauge.maximum:
+        raise BadInput(f"{name} cannot come in at {command.vital} {gauge.name}: its maximum is {gauge.maximum}")
+    carried = CombatantCarried(who=name, source=command.source, vital=command.vital, figures=dict(command.figures),
+                               encounter=command.encounter, event=command.event, hash=command.hash)
+    events: list[Event] = [*added, carried]
+    working = ruleset.evolve(working, carried)
+    for effect in command.effects:
+        check_label("an effect's KIND", effect.kind)
+        put_on = ApplyEffect(who=name, kind=effect.kind, rounds=effect.rounds, per_round=effect.per_round,
+                             details=effect.details, custom=effect.custom)
+        try:
+            check_flags(ruleset, put_on)  # as the engine checks a typed `effect`
+            check_details(ruleset, put_on)
+            produced = ruleset.decide(working, put_on, dice)
+        except SkirmishError as e:
+            raise BadInput(f"{name}'s {effect.kind} cannot come into {ruleset.id}: {e}") from None
+        for event in produced:
+            working = ruleset.evolve(working, event)
+        events += produced
+    figures = getattr(ruleset, "carried_figures", None)
+    if command.figures and (figures is None or figures(working, name) != command.figures):
+        shown = ", ".join(f"{k} {v}" for k, v in command.figures.items())
+        raise RuleViolation(f"{ruleset.id} cannot start {name} with {shown}: its combatant-carried applier "
+                            "does not hold them (docs/adding-a-ruleset.md, step 6)")
+    if command.vital is not None:
+        now = ruleset.view(working).combatant(name).vital.value
+        if now != command.vital:
+            raise RuleViolation(
+                f"{ruleset.id} cannot start {name} at {command.vital} {gauge.name} (it would start at {now}): "
+                "it applies no combatant-carried event (docs/adding-a-ruleset.md, step 6)"
+            )
+    return events
+
+
+def lasting_from_view(ruleset: Ruleset[Any], view: View, who: str) -> list[CarriedEffect]:
+    """The default of ``Rules.lasting``: the effects on ``who`` with no rounds to run that the
+    `effect` command put on (the ruleset's kinds, or the GM's own); a view's other entries
+    (a guard, an evade) are its clock's, not conditions."""
+    return [CarriedEffect(kind=e.kind, custom=e.custom) for e in view.combatant(who).effects
+            if e.left is None and (e.custom or e.kind in ruleset.effects)]
+
+
+def _as_typed(ruleset: Ruleset[Any], stored: dict[str, int]) -> dict[str, str]:
+    """The stats as `add` took them: those left at their default were not typed (and a default
+    may lie below the minimum a typed value must meet: modular's speed 0, "from Agility")."""
+    specs = ruleset.stats
+    return {k: str(v) for k, v in stored.items()
+            if k not in specs or specs[k].required or v != specs[k].default}
+
+
+def carry_from(enc: Any, who: Sequence[str] = (), sides: Sequence[str] = PARTY_SIDES) -> tuple[list[Carry], list[str]]:
+    """The `carry` commands that bring combatants of encounter ``enc`` (at its branch's head)
+    into another: those named in ``who``, else every one on ``sides``; and one line for each
+    figure that does not come along (the effects a round clock runs down)."""
+    from skirmish.projections.ruleset import find_name
+
+    head = enc.head()
+    state = enc.state_at(head.event_id)
+    view: View = enc.ruleset.view(state)
+    names = [find_name(state.names(), w) for w in who] if who else [
+        c.name for c in view.combatants if c.side in sides]
+    if not names:
+        raise BadInput(f"encounter {quoted(enc.row.name)} has nobody on the {' or '.join(sides)} side to carry "
+                       "(name them with --who)")
+    stats = {e.name: e for e in (r.event for r in enc.events_of_kind(CombatantAdded)) if isinstance(e, CombatantAdded)}
+    source = f"encounter {enc.row.name!r} at #{head.event_id} (branch {head.branch!r})"
+    digest = enc.event_hash(head.event_id)
+    commands, lines = [], []
+    lasting = getattr(enc.ruleset, "lasting", None)
+    figures = getattr(enc.ruleset, "carried_figures", None)
+    for name in names:
+        shown = view.combatant(name)
+        keep = lasting(state, name) if lasting is not None else lasting_from_view(enc.ruleset, view, name)
+        kept = {e.kind for e in keep}
+        for e in shown.effects:
+            if e.kind not in kept:
+                lines.append(f"{name}: {e.kind} ({e.left} rounds left) ends with the fight: not carried"
+                             if e.left is not None else f"{name}: {e.kind} ends with the fight: not carried")
+        gauge = shown.vital
+        commands.append(Carry(
+            name=name, side=shown.side, stats=_as_typed(enc.ruleset, stats[name].stats),
+            vital=None if gauge.value == gauge.maximum else gauge.value, effects=tuple(keep), source=source,
+            figures=figures(state, name) if figures is not None else {},
+            encounter=enc.row.name, event=head.event_id, hash=digest,
+        ))
+    return commands, lines

@@ -1,0 +1,123 @@
+"""What an imported file brings into an encounter: an `add` (or `carry`) for a stat block, and
+the `carry` commands that set up a saved fight, each with a line for what the ruleset cannot hold."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
+
+from skirmish.eventlog.commands import AddCombatant, Carry, CarriedEffect
+from skirmish.eventlog.errors import BadInput, SkirmishError
+from skirmish.projections.imports import read
+from skirmish.projections.imports.mapping import VITAL, rolled_hp, side_of, stats_for
+from skirmish.projections.ruleset import Ruleset
+
+if TYPE_CHECKING:
+    from skirmish.projections.engine import Encounter
+    from skirmish.projections.roster import Entry
+
+HP_CHOICES = ("average", "rolled")
+
+
+@dataclass(frozen=True)
+class Brought:
+    """The commands to record, one a combatant, and a line for each field left out."""
+
+    commands: list[AddCombatant | Carry]
+    lines: list[str]
+
+
+def add_from(entry: Entry, ruleset: Ruleset[Any], side: str | None, typed: Mapping[str, str], count: int,
+             hp: str, faces: Mapping[str, tuple[int, ...]]) -> Brought:
+    """`add NAME --from FILE` for a stat block read from JSON: its mapped stats (typed ones win),
+    hit points average or rolled from the GM's faces, a line per field not mapped; a persistent
+    character below its hit points comes in as a `carry` at its hit points now."""
+    creature = entry.imported
+    assert creature is not None, "a stat block read from JSON"
+    if hp not in HP_CHOICES:
+        raise BadInput(f"--hp takes average or rolled, not {hp!r}")
+    rolled = None
+    if hp == "rolled":
+        typed_faces = {k.lower(): v for k, v in faces.items()}.get(creature.name.lower())
+        if typed_faces is None:
+            dice = creature.hit_dice or "its hit dice"
+            raise BadInput(f"--hp rolled takes the GM's faces for {creature.name}'s {dice}: "
+                           f"--roll {creature.name!r}=FACES")
+        rolled = rolled_hp(creature, typed_faces)
+    elif faces:
+        raise BadInput("--roll goes with --hp rolled on an imported stat block")
+    stats, lines = stats_for(creature, ruleset, rolled)
+    stats |= typed
+    side = side if side is not None else entry.side or side_of(creature)
+    below = creature.current is not None and VITAL.get(ruleset.id, "hp") in stats
+    if count != 1 and (rolled is not None or below):
+        why = "rolled hit points" if rolled is not None else "a character below its hit points"
+        raise BadInput(f"--count adds copies of one stat block; {why} come in one at a time")
+    if creature.current is not None and not below:
+        lines.append(f"{creature.name}: current hit points {creature.current} not mapped: {ruleset.id} has none")
+    if below:
+        source = f"{creature.source} (its current hit points)"
+        return Brought([Carry(name=creature.name, side=side, stats=stats, vital=creature.current, source=source)],
+                       lines)
+    return Brought([AddCombatant(name=creature.name, side=side, stats=stats, count=count)], lines)
+
+
+def saved_fight(path: Path, fight_name: str, ruleset: Ruleset[Any], typed: Mapping[str, str]) -> Brought:
+    """The `carry` commands that seat a saved fight's combatants (``typed``: stats for every
+    one whose stat block does not give them), with one line for each field the ruleset
+    cannot hold: the round, who was acting, initiative, temporary hit points, a tag's turn."""
+    found = read(path)
+    fight = next((f for name, f in found.fights.items() if name.lower() == fight_name.strip().lower()), None)
+    if fight is None and not found.fights:
+        raise BadInput(f"{str(path)!r} holds no saved fight ({found.format}): `add NAME --from` takes its stat blocks")
+    if fight is None:
+        raise BadInput(f"{str(path)!r} has no saved fight {fight_name!r} (fights: {', '.join(found.fights)})")
+    source = f"{found.format} file {path.name!r}, fight {fight.name!r}"
+    commands: list[AddCombatant | Carry] = []
+    lines: list[str] = []
+    if fight.round:
+        lines.append(f"the fight was at round {fight.round}: {ruleset.id} counts its own from its first `round`")
+    if fight.acting:
+        lines.append(f"{fight.acting} was acting: {ruleset.id} sets who acts when its `round` starts")
+    holds_hp = VITAL.get(ruleset.id, "hp") in ruleset.stats
+    for seat in fight.seats:
+        stats, unmapped = stats_for(seat.creature, ruleset)
+        lines += [line.replace(f"{seat.creature.name}:", f"{seat.name}:", 1) for line in unmapped]
+        if seat.initiative is not None and "initiative" not in ruleset.stats:
+            lines.append(f"{seat.name}: initiative {seat.initiative} not mapped: {ruleset.id} rolls its own")
+        if seat.temp_hp:
+            lines.append(f"{seat.name}: temporary hit points {seat.temp_hp} not mapped: {ruleset.id} has none")
+        if not holds_hp and seat.hp != seat.creature.hp:
+            lines.append(f"{seat.name}: hit points {seat.hp} of {seat.creature.hp} not mapped: {ruleset.id} has none")
+        effects = []
+        for tag in seat.tags:
+            kind = tag.text.strip().lower()
+            if tag.left is not None and tag.timing:
+                when = "start" if tag.timing == "StartOfTurn" else "end"
+                lines.append(f"{seat.name}: tag {kind!r} counted down at the {when} of {tag.whose or 'a'}'s turn "
+                             f"there; here {ruleset.id} counts its {tag.left} round(s) its own way")
+            effects.append(CarriedEffect(kind=kind, rounds=tag.left, custom=kind not in ruleset.effects))
+        commands.append(Carry(
+            name=seat.name, side=side_of(seat.creature), stats=dict(typed) | stats, source=source,
+            vital=seat.hp if holds_hp and seat.hp != seat.creature.hp else None, effects=tuple(effects),
+        ))
+    return Brought(commands, lines)
+
+
+def tags_that_hold(enc: Encounter, command: Carry) -> tuple[Carry, list[str]]:
+    """``command`` with only the conditions the encounter's ruleset takes (each tried on its
+    own at the head, nothing written), and a line for each it refuses."""
+    head = enc.head().event_id
+    kept, lines = [], []
+    for effect in command.effects:
+        try:
+            enc.decide(replace(command, effects=(effect,)), head)
+        except SkirmishError as e:
+            lines.append(f"{command.name}: tag {effect.kind!r} not mapped: {e}")
+            continue
+        kept.append(effect)
+    return replace(command, effects=tuple(kept)), lines
