@@ -23,7 +23,7 @@ from typing import Any
 
 from skirmish.eventlog.commands import AddCombatant, ApplyEffect, Carry, CarriedEffect
 from skirmish.eventlog.errors import BadInput, RuleViolation, SkirmishError
-from skirmish.eventlog.events import CombatantAdded, CombatantCarried, Event
+from skirmish.eventlog.events import CombatantAdded, CombatantCarried, CombatantRenamed, Event, StatsSet
 from skirmish.eventlog.text import check_label, quoted
 from skirmish.projections.ruleset import Dice, Ruleset, check_details, check_flags, decide_add
 from skirmish.projections.view import View
@@ -80,12 +80,28 @@ def lasting_from_view(ruleset: Ruleset[Any], view: View, who: str) -> list[Carri
             if e.left is None and (e.custom or e.kind in ruleset.effects)]
 
 
-def _as_typed(ruleset: Ruleset[Any], stored: dict[str, int]) -> dict[str, str]:
+def _as_typed(ruleset: Ruleset[Any], stored: dict[str, Any]) -> dict[str, str]:
     """The stats as `add` took them: those left at their default were not typed (and a default
     may lie below the minimum a typed value must meet: modular's speed 0, "from Agility")."""
     specs = ruleset.stats
     return {k: str(v) for k, v in stored.items()
             if k not in specs or specs[k].required or v != specs[k].default}
+
+
+def stats_at(enc: Any, event_id: int) -> dict[str, dict[str, Any]]:
+    """Each combatant's stats as they stand at ``event_id``, by its name there: those it was
+    added with (its text stats too), changed by `set` and carried over a `rename`, read along
+    that event's own path (another branch's `add` of the same name never counts)."""
+    stats: dict[str, dict[str, Any]] = {}
+    for recorded in enc.events_in(enc.runs(event_id).runs):
+        match recorded.event:
+            case CombatantAdded(name=name, stats=numbers, traits=traits):
+                stats[name] = {**numbers, **traits}
+            case StatsSet(who=who, stats=numbers):
+                stats[who].update(numbers)
+            case CombatantRenamed(who=who, to=to):
+                stats[to] = stats.pop(who)
+    return stats
 
 
 def carry_from(enc: Any, who: Sequence[str] = (), sides: Sequence[str] = PARTY_SIDES) -> tuple[list[Carry], list[str]]:
@@ -102,7 +118,7 @@ def carry_from(enc: Any, who: Sequence[str] = (), sides: Sequence[str] = PARTY_S
     if not names:
         raise BadInput(f"encounter {quoted(enc.row.name)} has nobody on the {' or '.join(sides)} side to carry "
                        "(name them with --who)")
-    stats = {e.name: e for e in (r.event for r in enc.events_of_kind(CombatantAdded)) if isinstance(e, CombatantAdded)}
+    stats = stats_at(enc, head.event_id)
     source = f"encounter {enc.row.name!r} at #{head.event_id} (branch {head.branch!r})"
     digest = enc.event_hash(head.event_id)
     commands, lines = [], []
@@ -118,7 +134,7 @@ def carry_from(enc: Any, who: Sequence[str] = (), sides: Sequence[str] = PARTY_S
                              if e.left is not None else f"{name}: {e.kind} ends with the fight: not carried")
         gauge = shown.vital
         commands.append(Carry(
-            name=name, side=shown.side, stats=_as_typed(enc.ruleset, stats[name].stats),
+            name=name, side=shown.side, stats=_as_typed(enc.ruleset, stats[name]),
             vital=None if gauge.value == gauge.maximum else gauge.value, effects=tuple(keep), source=source,
             figures=figures(state, name) if figures is not None else {},
             encounter=enc.row.name, event=head.event_id, hash=digest,
