@@ -964,10 +964,12 @@ def _settle_order(
     """Highest first; ties by Intelligence, then Speed, then re-rolls among the still tied."""
     ranked = [state.fighter(n) for n, o in orders.items() if o is not None]
 
-    def key(f: Fighter) -> tuple[int, int, int]:
-        return (orders[f.name] or 0, f.figure("int"), f.figure("speed"))
+    def key(f: Fighter) -> tuple[int, int, int, int]:
+        # The dead and those who left keep their place but roll no more (Turn Order: every
+        # *involved* character rolls): they never tie with one still in the crisis.
+        return (orders[f.name] or 0, f.figure("int"), f.figure("speed"), 0 if f.dead or f.left else 1)
 
-    groups: dict[tuple[int, int, int], list[str]] = {}
+    groups: dict[tuple[int, int, int, int], list[str]] = {}
     for f in ranked:
         groups.setdefault(key(f), []).append(f.name)
     rerolls: dict[str, list[Roll]] = {}
