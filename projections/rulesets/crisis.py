@@ -964,12 +964,10 @@ def _settle_order(
     """Highest first; ties by Intelligence, then Speed, then re-rolls among the still tied."""
     ranked = [state.fighter(n) for n, o in orders.items() if o is not None]
 
-    def key(f: Fighter) -> tuple[int, int, int, int]:
-        # The dead and those who left keep their place but roll no more (Turn Order: every
-        # *involved* character rolls): they never tie with one still in the crisis.
-        return (orders[f.name] or 0, f.figure("int"), f.figure("speed"), 0 if f.dead or f.left else 1)
+    def key(f: Fighter) -> tuple[int, int, int]:
+        return (orders[f.name] or 0, f.figure("int"), f.figure("speed"))
 
-    groups: dict[tuple[int, int, int, int], list[str]] = {}
+    groups: dict[tuple[int, int, int], list[str]] = {}
     for f in ranked:
         groups.setdefault(key(f), []).append(f.name)
     rerolls: dict[str, list[Roll]] = {}
@@ -981,7 +979,11 @@ def _settle_order(
             # Settled when their order was rolled (option turn-order=once): not again.
             sequence += sorted(tied, key=placed.__getitem__)
         else:
-            sequence += _reroll(tied, dice, rerolls)
+            # The dead and those who left keep their place but roll no more (Turn Order:
+            # every *involved* character rolls): the others settle the tie, before them.
+            gone = [n for n in tied if state.fighter(n).dead or state.fighter(n).left]
+            sequence += _reroll([n for n in tied if n not in gone], dice, rerolls)
+            sequence += sorted(gone, key=lambda n: placed.get(n, len(placed)))
     return tuple(sequence), {n: tuple(r) for n, r in rerolls.items()}
 
 
