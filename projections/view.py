@@ -78,11 +78,15 @@ class Gauge(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Budget(msgspec.Struct, frozen=True, kw_only=True):
-    """What a combatant may still spend this round or turn: AP, activity %, slots, actions."""
+    """What a combatant may still spend this round or turn (AP, activity %, slots, actions),
+    ``left`` of the ``of`` it had. ``lost``: what went unspent and can no longer be, while
+    the round runs (phases: the phases let pass); UNSET (left out of JSON) while nothing is
+    lost so. What was spent is ``of - left - lost``."""
 
     name: str
     left: int
     of: int | None = None
+    lost: int | msgspec.UnsetType = msgspec.UNSET
 
 
 class Effect(msgspec.Struct, frozen=True, kw_only=True):

@@ -249,10 +249,12 @@ class _ReportFold:
             fig.vital2_end = row.vital2.value
             self.series2.setdefault(name, {})[number] = row.vital2.value
         # What was spent of what it had, while each round runs: the set-up spends nothing,
-        # and AP lost at a round's end (left 0 of the AP it had) were not spent.
-        if row.budget.of is not None and running:
+        # and what was lost (AP at a round's end, phases let pass) was not spent.
+        budget = row.budget
+        if budget.of is not None and running:
             key = (name, number)
-            self.spent[key] = max(self.spent.get(key, 0), row.budget.of - row.budget.left)
+            lost = budget.lost if isinstance(budget.lost, int) else 0
+            self.spent[key] = max(self.spent.get(key, 0), budget.of - budget.left - lost)
 
     def rename(self, old: str, new: str) -> None:
         """One row, one series, one budget per combatant, whatever it was called when."""

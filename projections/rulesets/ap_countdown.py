@@ -20,7 +20,9 @@ Open points of the text, each an option recorded in the encounter's first event:
   combatants out with ``leave``) the combatant is down: the countdown passes it by, its
   declarations are refused, and the hit that downs it cancels its action under way
   (a held action or a round-to-round one included). ``heal`` brings it back; it declares
-  again from the next count its initiative allows.
+  again from the next count its initiative allows. Down, or gone (``leave``), when a round
+  begins, it is no combatant of that round (Initiative: "every combatant" rolls): no
+  initiative, no AP, nothing lost at the upkeep; healed or back, it waits for the next.
 - ``pace-penalty`` (default ``worst``): Movement's pace penalty "applies to all other
   actions performed in the round". An action declared before the combatant changed to a
   harder pace and resolved (performed) after it takes the harder pace's penalty: its

@@ -1008,7 +1008,11 @@ def _settle_order(
             # Settled when their order was rolled (option turn-order=once): not again.
             sequence += sorted(tied, key=placed.__getitem__)
         else:
-            sequence += _reroll(tied, dice, rerolls)
+            # The dead and those who left keep their place but roll no more (Turn Order:
+            # every *involved* character rolls): the others settle the tie, before them.
+            gone = [n for n in tied if state.fighter(n).dead or state.fighter(n).left]
+            sequence += _reroll([n for n in tied if n not in gone], dice, rerolls)
+            sequence += sorted(gone, key=lambda n: placed.get(n, len(placed)))
     return tuple(sequence), {n: tuple(r) for n, r in rerolls.items()}
 
 

@@ -907,7 +907,7 @@ class Phases(Rules[PhaseState]):
             status="left" if f.left else "out" if init == 0 else "fighting",
             acting=acting,
             vital=Gauge(name="Initiative", value=init, maximum=f.base),
-            budget=Budget(name="actions", left=len(acts_in), of=self._had(state, f, acts_in)),
+            budget=self._budget(state, f, acts_in),
             effects=tuple(effects),
             own=PhasesFigures(
                 agility_less_bulk=f.agility - f.bulk,
@@ -923,14 +923,17 @@ class Phases(Rules[PhaseState]):
             ),
         )
 
-    def _had(self, state: PhaseState, f: Fighter, acts_in: list[int]) -> int:
-        """The actions the character had this turn (Turn Sequence): as many as its initiative
-        when the turn began, or more (a repetitive action acts in every phase: Repetition);
-        phases it let pass count, as AP lost do. Between turns: those of the coming turn."""
+    def _budget(self, state: PhaseState, f: Fighter, acts_in: list[int]) -> Budget:
+        """The actions left of those the character had this turn (Turn Sequence): as many as
+        its initiative when the turn began, or more (a repetitive action acts in every phase:
+        Repetition). Phases it let pass are lost, not spent. Between turns: the coming turn's.
+        (Older logs, before TurnStarted.budgets: of those taken or still to take.)"""
         taken_or_left = len(f.acted) + len(acts_in)
         if not state.in_turn or f.had is None:
-            return taken_or_left
-        return max(f.had, taken_or_left)
+            return Budget(name="actions", left=len(acts_in), of=taken_or_left)
+        had = max(f.had, taken_or_left)
+        lost = had - taken_or_left
+        return Budget(name="actions", left=len(acts_in), of=had, lost=lost if lost else msgspec.UNSET)
 
     def _phases_left(self, state: PhaseState, f: Fighter, init: int) -> list[int]:
         """The phases of this turn (of the next, between turns) in which the character may still act."""

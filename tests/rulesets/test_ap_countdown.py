@@ -1272,6 +1272,8 @@ def test_a_down_or_departed_combatant_rolls_no_initiative_and_gets_no_ap(memory_
     new_round(enc)
     do(enc, Damage(who="Orc", amount=30))
     do(enc, Upkeep())
+    refused(enc, StartRound(rolls={"Hauser": (6, 8), "Orc": (5, 5)}), RuleViolation,
+            "Orc is down: it rolls no initiative this round (ap-countdown.md, Initiative)")
     events = do(enc, StartRound(rolls={"Hauser": (6, 8)}))
     started = one(events, RoundStarted)
     assert [(i.who, i.ap, i.actual.value) for i in started.initiatives] == [("Hauser", 4, 35)]

@@ -697,6 +697,21 @@ def test_the_dead_roll_no_turn_order_and_gain_nothing_each_turn(memory_store: St
     assert "Drone" not in enc.ruleset.describe(third).split("; AP ")[1]
 
 
+def test_the_dead_keep_their_place_and_never_tie_a_fresh_roll(memory_store: Store) -> None:
+    """crisis.md, Turn Order: ties go to Intelligence, then Speed, then "roll again": among
+    those involved. The Drone (2 + 2 + 2 + Int 0 + Speed 1 = 7) dies in turn 1; in turn 2
+    (each-turn) Drone 2, just joined with its stats, rolls 2 + 2 + 2 = 7 too: no re-roll
+    for the dead one, Drone 2 goes before it and only Jack and Drone 2 rolled."""
+    enc = fight(memory_store, spill="yes", **{"turn-order": "each-turn"})
+    turn(enc)
+    do(enc, Damage(who="Drone", amount=8))
+    end_turn(enc)
+    do(enc, AddCombatant(name="Drone 2", side="foes", stats=DRONE))
+    second = turn(enc, {"Jack": (5, 5, 5), "Drone 2": (2, 2, 2)})
+    assert [(r.who, r.total.value, r.rerolls) for r in second.rolls] == [("Jack", 18, ()), ("Drone 2", 7, ())]
+    assert second.sequence == ("Jack", "Drone 2", "Drone")
+
+
 def test_the_ap_budget_is_of_the_ap_had_this_turn(memory_store: Store) -> None:
     """crisis.md, Actions: 4 AP gained at each turn's start, carried, at most 6. Jack gains 4
     in turn 1 and attacks (2 AP): 2 of 4 left. In turn 2 he has 2 + 4 = 6: 6 of 6. The Drone

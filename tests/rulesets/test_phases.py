@@ -108,6 +108,14 @@ def test_the_actions_budget_is_of_the_actions_had_this_turn(memory_store: Store)
     next_until(enc, 4, 4)
     assert (combatant(enc, "Gob").budget.left, combatant(enc, "Gob").budget.of) == (4, 6)
     assert (combatant(enc, "Ann").budget.left, combatant(enc, "Ann").budget.of) == (4, 4)
+    next_until(enc, 4, 6)
+    do(enc, Declare(who="Gob", action="ready"))  # 1 action taken, 2 let pass: lost, not spent
+    gob = combatant(enc, "Gob").budget
+    assert (gob.left, gob.of, gob.lost) == (3, 6, 2)
+    walk_turn(enc)
+    from skirmish.projections.report.data import build
+
+    assert {f.name: f.spent for f in build(enc).figures}["Gob"] == 1
 
 
 # --- Turn Sequence: the worked example --------------------------------------------------------
