@@ -179,6 +179,7 @@ def test_set_in_crisis_moves_the_pools_by_their_new_size(cli: Cli) -> None:
     (("set", "Orc", "hits"), "Error: set takes KEY=VALUE, not 'hits'"),
     (("set", "Orc", "hits=30"), "Error: Orc has hits=30 already: nothing to set"),
     (("set", "Ork", "hits=3"), "Error: no combatant named 'Ork' (did you mean Orc?)"),
+    (("set", "Orc"), "Error: set Orc takes one or more KEY=N (stats: qu, hits, penalty)"),
 ])
 def test_set_refusals(cli: Cli, words: tuple[str, ...], error: str) -> None:
     ap_fight(cli)
@@ -373,3 +374,34 @@ def test_why_follows_a_combatant_through_its_rename(cli: Cli) -> None:
     assert (figure["start"], figure["now"]) == (30, 28)
     changes = [(link["id"], link["before"], link["after"]) for link in figure["chain"] if link["role"] == "change"]
     assert changes == [(4, 30, 27), (6, 27, 23), (7, 23, 28)]
+
+
+def test_the_new_commands_complete_in_a_real_bash(tmp_path: Any) -> None:
+    """The installed script's bash completion gives the new commands and the names they take."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.executable).with_name("skirmish")
+    env = {**os.environ, "SKIRMISH_DB": str(tmp_path / "c.db"), "PATH": f"{script.parent}:{os.environ['PATH']}"}
+    for words in (["new", "C", "--rules", "ap-countdown"], ["add", "Hauser", "--stat", "qu=1", "--stat", "hits=40"],
+                  ["add", "Orc", "--stat", "qu=0", "--stat", "hits=30"]):
+        subprocess.run([script, *words], env=env, check=True, capture_output=True)
+
+    def complete(*words: str) -> list[str]:
+        program = (
+            'source <(skirmish --show-completion bash)\n'
+            f'COMP_WORDS=({" ".join(words)}); COMP_CWORD={len(words) - 1}\n'
+            '_skirmish_completion skirmish\n'
+            'printf "%s\\n" "${COMPREPLY[@]}"\n'
+        )
+        done = subprocess.run(["bash", "-c", program], env=env, capture_output=True, text=True, check=True)
+        return done.stdout.split()
+
+    assert complete("skirmish", "ren") == ["rename"]
+    assert complete("skirmish", "rename", "O") == ["Orc"]
+    assert complete("skirmish", "set", "H") == ["Hauser"]
+    assert complete("skirmish", "roll", "2d6", "--for", "O") == ["Orc"]
+    assert complete("skirmish", "note", "--on", "H") == ["Hauser"]
+    assert complete("skirmish", "en") == ["encounters", "end"]
