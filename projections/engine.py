@@ -389,7 +389,7 @@ class Encounter:
         """The notes on combatants written on the path to ``at``, by the combatant's name at
         ``at`` (a rename after a note carries it over)."""
         found: list[tuple[str, NoteOn]] = []
-        for row in self._store.events_of_kind(self.row.id, tag_of(NoteAdded)):
+        for row in self._store.events_of_kind(self.row.id, tag_of(NoteAdded), having="on"):
             event = self.decode(row).event
             assert isinstance(event, NoteAdded)
             if event.on is not None and row.id <= at and self._store.holds(at, row.id):
