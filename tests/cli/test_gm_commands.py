@@ -405,3 +405,18 @@ def test_the_new_commands_complete_in_a_real_bash(tmp_path: Any) -> None:
     assert complete("skirmish", "roll", "2d6", "--for", "O") == ["Orc"]
     assert complete("skirmish", "note", "--on", "H") == ["Hauser"]
     assert complete("skirmish", "en") == ["encounters", "end"]
+
+
+def test_why_tells_a_renamed_combatant_from_a_newcomer_under_its_old_name(cli: Cli) -> None:
+    """Orc takes 3 and becomes Urgash; a new Orc joins (#6) and takes 5: the new Orc's hits
+    left went 30 -> 25 at #7 alone; Urgash's 30 -> 27 at #4."""
+    ap_fight(cli)
+    cli.ok("damage", "Orc", "3")  # 4
+    cli.ok("rename", "Orc", "Urgash")  # 5
+    cli.ok("add", "Orc", "--side", "foes", "--stat", "qu=0", "--stat", "hits=30")  # 6
+    cli.ok("damage", "Orc", "5")  # 7
+    (orc,) = json.loads(cli.ok("why", "Orc", "hits left", "--json"))["figures"]
+    assert (orc["start"], orc["now"]) == (30, 25)
+    assert [(c["id"], c["before"], c["after"]) for c in orc["chain"] if c["role"] == "change"] == [(7, 30, 25)]
+    (urgash,) = json.loads(cli.ok("why", "Urgash", "hits left", "--json"))["figures"]
+    assert [(c["id"], c["before"], c["after"]) for c in urgash["chain"] if c["role"] == "change"] == [(4, 30, 27)]
