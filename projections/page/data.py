@@ -436,8 +436,8 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
             harm = fold.attribution.step(rec.event, rec.command_id, tag, who)
             if isinstance(rec.event, CombatantRenamed):
                 names.rename(rec.event.who, rec.event.to)
-                if rec.event.who in fold.first_vital:
-                    fold.first_vital.setdefault(rec.event.to, fold.first_vital[rec.event.who])
+                if rec.event.who in fold.first_vital:  # the old name is free for a newcomer
+                    fold.first_vital[rec.event.to] = fold.first_vital.pop(rec.event.who)
                 if rec.event.who in fold.noted:
                     fold.noted[rec.event.to] = fold.noted.pop(rec.event.who)
             elif isinstance(rec.event, NoteAdded) and rec.event.on is not None and (
