@@ -542,7 +542,7 @@ class Encounter:
             case NoteAdded(about=about, text=text, private=private):
                 return f"{'Private note' if private else 'Note'} on #{about}: {text}"
             case EncounterEnded(reason=reason):
-                return f"The encounter ends{': ' + reason if reason else ''} (`undo` reopens it)"
+                return f"The encounter ends{': ' + reason if reason else ''}"
             case StatsSet(who=who, stats=stats, was=was):
                 changes = ", ".join(f"{k} {was[k]} -> {v}" if k in was else f"{k} {v}" for k, v in stats.items())
                 return f"{who}'s stats are set: {changes}"

@@ -99,7 +99,7 @@ def test_end_refuses_play_until_undo_reopens_it(cli: Cli, ruleset: str) -> None:
     cli.ok("add", "Orc", "--side", "foes", *(w for s in stats for w in ("--stat", s)))
     assert "ended" not in state(cli)
     out = cli.ok("end", "--reason", "the orcs flee")
-    assert out.splitlines()[0].endswith("The encounter ends: the orcs flee (`undo` reopens it)")
+    assert out.splitlines()[0].endswith("The encounter ends: the orcs flee")
     ended_at = int(out.split()[0][1:])
     assert state(cli)["ended"] == {"event": ended_at, "reason": "the orcs flee"}
     assert f"ENDED at #{ended_at}: the orcs flee (`skirmish undo` reopens it)" in cli.ok("state").splitlines()

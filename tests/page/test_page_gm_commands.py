@@ -31,7 +31,7 @@ def test_the_board_says_ended_from_the_end_on(browser: Any, tmp_path: Path, audi
     assert page.tab.inner_text("#clock").startswith("ENDED (the orc flees); ")
     page.tab.keyboard.press("ArrowLeft")  # #3, the end itself
     assert page.tab.inner_text("#clock").startswith("ENDED (the orc flees); ")
-    assert page.tab.inner_text("#narration") == "The encounter ends: the orc flees (`undo` reopens it)"
+    assert page.tab.inner_text("#narration") == "The encounter ends: the orc flees"
     page.tab.keyboard.press("ArrowLeft")  # #2, before it
     assert "ENDED" not in page.tab.inner_text("#clock")
     assert page.errors == []
