@@ -420,3 +420,26 @@ def test_why_tells_a_renamed_combatant_from_a_newcomer_under_its_old_name(cli: C
     assert [(c["id"], c["before"], c["after"]) for c in orc["chain"] if c["role"] == "change"] == [(7, 30, 25)]
     (urgash,) = json.loads(cli.ok("why", "Urgash", "hits left", "--json"))["figures"]
     assert [(c["id"], c["before"], c["after"]) for c in urgash["chain"] if c["role"] == "change"] == [(4, 30, 27)]
+
+
+@pytest.mark.parametrize(("words", "said", "shows"), [
+    (("rename", "Orc", "Urgash"), "Orc is renamed Urgash", lambda s: [c["name"] for c in s["combatants"]] == ["Hauser", "Urgash"]),
+    (("end", "--reason", "truce"), "The encounter ends: truce", lambda s: s.get("ended", {}).get("reason") == "truce"),
+    (("note", "--on", "Orc", "has the key"), "Note on Orc (at #3): has the key",
+     lambda s: [n["text"] for n in s["combatants"][1].get("notes", [])] == ["has the key"]),
+    (("set", "Orc", "hits=20"), "Orc's stats are set: hits 30 -> 20",
+     lambda s: s["combatants"][1]["vital"] == {"name": "hits left", "value": 20, "maximum": 20}),
+])
+def test_each_is_undone_redone_and_explained(cli: Cli, words: tuple[str, ...], said: str, shows: Any) -> None:
+    ap_fight(cli)
+    before = state(cli)
+    assert cli.ok(*words).strip() == f"#4 {said}"
+    assert shows(state(cli))
+    explained = json.loads(cli.ok("explain", "4", "--json"))
+    assert (explained["description"], explained["command"]) == (said, " ".join(
+        w if " " not in w else f"'{w}'" for w in words))
+    cli.ok("undo")
+    assert {k: v for k, v in state(cli).items() if k not in ("at", "head")} == \
+        {k: v for k, v in before.items() if k not in ("at", "head")}
+    cli.ok("redo")
+    assert shows(state(cli))
