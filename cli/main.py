@@ -356,7 +356,7 @@ def end(ctx: typer.Context, reason: Annotated[str, typer.Option(help="Why: the f
 
 
 @command("set")
-def set_(ctx: typer.Context, who: Who, stat: Annotated[list[str], typer.Argument(metavar="STAT=N...", help="Stats as at `add`.")]) -> None:
+def set_(ctx: typer.Context, who: Who, stat: Annotated[list[str] | None, typer.Argument(metavar="STAT=N...", help="Stats as at `add`.")] = None) -> None:
     """Change WHO's stats (checked as at `add`); the damage taken is kept."""
     _execute(ctx, c.SetStats(who=who, stats=pairs(stat, "set")))
 

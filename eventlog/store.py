@@ -575,12 +575,20 @@ class Store:
         rows = self.conn.execute("SELECT id FROM events WHERE encounter_id = ? ORDER BY id", (encounter_id,))
         return [r[0] for r in rows]
 
-    def events_of_kind(self, encounter_id: int, kind: str) -> list[EventRow]:
-        """The encounter's events of one kind (its notes, say), in order."""
-        rows = self.conn.execute(
-            f"SELECT {EVENT_COLUMNS} FROM events WHERE encounter_id = ? AND kind = ? ORDER BY id",
-            (encounter_id, kind),
-        )
+    def events_of_kind(self, encounter_id: int, kind: str, having: str | None = None) -> list[EventRow]:
+        """The encounter's events of one kind (its notes, say), in order; ``having``: only
+        those whose body holds that field (the notes on a combatant, among every note)."""
+        if having is None:
+            rows = self.conn.execute(
+                f"SELECT {EVENT_COLUMNS} FROM events WHERE encounter_id = ? AND kind = ? ORDER BY id",
+                (encounter_id, kind),
+            )
+        else:
+            rows = self.conn.execute(
+                f"SELECT {EVENT_COLUMNS} FROM events WHERE encounter_id = ? AND kind = ? "
+                "AND json_extract(body, ?) IS NOT NULL ORDER BY id",
+                (encounter_id, kind, f"$.{having}"),
+            )
         return [EventRow(*r) for r in rows]
 
     def commands(self, encounter_id: int) -> dict[int, CommandRow]:

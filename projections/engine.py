@@ -372,11 +372,21 @@ class Encounter:
             ended=self.ended_at(at), notes=self.notes_on(at),
         )
 
-    def _held_of_kind(self, kind: type[Event], at: int) -> list[Recorded]:
+    def _held_of_kind(self, kind: type[Event], at: int, having: str | None = None) -> list[Recorded]:
         """The events of one kind on the path to ``at``, in order (read by kind: a log
-        without any costs one indexed look-up)."""
-        return [self.decode(r) for r in self._store.events_of_kind(self.row.id, tag_of(kind))
-                if r.id <= at and self._store.holds(at, r.id)]
+        without any costs one indexed look-up; ``having``: only those with that field)."""
+        rows = [r for r in self._store.events_of_kind(self.row.id, tag_of(kind), having) if r.id <= at]
+        if not rows:
+            return []
+        # The path's runs of ids, read once, each row looked up among them (not a walk back a row).
+        runs = self._store.runs(at)
+        lows = [low for low, _ in runs]
+        held = []
+        for r in rows:
+            i = bisect.bisect_right(lows, r.id) - 1
+            if i >= 0 and runs[i][1] >= r.id:
+                held.append(self.decode(r))
+        return held
 
     def ended_at(self, at: int) -> Ended | None:
         """Whether the encounter has ended (`end`) on the path to ``at``, and where."""
@@ -399,11 +409,11 @@ class Encounter:
         """The notes on combatants written on the path to ``at``, by the combatant's name at
         ``at`` (a rename after a note carries it over)."""
         found: list[tuple[str, NoteOn]] = []
-        for row in self._store.events_of_kind(self.row.id, tag_of(NoteAdded)):
-            event = self.decode(row).event
+        for rec in self._held_of_kind(NoteAdded, at, having="on"):
+            event = rec.event
             assert isinstance(event, NoteAdded)
-            if event.on is not None and row.id <= at and self._store.holds(at, row.id):
-                found.append((event.on, NoteOn(id=row.id, at=event.about, text=event.text, private=event.private)))
+            if event.on is not None:
+                found.append((event.on, NoteOn(id=rec.id, at=event.about, text=event.text, private=event.private)))
         if not found:
             return {}
         renames = self.renames(at)
@@ -542,7 +552,7 @@ class Encounter:
             case NoteAdded(about=about, text=text, private=private):
                 return f"{'Private note' if private else 'Note'} on #{about}: {text}"
             case EncounterEnded(reason=reason):
-                return f"The encounter ends{': ' + reason if reason else ''} (`undo` reopens it)"
+                return f"The encounter ends{': ' + reason if reason else ''}"
             case StatsSet(who=who, stats=stats, was=was):
                 changes = ", ".join(f"{k} {was[k]} -> {v}" if k in was else f"{k} {v}" for k, v in stats.items())
                 return f"{who}'s stats are set: {changes}"

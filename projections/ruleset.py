@@ -457,7 +457,10 @@ class Rules(Generic[State]):
         if not command.stats:
             raise BadInput(f"set {fighter.name} takes one or more KEY=N (stats: {', '.join(self.stats)})")  # type: ignore[attr-defined]
         stats = check_stats(self, fighter.name, command.stats, partial=True)  # type: ignore[arg-type]
-        was = {key: gm.stat_now(fighter, key, self.stat_fields) for key in stats}
+        try:
+            was = {key: gm.stat_now(fighter, key, self.stat_fields) for key in stats}
+        except TypeError as exc:  # a ruleset that keeps a stat where the shared reading does not look
+            raise RuleViolation(f"{getattr(self, 'id', '?')} cannot `set` this: {exc}") from None
         if was == stats:
             shown = ", ".join(f"{k}={v}" for k, v in stats.items())
             raise RuleViolation(f"{fighter.name} has {shown} already: nothing to set")

@@ -105,6 +105,8 @@ class _NamesAlong:
                 name = old
         self.first = name
         self.starts = [(0, name), *reversed(starts)]
+        # It joined before its first rename: a later combatant may have taken its first name.
+        self.joined_before = starts[-1][0] if starts else None
 
     def at(self, event_id: int) -> str:
         found = self.first
@@ -115,14 +117,19 @@ class _NamesAlong:
         return found
 
 
-def _added_at(enc: Encounter, name: str, path: PathRuns) -> int:
-    """The depth at which the combatant joined the path (its row first shows)."""
+def _added_at(enc: Encounter, name: str, path: PathRuns, before: int | None = None) -> int:
+    """The depth at which the combatant joined the path (its row first shows): the latest
+    `add` of that name on the path (before ``before``: a name a rename freed may be added
+    again)."""
+    found: int | None = None
     for added in enc.events_of_kind(CombatantAdded):
         event = added.event
-        if isinstance(event, CombatantAdded) and event.name == name:
+        if isinstance(event, CombatantAdded) and event.name == name and (before is None or added.id < before):
             depth = path.depth_of(added.id)
             if depth is not None:
-                return depth
+                found = depth
+    if found is not None:
+        return found
     for rec, after in enc.replay(path.at(path.deepest)):  # a ruleset that adds in its own events
         if _row(enc.ruleset.view(after), name) is not None:
             depth = path.depth_of(rec.id)
@@ -146,7 +153,7 @@ def why(enc: Encounter, who: str, figure: str | None = None, limit: int | None =
     name = find_name([c.name for c in now.combatants], who)
     path = enc.runs(head.event_id)
     names = _NamesAlong(enc, name, head.event_id)
-    added = _added_at(enc, names.first, path)
+    added = _added_at(enc, names.first, path, names.joined_before)
     start = _row(enc.ruleset.view(enc.fold_to(path.at(added))[0]), names.at(path.at(added)))
     latest = _row(now, name)
     assert start is not None and latest is not None

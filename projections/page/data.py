@@ -95,6 +95,7 @@ class _PageFold:
     dealt: dict[str, int] = field(default_factory=dict)  # damage so far, while it is summarised
     taken: dict[str, int] = field(default_factory=dict)
     noted: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the notes on each combatant the audience sees
+    keys: dict[str, str] = field(default_factory=dict)  # each combatant's key on this path (_Names.path)
 
 
 class Hit(msgspec.Struct, frozen=True, array_like=True):
@@ -204,7 +205,9 @@ class _Names:
     joined ("0", "1", ...), a ruleset's own figures by the order first seen ("o0", "o1")."""
 
     def __init__(self) -> None:
-        self.combatants: dict[str, str] = {}
+        self.combatants: dict[str, str] = {}  # the key each name was first given, on any path
+        self.path: dict[str, str] = {}  # name -> key on the path being read (each fold keeps its own)
+        self._count = 0
         self.figures: dict[str, str] = {}
         # Each combatant's fields as last made, with the view they were made from: a view
         # an event left alone gives the same dict, which the delta passes over at once.
@@ -213,16 +216,23 @@ class _Names:
         self._registered: set[type[Own]] = set()
 
     def combatant(self, name: str) -> str:
-        key = self.combatants.get(name)
+        """The combatant's key on this path: the one its name has on other paths where that
+        is free here (a combatant on two branches keeps one key), else a new one (a name a
+        `rename` freed, taken by a newcomer)."""
+        key = self.path.get(name)
         if key is None:
-            key = self.combatants[name] = str(len(self.combatants))
+            key = self.combatants.get(name)
+            if key is None or key in self.path.values():
+                key, self._count = str(self._count), self._count + 1
+                self.combatants.setdefault(name, key)
+            self.path[name] = key
         return key
 
     def rename(self, old: str, new: str) -> None:
-        """`rename`: the new name keeps the combatant's key, so its row, its chart line and
-        its damage totals go on (a branch without the rename keeps the old name on the key)."""
-        if old in self.combatants and new not in self.combatants:
-            self.combatants[new] = self.combatants[old]
+        """`rename` on this path: the new name keeps the combatant's key, so its row, its
+        chart line and its damage totals go on; the old name is free for a newcomer."""
+        if old in self.path:
+            self.path[new] = self.path.pop(old)
 
     def figure(self, name: str) -> str:
         key = self.figures.get(name)
@@ -431,6 +441,7 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
         else:
             fold = _copy(kept[b.split])
             since = b.path.at(b.start)
+        names.path = fold.keys  # this path's keys, as they stood where it split off
         for rec, state in enc.replay(b.head, start=since):
             text_cmd, body = commands.of(rec.command_id)
             tag, who = str(body.get("type", "")), body.get("who")
@@ -438,8 +449,8 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
             harm = fold.attribution.step(rec.event, rec.command_id, tag, who)
             if isinstance(rec.event, CombatantRenamed):
                 names.rename(rec.event.who, rec.event.to)
-                if rec.event.who in fold.first_vital:
-                    fold.first_vital.setdefault(rec.event.to, fold.first_vital[rec.event.who])
+                if rec.event.who in fold.first_vital:  # the old name is free for a newcomer
+                    fold.first_vital[rec.event.to] = fold.first_vital.pop(rec.event.who)
                 if rec.event.who in fold.noted:
                     fold.noted[rec.event.to] = fold.noted.pop(rec.event.who)
             elif isinstance(rec.event, NoteAdded) and rec.event.on is not None and (
@@ -580,7 +591,7 @@ def _add(totals: dict[str, int], who: str, amount: int) -> None:
 def _copy(fold: _PageFold) -> _PageFold:
     # Views are built anew for each event and never changed after: shared, not copied.
     return _PageFold(fold.attribution.copy(), fold.view, dict(fold.first_vital), dict(fold.dealt), dict(fold.taken),
-                     dict(fold.noted))
+                     dict(fold.noted), dict(fold.keys))
 
 
 def _with_notes(shown: dict[str, Any], noted: Mapping[str, tuple[str, ...]], names: _Names) -> dict[str, Any]:
@@ -588,7 +599,7 @@ def _with_notes(shown: dict[str, Any], noted: Mapping[str, tuple[str, ...]], nam
     combatant's data (it is shared with other views)."""
     rows = shown["c"] = dict(shown["c"])
     for name, texts in noted.items():
-        key = names.combatants.get(name)
+        key = names.path.get(name)
         if key in rows:
             rows[key] = {**rows[key], "nt": list(texts)}
     return shown

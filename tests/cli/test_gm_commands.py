@@ -100,7 +100,7 @@ def test_end_refuses_play_until_undo_reopens_it(cli: Cli, ruleset: str) -> None:
     cli.ok("add", "Orc", "--side", "foes", *(w for s in stats for w in ("--stat", s)))
     assert "ended" not in state(cli)
     out = cli.ok("end", "--reason", "the orcs flee")
-    assert out.splitlines()[0].endswith("The encounter ends: the orcs flee (`undo` reopens it)")
+    assert out.splitlines()[0].endswith("The encounter ends: the orcs flee")
     ended_at = int(out.split()[0][1:])
     assert state(cli)["ended"] == {"event": ended_at, "reason": "the orcs flee"}
     assert f"ENDED at #{ended_at}: the orcs flee (`skirmish undo` reopens it)" in cli.ok("state").splitlines()
@@ -180,6 +180,7 @@ def test_set_in_crisis_moves_the_pools_by_their_new_size(cli: Cli) -> None:
     (("set", "Orc", "hits"), "Error: set takes KEY=VALUE, not 'hits'"),
     (("set", "Orc", "hits=30"), "Error: Orc has hits=30 already: nothing to set"),
     (("set", "Ork", "hits=3"), "Error: no combatant named 'Ork' (did you mean Orc?)"),
+    (("set", "Orc"), "Error: set Orc takes one or more KEY=N (stats: qu, hits, penalty)"),
 ])
 def test_set_refusals(cli: Cli, words: tuple[str, ...], error: str) -> None:
     ap_fight(cli)
@@ -375,3 +376,72 @@ def test_why_follows_a_combatant_through_its_rename(cli: Cli) -> None:
     assert (figure["start"], figure["now"]) == (30, 28)
     changes = [(link["id"], link["before"], link["after"]) for link in figure["chain"] if link["role"] == "change"]
     assert changes == [(4, 30, 27), (6, 27, 23), (7, 23, 28)]
+
+
+def test_the_new_commands_complete_in_a_real_bash(tmp_path: Any) -> None:
+    """The installed script's bash completion gives the new commands and the names they take."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.executable).with_name("skirmish")
+    env = {**os.environ, "SKIRMISH_DB": str(tmp_path / "c.db"), "PATH": f"{script.parent}:{os.environ['PATH']}"}
+    for words in (["new", "C", "--rules", "ap-countdown"], ["add", "Hauser", "--stat", "qu=1", "--stat", "hits=40"],
+                  ["add", "Orc", "--stat", "qu=0", "--stat", "hits=30"]):
+        subprocess.run([script, *words], env=env, check=True, capture_output=True)
+
+    def complete(*words: str) -> list[str]:
+        program = (
+            'source <(skirmish --show-completion bash)\n'
+            f'COMP_WORDS=({" ".join(words)}); COMP_CWORD={len(words) - 1}\n'
+            '_skirmish_completion skirmish\n'
+            'printf "%s\\n" "${COMPREPLY[@]}"\n'
+        )
+        done = subprocess.run(["bash", "-c", program], env=env, capture_output=True, text=True, check=True)
+        return done.stdout.split()
+
+    assert complete("skirmish", "ren") == ["rename"]
+    assert complete("skirmish", "rename", "O") == ["Orc"]
+    assert complete("skirmish", "set", "H") == ["Hauser"]
+    assert complete("skirmish", "roll", "2d6", "--for", "O") == ["Orc"]
+    assert complete("skirmish", "note", "--on", "H") == ["Hauser"]
+    assert complete("skirmish", "en") == ["encounters", "end"]
+
+
+def test_why_tells_a_renamed_combatant_from_a_newcomer_under_its_old_name(cli: Cli) -> None:
+    """Orc takes 3 and becomes Urgash; a new Orc joins (#6) and takes 5: the new Orc's hits
+    left went 30 -> 25 at #7 alone; Urgash's 30 -> 27 at #4."""
+    ap_fight(cli)
+    cli.ok("damage", "Orc", "3")  # 4
+    cli.ok("rename", "Orc", "Urgash")  # 5
+    cli.ok("add", "Orc", "--side", "foes", "--stat", "qu=0", "--stat", "hits=30")  # 6
+    cli.ok("damage", "Orc", "5")  # 7
+    (orc,) = json.loads(cli.ok("why", "Orc", "hits left", "--json"))["figures"]
+    assert (orc["start"], orc["now"]) == (30, 25)
+    assert [(c["id"], c["before"], c["after"]) for c in orc["chain"] if c["role"] == "change"] == [(7, 30, 25)]
+    (urgash,) = json.loads(cli.ok("why", "Urgash", "hits left", "--json"))["figures"]
+    assert [(c["id"], c["before"], c["after"]) for c in urgash["chain"] if c["role"] == "change"] == [(4, 30, 27)]
+
+
+@pytest.mark.parametrize(("words", "said", "shows"), [
+    (("rename", "Orc", "Urgash"), "Orc is renamed Urgash", lambda s: [c["name"] for c in s["combatants"]] == ["Hauser", "Urgash"]),
+    (("end", "--reason", "truce"), "The encounter ends: truce", lambda s: s.get("ended", {}).get("reason") == "truce"),
+    (("note", "--on", "Orc", "has the key"), "Note on Orc (at #3): has the key",
+     lambda s: [n["text"] for n in s["combatants"][1].get("notes", [])] == ["has the key"]),
+    (("set", "Orc", "hits=20"), "Orc's stats are set: hits 30 -> 20",
+     lambda s: s["combatants"][1]["vital"] == {"name": "hits left", "value": 20, "maximum": 20}),
+])
+def test_each_is_undone_redone_and_explained(cli: Cli, words: tuple[str, ...], said: str, shows: Any) -> None:
+    ap_fight(cli)
+    before = state(cli)
+    assert cli.ok(*words).strip() == f"#4 {said}"
+    assert shows(state(cli))
+    explained = json.loads(cli.ok("explain", "4", "--json"))
+    assert (explained["description"], explained["command"]) == (said, " ".join(
+        w if " " not in w else f"'{w}'" for w in words))
+    cli.ok("undo")
+    assert {k: v for k, v in state(cli).items() if k not in ("at", "head")} == \
+        {k: v for k, v in before.items() if k not in ("at", "head")}
+    cli.ok("redo")
+    assert shows(state(cli))

@@ -78,8 +78,20 @@ def typed(cmd: Command) -> list[str]:
             words = ["leave", cmd.who, "--reason", cmd.reason]
         case c.Return():
             words = ["return", cmd.who]
+        case c.AddNote(on=str(on)):
+            words = ["note", "--on", on, cmd.text, *(["--private"] if cmd.private else [])]
         case c.AddNote():
             words = ["note", str(cmd.event), cmd.text]
+        case c.RollDice():
+            faces = cmd.rolls.get("dice")
+            return ["roll", cmd.dice, *opt("--for", cmd.who), *opt("--why", cmd.why or None),
+                    *opt("--roll", ",".join(map(str, faces)) if faces else None)]
+        case c.Rename():
+            words = ["rename", cmd.who, cmd.to]
+        case c.SetStats():
+            words = ["set", cmd.who, *(f"{k}={v}" for k, v in cmd.stats.items())]
+        case c.EndEncounter():
+            words = ["end", *opt("--reason", cmd.reason or None)]
         case _:
             raise AssertionError(f"no command line for {cmd!r}: add it to typed()")
     if isinstance(cmd, c.AtTheTable):
