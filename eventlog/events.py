@@ -85,13 +85,21 @@ class Derivation(msgspec.Struct, frozen=True):
         return "; ".join(parts)
 
 
-class EncounterStarted(Event, frozen=True, tag="encounter-started"):
-    """The first event of an encounter: the ruleset, every option in force, the dice seed."""
+class EncounterStarted(Event, frozen=True, tag="encounter-started", omit_defaults=True):
+    """The first event of an encounter: the ruleset, every option in force, the dice seed.
+
+    ``dice``: how the tool's rolls are drawn (projections/dice.py): 1, from ``seed`` (32
+    bits, readable back from the faces), which every log recorded before the field existed
+    keeps; 2, keyed by ``key`` (256 bits as 64 hex digits; ``seed`` is then 0: a state or
+    snapshot that copies it holds no secret). Defaults are omitted, so an encounter of
+    derivation 1 is stored exactly as before."""
 
     name: str
     ruleset: str
     options: dict[str, str]
     seed: int
+    dice: int = 1
+    key: str = ""
 
 
 class CombatantAdded(Event, frozen=True, tag="combatant-added"):

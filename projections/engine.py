@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from functools import cache
@@ -178,9 +177,10 @@ def new_encounter(
     ruleset = get_ruleset(ruleset_id)
     name = check_name("an encounter", name)
     settled = settle_options(ruleset, options)
-    if seed is None:
-        seed = int.from_bytes(os.urandom(4), "big")
-    started = EncounterStarted(name=name, ruleset=ruleset.id, options=settled, seed=seed)
+    from skirmish.projections.dice import first_event_dice
+
+    dice, seed, key = first_event_dice(seed)
+    started = EncounterStarted(name=name, ruleset=ruleset.id, options=settled, seed=seed, dice=dice, key=key)
     codec = codec_for(ruleset.id)
     body = codec.encode(started)
     first = NewEvent(tag_of(EncounterStarted), EncounterStarted.version, body)
@@ -472,9 +472,10 @@ class Encounter:
 
     def _describe(self, event: Event) -> str:
         match event:
-            case EncounterStarted(name=name, ruleset=ruleset, options=options, seed=seed):
+            case EncounterStarted(name=name, ruleset=ruleset, options=options, seed=seed, key=key):
                 opts = ", ".join(f"{k}={v}" for k, v in options.items()) or "no options"
-                return f"Encounter {name!r} begins under {ruleset} ({opts}; dice seed {seed})"
+                dice = f"dice key {key}" if key else f"dice seed {seed}"
+                return f"Encounter {name!r} begins under {ruleset} ({opts}; {dice})"
             case CombatantAdded(name=name, side=side, stats=stats):
                 figures = ", ".join(f"{k} {v}" for k, v in stats.items())
                 return f"{name} joins the {side} side ({figures})"
@@ -640,7 +641,7 @@ class Encounter:
             # Seeded by the event decided on: the same script rolls the same dice, and two
             # what-if branches from one moment share their next rolls.
             place = at if dice_from is None else dice_from
-            dice = Dice(self.started.seed, str(place), getattr(command, "rolls", None))
+            dice = Dice.of(self.started, str(place), getattr(command, "rolls", None))
             events = self.ruleset.decide(state, command, dice)
             if not events:
                 raise RuleViolation("that command changes nothing")

@@ -481,7 +481,7 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
         "unit": unit,
     }
     if audience == "gm":
-        data["seed"] = started.seed
+        data["seed"] = started.key or started.seed
         data["digest"] = chain_digest()
         data["commands"] = {str(cid): texts[cid] for cid in sorted(texts)}
     else:
