@@ -196,6 +196,7 @@ def add(
     stat: Annotated[list[str] | None, typer.Option("--stat", help="KEY=N, a stat the ruleset asks for (overrides the roster's).")] = None,
     count: Annotated[int, typer.Option(help="Add NAME 1 to NAME N, each with the same stats.")] = 1,
     from_: Annotated[Path | None, typer.Option("--from", help="A roster file (TOML) holding NAME's stats.")] = None,
+    hidden: Annotated[bool, typer.Option("--hidden", help="Hidden from the players' screens until `reveal`.")] = False,
 ) -> None:
     """Add a combatant with the stats the ruleset asks for (typed, or from a roster)."""
     stats = pairs(stat, "--stat")
@@ -208,7 +209,8 @@ def add(
         ruleset = invocation(ctx).encounter().ruleset
         stats = roster.stats_for(entry, ruleset, from_) | stats
         name, side = entry.name, side if side is not None else entry.side
-    _execute(ctx, c.AddCombatant(name=name, side=side or "neutral", stats=stats, count=count))
+    kind = c.AddHidden if hidden else c.AddCombatant
+    _execute(ctx, kind(name=name, side=side or "neutral", stats=stats, count=count))
 
 
 @command("round", table=c.StartRound)
@@ -404,11 +406,16 @@ def state(
     wide: Annotated[bool, typer.Option("--wide", help="Every figure of the ruleset, not only the 80-column core.")] = False,
 ) -> None:
     """What is true now (or at an event)."""
-    view = invocation(ctx).encounter().view(at)
+    enc = invocation(ctx).encounter()
+    view = enc.view(at)
     if as_json:
         print_json(view)
     else:
+        from skirmish.projections.policy import hidden_line
+
         typer.echo(render_state(view, wide=wide))  # lines escaped by render_state
+        if hidden := hidden_line(enc, view.at):
+            typer.echo(escape_controls(hidden))
 
 
 LOG_PAGE = 50  # events `log` shows by default: the last page, as at the table
@@ -710,3 +717,4 @@ def main() -> None:
 # The commands that settle disputes and the reports register on the same app.
 from skirmish.cli import audit as _audit  # noqa: E402,F401
 from skirmish.cli import reports as _reports  # noqa: E402,F401
+from skirmish.cli import policy as _policy  # noqa: E402,F401

@@ -133,8 +133,41 @@ class CombatantReturned(Event, frozen=True, tag="combatant-returned"):
     who: str
 
 
+class CombatantHidden(Event, frozen=True, tag="combatant-hidden", omit_defaults=True):
+    """The GM hides a combatant from the players' screens (an ambusher, a lurking foe): on
+    the GM's board, absent from the players' until revealed (projections/policy.py). It
+    changes no figure. ``joining``: recorded just before its `add --hidden`, so the players
+    never see it join."""
+
+    who: str
+    joining: bool = False
+
+
+class CombatantRevealed(Event, frozen=True, tag="combatant-revealed"):
+    """A hidden combatant is shown to the players from now on."""
+
+    who: str
+
+
+class Band(msgspec.Struct, frozen=True, array_like=True):
+    """One of the players' health bands: ``label`` shown for a foe at or below ``percent`` of
+    its full vital figure (the band of the smallest such percent wins)."""
+
+    label: str
+    percent: int
+
+
+class BandsChosen(Event, frozen=True, tag="players-bands"):
+    """The health bands the players see for foes from now on: ``full`` at its full vital
+    figure, else the band of the smallest percent at or above what it has left."""
+
+    full: str
+    bands: tuple[Band, ...]
+
+
 CORE_EVENTS: tuple[type[Event], ...] = (
     EncounterStarted, CombatantAdded, NoteAdded, CombatantLeft, CombatantReturned,
+    CombatantHidden, CombatantRevealed, BandsChosen,
 )
 
 # An upcaster turns an old stored body (as a dict) into the next version's layout. Those not

@@ -32,14 +32,17 @@ from typing import Any
 
 import msgspec
 
-from skirmish.eventlog.commands import AddNote, ApplyEffect, Command, MoveHead, command_encoder
+from skirmish.eventlog.commands import AddHidden, AddNote, ApplyEffect, Command, MoveHead, command_encoder
 from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent, UnknownRuleset
 from skirmish.eventlog.events import (
     CORE_EVENTS,
+    BandsChosen,
     Codec,
     CombatantAdded,
+    CombatantHidden,
     CombatantLeft,
     CombatantReturned,
+    CombatantRevealed,
     EncounterStarted,
     Event,
     NoteAdded,
@@ -50,6 +53,7 @@ from skirmish.eventlog.rows import CommandRow, Counts, HeadMove
 from skirmish.eventlog.shape import Shape
 from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Page, ReplayRow, Restoring, Snapshot, Store
 from skirmish.eventlog.text import escape_controls
+from skirmish.projections.policy import POLICY_COMMANDS, decide as decide_policy, describe as describe_policy, joining_hidden
 from skirmish.projections.view import Shown
 from skirmish.projections.ruleset import (
     Dice,
@@ -485,6 +489,8 @@ class Encounter:
                 return f"{who} leaves the fight ({reason})"
             case CombatantReturned(who=who):
                 return f"{who} returns to the fight"
+            case CombatantHidden() | CombatantRevealed() | BandsChosen():
+                return describe_policy(event) or ""
         return self.ruleset.describe(event)
 
     # --- the log as recorded: what the audit, the page, the report and the console read ---
@@ -627,11 +633,13 @@ class Encounter:
         check_numbers(command)
         check_texts(command)
         state, depth = self.fold_to(at)
-        if isinstance(command, AddNote):
+        if isinstance(command, POLICY_COMMANDS):  # the players' screens: the same in every ruleset
+            events: list[Event] = decide_policy(self, state.names(), command, at)
+        elif isinstance(command, AddNote):
             self._store.event(self.row.id, command.event)
             if not command.text.strip():
                 raise BadInput("a note needs some text")
-            events: list[Event] = [NoteAdded(about=command.event, text=command.text, private=command.private)]
+            events = [NoteAdded(about=command.event, text=command.text, private=command.private)]
         else:
             check_details(self.ruleset, command)
             check_flags(self.ruleset, command)
@@ -642,7 +650,10 @@ class Encounter:
             # what-if branches from one moment share their next rolls.
             place = at if dice_from is None else dice_from
             dice = Dice.of(self.started, str(place), getattr(command, "rolls", None))
-            events = self.ruleset.decide(state, command, dice)
+            if isinstance(command, AddHidden):
+                events = joining_hidden(command, self.ruleset.decide(state, command.added(), dice))
+            else:
+                events = self.ruleset.decide(state, command, dice)
             if not events:
                 raise RuleViolation("that command changes nothing")
             unused = dice.unused()

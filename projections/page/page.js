@@ -145,9 +145,10 @@
       if (c.a) li.appendChild(el("span", "mark", "▶ acts now: "));
       li.appendChild(el("span", "name", c.n));
       li.appendChild(el("span", "status", c.st));
+      if (c.h) li.appendChild(el("span", "hidden-mark", "hidden from the players"));
       li.appendChild(el("div", "side muted", c.s));
       li.appendChild(el("div", "vital", c.vn + ": " + figure(c.v, c.vm)));
-      li.appendChild(el("div", "budget", c.bn + ": " + figure(c.bl, c.bo)));
+      if (c.bl !== null && c.bl !== undefined) li.appendChild(el("div", "budget", c.bn + ": " + figure(c.bl, c.bo)));
       li.appendChild(el("div", "effects", (c.e && c.e.length) ? c.e.join("; ") : "no effects"));
       var own = [];
       D.figures.forEach(function (name, i) { if (("o" + i) in c) own.push(name + " " + c["o" + i]); });
@@ -177,8 +178,10 @@
       tr.appendChild(el("td", null, c.n));
       tr.appendChild(el("td", null, c.s));
       tr.appendChild(el("td", null, figure(st.start[key], null) + " → " + figure(c.v, null)));
-      tr.appendChild(el("td", "num", (st.dealt[key] || 0) + (st.dealt["@" + c.n] || 0)));
-      tr.appendChild(el("td", "num", (st.taken[key] || 0) + (st.taken["@" + c.n] || 0)));
+      // The players' version: a foe's damage is its band, and so is what the party dealt it.
+      var banded = typeof c.v === "string", party = D.audience === "players" && !banded;
+      tr.appendChild(el("td", "num", party ? "-" : (st.dealt[key] || 0) + (st.dealt["@" + c.n] || 0)));
+      tr.appendChild(el("td", "num", banded ? c.v : (st.taken[key] || 0) + (st.taken["@" + c.n] || 0)));
       body.appendChild(tr);
     });
   }
@@ -340,8 +343,7 @@
     if (D.audience === "gm") {
       secret.appendChild(el("span", null, "dice seed " + D.seed + "; verify digest " + D.digest));
     } else {
-      secret.appendChild(el("span", null, "Foes' " + "figures are shown as bands: unhurt, hurt, badly hurt (at or below " +
-        D.bands.badly + "%), down."));
+      secret.appendChild(el("span", null, "Foes' " + "figures are shown as bands: " + D.bands.words + "."));
     }
     $("summarised").hidden = !D.summarised;
     if (D.summarised) $("summarised").textContent = "Long fight: the events before #" + D.summarised.before +
@@ -353,6 +355,8 @@
     var keep = branch ? branch.name : null;
     load(data);
     header();
+    // The players' version holds the current branch alone: no picker, no list of others.
+    $("branches").hidden = $("branch-pick").hidden = D.audience === "players";
     select(keep && D.branches.some(function (b) { return b.name === keep; }) ? keep : D.current);
     drawBranches();
     show(position === null ? path.length - 1 : position);
