@@ -260,7 +260,7 @@ class Players:
         clock = view.clock
         clock = msgspec.structs.replace(
             clock, now=tuple(n for n in clock.now if n not in hidden), next=tuple(n for n in clock.next if n not in hidden),
-            own=NoOwn())
+            moment="" if names_any(clock.moment, hidden) else clock.moment, own=NoOwn())
         pending = tuple(
             p if p.target is None or p.target not in hidden else msgspec.structs.replace(p, target=None)
             for p in view.pending if p.who not in foes and p.who not in hidden)
@@ -298,12 +298,14 @@ class Players:
                 return Told(f"Foes are shown as {after.bands.words()}", False, False)
         who, target = command.get("who"), command.get("target")
         involved = {n for n in (who, target, harm.who if harm else None, harm.by if harm else None) if isinstance(n, str)}
-        if involved & hidden or names_any(text, hidden) or any(names_any(line, hidden) for line in explanation):
+        if involved & hidden:
             return None
+        foes = frozenset(n for n, side in sides.items() if self.foe(side))
+        if names_any(text, hidden) or any(names_any(line, hidden) for line in explanation):
+            return Told(self._plain(command, view, foes, round_before), False, harm is not None and harm.who not in foes)
         match rec_event:
             case CombatantAdded(name=name, side=side) if self.foe(side):
                 return Told(f"{name} joins the {side} side", False, False)
-        foes = frozenset(n for n, side in sides.items() if self.foe(side))
         if harm is not None and (harm.who in foes or (harm.who not in sides)):
             if harm.heal:
                 return Told(f"{harm.who} is healed", False, False)
