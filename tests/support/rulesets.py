@@ -23,8 +23,9 @@ from typing import Any
 
 import pytest
 
-from skirmish.eventlog.commands import AddNote, Command, Damage
+from skirmish.eventlog.commands import AddNote, Command, Damage, Hide, Reveal
 from skirmish.projections.engine import Encounter
+from skirmish.projections.policy import hidden_at
 
 Proposer = Callable[[Encounter], list[Command]]
 
@@ -97,4 +98,7 @@ def core_invalid(enc: Encounter) -> list[Command]:
         AddNote(event=last, text="   "),
         # No combatant is called that; a ruleset with no use for damage refuses it too.
         Damage(who="Nobody-at-all", amount=1),
+        # Hiding is decided by the engine for every ruleset: nobody to hide, nobody hidden to reveal.
+        Hide(who="Nobody-at-all"),
+        *(Reveal(who=c.name) for c in enc.view().combatants[:1] if c.name not in hidden_at(enc, enc.head().event_id)),
     ]
