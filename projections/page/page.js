@@ -341,7 +341,8 @@
       (D.audience === "players" ? "; players' version" : "; GM's version");
     var secret = clear($("secret"));
     if (D.audience === "gm") {
-      secret.appendChild(el("span", null, "dice seed " + D.seed + "; verify digest " + D.digest));
+      secret.appendChild(el("span", null, (typeof D.seed === "string" ? "dice key " : "dice seed ") + D.seed +
+        "; verify digest " + D.digest));
     } else {
       secret.appendChild(el("span", null, "Foes' " + "figures are shown as bands: " + D.bands.words + "."));
     }
