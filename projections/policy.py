@@ -20,7 +20,6 @@ hidden). The players' page (`export --format html --for players`) and `serve`'s 
 - no dice seed or key, no digest, no command as typed.
 
 A *foe* is a combatant whose side is not one of the party's (``Bands.party``, `--party`).
-The Markdown report (`export --format md`) is the GM's: it has no players' version.
 """
 
 from __future__ import annotations
@@ -281,14 +280,18 @@ class Players:
 
     def told(self, rec_event: Event, text: str, harm: Harm | None, command: Mapping[str, Any],
              before: Sight, after: Sight, view: View, explanation: Sequence[str], round_before: int | None,
-             ) -> Told | None:
-        """The event as the players get it, or None: they get no step for it at all."""
+             acting: Sequence[str] = ()) -> Told | None:
+        """The event as the players get it, or None: they get no step for it at all.
+        ``acting``: who acts after it, hidden or not (`next` reaching a hidden combatant's
+        moment is a step about it)."""
         hidden = before.hidden | after.hidden
         sides = {c.name: c.side for c in view.combatants}
         match rec_event:
             case EncounterStarted(name=name, ruleset=ruleset):
                 return Told(f"Encounter {name!r} begins under {ruleset}", False, False)
             case NoteAdded(private=True):
+                return None
+            case NoteAdded(text=note) if names_any(note, before.hidden | after.hidden):
                 return None
             case CombatantHidden():
                 return None
@@ -297,8 +300,11 @@ class Players:
             case BandsChosen():
                 return Told(f"Foes are shown as {after.bands.words()}", False, False)
         who, target = command.get("who"), command.get("target")
-        involved = {n for n in (who, target, harm.who if harm else None, harm.by if harm else None) if isinstance(n, str)}
-        if involved & hidden:
+        joining = rec_event.name if isinstance(rec_event, CombatantAdded) else None
+        involved = {n for n in (who, target, joining, harm.who if harm else None, harm.by if harm else None)
+                    if isinstance(n, str)}
+        if involved & hidden or (command.get("type") == "next" and acting and set(acting) <= after.hidden
+                                 and view.clock.round == round_before):
             return None
         foes = frozenset(n for n, side in sides.items() if self.foe(side))
         if names_any(text, hidden) or any(names_any(line, hidden) for line in explanation):
@@ -331,11 +337,15 @@ class Players:
         who, action, target = command.get("who"), command.get("action"), command.get("target")
         if not isinstance(who, str):
             return f"The clock: {clock.moment}" if clock.moment else "The clock moves on"
-        if who in foes and command.get("type") == "declare":
+        tag = command.get("type")
+        if who in foes and tag == "declare":
             return f"{who} declares an action"
-        words = [who, str(command.get("type", "acts"))]
-        if isinstance(action, str):
-            words.append(action)
-        if isinstance(target, str):
-            words.append(f"on {target}")
-        return " ".join(words)
+        aimed = f" on {target}" if isinstance(target, str) else ""
+        if tag == "declare" and isinstance(action, str):
+            return f"{who} declares {action}{aimed}"
+        if tag in ("resolve", "cancel"):
+            return f"{who}'s action {'resolves' if tag == 'resolve' else 'is cancelled'}"
+        kind = command.get("kind")
+        if tag == "effect" and isinstance(kind, str):
+            return f"{who}: {kind}" + (" ends" if command.get("end") else "")
+        return f"{who}: {tag}"

@@ -375,7 +375,7 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
             if players is not None:
                 lines, recorded = number_parts(numbers)
                 told = players.told(rec.event, text, harm, body, sight_before, fold.sight, view,
-                                    [*lines, *(recorded[0] if recorded else ())], fold.round)
+                                    [*lines, *(recorded[0] if recorded else ())], fold.round, full_view.clock.now)
             fold.round = view.clock.round
             if told is None:  # the players get no step for it: what it changed comes with the next
                 if rec.id in forks:

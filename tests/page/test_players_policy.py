@@ -281,3 +281,35 @@ def test_a_revealed_foe_appears_from_its_reveal_on(fought: dict[str, Path], figh
     assert run_cli(["--db", str(db), "undo"]) == 0
     db.with_name("players.html").unlink()
     assert "Lurker" not in json.dumps(page_data(exported(db, "players")))
+
+
+def report(db: Path, *args: str) -> str:
+    out = db.with_name(f"report-{'-'.join(args) or 'gm'}.md")
+    assert run_cli(["--db", str(db), "export", "--format", "md", "--out", str(out), *args]) == 0
+    return out.read_text()
+
+
+@pytest.mark.parametrize("fight", FIGHTS, ids=IDS)
+def test_the_players_report_holds_no_secret(fought: dict[str, Path], fight: Fight, capsys: pytest.CaptureFixture[str]) -> None:
+    db = fought[fight.ruleset]
+    secrets = secrets_of(db)
+    gm, players = report(db), report(db, "--for", "players")
+    what_if = report(db, "--branch", "what-if")
+    # The GM's reports hold each secret: the test looks in the right places.
+    assert fight.what_if in what_if and NOTE in gm and "Lurker" in gm and fight.exact in gm
+    assert re.search(rf"^pending: {fight.foe} ", gm, re.M)
+    lines = [line.split(" ", 2)[2] for line in players.splitlines() if line.startswith("- #")]
+    assert lines and lines[0].startswith("Encounter ")
+    for text in lines:  # no narration naming the foe holds a number
+        assert not (re.search(rf"\b{fight.foe}\b", text) and re.search(r"\d", text)), text
+    assert fight.what_if not in players and "what-if" not in players
+    assert NOTE not in players and f"#{secrets.private_note} " not in players
+    assert "Lurker" not in players and secrets.key not in players and "verify digest" not in players
+    assert fight.exact not in players and fight.faces not in players
+    assert not re.search(rf"^pending: {fight.foe} ", players, re.M)
+    assert re.search(rf"^{fight.foe} +foes +\w+ +{fight.band} ", players, re.M)  # its band in the final state
+    # The players' report follows the current branch.
+    capsys.readouterr()
+    assert run_cli(["--db", str(db), "export", "--format", "md", "--for", "players", "--branch", "what-if"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "Error: the players' report follows the current branch: the what-if branches are the GM's")
