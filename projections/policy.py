@@ -295,8 +295,8 @@ class Players:
                 return None
             case CombatantHidden():
                 return None
-            case CombatantRevealed(who=who):
-                return Told(f"{who} appears on the {sides.get(who, 'foes')} side", False, False)
+            case CombatantRevealed(who=revealed):
+                return Told(f"{revealed} appears on the {sides.get(revealed, 'foes')} side", False, False)
             case BandsChosen():
                 return Told(f"Foes are shown as {after.bands.words()}", False, False)
         who, target = command.get("who"), command.get("target")

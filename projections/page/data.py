@@ -403,8 +403,8 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
     _as_steps(entries)
     notes = _notes(notes_shown(enc), audience)
     if players is not None:  # a note they are told of, about an event they are told of
-        notes = {about: kept for about, listed in notes.items() if int(about) in told_ids
-                 if (kept := [n for n in listed if n.id in told_ids])}
+        notes = {about: heard for about, listed in notes.items() if int(about) in told_ids
+                 if (heard := [n for n in listed if n.id in told_ids])}
     started = enc.started
     data: dict[str, Any] = {
         "format": FORMAT,
