@@ -37,7 +37,8 @@ class Fight:
 
 
 # Each fight: the party member, a foe with typed dice, a foe hidden from its add (Lurker) who
-# acts and is hurt, a private note, and a what-if from the party member's first action.
+# acts and is hurt, a private note, a public one naming the hidden foe, and a what-if from
+# the party member's first action.
 FIGHTS = [
     # ap-countdown.md: the Orc's 30 hits less Hauser's 13 leave 17 of 30 (17 > 50 % of 30: hurt).
     Fight("ap-countdown", """
@@ -50,6 +51,7 @@ FIGHTS = [
         next
         declare Orc melee-attack --target Hauser
         note 2 'reinforcements at round 3' --private
+        note 2 'Lurker waits under the bridge'
         next
         declare Lurker melee-attack --target Hauser
         next
@@ -69,6 +71,7 @@ FIGHTS = [
         declare Hauser melee-attack --percent 80 --target Orc
         resolve Hauser --hits 13
         note 2 'reinforcements at round 3' --private
+        note 2 'Lurker waits under the bridge'
         next
         declare Orc static-maneuver --percent 150
         next
@@ -90,6 +93,7 @@ FIGHTS = [
         resolve Jack --hits 7
         damage Drone 2
         note 2 'reinforcements at round 3' --private
+        note 2 'Lurker waits under the bridge'
         next
         declare Drone custom --ap 10
         next
@@ -110,6 +114,7 @@ FIGHTS = [
         declare Hauser skill --target Orc --with skill=sword
         damage Orc 9
         note 2 'reinforcements at round 3' --private
+        note 2 'Lurker waits under the bridge'
         next
         declare Orc ready --trigger 'Hauser moves' --with then=skill+move --with else=evade
         next
@@ -134,6 +139,7 @@ FIGHTS = [
         declare Rook aim --target Bauer
         effect Rook slight-wound
         note 2 'reinforcements at round 3' --private
+        note 2 'Lurker waits under the bridge'
         next
         branch what-if --at 7
         switch what-if
@@ -241,6 +247,7 @@ def check_gm(data: dict[str, Any], fight: Fight, secrets: Secrets) -> None:
     head = board_at_head(data)
     assert f"{head[fight.foe]['v']}/{head[fight.foe]['vm']}" == fight.exact
     assert head["Lurker"]["h"] == 1  # on the GM's board, marked hidden
+    assert "Lurker waits under the bridge" in dump
     assert data["seed"] == secrets.key
 
 
