@@ -25,7 +25,7 @@ A *foe* is a combatant whose side is not one of the party's (``Bands.party``, `-
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
@@ -48,6 +48,7 @@ from skirmish.eventlog.text import check_label
 from skirmish.projections.view import Combatant, NoOwn, View
 
 if TYPE_CHECKING:
+    from skirmish.projections.audit.explain import Number
     from skirmish.projections.engine import Encounter
     from skirmish.projections.ruleset import Harm
 
@@ -233,6 +234,14 @@ def names_any(text: str, names: frozenset[str]) -> bool:
     return pattern is not None and pattern.search(text) is not None
 
 
+def explanation_lines(numbers: Sequence[Number]) -> list[str]:
+    """An event's explanation as the policy reads it: each line and each item recorded."""
+    from skirmish.projections.text.narration import number_parts
+
+    lines, recorded = number_parts(numbers)
+    return [*lines, *(recorded[0] if recorded else ())]
+
+
 @dataclass(frozen=True)
 class Told:
     """An event as the players get it: its line, and whether its explanation and its damage go with it."""
@@ -279,11 +288,12 @@ class Players:
         return row
 
     def told(self, rec_event: Event, text: str, harm: Harm | None, command: Mapping[str, Any],
-             before: Sight, after: Sight, view: View, explanation: Sequence[str], round_before: int | None,
+             before: Sight, after: Sight, view: View, explanation: Callable[[], Sequence[str]],
+             round_before: int | None,
              acting: Sequence[str] = ()) -> Told | None:
         """The event as the players get it, or None: they get no step for it at all.
         ``acting``: who acts after it, hidden or not (`next` reaching a hidden combatant's
-        moment is a step about it)."""
+        moment is a step about it). ``explanation``: its lines, made when needed."""
         hidden = before.hidden | after.hidden
         sides = {c.name: c.side for c in view.combatants}
         match rec_event:
@@ -307,7 +317,7 @@ class Players:
                                  and view.clock.round == round_before):
             return None
         foes = frozenset(n for n, side in sides.items() if self.foe(side))
-        if names_any(text, hidden) or any(names_any(line, hidden) for line in explanation):
+        if names_any(text, hidden) or (hidden and any(names_any(line, hidden) for line in explanation())):
             return Told(self._plain(command, view, foes, round_before), False, harm is not None and harm.who not in foes)
         match rec_event:
             case CombatantAdded(name=name, side=side) if self.foe(side):
@@ -325,7 +335,7 @@ class Players:
             return Told(self._plain(command, view, foes, round_before), False, harm is not None)
         if isinstance(who, str) and who in foes and command.get("type") == "declare":
             return Told(f"{who} declares an action", False, False)
-        explain = not any(names_any(line, foes) for line in explanation)
+        explain = not any(names_any(line, foes) for line in explanation())
         return Told(text, explain, True)
 
     def _plain(self, command: Mapping[str, Any], view: View, foes: frozenset[str], round_before: int | None) -> str:

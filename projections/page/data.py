@@ -30,7 +30,7 @@ from skirmish.projections.engine import CommandsAlong, Encounter, Recorded
 from skirmish.projections.text.narration import number_parts
 from skirmish.projections.text.board import cell, clock_label, effect_text, label
 from skirmish.projections.ruleset import Harm
-from skirmish.projections.policy import Audience, Bands, Players, Sight, Told, audience, bands
+from skirmish.projections.policy import Audience, Bands, Players, Sight, Told, audience, bands, explanation_lines
 from skirmish.projections.view import Combatant, Own, View
 
 __all__ = ["Audience", "Bands", "audience", "bands", "build", "event_count"]  # cli/ reads these here
@@ -373,9 +373,8 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
             numbers = number_entries(rec.event)
             told: Told | None = Told(text, True, True)
             if players is not None:
-                lines, recorded = number_parts(numbers)
                 told = players.told(rec.event, text, harm, body, sight_before, fold.sight, view,
-                                    [*lines, *(recorded[0] if recorded else ())], fold.round, full_view.clock.now)
+                                    lambda: explanation_lines(numbers), fold.round, full_view.clock.now)
             fold.round = view.clock.round
             if told is None:  # the players get no step for it: what it changed comes with the next
                 if rec.id in forks:

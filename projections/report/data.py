@@ -33,8 +33,7 @@ from skirmish.eventlog.errors import BadInput
 from skirmish.projections.engine import CommandsAlong, Encounter, Recorded
 from skirmish.projections.ruleset import Harm
 from skirmish.projections.audit.explain import number_entries
-from skirmish.projections.policy import Audience, Bands, Players, Sight, hidden_at, names_any
-from skirmish.projections.text.narration import number_parts
+from skirmish.projections.policy import Audience, Bands, Players, Sight, explanation_lines, hidden_at, names_any
 from skirmish.projections.view import Combatant, Shown, View
 
 
@@ -346,9 +345,8 @@ def players_steps(enc: Encounter, head: int, advance: Callable[[int], None], ban
         for c in s.view.combatants:
             first.setdefault(c.name, c.vital.value)
         view = players.view(s.view, sight)
-        lines, recorded = number_parts(number_entries(rec.event))
         told = players.told(rec.event, s.text, s.harm, body, before, sight, view,
-                            [*lines, *(recorded[0] if recorded else ())], round_before, s.view.clock.now)
+                            lambda: explanation_lines(number_entries(rec.event)), round_before, s.view.clock.now)
         round_before = view.clock.round
         if told is None:
             continue
