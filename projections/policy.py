@@ -13,7 +13,8 @@ hidden). The players' page (`export --format html --for players`) and `serve`'s 
 - damage to a foe as the band it leaves, never the amount, per hit or in the totals;
 - a narration that names a foe and holds a number replaced by one that holds none, and no
   explanation of it (a round's start lists each initiative with the GM's dice; in phases a
-  foe's vital figure is its initiative); no explanation that names a foe;
+  foe's vital figure is its initiative); no explanation of an event that names a foe or is
+  a foe's doing (its dice, its stats);
 - no private note, and no step where one was made;
 - no hidden combatant (`hide`, `add --hidden`) until it is revealed: not on the board, the
   clock or the pending list, and no event or note that names it while it is hidden;
@@ -262,7 +263,8 @@ class Players:
 
     def view(self, view: View, sight: Sight) -> View:
         """The view without the hidden combatants, the foes' pending actions and the clock's
-        own figures (vital figures are banded on the page's data, :meth:`board`)."""
+        own figures (vital figures are banded in the page's rows, :meth:`row`, and in the
+        report's steps)."""
         hidden = sight.hidden
         foes = {c.name for c in view.combatants if self.foe(c.side)}
         clock = view.clock
@@ -335,7 +337,10 @@ class Players:
             return Told(self._plain(command, view, foes, round_before), False, harm is not None)
         if isinstance(who, str) and who in foes and command.get("type") == "declare":
             return Told(f"{who} declares an action", False, False)
-        explain = not any(names_any(line, foes) for line in explanation())
+        # An explanation carries every number with its dice: none about a foe, by one, or naming one.
+        actor = getattr(rec_event, "who", None)
+        explain = not (who in foes or actor in foes or names_any(text, foes)
+                       or any(names_any(line, foes) for line in explanation()))
         return Told(text, explain, True)
 
     def _plain(self, command: Mapping[str, Any], view: View, foes: frozenset[str], round_before: int | None) -> str:

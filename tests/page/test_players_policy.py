@@ -227,8 +227,11 @@ def check_players(data: dict[str, Any], fight: Fight, secrets: Secrets) -> None:
     assert board_at_head(data)[fight.foe]["v"] == fight.band
     for text in texts(data):
         assert not (re.search(rf"\b{fight.foe}\b", text) and re.search(r"\d", text)), text
-    # The GM's dice for the foe: in no line.
+    # The GM's dice for the foe: in no line; no explanation of a step naming the foe.
     assert not any(fight.faces in t for t in texts(data))
+    for step in steps(data):
+        if step.explanation:
+            assert not any(re.search(rf"\b{fight.foe}\b", t) for t in (step.text, *step.explanation)), step
     # The foe's pending action: never listed (the party's own are).
     assert fight.foe not in pendings(data)
     # The hidden foe: nowhere, not even its name; and the dice key.
