@@ -234,7 +234,7 @@ class Generator:
 
     def _play(self) -> int:
         place, ruleset, codec = self.place, self.enc.ruleset, self.enc.codec
-        dice = Dice(self.enc.started.seed, str(place.head.event_id))
+        dice = Dice.of(self.enc.started, str(place.head.event_id))
         for command in self.gm.proposals(place.state):
             try:
                 events: list[Event] = ruleset.decide(place.state, command, dice)

@@ -98,7 +98,7 @@ def accepted(enc: Encounter, gm: Gm) -> tuple[Any, list[Event]]:
     state = enc.fold_to(head.event_id)[0]
     for command in gm.proposals(state):
         try:
-            return command, enc.ruleset.decide(state, command, Dice(enc.started.seed, str(head.event_id)))
+            return command, enc.ruleset.decide(state, command, Dice.of(enc.started, str(head.event_id)))
         except SkirmishError:
             continue
     raise AssertionError(f"the GM has nothing to play at event {head.event_id}")

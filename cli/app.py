@@ -346,7 +346,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")
 StepsArg = Annotated[int, typer.Argument(help="How many commands.")]
 # The replay page's audience and the players' bands (`export --format html`, `serve`).
 AudienceOpt = Annotated[
-    str, typer.Option("--for", help="gm (everything) or players (foes' vitals as bands; no seed, digest or private notes).")
+    str, typer.Option("--for", help="gm (everything) or players (what the players' policy lets through: README, What each audience sees).")
 ]
 PartyOpt = Annotated[
     list[str] | None, typer.Option("--party", help="A side the players see exactly (default: players); repeat for more.")

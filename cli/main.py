@@ -216,6 +216,7 @@ def add(
     from_: Annotated[Path | None, typer.Option("--from", help="A roster (TOML) or stat block file (5e-database, Open5e, Improved Initiative JSON) holding NAME.")] = None,
     hp: Annotated[str, typer.Option("--hp", help="An imported stat block's hit points: average, or rolled from --roll NAME=FACES.")] = "average",
     roll: RollOpt = None,
+    hidden: Annotated[bool, typer.Option("--hidden", help="Hidden from the players' screens until `reveal`.")] = False,
 ) -> None:
     """Add a combatant with the stats the ruleset asks for (typed, or from a roster)."""
     stats = pairs(stat, "--stat")
@@ -229,13 +230,17 @@ def add(
         if entry.imported is not None:
             from skirmish.cli.bring import add_imported
 
+            if hidden:
+                raise BadInput("--hidden takes a roster entry or typed stats; add an imported stat block, then `hide` it")
+
             add_imported(ctx, entry, ruleset, side, stats, count, hp, rolls(roll))
             return
         stats = roster.stats_for(entry, ruleset, from_) | stats
         name, side = entry.name, side if side is not None else entry.side
     if roll or hp != "average":
         raise BadInput("--hp and --roll go with a stat block imported --from a JSON file")
-    _execute(ctx, c.AddCombatant(name=name, side=side or "neutral", stats=stats, count=count))
+    kind = c.AddHidden if hidden else c.AddCombatant
+    _execute(ctx, kind(name=name, side=side or "neutral", stats=stats, count=count))
 
 
 @command("round", table=c.StartRound)
@@ -464,11 +469,16 @@ def state(
     wide: Annotated[bool, typer.Option("--wide", help="Every figure of the ruleset, not only the 80-column core.")] = False,
 ) -> None:
     """What is true now (or at an event)."""
-    view = invocation(ctx).encounter().view(at)
+    enc = invocation(ctx).encounter()
+    view = enc.view(at)
     if as_json:
         print_json(gm_commands.state_json(view))
     else:
+        from skirmish.projections.policy import hidden_line
+
         typer.echo(render_state(view, wide=wide))  # lines escaped by render_state
+        if hidden := hidden_line(enc, view.at):
+            typer.echo(escape_controls(hidden))
 
 
 LOG_PAGE = 50  # events `log` shows by default: the last page, as at the table
@@ -793,3 +803,4 @@ def main() -> None:
 # The commands that settle disputes and the reports register on the same app.
 from skirmish.cli import audit as _audit  # noqa: E402,F401
 from skirmish.cli import reports as _reports  # noqa: E402,F401
+from skirmish.cli import policy as _policy  # noqa: E402,F401

@@ -82,8 +82,8 @@ def export(
         what = file_of(db, str(out))
         if what is not None:
             raise BadInput(f"--out {out} is {what} ({db}): write the export to another file")
-    if format_ != "html" and (audience != "gm" or party or badly != 50):
-        raise BadInput("--for, --party and --badly-hurt are for the replay page (--format html)")
+    if format_ == "jsonl" and (audience != "gm" or party or badly != 50):
+        raise BadInput("--for, --party and --badly-hurt are for the replay page and the report (--format html, md)")
     if format_ == "html":
         from skirmish.projections.page import data as page_data, shell as page_shell
 
@@ -101,10 +101,12 @@ def export(
         with progress("export", lambda: row_count(enc)) as bar:
             _write(export_jsonl(enc, bar.advance, seekable=out is not None), out)
     else:
+        from skirmish.projections import policy
         from skirmish.projections.report import data as report_data, markdown as report_markdown
 
+        reader, bands = policy.audience(audience), policy.bands(party, badly)
         with progress("report", lambda: report_data.path_length(enc, branch)) as bar:
-            built = report_data.build(enc, branch, bar.advance)
+            built = report_data.build(enc, branch, bar.advance, reader, bands)
         _write(report_markdown.markdown_chunks(built), out)
     if out is not None:
         say(f"Wrote {out} ({format_}) for {enc.row.name!r}", err=True)

@@ -149,6 +149,33 @@ class Carry(Command, frozen=True, kw_only=True, tag="carry"):
     hash: str = ""
 
 
+class AddHidden(AddCombatant, frozen=True, tag="add-hidden"):
+    """`add ... --hidden`: the combatant joins hidden from the players' screens."""
+
+    def added(self) -> AddCombatant:
+        """The `add` the ruleset decides."""
+        return AddCombatant(name=self.name, side=self.side, stats=self.stats, count=self.count)
+
+
+class Hide(Command, frozen=True, tag="hide"):
+    """Hide a combatant from the players' screens (decided the same in every ruleset)."""
+
+    who: str
+
+
+class Reveal(Command, frozen=True, tag="reveal"):
+    """Show a hidden combatant to the players again."""
+
+    who: str
+
+
+class ChooseBands(Command, frozen=True, tag="bands"):
+    """The players' health bands for foes: ``full`` at full, then LABEL=PERCENT words."""
+
+    full: str
+    bands: tuple[tuple[str, int], ...]
+
+
 class AddNote(Command, frozen=True, tag="note", omit_defaults=True):
     """A note on an event, or with ``on`` on a combatant (written at the head: ``event`` is
     not read then)."""
@@ -199,6 +226,7 @@ class MoveHead(Command, frozen=True, tag="move-head"):
 AnyCommand = Union[
     AddCombatant, StartRound, Next, Declare, Resolve, Cancel, Damage, ApplyEffect,
     Upkeep, AddNote, MoveHead, Heal, Leave, Return, EndEncounter, SetStats, Rename, RollDice, Carry,
+    AddHidden, Hide, Reveal, ChooseBands,
 ]
 
 command_encoder = msgspec.json.Encoder()

@@ -85,13 +85,21 @@ class Derivation(msgspec.Struct, frozen=True):
         return "; ".join(parts)
 
 
-class EncounterStarted(Event, frozen=True, tag="encounter-started"):
-    """The first event of an encounter: the ruleset, every option in force, the dice seed."""
+class EncounterStarted(Event, frozen=True, tag="encounter-started", omit_defaults=True):
+    """The first event of an encounter: the ruleset, every option in force, the dice seed.
+
+    ``dice``: how the tool's rolls are drawn (projections/dice.py): 1, from ``seed`` (32
+    bits, readable back from the faces), which every log recorded before the field existed
+    keeps; 2, keyed by ``key`` (256 bits as 64 hex digits; ``seed`` is then 0: a state or
+    snapshot that copies it holds no secret). Defaults are omitted, so an encounter of
+    derivation 1 is stored exactly as before."""
 
     name: str
     ruleset: str
     options: dict[str, str]
     seed: int
+    dice: int = 1
+    key: str = ""
 
 
 class CombatantAdded(Event, frozen=True, tag="combatant-added", omit_defaults=True):
@@ -175,9 +183,42 @@ class CombatantCarried(Event, frozen=True, tag="combatant-carried"):
     figures: dict[str, int] = {}  # the ruleset's other figures there (crisis: Endurance, armour Durability)
 
 
+class CombatantHidden(Event, frozen=True, tag="combatant-hidden", omit_defaults=True):
+    """The GM hides a combatant from the players' screens (an ambusher, a lurking foe): on
+    the GM's board, absent from the players' until revealed (projections/policy.py). It
+    changes no figure. ``joining``: recorded just before its `add --hidden`, so the players
+    never see it join."""
+
+    who: str
+    joining: bool = False
+
+
+class CombatantRevealed(Event, frozen=True, tag="combatant-revealed"):
+    """A hidden combatant is shown to the players from now on."""
+
+    who: str
+
+
+class Band(msgspec.Struct, frozen=True, array_like=True):
+    """One of the players' health bands: ``label`` shown for a foe at or below ``percent`` of
+    its full vital figure (the band of the smallest such percent wins)."""
+
+    label: str
+    percent: int
+
+
+class BandsChosen(Event, frozen=True, tag="players-bands"):
+    """The health bands the players see for foes from now on: ``full`` at its full vital
+    figure, else the band of the smallest percent at or above what it has left."""
+
+    full: str
+    bands: tuple[Band, ...]
+
+
 CORE_EVENTS: tuple[type[Event], ...] = (
     EncounterStarted, CombatantAdded, NoteAdded, CombatantLeft, CombatantReturned,
     EncounterEnded, StatsSet, CombatantRenamed, DiceRolled, CombatantCarried,
+    CombatantHidden, CombatantRevealed, BandsChosen,
 )
 
 # An upcaster turns an old stored body (as a dict) into the next version's layout. Those not

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from functools import cache
@@ -33,18 +32,21 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from skirmish.eventlog.commands import AddNote, ApplyEffect, Command, MoveHead, RollDice, command_encoder
+from skirmish.eventlog.commands import AddHidden, AddNote, ApplyEffect, Command, MoveHead, RollDice, command_encoder
 from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent, UnknownRuleset
 from skirmish.eventlog.events import (
     CORE_EVENTS,
+    BandsChosen,
     Codec,
     CombatantAdded,
     CombatantCarried,
+    CombatantHidden,
     CombatantLeft,
     CombatantRenamed,
     CombatantReturned,
     DiceRolled,
     EncounterEnded,
+    CombatantRevealed,
     EncounterStarted,
     Event,
     NoteAdded,
@@ -56,6 +58,7 @@ from skirmish.eventlog.rows import CommandRow, Counts, HeadMove
 from skirmish.eventlog.shape import Shape
 from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Page, ReplayRow, Restoring, Snapshot, Store
 from skirmish.eventlog.text import escape_controls
+from skirmish.projections.policy import POLICY_COMMANDS, decide as decide_policy, describe as describe_policy, joining_hidden
 from skirmish.projections.view import Ended, NoteOn, Shown
 from skirmish.projections.ruleset import (
     Dice,
@@ -193,9 +196,10 @@ def new_encounter(
     ruleset = get_ruleset(ruleset_id)
     name = check_name("an encounter", name)
     settled = settle_options(ruleset, options)
-    if seed is None:
-        seed = int.from_bytes(os.urandom(4), "big")
-    started = EncounterStarted(name=name, ruleset=ruleset.id, options=settled, seed=seed)
+    from skirmish.projections.dice import first_event_dice
+
+    dice, seed, key = first_event_dice(seed)
+    started = EncounterStarted(name=name, ruleset=ruleset.id, options=settled, seed=seed, dice=dice, key=key)
     codec = codec_for(ruleset.id)
     body = codec.encode(started)
     first = NewEvent(tag_of(EncounterStarted), EncounterStarted.version, body)
@@ -541,9 +545,10 @@ class Encounter:
 
     def _describe(self, event: Event) -> str:
         match event:
-            case EncounterStarted(name=name, ruleset=ruleset, options=options, seed=seed):
+            case EncounterStarted(name=name, ruleset=ruleset, options=options, seed=seed, key=key):
                 opts = ", ".join(f"{k}={v}" for k, v in options.items()) or "no options"
-                return f"Encounter {name!r} begins under {ruleset} ({opts}; dice seed {seed})"
+                dice = f"dice key {key}" if key else f"dice seed {seed}"
+                return f"Encounter {name!r} begins under {ruleset} ({opts}; {dice})"
             case CombatantAdded(name=name, side=side, stats=stats, traits=traits):
                 figures = ", ".join([*(f"{k} {v}" for k, v in stats.items()), *(f"{k} {v}" for k, v in traits.items())])
                 return f"{name} joins the {side} side ({figures})"
@@ -578,6 +583,10 @@ class Encounter:
                 at += "".join(f", {k} {v}" for k, v in figures.items())
                 chain = f", hash {digest[:12]}" if digest else ""
                 return f"{who} comes in from {source}{chain}{at}"
+
+
+            case CombatantHidden() | CombatantRevealed() | BandsChosen():
+                return describe_policy(event) or ""
         return self.ruleset.describe(event)
 
     # --- the log as recorded: what the audit, the page, the report and the console read ---
@@ -755,14 +764,16 @@ class Encounter:
         check_numbers(command)
         check_texts(command)
         state, depth = self.fold_to(at) if start is None else start
-        if isinstance(command, AddNote):
+        if isinstance(command, POLICY_COMMANDS):  # the players' screens: the same in every ruleset
+            events: list[Event] = decide_policy(self, state.names(), command, at)
+        elif isinstance(command, AddNote):
             on = None if command.on is None else find_name(state.names(), command.on)
             if on is None:
                 self._store.event(self.row.id, command.event)
             if not command.text.strip():
                 raise BadInput("a note needs some text")
             about = at if on is not None else command.event  # a note on a combatant is written at the head
-            events: list[Event] = [NoteAdded(about=about, text=command.text, private=command.private, on=on)]
+            events = [NoteAdded(about=about, text=command.text, private=command.private, on=on)]
         else:
             if not isinstance(command, RollDice) and (ended := self.ended_at(at)) is not None:
                 why = f" ({ended.reason})" if ended.reason else ""
@@ -776,8 +787,11 @@ class Encounter:
             # Seeded by the event decided on: the same script rolls the same dice, and two
             # what-if branches from one moment share their next rolls.
             place = at if dice_from is None else dice_from
-            dice = Dice(self.started.seed, str(place), getattr(command, "rolls", None))
-            events = self.ruleset.decide(state, command, dice)
+            dice = Dice.of(self.started, str(place), getattr(command, "rolls", None))
+            if isinstance(command, AddHidden):
+                events = joining_hidden(command, self.ruleset.decide(state, command.added(), dice))
+            else:
+                events = self.ruleset.decide(state, command, dice)
             if not events:
                 raise RuleViolation("that command changes nothing")
             unused = dice.unused()

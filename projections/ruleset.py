@@ -948,22 +948,27 @@ def suggest(word: str, known: Sequence[str]) -> str:
 class Dice:
     """Dice for one decision: the GM's typed faces where given, else seeded tool rolls.
 
-    The tool's rolls are seeded from the encounter's seed and the hash of the event the
-    command is decided on, so deciding the same command at the same place rolls the
-    same faces. Replays never roll: the faces are in the events.
+    The tool's rolls are drawn from the encounter's seed and the event the command is
+    decided on, by the encounter's ``derivation`` (projections/dice.py), so deciding the
+    same command at the same place rolls the same faces. Replays never roll: the faces
+    are in the events.
     """
 
-    def __init__(self, seed: int, place: str, typed: Mapping[str, Sequence[int]] | None = None) -> None:
+    def __init__(self, seed: int | str, place: str, typed: Mapping[str, Sequence[int]] | None = None,
+                 derivation: int = 1) -> None:
         # Imported here: only a command that decides rolls dice (OpenSSL's load is felt in
         # every read-only command's start-up).
-        import hashlib
-        import random
+        from skirmish.projections.dice import draws
 
-        material = hashlib.sha256(f"{seed}:{place}".encode()).digest()
-        self._rng = random.Random(int.from_bytes(material[:8], "big"))
+        self._rng = draws(seed, place, derivation)
         self._typed = {k.lower(): tuple(v) for k, v in (typed or {}).items()}
         self._names = {k.lower(): k for k in typed or {}}
         self._used: set[str] = set()
+
+    @classmethod
+    def of(cls, started: EncounterStarted, place: str, typed: Mapping[str, Sequence[int]] | None = None) -> Dice:
+        """The dice of a decision at ``place`` in the encounter ``started`` begins."""
+        return cls(started.key if started.dice >= 2 else started.seed, place, typed, started.dice)
 
     def unused(self) -> list[str]:
         """Typed dice no roll of the decision asked for (the engine refuses them)."""

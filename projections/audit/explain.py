@@ -4,6 +4,7 @@ the command behind it, the options in force and the notes about it."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 from typing import Any, Literal
 
 import msgspec
@@ -89,8 +90,12 @@ def numbers(value: Any, where: str = "") -> Iterator[tuple[str, Any]]:
     if isinstance(value, (Derivation, Roll)):
         yield where, value
     elif isinstance(value, msgspec.Struct):
+        unstored = _omitted(type(value))
         for name in value.__struct_fields__:
-            yield from numbers(getattr(value, name), f"{where}.{name}" if where else name)
+            field = getattr(value, name)
+            if name in unstored and field == unstored[name]:
+                continue  # at its default, which is not stored: the event holds no such number
+            yield from numbers(field, f"{where}.{name}" if where else name)
     elif isinstance(value, (tuple, list)):
         for i, item in enumerate(value):
             label = getattr(item, "who", None) or getattr(item, "name", None)
@@ -100,6 +105,14 @@ def numbers(value: Any, where: str = "") -> Iterator[tuple[str, Any]]:
             yield from numbers(item, f"{where}[{key}]")
     elif isinstance(value, int) and not isinstance(value, bool):
         yield where, value
+
+
+@cache
+def _omitted(kind: type[msgspec.Struct]) -> dict[str, Any]:
+    """The fields a struct leaves out of its encoding when they are at these defaults."""
+    if not kind.__struct_config__.omit_defaults:
+        return {}
+    return {f.name: f.default for f in msgspec.structs.fields(kind) if f.default is not msgspec.NODEFAULT}
 
 
 def explain(enc: Encounter, event_id: int) -> Explanation:

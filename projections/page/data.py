@@ -7,11 +7,8 @@ prints them), the damage it did with the attacker, and the view after it as a *d
 from the view after its parent (only what changed), so a long fight stays small and the
 page folds the views back as it is scrubbed.
 
-Two audiences. The GM's data is everything. The players' data hides what the GM keeps
-secret: the dice seed, the verify digest, the commands as typed, private notes, and the
-exact vital figure of every combatant not on a party side (a *band* instead: unhurt,
-hurt, badly hurt, down, per :class:`Bands`), with the narration and explanation of any
-event that would give such a figure away replaced by a line that does not.
+Two audiences: the GM's data is everything; the players' data is what the players' policy
+(projections/policy.py, written once for every players' screen) lets through.
 """
 
 from __future__ import annotations
@@ -35,40 +32,18 @@ from skirmish.projections.engine import CommandsAlong, Encounter, Recorded
 from skirmish.projections.text.narration import number_parts
 from skirmish.projections.text.board import cell, clock_label, effect_text, label
 from skirmish.projections.ruleset import Harm
+from skirmish.projections.policy import Audience, Bands, Players, Sight, Told, audience, bands, explanation_lines, names_any
 from skirmish.projections.view import Combatant, Gauge, Own, View
 
-Audience = Literal["gm", "players"]
+__all__ = ["Audience", "Bands", "audience", "bands", "build", "event_count"]  # cli/ reads these here
+
 FORMAT = 1  # the shape of the page's data (page.js reads it)
-DOWN = frozenset({"down", "dead"})
 
 # A page past this many events summarises: the earliest events of each branch are folded
 # into the board it starts from, their damage into the totals, and only the last ones are
 # stepped through (the jsonl export keeps the whole log). About 200 bytes an event in
 # the page (benchmarks/page.py): 100,000 events is about 20 MB, which opens in about 2 s.
 MOST_EVENTS = 100_000
-
-
-@dataclass(frozen=True)
-class Bands:
-    """How the players' page shows a foe's vital figure: *down* by its status (down or
-    dead); else *unhurt* at its maximum (or its first value, where it has no maximum);
-    *badly hurt* at or below ``badly`` percent of it; *hurt* between. ``party``: the
-    sides whose figures the players see exactly."""
-
-    party: tuple[str, ...] = ("players",)
-    badly: int = 50
-
-    def band(self, c: Combatant, reference: int | None) -> str:
-        if c.status in DOWN:
-            return "down"
-        full = c.vital.maximum if c.vital.maximum is not None else reference
-        if full is None or full <= 0 or c.vital.value >= full:
-            return "unhurt"
-        return "badly hurt" if c.vital.value * 100 <= full * self.badly else "hurt"
-
-    def gauge_band(self, c: Combatant, gauge: Gauge) -> str:
-        """A second gauge's band (crisis's Endurance), by the same cut-offs as the vital's."""
-        return self.band(msgspec.structs.replace(c, vital=gauge), None)
 
 
 @dataclass
@@ -91,11 +66,14 @@ class _PageFold:
 
     attribution: Attribution
     view: dict[str, Any]
+    sight: Sight  # what the players' policy knows at this event (who is hidden, the bands)
     first_vital: dict[str, int] = field(default_factory=dict)
     dealt: dict[str, int] = field(default_factory=dict)  # damage so far, while it is summarised
     taken: dict[str, int] = field(default_factory=dict)
     noted: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the notes on each combatant the audience sees
     keys: dict[str, str] = field(default_factory=dict)  # each combatant's key on this path (_Names.path)
+    last: int | None = None  # the last event the page holds on this path
+    round: int | None = None  # the round (or turn) after the event before
 
 
 class Hit(msgspec.Struct, frozen=True, array_like=True):
@@ -334,67 +312,6 @@ def delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-class _Players:
-    """Hides what the GM keeps secret from one view's data and one event's lines."""
-
-    def __init__(self, bands: Bands) -> None:
-        self.bands = bands
-
-    def foe(self, side: str) -> bool:
-        return side not in self.bands.party
-
-    def view(self, view: View, data: dict[str, Any], first: dict[str, int], names: _Names) -> dict[str, Any]:
-        for c in view.combatants:
-            if self.foe(c.side):
-                key = names.combatant(c.name)
-                row = data["c"][key] = dict(data["c"][key])  # the GM's data is shared: hidden on a copy
-                row["v"], row["vm"] = self.bands.band(c, first.get(c.name)), None
-                if isinstance(c.vital2, Gauge):  # a foe's second gauge as a band too
-                    row["v2"], row["v2m"] = self.bands.gauge_band(c, c.vital2), None
-                for key in set(names.figures.values()) & set(row):
-                    del row[key]
-        return data
-
-    def line(self, rec: Recorded, text: str, harm: Harm | None, before: dict[str, Any],
-             after: dict[str, Any]) -> tuple[str, bool]:
-        """The narration players see, and whether the explanation may go with it."""
-        event = rec.event
-        match event:
-            case EncounterStarted(name=name, ruleset=ruleset):
-                return f"Encounter {name!r} begins under {ruleset}", False
-            case CombatantAdded(name=name, side=side) if self.foe(side):
-                return f"{name} joins the {side} side", False
-            case NoteAdded(private=True):
-                return "The GM made a note", False
-        rows = {row["n"]: row for row in after["c"].values()}
-        if isinstance(event, CombatantCarried) and event.who in rows and self.foe(rows[event.who]["s"]):
-            return f"{event.who} comes in from an earlier fight", False  # its figure there is the GM's
-        if harm is not None and harm.who in rows and self.foe(rows[harm.who]["s"]):
-            if harm.heal:
-                return f"{harm.who} is healed", False
-            by = f" from {harm.by}" if harm.by else ""
-            return f"{harm.who} takes {harm.amount} {harm.unit}{by}", False
-        for key, row in after["c"].items():
-            old = before.get("c", {}).get(key)
-            if self.foe(row["s"]) and old is not None and old["v"] != row["v"]:
-                return f"{row['n']} is {row['v']}", False
-        return text, True
-
-
-def audience(text: str) -> Audience:
-    if text == "gm":
-        return "gm"
-    if text == "players":
-        return "players"
-    raise BadInput(f"--for takes gm or players, not {text!r}")
-
-
-def bands(party: Sequence[str] | None, badly: int) -> Bands:
-    if not 0 < badly < 100:
-        raise BadInput(f"--badly-hurt takes a percentage between 1 and 99, not {badly}")
-    return Bands(tuple(party) if party else Bands.party, badly)
-
-
 def event_count(enc: Encounter) -> int:
     """How many events the page's branches hold (a progress bar's total)."""
     return sum(b.length - b.start for b in _branches(enc))
@@ -413,8 +330,10 @@ def build(enc: Encounter, audience: Audience = "gm", bands: Bands | None = None,
 def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Callable[[int], None], most: int,
            chain_digest: Callable[[], str]) -> dict[str, Any]:
     bands = bands or Bands()
-    players = _Players(bands) if audience == "players" else None
+    players = Players(bands.party) if audience == "players" else None
     branches = _branches(enc)
+    if players is not None:  # the players' policy: the current branch alone, no what-if
+        branches = branches[:1]
     current = branches[0].name
     # Past the limit, each branch's earliest events are folded into the board it starts from.
     total = sum(b.length - b.start for b in branches)
@@ -432,11 +351,12 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
     strings, names = _Strings(), _Names()
     bases: dict[str, Any] = {}  # event -> the damage totals before it, where the page starts a path
     view_of = enc.ruleset.view
+    heads: dict[str, int] = {}  # a players' branch ends at the last event they are told of
     for b in branches:
         if b.start >= b.length:
             continue
         if b.split is None:
-            fold = _PageFold(Attribution(enc.ruleset), {})
+            fold = _PageFold(Attribution(enc.ruleset), {}, Sight(bands))
             since = None
         else:
             fold = _copy(kept[b.split])
@@ -458,54 +378,67 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
                 text_ = ("private: " if rec.event.private else "") + rec.event.text
                 fold.noted[rec.event.on] = (*fold.noted.get(rec.event.on, ()), text_)
             unit = unit or (harm.unit if harm is not None else "")
-            view = view_of(state)
-            for c in view.combatants:
+            sight_before, fold.sight = fold.sight, fold.sight.after(rec.event)
+            full_view = view_of(state)
+            view = full_view if players is None else players.view(full_view, fold.sight)
+            for c in full_view.combatants:
                 if c.name not in fold.first_vital:
                     fold.first_vital[c.name] = c.vital.value
             if rec.id < cut:  # summarised: only the damage totals and the board at a fork count
-                if harm is not None and not harm.heal:
+                if harm is not None and not harm.heal and (players is None or _theirs(players, harm, view, fold.sight)):
                     _add(fold.taken, harm.who, harm.amount)
                     if harm.by:
                         _add(fold.dealt, harm.by, harm.amount)
                 if rec.id in forks:
-                    fold.view = names.view(view)
-                    if players is not None:
-                        fold.view = players.view(view, fold.view, fold.first_vital, names)
+                    fold.view = _board(names, view, fold, players)
                     kept[rec.id] = _copy(fold)
                 else:  # the board is not shown before the cut: only its keys are given out
                     names.register(view)
+                fold.last = rec.id
                 advance(1)
                 continue
-            shown = names.view(view)
-            if players is not None:
-                shown = players.view(view, shown, fold.first_vital, names)
+            shown = _board(names, view, fold, players)
             if fold.noted:
-                shown = _with_notes(shown, fold.noted, names)
-            if rec.parent is not None and rec.parent < cut:  # the page starts this path here, whole
+                shown = _with_notes(shown, fold.noted, names, fold.sight.hidden if players is not None else frozenset())
+            parent = rec.parent if players is None else fold.last
+            if parent is not None and parent < cut:  # the page starts this path here, whole
                 bases[str(rec.id)] = {"dealt": fold.dealt, "taken": fold.taken}
                 fold.view = {}
             text = enc.describe(rec)
-            explain = True
+            numbers = number_entries(rec.event)
+            told: Told | None = Told(text, True, True)
             if players is not None:
-                text, explain = players.line(rec, text, harm, fold.view, shown)
-            told = Entry(
+                told = players.told(rec.event, text, harm, body, sight_before, fold.sight, view,
+                                    lambda: explanation_lines(numbers), fold.round, full_view.clock.now)
+            fold.round = view.clock.round
+            if told is None:  # the players get no step for it: what it changed comes with the next
+                if rec.id in forks:
+                    kept[rec.id] = _copy(fold)
+                advance(1)
+                continue
+            entry = Entry(
                 id=rec.id,
-                back=rec.id - rec.parent if rec.parent is not None else None,
+                back=rec.id - parent if parent is not None else None,
                 command=rec.command_id if players is None else 0,
-                narration=strings.index(text),
+                narration=strings.index(told.text),
                 view=msgspec.Raw(_encode(delta(fold.view, shown))),
-                explanation=strings.explanation(number_entries(rec.event)) if explain else 0,
+                explanation=strings.explanation(numbers) if told.explain else 0,
             )
-            entries.append(told if harm is None else Harming.of(told, _hit(harm, names)))
+            entries.append(entry if harm is None or not told.harm else Harming.of(entry, _hit(harm, names)))
             if players is None:
                 texts[rec.command_id] = text_cmd
-            fold.view = shown
+            fold.view, fold.last = shown, rec.id
             if rec.id in forks:
                 kept[rec.id] = _copy(fold)
             advance(1)
+        heads[b.name] = fold.last if fold.last is not None else b.head
     entries.sort(key=lambda e: e.id)
+    told_ids = {e.id for e in entries}
     _as_steps(entries)
     notes = _notes(notes_shown(enc), audience)
+    if players is not None:  # a note they are told of, about an event they are told of
+        notes = {about: heard for about, listed in notes.items() if int(about) in told_ids
+                 if (heard := [n for n in listed if n.id in told_ids])}
     started = enc.started
     data: dict[str, Any] = {
         "format": FORMAT,
@@ -515,7 +448,8 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
         "rules_file": enc.ruleset.rules_file,
         "options": dict(started.options),
         "current": current,
-        "branches": [{"name": b.name, "head": b.head, "split": b.split, "from": b.source} for b in branches],
+        "branches": [{"name": b.name, "head": b.head if players is None else heads.get(b.name, b.head),
+                      "split": b.split, "from": b.source} for b in branches],
         "strings": strings.table,
         "figures": [label(name) for name in names.figures],  # the ruleset's own figures, in the order of their keys
         "events": entries,
@@ -527,12 +461,34 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
     if ended:  # `end`: the board says ENDED from that event on (page.js); absent in a log without one
         data["ended"] = ended
     if audience == "gm":
-        data["seed"] = started.seed
+        data["seed"] = started.key or started.seed
         data["digest"] = chain_digest()
         data["commands"] = {str(cid): texts[cid] for cid in sorted(texts)}
     else:
-        data["bands"] = {"party": list(bands.party), "badly": bands.badly}
+        data["bands"] = (fold.sight if branches[0].start < branches[0].length else Sight(bands)).bands.data()
     return data
+
+
+def _board(names: _Names, view: View, fold: _PageFold, players: Players | None) -> dict[str, Any]:
+    """The view as the page holds it: the GM's marks the hidden; the players' bands each foe."""
+    shown = names.view(view)
+    if players is None:
+        for name in fold.sight.hidden & {c.name for c in view.combatants}:
+            key = names.combatant(name)
+            shown["c"][key] = {**shown["c"][key], "h": 1}  # the GM's data is shared: marked on a copy
+        return shown
+    own_keys = set(names.figures.values())
+    for c in view.combatants:
+        key = names.combatant(c.name)
+        shown["c"][key] = players.row(c, shown["c"][key], fold.first_vital.get(c.name), fold.sight, own_keys)
+    return shown
+
+
+def _theirs(players: Players, harm: Harm, view: View, sight: Sight) -> bool:
+    """Whether the players' totals count this damage: to one of the party, by no one hidden."""
+    sides = {c.name: c.side for c in view.combatants}
+    return (harm.who in sides and not players.foe(sides[harm.who]) and harm.who not in sight.hidden
+            and (harm.by is None or harm.by not in sight.hidden))
 
 
 class _Strings:
@@ -590,18 +546,21 @@ def _add(totals: dict[str, int], who: str, amount: int) -> None:
 
 def _copy(fold: _PageFold) -> _PageFold:
     # Views are built anew for each event and never changed after: shared, not copied.
-    return _PageFold(fold.attribution.copy(), fold.view, dict(fold.first_vital), dict(fold.dealt), dict(fold.taken),
-                     dict(fold.noted), dict(fold.keys))
+    return _PageFold(fold.attribution.copy(), fold.view, fold.sight, dict(fold.first_vital), dict(fold.dealt),
+                     dict(fold.taken), dict(fold.noted), dict(fold.keys), fold.last, fold.round)
 
 
-def _with_notes(shown: dict[str, Any], noted: Mapping[str, tuple[str, ...]], names: _Names) -> dict[str, Any]:
+def _with_notes(shown: dict[str, Any], noted: Mapping[str, tuple[str, ...]], names: _Names,
+                hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
     """The board with the notes on its combatants (`note --on`), each on a copy of the
-    combatant's data (it is shared with other views)."""
+    combatant's data (it is shared with other views); ``hidden``: the players' page leaves
+    out a note that names a combatant hidden from them."""
     rows = shown["c"] = dict(shown["c"])
     for name, texts in noted.items():
         key = names.path.get(name)
-        if key in rows:
-            rows[key] = {**rows[key], "nt": list(texts)}
+        shown_texts = [t for t in texts if not names_any(t, hidden)] if hidden else list(texts)
+        if key in rows and shown_texts:
+            rows[key] = {**rows[key], "nt": shown_texts}
     return shown
 
 

@@ -148,11 +148,12 @@
       if (c.a) li.appendChild(el("span", "mark", "▶ acts now: "));
       li.appendChild(el("span", "name", c.n));
       li.appendChild(el("span", "status", c.st));
+      if (c.h) li.appendChild(el("span", "hidden-mark", "hidden from the players"));
       li.appendChild(el("div", "side muted", c.s));
       li.appendChild(el("div", "vital", c.vn + ": " + figure(c.v, c.vm)));
       // A second gauge where the rules keep one (crisis's Endurance): shown beside the vital.
       if ("v2n" in c) li.appendChild(el("div", "vital", c.v2n + ": " + figure(c.v2, c.v2m)));
-      li.appendChild(el("div", "budget", c.bn + ": " + figure(c.bl, c.bo)));
+      if (c.bl !== null && c.bl !== undefined) li.appendChild(el("div", "budget", c.bn + ": " + figure(c.bl, c.bo)));
       li.appendChild(el("div", "effects", (c.e && c.e.length) ? c.e.join("; ") : "no effects"));
       if (c.nt && c.nt.length) li.appendChild(el("div", "noted", "notes: " + c.nt.join("; ")));
       var own = [];
@@ -184,8 +185,10 @@
       tr.appendChild(el("td", null, c.s));
       tr.appendChild(el("td", null, figure(st.start[key], null) + " → " + figure(c.v, null) +
                         ("v2n" in c ? "; " + c.v2n + " " + st.start2[key] + " → " + c.v2 : "")));
-      tr.appendChild(el("td", "num", (st.dealt[key] || 0) + (st.dealt["@" + c.n] || 0)));
-      tr.appendChild(el("td", "num", (st.taken[key] || 0) + (st.taken["@" + c.n] || 0)));
+      // The players' version: a foe's damage is its band, and so is what the party dealt it.
+      var banded = typeof c.v === "string", party = D.audience === "players" && !banded;
+      tr.appendChild(el("td", "num", party ? "-" : (st.dealt[key] || 0) + (st.dealt["@" + c.n] || 0)));
+      tr.appendChild(el("td", "num", banded ? c.v : (st.taken[key] || 0) + (st.taken["@" + c.n] || 0)));
       body.appendChild(tr);
     });
   }
@@ -345,10 +348,10 @@
       (D.audience === "players" ? "; players' version" : "; GM's version");
     var secret = clear($("secret"));
     if (D.audience === "gm") {
-      secret.appendChild(el("span", null, "dice seed " + D.seed + "; verify digest " + D.digest));
+      secret.appendChild(el("span", null, (typeof D.seed === "string" ? "dice key " : "dice seed ") + D.seed +
+        "; verify digest " + D.digest));
     } else {
-      secret.appendChild(el("span", null, "Foes' " + "figures are shown as bands: unhurt, hurt, badly hurt (at or below " +
-        D.bands.badly + "%), down."));
+      secret.appendChild(el("span", null, "Foes' " + "figures are shown as bands: " + D.bands.words + "."));
     }
     $("summarised").hidden = !D.summarised;
     if (D.summarised) $("summarised").textContent = "Long fight: the events before #" + D.summarised.before +
@@ -360,6 +363,8 @@
     var keep = branch ? branch.name : null;
     load(data);
     header();
+    // The players' version holds the current branch alone: no picker, no list of others.
+    $("branches").hidden = $("branch-pick").hidden = D.audience === "players";
     select(keep && D.branches.some(function (b) { return b.name === keep; }) ? keep : D.current);
     drawBranches();
     show(position === null ? path.length - 1 : position);

@@ -40,7 +40,7 @@ BODY = """<header>
 <main>
 <section aria-label="Replay controls">
 <div class="controls">
-<label for="branch">Branch</label> <select id="branch"></select>
+<span id="branch-pick"><label for="branch">Branch</label> <select id="branch"></select></span>
 <label for="speed">Speed</label> <select id="speed"><option value="1000">slow</option><option value="400" selected>normal</option><option value="100">fast</option><option value="10">fastest</option></select>
 </div>
 <div class="scrub">
@@ -73,8 +73,8 @@ BODY = """<header>
 <section aria-labelledby="summary-title">
 <h2 id="summary-title">Damage so far <span class="muted" id="unit"></span></h2>
 <table><thead><tr><th scope="col">who</th><th scope="col">side</th><th scope="col">vital</th><th scope="col" class="num">dealt</th><th scope="col" class="num">taken</th></tr></thead><tbody id="summary"></tbody></table>
-<h2>Branches</h2>
-<ul id="splits"></ul>
+<div id="branches"><h2>Branches</h2>
+<ul id="splits"></ul></div>
 </section>
 </div>
 <section aria-labelledby="chart-head">

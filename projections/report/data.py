@@ -20,8 +20,8 @@ ruleset. Readings it makes, the same for every ruleset:
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import msgspec
@@ -29,8 +29,11 @@ import msgspec
 from skirmish.eventlog.events import CombatantRenamed, NoteAdded
 from skirmish.projections.notes import Note, notes_shown
 from skirmish.projections.damage import Attribution
-from skirmish.projections.engine import CommandsAlong, Encounter
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.engine import CommandsAlong, Encounter, Recorded
 from skirmish.projections.ruleset import Harm
+from skirmish.projections.audit.explain import number_entries
+from skirmish.projections.policy import Audience, Bands, Players, Sight, explanation_lines, hidden_at, names_any
 from skirmish.projections.view import Combatant, Gauge, Shown, View, second_gauge
 
 
@@ -48,6 +51,7 @@ class Step:
     note_about: int | None = None  # set when the event is a note
     harm: Harm | None = None  # the damage the event did, with its attacker
     renamed: tuple[str, str] | None = None  # (old, new): a rename (`rename`), whose rows go on under the new name
+    bands: Mapping[str, str] = field(default_factory=dict)  # the players' report: each foe's band, for its vital figure
 
 
 @dataclass
@@ -162,6 +166,16 @@ class Report:
     final: Shown  # the view at the head
     vital2: str | None = None  # the second gauge's name (crisis: Endurance), if the views carry one
     vital2_series: dict[str, list[Any]] = field(default_factory=dict)  # as vital_series
+    players: PlayersReport | None = None  # the players' version: what they see of the foes
+
+
+@dataclass(frozen=True)
+class PlayersReport:
+    """What the players' report needs beyond the GM's: whose figures are banded, and how."""
+
+    party: tuple[str, ...]
+    final_bands: dict[str, str]  # each foe's band at the head
+    words: str  # the bands, as the report states them
 
 
 @dataclass
@@ -217,7 +231,7 @@ class _ReportFold:
         at = len(rnd.moments) - 1
         rnd.lines.append(Line(s.id, s.text, self.about.get(s.id, [])))
         for row in view.combatants:
-            self.combatant(row, number, view.clock.running)
+            self.combatant(row, number, view.clock.running, s.bands.get(row.name))
         if s.harm is not None and not s.harm.heal:
             self.figures[s.harm.who].taken += s.harm.amount
             if s.harm.by is not None:
@@ -235,23 +249,24 @@ class _ReportFold:
                 self.cmd.started.add(key[0].lower())
         self.pending_before = set(pending)
 
-    def combatant(self, row: Combatant, number: int, running: bool) -> None:
+    def combatant(self, row: Combatant, number: int, running: bool, band: str | None = None) -> None:
         name = row.name
         fig = self.figures.get(name)
-        vital = row.vital.value
+        vital: int | str = row.vital.value if band is None else band
         if fig is None:
             fig = self.figures[name] = Figures(name, row.side, vital_start=vital)
         fig.vital_end = vital
         self.series.setdefault(name, {})[number] = vital
-        if isinstance(row.vital2, Gauge):
+        if isinstance(row.vital2, Gauge) and band is None:  # a banded foe's second gauge is not the players' either
             if fig.vital2_start is None:
                 fig.vital2_start = row.vital2.value
             fig.vital2_end = row.vital2.value
             self.series2.setdefault(name, {})[number] = row.vital2.value
         # What was spent of what it had, while each round runs: the set-up spends nothing,
-        # and what was lost (AP at a round's end, phases let pass) was not spent.
+        # and what was lost (AP at a round's end, phases let pass) was not spent. A banded
+        # foe's budget is not the players' to see.
         budget = row.budget
-        if budget.of is not None and running:
+        if budget.of is not None and running and band is None:
             key = (name, number)
             lost = budget.lost if isinstance(budget.lost, int) else 0
             self.spent[key] = max(self.spent.get(key, 0), budget.of - budget.left - lost)
@@ -335,6 +350,13 @@ def _by_round(by_name: dict[str, dict[int, Any]], last: int) -> dict[str, list[A
 
 
 def steps_of(enc: Encounter, head: int, advance: Callable[[int], None]) -> Iterator[Step]:
+    for _, _, step in _recorded_steps(enc, head, advance):
+        yield step
+
+
+def _recorded_steps(enc: Encounter, head: int,
+                    advance: Callable[[int], None]) -> Iterator[tuple[Recorded, dict[str, Any], Step]]:
+    """Each step with its event and its command as parsed."""
     commands = CommandsAlong(enc)
     attribution = Attribution(enc.ruleset)
     for rec, after in enc.replay(head):
@@ -342,7 +364,7 @@ def steps_of(enc: Encounter, head: int, advance: Callable[[int], None]) -> Itera
         who, action, tag = body.get("who"), body.get("action"), str(body.get("type", ""))
         actor = who if isinstance(who, str) else None
         event = rec.event
-        yield Step(
+        yield rec, body, Step(
             rec.id, rec.command_id, tag, actor, action if isinstance(action, str) else None,
             enc.describe(rec), enc.ruleset.view(after),
             note_about=event.about if isinstance(event, NoteAdded) else None,
@@ -352,42 +374,82 @@ def steps_of(enc: Encounter, head: int, advance: Callable[[int], None]) -> Itera
         advance(1)
 
 
-def build(enc: Encounter, branch: str | None = None, advance: Callable[[int], None] = lambda _: None) -> Report:
-    """The report of a branch (default: the current one) at its head."""
+def players_steps(enc: Encounter, head: int, advance: Callable[[int], None], bands: Bands) -> Iterator[Step]:
+    """The steps as the players' policy lets them through (projections/policy.py): no step it
+    drops, its lines for the others, the view without what is hidden, each foe's vital
+    figure as its band, no damage to a foe, no foe's action before it happens."""
+    players, sight = Players(bands.party), Sight(bands)
+    first: dict[str, int] = {}
+    round_before: int | None = None
+    for rec, body, s in _recorded_steps(enc, head, advance):
+        before, sight = sight, sight.after(rec.event)
+        for c in s.view.combatants:
+            first.setdefault(c.name, c.vital.value)
+        view = players.view(s.view, sight)
+        told = players.told(rec.event, s.text, s.harm, body, before, sight, view,
+                            lambda: explanation_lines(number_entries(rec.event)), round_before, s.view.clock.now)
+        round_before = view.clock.round
+        if told is None:
+            continue
+        foes = {c.name for c in view.combatants if players.foe(c.side)}
+        party = {c.name for c in view.combatants} - foes
+        yield replace(
+            s, text=told.text, view=view,
+            harm=s.harm if told.harm and s.harm is not None and s.harm.who in party else None,
+            action=None if s.actor in foes and s.command == "declare" else s.action,
+            bands={c.name: sight.bands.band(c, first.get(c.name)) for c in view.combatants if c.name in foes},
+        )
+
+
+def build(enc: Encounter, branch: str | None = None, advance: Callable[[int], None] = lambda _: None,
+          audience: Audience = "gm", bands: Bands | None = None) -> Report:
+    """The report of a branch (default: the current one) at its head, for the GM or, through
+    the players' policy, for the players (of the current branch only)."""
+    if audience == "players" and branch is not None and branch != enc.branch:
+        raise BadInput("the players' report follows the current branch: the what-if branches are the GM's")
     with enc.verifying() as chain_digest:  # a long log's, on the other core
-        return _build(enc, branch, advance, chain_digest)
+        return _build(enc, branch, advance, chain_digest, bands or Bands() if audience == "players" else None)
 
 
-def _build(enc: Encounter, branch: str | None, advance: Callable[[int], None], chain_digest: Callable[[], str]) -> Report:
+def _build(enc: Encounter, branch: str | None, advance: Callable[[int], None], chain_digest: Callable[[], str],
+           bands: Bands | None = None) -> Report:
     head = enc.head(branch)
     path = enc.runs(head.event_id)  # the branch's events, as runs of ids (not read)
     # Notes made on any branch about an event of this one belong in its report.
     notes = sorted((n for about, ns in notes_shown(enc).items() if path.depth_of(about) is not None for n in ns),
                    key=lambda n: n.id)
-    last: list[View] = []
+    if bands is not None:  # the players': no private note, none naming a combatant hidden when it was made
+        notes = [n for n in notes if not n.private and not names_any(n.text, hidden_at(enc, n.id))]
+    last: list[Step] = []
+    seen: set[int] = set()
 
     def remembered(steps: Iterable[Step]) -> Iterator[Step]:
         for s in steps:
-            last[:] = [s.view]  # the view at the head is the final state: no second fold
+            last[:] = [s]  # the view at the head is the final state: no second fold
+            seen.add(s.id)
             yield s
 
-    rounds, figures, series, series2 = collect_both(remembered(steps_of(enc, head.event_id, advance)), notes=notes)
+    steps = steps_of(enc, head.event_id, advance) if bands is None else players_steps(enc, head.event_id, advance, bands)
+    rounds, figures, series, series2 = collect_both(remembered(steps), notes=notes)
     digest = chain_digest()
     first = enc.event(path.at(0)).event
-    final = last[0]
+    final = last[0].view
     someone = final.combatants[0] if final.combatants else None
     return Report(
         encounter=enc.row.name, ruleset=enc.row.ruleset, branch=head.branch, head=head.event_id,
         options=dict(getattr(first, "options", {})),
         vital=someone.vital.name if someone else "vital figure",
         budget=someone.budget.name if someone else "budget",
-        digest=digest, rounds=rounds, figures=figures, vital_series=series, notes=notes,
+        digest=digest if bands is None else "",
+        rounds=rounds, figures=figures, vital_series=series,
+        notes=notes if bands is None else [n for n in notes if n.about in seen and n.id in seen],
         final=Shown(
             encounter=enc.row.name, ruleset=enc.row.ruleset, branch=head.branch, head=head.event_id,
             at=head.event_id, clock=final.clock, combatants=final.combatants, pending=final.pending, own=final.own,
             ended=enc.ended_at(head.event_id), notes=enc.notes_on(head.event_id),  # the report is the GM's
         ),
         vital2=second_gauge(final), vital2_series=series2,
+        players=None if bands is None else PlayersReport(bands.party, dict(last[0].bands), bands.words()),
     )
 
 

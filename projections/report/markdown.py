@@ -13,8 +13,10 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
-from skirmish.eventlog.text import markdown_fence, markdown_text
-from skirmish.projections.text.board import render_state
+from skirmish.eventlog.text import escape_controls, markdown_fence, markdown_text
+from skirmish.projections.text.board import (
+    WIDTH, budget_label, cell, clock_label, render_state, table, vital_label, who_acts,
+)
 from skirmish.projections.report.data import Figures, Report, Round, Rounds, Span
 
 
@@ -36,6 +38,10 @@ def _figure_rows(report: Report) -> tuple[list[str], list[list[str]]]:
 
     def row(f: Figures) -> list[str]:
         both = [f"{f.vital2_start} -> {f.vital2_end}" if f.vital2_start is not None else "-"] if second else []
+        if report.players is not None:  # a foe's damage is its band; so is what the party dealt it
+            foe = f.side not in report.players.party
+            return [f.name, f.side, f"{f.vital_start} -> {f.vital_end}", *both, str(f.dealt) if foe else "-",
+                    "-" if foe else str(f.taken), str(f.declared), "-" if foe else str(f.spent)]
         return [f.name, f.side, f"{f.vital_start} -> {f.vital_end}", *both, str(f.dealt), str(f.taken),
                 str(f.declared), str(f.spent)]
 
@@ -44,8 +50,27 @@ def _figure_rows(report: Report) -> tuple[list[str], list[list[str]]]:
 
 def _subtitle(report: Report) -> str:
     opts = ", ".join(f"{k}={v}" for k, v in report.options.items()) or "no options"
+    if report.players is not None:
+        return (f"{report.ruleset} ({opts}); the players' version, at #{report.head}; "
+                f"foes' figures are shown as bands: {report.players.words}")
     return (f"{report.ruleset} ({opts}); branch {report.branch} at #{report.head}; "
             f"verify digest {report.digest}")
+
+
+def _final(report: Report) -> list[str]:
+    """The final state: as `state` prints it for the GM; for the players, each foe's vital
+    figure as its band, with no budget."""
+    if report.players is None:
+        return render_state(report.final, notes=True).splitlines()
+    final, bands = report.final, report.players.final_bands
+    rows = [[c.name, c.side, c.status, bands[c.name] if c.name in bands else cell(c.vital),
+             "-" if c.name in bands else cell(c.budget), cell(c.effects)] for c in final.combatants]
+    lines = [f"{clock_label(final.clock)}; {who_acts(final.clock)}"]
+    if rows:
+        first = final.combatants[0]
+        lines += table(["name", "side", "status", vital_label(first), budget_label(first), "effects"], rows, WIDTH)
+    lines += [f"pending: {p.who} {p.action}" + (f" (on {p.target})" if p.target else "") for p in final.pending]
+    return [escape_controls(line) for line in lines]
 
 
 def _span_reach(span: Span, moments: int) -> tuple[int, int]:
@@ -148,4 +173,4 @@ def markdown_lines(report: Report) -> Iterator[str]:
     if report.notes:
         yield from ["", "## Notes", ""]
         yield from [f"- on #{n.about}: {markdown_text(n.text)} (note #{n.id})" for n in report.notes]
-    yield from ["", "## Final state", "", *markdown_fence(render_state(report.final, notes=True).splitlines()), ""]
+    yield from ["", "## Final state", "", *markdown_fence(_final(report)), ""]

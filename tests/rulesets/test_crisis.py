@@ -915,7 +915,7 @@ def test_deciding_leaves_the_state_as_it_was(memory_store: Store) -> None:
         at = enc.head().event_id
         state = enc.fold_to(at)[0]
         before = msgspec.msgpack.encode(state)
-        dice = Dice(enc.started.seed, str(at), getattr(command, "rolls", None))
+        dice = Dice.of(enc.started, str(at), getattr(command, "rolls", None))
         try:
             enc.ruleset.decide(state, command, dice)
             decided = True

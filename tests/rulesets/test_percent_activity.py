@@ -834,7 +834,7 @@ def test_deciding_never_changes_the_state_it_is_given(memory_store: Store) -> No
     for command in EVERY_COMMAND:
         state = enc.fold_to(enc.head().event_id)[0]
         before = msgspec.msgpack.encode(state)
-        dice = Dice(enc.started.seed, "test", getattr(command, "rolls", None))
+        dice = Dice.of(enc.started, "test", getattr(command, "rolls", None))
         try:
             ruleset.decide(state, command, dice)
         except SkirmishError:

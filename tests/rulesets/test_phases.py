@@ -910,7 +910,7 @@ def test_deciding_leaves_the_state_as_it_was(memory_store: Store) -> None:
         state = enc.fold_to(enc.head().event_id)[0]
         before = msgspec.msgpack.encode(state)
         try:
-            ruleset.decide(state, command, Dice(enc.started.seed, "test"))
+            ruleset.decide(state, command, Dice.of(enc.started, "test"))
         except SkirmishError:
             assert msgspec.msgpack.encode(state) == before, command
             continue

@@ -23,8 +23,9 @@ from typing import Any
 
 import pytest
 
-from skirmish.eventlog.commands import AddNote, Command, Damage, EndEncounter, Rename, RollDice, SetStats
+from skirmish.eventlog.commands import AddNote, Command, Damage, EndEncounter, Hide, Rename, Reveal, RollDice, SetStats
 from skirmish.projections.engine import Encounter
+from skirmish.projections.policy import hidden_at
 
 Proposer = Callable[[Encounter], list[Command]]
 
@@ -123,6 +124,9 @@ def core_invalid(enc: Encounter) -> list[Command]:
         RollDice(dice="2x6"),
         RollDice(dice="2d6", rolls={"dice": (7, 1)}),
         RollDice(dice="d6", who="Nobody-at-all"),
+        # Hiding is decided by the engine for every ruleset: nobody to hide, nobody hidden to reveal.
+        Hide(who="Nobody-at-all"),
+        *(Reveal(who=c.name) for c in enc.view().combatants[:1] if c.name not in hidden_at(enc, enc.head().event_id)),
     ]
     names = [c.name for c in enc.view().combatants]
     if names:
