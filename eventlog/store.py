@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from skirmish.eventlog import chain, connection, snapshots
+from skirmish.eventlog import chain, connection, schema, snapshots
 from skirmish.eventlog.connection import DEFAULT_DB, Connection, Transaction, connect
 from skirmish.eventlog.errors import (
     BadInput,
@@ -808,14 +808,20 @@ class Store:
         with self.conn.reading():
             row = self._encounter_row(encounter_id)
             try:
-                return chain.verify_streamed(
+                digest = chain.verify_streamed(
                     row,
                     self.each_command(encounter_id),
                     self.conn.execute(_LINKED_MOVES, (encounter_id,)),
                     self.conn.execute(_LINKED_EVENTS, (encounter_id,)),
                 )
             except chain.Suspect:
-                return chain.verify(self.log(encounter_id))
+                digest = chain.verify(self.log(encounter_id))
+            # Rows first: an edited row is the fault to name, and dropping the guards is how
+            # it was edited. Rows intact with a guard gone: the schema is the fault.
+            gone = schema.missing(self.conn)
+            if gone:
+                raise TamperedLog(schema.tampered(self.file, gone))
+            return digest
 
     def counts(self, encounter_id: int) -> Counts:
         """How many commands, events and head moves the encounter holds, and how many undos."""
