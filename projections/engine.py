@@ -186,6 +186,7 @@ def new_encounter(
     """Start an encounter: its first event fixes the ruleset, every option and the dice seed."""
     ruleset = get_ruleset(ruleset_id)
     name = check_name("an encounter", name)
+    _name_free(store, name)
     settled = settle_options(ruleset, options)
     if seed is None:
         seed = int.from_bytes(os.urandom(4), "big")
@@ -195,6 +196,17 @@ def new_encounter(
     first = NewEvent(tag_of(EncounterStarted), EncounterStarted.version, body)
     row, _ = store.create_encounter(name, ruleset.id, text, body, first)
     return Encounter(store, row)
+
+
+def _name_free(store: Store, name: str) -> None:
+    """Refuse an encounter name that only looks like one in the file (projections/names.py);
+    the very same name is the store's to refuse, as it always was."""
+    from skirmish.projections import names
+
+    others = [e.name for e in store.encounters()]
+    other = names.look_alike(name, others)
+    if other is not None and other != name:
+        raise BadInput(names.refusal("an encounter", name, other))
 
 
 class Encounter:
@@ -839,7 +851,9 @@ class LogFile:
 
     def restoring(self, encounter: EncounterRow) -> AbstractContextManager[Restoring]:
         """Insert an exported encounter's rows as they were, ids and hashes kept, in one
-        transaction, then verify them (eventlog/store.py: ``Store.restoring``)."""
+        transaction, then verify them (eventlog/store.py: ``Store.restoring``). An encounter
+        whose name only looks like one in the file is refused, as `new` refuses it."""
+        _name_free(self._store, encounter.name)
         return self._store.restoring(encounter)
 
     # --- what a watcher polls ----------------------------------------------------------------

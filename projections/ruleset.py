@@ -634,12 +634,15 @@ def decide_add(
     if not 1 <= command.count <= MOST_AT_ONCE:
         raise BadInput(f"--count takes 1 to {MOST_AT_ONCE}, not {command.count}")
     stats = check_stats(ruleset, name, command.stats)
-    taken = {n.lower() for n in names}
+    from skirmish.projections import names as policy
+
     added = [name] if command.count == 1 else [f"{name} {i}" for i in range(1, command.count + 1)]
     for each in added:
-        if each.lower() in taken:
-            raise RuleViolation(f"there is already a combatant named {each}")
-        if each.lower() in RESERVED_NAMES:
+        # The same name, or one that only looks like it (projections/names.py).
+        other = policy.look_alike(each, names)
+        if other is not None:
+            raise RuleViolation(policy.refusal("a combatant", each, other))
+        if policy.fold(each) in RESERVED_NAMES:
             raise BadInput(f"{each!r} is reserved (it names the scene's own counters)")
     return [CombatantAdded(name=each, side=side, stats=stats) for each in added]
 
@@ -791,6 +794,15 @@ def find_name(names: Sequence[str], wanted: str) -> str:
     typed = wanted.strip().lower()
     for name in names:
         if name.lower() == typed:
+            return name
+    # Then as the name policy compares them (NFKC, case folded: projections/names.py): "José"
+    # however the keyboard composed it. The match above first, so a log holding two names
+    # that fold alike (made before the policy) decides as it always did.
+    from skirmish.projections.names import fold
+
+    folded = fold(wanted)
+    for name in names:
+        if fold(name) == folded:
             return name
     close = difflib.get_close_matches(wanted, list(names), n=1)
     hint = f" (did you mean {close[0]}?)" if close else f" (combatants: {', '.join(names) or 'none yet'})"
