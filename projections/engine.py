@@ -125,6 +125,14 @@ class CommandsAlong:
         return self._text, self._parsed
 
 
+class Link(NamedTuple):
+    """An event's place in the tree: its id, its parent's, and the command that recorded it."""
+
+    id: int
+    parent: int | None
+    command_id: int
+
+
 class Folded(NamedTuple):
     """The state after event ``at`` (a working copy) and that event's depth below the root:
     what a caller deciding many commands in a row carries from one to the next."""
@@ -253,6 +261,11 @@ class Encounter:
         if not checked:
             self._store.event(self.row.id, event_id)
         return [self.decode(r) for r in self._store.path(event_id)]
+
+    def links(self, event_id: int) -> list[Link]:
+        """The path from the root to ``event_id`` (a branch head: known to be ours) as each
+        event's id, parent and command: its shape, the bodies left unread and undecoded."""
+        return [Link(*r) for r in self._store.path_links(event_id)]
 
     def fold(self, events: Iterable[Recorded]) -> Any:
         state: Any = None
