@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from skirmish.eventlog import schema
-from skirmish.eventlog.errors import StoreError
+from skirmish.eventlog.errors import StoreError, TamperedLog
 
 # How long a command waits for another writer's transaction (each lasts milliseconds) before
 # giving up with a StoreError: long enough for a queue of writers, short enough for a GM.
@@ -76,6 +76,13 @@ class Connection(sqlite3.Connection):
         code = getattr(exc, "sqlite_errorcode", None)
         why = _WHY.get(code & 0xFF) if code is not None else None
         if why is None:
+            if str(exc).startswith("no such index: "):
+                # An index a query names (INDEXED BY) was dropped: the schema was tampered
+                # with, not a bug of skirmish's.
+                tampered = TamperedLog(schema.tampered(self.file, [f"index {str(exc)[len('no such index: '):]}"])
+                                       + ": `skirmish verify` names what else is")
+                tampered.__cause__, tampered.__suppress_context__ = exc, True
+                return tampered
             return exc
         if self.writing:
             error = StoreError(f"{self.file} cannot be written: {exc} ({why}): nothing was recorded")

@@ -251,6 +251,30 @@ _BRANCHES = """
 
 SCHEMA_VERSION = 5  # the number of migrations above; stored as PRAGMA user_version
 
+# What the migrations above make that guards the log or that queries name (INDEXED BY):
+# `verify` reports any of them missing as tampering with the schema.
+TRIGGERS = tuple(f"{table}_refuse_{verb}" for table in IMMUTABLE_TABLES for verb in ("update", "delete"))
+INDEXES = (
+    "events_by_parent", "events_by_encounter", "head_moves_by_encounter", "events_by_command", "events_jumps",
+    "head_moves_switches", "events_by_kind", "head_moves_branch_starts",
+)
+
+
+def missing(conn: Connection) -> list[str]:
+    """The append-only triggers and the indexes the migrations made that are not in the file
+    (dropped: tampering, or another program's doing), as "trigger NAME" / "index NAME"."""
+    there = {(kind, name) for kind, name in conn.execute(
+        "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'index')")}
+    return [f"trigger {name}" for name in TRIGGERS if ("trigger", name) not in there] + [
+        f"index {name}" for name in INDEXES if ("index", name) not in there
+    ]
+
+
+def tampered(file: str, gone: list[str]) -> str:
+    """The one line that says the schema was tampered with: what is missing."""
+    return (f"the schema of {file} was tampered with: {', '.join(gone)} missing (the log's guards "
+            "and lookups as skirmish made them are not all there)")
+
 
 def prepare(conn: Connection) -> None:
     """Make or migrate the schema of a new or older file; refuse another program's file, or

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from skirmish.eventlog import chain, connection, snapshots
+from skirmish.eventlog import chain, connection, schema, snapshots
 from skirmish.eventlog.connection import DEFAULT_DB, Connection, Transaction, connect
 from skirmish.eventlog.errors import (
     BadInput,
@@ -262,19 +262,30 @@ class Store:
         the file since the copy was taken: the copy's chain would not follow it."""
         aside.store.close()
         self.conn.execute("ATTACH DATABASE ? AS aside", (aside.path,))
+        inserts = [
+            (f"INSERT INTO main.{table} ({columns}) SELECT {columns} FROM aside.{table} WHERE id > ? ORDER BY id", mark)
+            for table, mark in zip(self.LOG_TABLES, aside.marks, strict=True)
+            for columns in [", ".join(r[1] for r in self.conn.execute(f"PRAGMA main.table_info({table})"))]
+        ]
+        # The write lock is what the table waits on, so only the copying is done under it: the
+        # copy's rows met the same foreign keys when the copy took them, over the same rows
+        # (the marks below prove the file's log is the copy's up to them), so they are not
+        # checked twice; and a page cache as large as an import's keeps the indexes' pages
+        # in memory until the commit writes them once.
+        self.conn.execute("PRAGMA foreign_keys = OFF")
+        before = self.conn.execute("PRAGMA cache_size").fetchone()[0]
+        self.conn.execute(f"PRAGMA cache_size = {IMPORT_CACHE_KIB}")
         try:
             with self.conn.transaction():
                 if self._marks(self.conn) != aside.marks:
                     raise HeadMoved(
                         "the log moved while this was decided (another writer): nothing was recorded, run it again"
                     )
-                for table, mark in zip(self.LOG_TABLES, aside.marks, strict=True):
-                    columns = ", ".join(r[1] for r in self.conn.execute(f"PRAGMA main.table_info({table})"))
-                    self.conn.execute(
-                        f"INSERT INTO main.{table} ({columns}) SELECT {columns} FROM aside.{table} WHERE id > ? ORDER BY id",
-                        (mark,),
-                    )
+                for sql, mark in inserts:
+                    self.conn.execute(sql, (mark,))
         finally:
+            self.conn.execute(f"PRAGMA cache_size = {int(before)}")
+            self.conn.execute("PRAGMA foreign_keys = ON")
             self.conn.execute("DETACH DATABASE aside")
 
     def data_version(self) -> int:
@@ -447,6 +458,11 @@ class Store:
         """The path as ``path`` reads it, each row as a plain tuple without its hash: what a
         replay needs, at the least cost per row."""
         return self._path_rows(REPLAY_COLUMNS, event_id, since)
+
+    def path_links(self, event_id: int) -> Iterator[tuple[int, int | None, int]]:
+        """The path as ``path`` reads it, each event as its id, its parent's and its command's
+        only: the path's shape, without reading the bodies."""
+        return self._path_rows("id, parent_id, command_id", event_id, None)
 
     def replay_rows_in(self, runs: Iterable[tuple[int, int]]) -> Iterator[ReplayRow]:
         """The rows of these runs of consecutive ids, as ``replay_rows`` reads them."""
@@ -816,14 +832,20 @@ class Store:
         with self.conn.reading():
             row = self._encounter_row(encounter_id)
             try:
-                return chain.verify_streamed(
+                digest = chain.verify_streamed(
                     row,
                     self.each_command(encounter_id),
                     self.conn.execute(_LINKED_MOVES, (encounter_id,)),
                     self.conn.execute(_LINKED_EVENTS, (encounter_id,)),
                 )
             except chain.Suspect:
-                return chain.verify(self.log(encounter_id))
+                digest = chain.verify(self.log(encounter_id))
+            # Rows first: an edited row is the fault to name, and dropping the guards is how
+            # it was edited. Rows intact with a guard gone: the schema is the fault.
+            gone = schema.missing(self.conn)
+            if gone:
+                raise TamperedLog(schema.tampered(self.file, gone))
+            return digest
 
     def counts(self, encounter_id: int) -> Counts:
         """How many commands, events and head moves the encounter holds, and how many undos."""

@@ -134,6 +134,14 @@ class CommandsAlong:
         return self._text, self._parsed
 
 
+class Link(NamedTuple):
+    """An event's place in the tree: its id, its parent's, and the command that recorded it."""
+
+    id: int
+    parent: int | None
+    command_id: int
+
+
 class Folded(NamedTuple):
     """The state after event ``at`` (a working copy) and that event's depth below the root:
     what a caller deciding many commands in a row carries from one to the next."""
@@ -195,6 +203,7 @@ def new_encounter(
     """Start an encounter: its first event fixes the ruleset, every option and the dice seed."""
     ruleset = get_ruleset(ruleset_id)
     name = check_name("an encounter", name)
+    _name_free(store, name)
     settled = settle_options(ruleset, options)
     from skirmish.projections.dice import first_event_dice
 
@@ -205,6 +214,17 @@ def new_encounter(
     first = NewEvent(tag_of(EncounterStarted), EncounterStarted.version, body)
     row, _ = store.create_encounter(name, ruleset.id, text, body, first)
     return Encounter(store, row)
+
+
+def _name_free(store: Store, name: str) -> None:
+    """Refuse an encounter name that only looks like one in the file (projections/names.py);
+    the very same name is the store's to refuse, as it always was."""
+    from skirmish.projections import names
+
+    others = [e.name for e in store.encounters()]
+    other = names.look_alike(name, others)
+    if other is not None and other != name:
+        raise BadInput(names.refusal("an encounter", name, other))
 
 
 class Encounter:
@@ -251,6 +271,11 @@ class Encounter:
         if not checked:
             self._store.event(self.row.id, event_id)
         return [self.decode(r) for r in self._store.path(event_id)]
+
+    def links(self, event_id: int) -> list[Link]:
+        """The path from the root to ``event_id`` (a branch head: known to be ours) as each
+        event's id, parent and command: its shape, the bodies left unread and undecoded."""
+        return [Link(*r) for r in self._store.path_links(event_id)]
 
     def fold(self, events: Iterable[Recorded]) -> Any:
         state: Any = None
@@ -949,7 +974,9 @@ class LogFile:
 
     def restoring(self, encounter: EncounterRow) -> AbstractContextManager[Restoring]:
         """Insert an exported encounter's rows as they were, ids and hashes kept, in one
-        transaction, then verify them (eventlog/store.py: ``Store.restoring``)."""
+        transaction, then verify them (eventlog/store.py: ``Store.restoring``). An encounter
+        whose name only looks like one in the file is refused, as `new` refuses it."""
+        _name_free(self._store, encounter.name)
         return self._store.restoring(encounter)
 
     # --- what a watcher polls ----------------------------------------------------------------

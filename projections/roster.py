@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from skirmish.eventlog.errors import BadInput
+from skirmish.projections import names
 from skirmish.projections.imports.record import Creature
 from skirmish.projections.ruleset import Ruleset, check_name, check_stats, check_traits
 
@@ -65,7 +66,7 @@ def load(path: Path) -> dict[str, Entry]:
     except tomllib.TOMLDecodeError as e:
         raise BadInput(f"roster {str(path)!r} is not valid TOML: {e}") from None
     entries: dict[str, Entry] = {}
-    taken: set[str] = set()  # the names so far, folded: one lookup an entry, not a pass over them
+    seen = names.Seen()  # the names so far: one lookup an entry, not a pass over them
     for name, body in data.items():
         where = f"roster {str(path)!r}, entry {_short(name)}"
         if not isinstance(body, dict):
@@ -81,9 +82,10 @@ def load(path: Path) -> dict[str, Entry]:
             if not isinstance(value, dict):
                 raise BadInput(f"{where}: {_short(key)} is neither side, note nor a ruleset's stats table")
             stats[key] = {k: _stat_text(where, key, k, v) for k, v in value.items()}
-        if checked.lower() in taken:
-            raise BadInput(f"{where}: the name is given twice")
-        taken.add(checked.lower())
+        if (before := seen.add(checked)) is not None:
+            twice = names.same(checked, before)
+            raise BadInput(f"{where}: the name is given twice" if twice else
+                           f"{where}: {names.refusal('an entry', checked, before)}")
         entries[checked] = Entry(checked, check_name("a side", side) if side is not None else None, stats)
     if not entries:
         raise BadInput(f"roster {str(path)!r} has no entries")
@@ -118,7 +120,7 @@ def _text_stat(ruleset_id: str, key: str) -> bool:
 
 def find(entries: Mapping[str, Entry], wanted: str, path: Path) -> Entry:
     for name, entry in entries.items():
-        if name.lower() == wanted.strip().lower():
+        if names.same(name, wanted):
             return entry
     from skirmish.projections.ruleset import suggest
 

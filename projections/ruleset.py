@@ -484,10 +484,14 @@ class Rules(Generic[State]):
         to = check_name("a combatant", command.to)
         if to == fighter.name:
             raise RuleViolation(f"{fighter.name} is named {to} already: nothing to rename")
-        if to.lower() in RESERVED_NAMES:
+        from skirmish.projections import names as policy
+
+        if policy.fold(to) in RESERVED_NAMES:
             raise BadInput(f"{to!r} is reserved (it names the scene's own counters)")
-        if any(n.lower() == to.lower() and n != fighter.name for n in state.names()):
-            raise RuleViolation(f"there is already a combatant named {to}")
+        # The same name, or one that only looks like it (projections/names.py), as at `add`.
+        other = policy.look_alike(to, [n for n in state.names() if n != fighter.name])
+        if other is not None:
+            raise RuleViolation(policy.refusal("a combatant", to, other))
         return [CombatantRenamed(who=fighter.name, to=to)]
 
     @applies(CombatantRenamed)
@@ -777,12 +781,15 @@ def decide_add(
         raise BadInput(f"--count takes 1 to {MOST_AT_ONCE}, not {command.count}")
     stats = check_stats(ruleset, name, command.stats)
     traits = check_traits(ruleset, name, command.stats)
-    taken = {n.lower() for n in names}
+    from skirmish.projections import names as policy
+
     added = [name] if command.count == 1 else [f"{name} {i}" for i in range(1, command.count + 1)]
     for each in added:
-        if each.lower() in taken:
-            raise RuleViolation(f"there is already a combatant named {each}")
-        if each.lower() in RESERVED_NAMES:
+        # The same name, or one that only looks like it (projections/names.py).
+        other = policy.look_alike(each, names)
+        if other is not None:
+            raise RuleViolation(policy.refusal("a combatant", each, other))
+        if policy.fold(each) in RESERVED_NAMES:
             raise BadInput(f"{each!r} is reserved (it names the scene's own counters)")
     return [CombatantAdded(name=each, side=side, stats=stats, traits=traits) for each in added]
 
@@ -934,6 +941,15 @@ def find_name(names: Sequence[str], wanted: str) -> str:
     typed = wanted.strip().lower()
     for name in names:
         if name.lower() == typed:
+            return name
+    # Then as the name policy compares them (NFKC, case folded: projections/names.py): "José"
+    # however the keyboard composed it. The match above first, so a log holding two names
+    # that fold alike (made before the policy) decides as it always did.
+    from skirmish.projections.names import fold
+
+    folded = fold(wanted)
+    for name in names:
+        if fold(name) == folded:
             return name
     close = difflib.get_close_matches(wanted, list(names), n=1)
     hint = f" (did you mean {close[0]}?)" if close else f" (combatants: {', '.join(names) or 'none yet'})"

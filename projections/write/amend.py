@@ -10,7 +10,7 @@ import msgspec
 
 from skirmish.eventlog.commands import AddNote, AnyCommand, Command, command_decoder
 from skirmish.eventlog.errors import BadInput, HeadMoved, SkirmishError, StoreError, TamperedLog, UnknownEvent
-from skirmish.projections.engine import Encounter, Folded, Recorded
+from skirmish.projections.engine import Encounter, Folded, Link, Recorded
 
 
 @dataclass
@@ -51,10 +51,10 @@ class Amended:
                            [RedecidedJson(s.text, s.old, [r.id for r in s.new], s.skipped) for s in self.steps])
 
 
-def _commands_on(path: list[Recorded]) -> list[list[Recorded]]:
+def _commands_on(path: list[Link]) -> list[list[Link]]:
     """The path's events grouped by the command that produced them, in order: the commands
     whose events are on the branch (undone ones are not, redone ones are, once)."""
-    groups: list[list[Recorded]] = []
+    groups: list[list[Link]] = []
     for rec in path:
         if groups and groups[-1][0].command_id == rec.command_id:
             groups[-1].append(rec)
@@ -76,7 +76,7 @@ def amend(enc: Encounter, event_id: int, command: Command, text: str, branch: st
     """
     enc.event(event_id)
     head = enc.head()
-    groups = _commands_on(enc.path(head.event_id, checked=True))
+    groups = _commands_on(enc.links(head.event_id))
     k = next((i for i, g in enumerate(groups) if any(r.id == event_id for r in g)), None)
     if k is None:
         raise UnknownEvent(
@@ -99,7 +99,7 @@ def amend(enc: Encounter, event_id: int, command: Command, text: str, branch: st
 
 
 def _decide_again(
-    enc: Encounter, groups: list[list[Recorded]], command: Command, text: str, name: str, at: int, why: str
+    enc: Encounter, groups: list[list[Link]], command: Command, text: str, name: str, at: int, why: str
 ) -> list[Redecided]:
     """Fork ``name`` at ``at`` and decide ``command`` then every later command of ``groups``
     again on it, in one transaction of ``enc``'s file (amend's copy of it)."""

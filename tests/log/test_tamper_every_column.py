@@ -30,6 +30,7 @@ import pytest
 from skirmish.cli.main import run_cli
 
 from support.cli import Cli
+from support.tamper import reguard, unguard
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "bridge-ambush.skirmish"
 
@@ -131,12 +132,10 @@ def edits(db: str) -> list[Edit]:
 
 
 def apply(db: str, edit: Edit) -> Any:
-    """Make the edit with the guards dropped; return the new value."""
+    """Make the edit with the guards dropped, then put back; return the new value."""
     raw = sqlite3.connect(db)
     try:
-        for table in LOG_TABLES:
-            raw.execute(f"DROP TRIGGER {table}_refuse_update")
-            raw.execute(f"DROP TRIGGER {table}_refuse_delete")
+        guards = unguard(raw)
         (value,) = raw.execute(f"SELECT {edit.column} FROM {edit.table} WHERE rowid = ?", (edit.row,)).fetchone()
         if edit.what == "null":
             new: Any = None
@@ -149,6 +148,7 @@ def apply(db: str, edit: Edit) -> Any:
             if edit.column == "id" or (edit.table, edit.column) == ("head_moves", "seq") and taken:
                 new = value + 10_000
         raw.execute(f"UPDATE {edit.table} SET {edit.column} = ? WHERE rowid = ?", (new, edit.row))
+        reguard(raw, guards)
         raw.commit()
         return new
     finally:

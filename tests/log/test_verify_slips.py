@@ -27,6 +27,7 @@ from test_streaming import spec_hash
 from skirmish.cli.main import run_cli
 
 from support.cli import Cli
+from support.tamper import made_guards, reguard
 from support.terminal import SCRIPT, Terminal
 
 LOG_TABLES = ("encounters", "commands", "events", "head_moves")
@@ -356,6 +357,7 @@ def test_verify_pinned_checks_the_pinned_encounter_whichever_one_was_tampered(
     event = {"One": 5, "Two": 11}[tampered]
     raw = unguarded(two_tables)
     raw.execute("UPDATE events SET body = replace(body, '\"value\":', '\"value\":1') WHERE id = ?", (event,))
+    reguard(raw, made_guards())
     raw.commit()
     raw.close()
     cli(*pinned(pin, monkeypatch), "verify")
@@ -448,6 +450,8 @@ def forge(db: str, *statements: str) -> None:
         for sql in statements:
             raw.execute(sql)
         rehash(raw)
+        reguard(raw, made_guards())  # a forger leaves no dropped guard behind (verify reports one)
+        raw.commit()
     finally:
         raw.close()
 
