@@ -1,0 +1,98 @@
+"""The console at 80x24 in every ruleset, as the GM plays each sample's opening: the newest
+event stays the last row of the timeline, marked, whatever the lines' width; what is cut
+ends in an ellipsis; the console's advice names commands as the console takes them."""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+from pathlib import Path
+
+import pytest
+
+from skirmish.cli.main import run_cli
+from skirmish.eventlog.store import Store
+
+pytest.importorskip("textual")
+from test_console import screen  # noqa: E402
+
+from skirmish.cli.console import CommandLine, Console  # noqa: E402
+from skirmish.cli.session import Session  # noqa: E402
+
+pytestmark = pytest.mark.slow  # ten commands under the pilot in each ruleset
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+# Each ruleset's sample (README, Five rule systems): its `new` and first `add` lines are
+# recorded by another terminal, the next ten lines are typed in the console.
+OPENINGS = {
+    "ap-countdown": "bridge-ambush.skirmish",
+    "crisis": "hangar-breach.skirmish",
+    "modular": "courtyard-brawl.skirmish",
+    "percent-activity": "gatehouse-percent.skirmish",
+    "phases": "farmhouse-ambush.skirmish",
+}
+SET_UP = 4  # `new` and three `add`: every sample has at least that many before its first round
+
+
+def lines_of(sample: str) -> list[str]:
+    text = (SAMPLES / sample).read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def head_of(db: str) -> int:
+    """The current branch's head, read from the file, not from the console."""
+    store = Store(db)
+    try:
+        row = store.current_encounter()
+        return store.head(row.id, store.current_branch(row.id)).event_id
+    finally:
+        store.close()
+
+
+def test_every_ruleset_has_an_opening() -> None:
+    from skirmish.projections.ruleset import BUILT_IN
+    assert set(OPENINGS) == set(BUILT_IN)
+    for sample in OPENINGS.values():
+        assert len(lines_of(sample)) >= SET_UP + 10
+
+
+@pytest.mark.parametrize("ruleset", sorted(OPENINGS))
+def test_ten_commands_at_80x24_keep_the_newest_event_in_view(tmp_path: Path, ruleset: str) -> None:
+    """After each command, and as the console opens: the last row of the timeline is the
+    head, marked `>`; no row is wider than the screen; the two where lines hold the
+    encounter and the clock (a wrapped first line would push the clock down)."""
+    lines = lines_of(OPENINGS[ruleset])
+    db = str(tmp_path / "fight.db")
+    for line in lines[:SET_UP]:
+        assert run_cli(["--db", db, *shlex.split(line)]) == 0, line
+    session = Session(db)
+
+    def check(app: Console) -> None:
+        shown = screen(app).splitlines()
+        assert all(len(row) <= 80 for row in shown), screen(app)
+        assert shown[0].startswith(lines[0].split('"')[1]), screen(app)  # the encounter's name
+        assert shown[1].startswith(("round", "turn", "before", "after")), screen(app)  # the clock
+        top = next(i for i, row in enumerate(shown) if row.startswith("pending:"))
+        bottom = next(i for i, row in enumerate(shown) if row.startswith("─"))
+        rows = [row.rstrip() for row in shown[top + 1:bottom] if row.strip()]
+        marked = [row for row in rows if row.startswith(">")]
+        assert marked == rows[-1:], screen(app)
+        assert rows[-1].startswith(f"> #{head_of(db)} "), screen(app)
+        for row in rows:
+            assert len(row) < 80 or row.endswith("…"), screen(app)
+
+    async def main() -> None:
+        app = Console(session)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            check(app)
+            for line in lines[SET_UP:SET_UP + 10]:
+                app.query_one(CommandLine).value = line
+                await pilot.press("enter")
+                await pilot.pause()
+                check(app)
+
+    try:
+        asyncio.run(main())
+    finally:
+        session.close()
