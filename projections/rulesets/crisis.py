@@ -28,8 +28,9 @@ Open points of the text, each an option recorded in the encounter's first event:
   A stun applied between turns covers the coming turn either way.
 - ``sneak`` (default ``half-move``): "half the character's Speed modifier + 5" can be
   half of (Speed + 5), half a Move, or half the modifier, plus 5. A sneak slower than a
-  move is the point of the action, so the default halves the whole move, rounded down;
-  ``half-speed`` is Speed / 2 (rounded down) + 5.
+  move is the point of the action, so the default halves the whole move; ``half-speed``
+  is Speed / 2 + 5. The text rounds neither half: a distance is kept exact, counted in
+  half metres (its Derivation's ``per`` is 2), so Speed 2 sneaks 3.5 m.
 - ``hit-on-tie`` (default ``yes``): Attacking gives the attack formula and Defence a
   fixed value to beat, but not what a tie does. An attack equal to the defence hits by
   default (a target number reached); ``no`` needs the attack to exceed it.
