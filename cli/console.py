@@ -13,6 +13,7 @@ fast without it.
 
 from __future__ import annotations
 
+import re
 import shlex
 import time
 from collections.abc import Iterable
@@ -27,7 +28,7 @@ from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Footer, Input, RichLog, Static
 
-from skirmish.cli.session import Completer, Outcome, Session
+from skirmish.cli.session import REFUSED, Completer, Outcome, Session
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.eventlog.text import escape_controls
 from skirmish.projections.text.board import cell, clock_label, effect_text, who_acts
@@ -41,6 +42,16 @@ def safe(text: str) -> str:
     characters and line breaks shown as visible codes, never sent raw (eventlog/text.py,
     the one policy for free text)."""
     return escape_controls(text)
+
+
+_SHELL_ADVICE = re.compile(r"`skirmish (?!-|(?:%s)\b)" % "|".join(REFUSED))
+
+
+def as_typed_here(line: str) -> str:
+    """A reply as the console says it: advice on what to type next ("`skirmish switch
+    what-if` to play on it") names the command as the console takes it, without the
+    `skirmish` the shell needs. What only a shell runs (`skirmish run FILE`, `--db`) keeps it."""
+    return _SHELL_ADVICE.sub("`", line)
 
 
 def bar(c: Combatant) -> str:
@@ -218,7 +229,7 @@ class Explained(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         text = Text()
         for line in (self.outcome.out + self.outcome.err).splitlines():
-            text.append(safe(line) + "\n")
+            text.append(safe(as_typed_here(line)) + "\n")
         text.append("Esc: back to the board", style="dim")
         with VerticalScroll(id="explained"):
             yield Static(text, markup=False)
@@ -324,9 +335,9 @@ class Console(App[None]):
     def show_outcome(self, outcome: Outcome) -> None:
         self.reply(Text(safe(f"> {outcome.line}"), style="bold"))
         for line in outcome.out.splitlines():
-            self.reply(Text(safe(line)))
+            self.reply(Text(safe(as_typed_here(line))))
         for line in outcome.err.splitlines():
-            self.reply(Text(safe(line), style="bold reverse" if line.startswith("Error:") else ""))
+            self.reply(Text(safe(as_typed_here(line)), style="bold reverse" if line.startswith("Error:") else ""))
         if outcome.refused and not outcome.changed:
             self.reply(Text("Nothing was recorded: fix the line and press Enter again."))
 

@@ -481,7 +481,8 @@ class Encounter:
             case NoteAdded(about=about, text=text, private=private):
                 return f"{'Private note' if private else 'Note'} on #{about}: {text}"
             case CombatantLeft(who=who, reason=reason):
-                return f"{who} leaves the fight ({reason})"
+                # `leave` without --reason records "leaves the fight": said once, not twice.
+                return f"{who} leaves the fight" + ("" if reason == "leaves the fight" else f": {reason}")
             case CombatantReturned(who=who):
                 return f"{who} returns to the fight"
         return self.ruleset.describe(event)

@@ -1213,7 +1213,7 @@ class ApCountdown(GoesDown, Rules[ApState]):
         match event:
             case RoundStarted(round=number, count=count, initiatives=inits):
                 order = ", ".join(f"{i.who} {i.actual.value}" for i in sorted(inits, key=lambda i: -i.actual.value))
-                return f"Round {number} begins at count {count}: {order}"
+                return f"Round {number} begins: initiative {order}; the count starts at {count}"
             case ActionContinued(who=who, action=action, step=step, at=at):
                 verb = "resolves at" if step == "resolves" else "carries on to"
                 return f"{who}'s {action} goes on: {verb} count {at.value}"

@@ -860,14 +860,14 @@ class Crisis(Rules[CrisisState]):
     def describe(self, event: Event) -> str:
         match event:
             case TurnStarted(turn=turn, sequence=sequence, rolls=rolls, gains=gains, acting=acting, surprise=surprise):
-                kind = f"Surprise round (turn {turn}) for {', '.join(surprise)}" if surprise else f"Turn {turn}"
+                kind = f"a surprise round for {', '.join(surprise)}; " if surprise else ""
                 order = ", ".join(
                     f"{r.who} {r.total.value}" + (f" (re-roll {', '.join(str(x.total) for x in r.rerolls)})"
                                                   if r.rerolls else "") for r in rolls
                 )
                 ap = ", ".join(f"{g.who} {g.ap.value}" for g in gains)
                 rolled = f"; turn order rolled: {order}" if order else ""
-                return (f"{kind} begins; order {', '.join(sequence)}{rolled}; AP {ap}; "
+                return (f"Turn {turn} begins: {kind}order {', '.join(sequence)}{rolled}; AP {ap}; "
                         + (f"{acting} acts" if acting else "nobody can act"))
             case TurnPassed(by=by, to=to):
                 return f"{by} is done; {to} acts" if to else f"{by} is done: everyone has acted"
@@ -878,7 +878,7 @@ class Crisis(Rules[CrisisState]):
                 far = f", up to {distance.shown()} m" if distance else ""
                 if spans:
                     return f"{who} starts {name}{on}: {cost.value} AP over several turns, {paid} put in now"
-                return f"{who} takes {name}{on} ({paid} AP{far})"
+                return f"{who} acts: {name}{on} ({paid} AP{far})"
             case AttackRolled(who=who, target=target, attack=attack, defence=defence, hit=hit):
                 return (f"{who} attacks {target}: {attack.value} against defence {defence.value}: "
                         + ("hit" if hit else "miss"))

@@ -18,6 +18,7 @@ from test_console import screen  # noqa: E402
 
 from skirmish.cli.console import CommandLine, Console  # noqa: E402
 from skirmish.cli.session import Session  # noqa: E402
+from textual.widgets import RichLog  # noqa: E402
 
 pytestmark = pytest.mark.slow  # ten commands under the pilot in each ruleset
 
@@ -91,6 +92,36 @@ def test_ten_commands_at_80x24_keep_the_newest_event_in_view(tmp_path: Path, rul
                 await pilot.press("enter")
                 await pilot.pause()
                 check(app)
+
+    try:
+        asyncio.run(main())
+    finally:
+        session.close()
+
+
+def test_the_consoles_advice_names_commands_as_the_console_takes_them(tmp_path: Path) -> None:
+    """The console takes `switch what-if`, not `skirmish switch what-if`; a script still
+    runs from the shell (`skirmish run FILE`), which the console says as it is."""
+    db = str(tmp_path / "fight.db")
+    for line in ("new Ford --rules ap-countdown", "add Hauser --side players --stat qu=1 --stat hits=40",
+                 "add Orc --side foes --stat qu=0 --stat hits=30", "leave Orc"):
+        assert run_cli(["--db", db, *shlex.split(line)]) == 0, line
+    session = Session(db)
+
+    async def main() -> None:
+        app = Console(session)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await pilot.pause()
+            for line in ("branch what-if", "round --roll Hauser=6,8", "declare Orc move", "run fight.skirmish"):
+                app.query_one(CommandLine).value = line
+                await pilot.press("enter")
+                await pilot.pause()
+            shown = "\n".join(strip.text for strip in app.query_one("#replies", RichLog).lines)
+            # The fork is at #4, the head when it was made (new, two adds, the Orc's leave).
+            assert "Branch 'what-if' starts at #4: `switch what-if` to play on it" in shown, shown
+            assert "Error: Orc has left the fight: it cannot act until `return Orc`" in shown, shown
+            assert "a script runs from the shell: `skirmish run FILE`" in shown, shown
+            assert "`skirmish switch" not in shown and "`skirmish return" not in shown, shown
 
     try:
         asyncio.run(main())
