@@ -31,7 +31,7 @@ from textual.widgets import Footer, Input, RichLog, Static
 from skirmish.cli.session import REFUSED, Completer, Outcome, Session
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.eventlog.text import escape_controls
-from skirmish.projections.text.board import cell, clock_label, effect_text, who_acts
+from skirmish.projections.text.board import cell, clock_label, effect_text, who_acts, wrap_list
 from skirmish.projections.view import Combatant, Shown
 
 BAR = 6  # cells of the vital figure's bar
@@ -77,26 +77,61 @@ def _row(c: Combatant) -> list[str]:
     ]
 
 
-def board(shown: Shown, before: Shown | None) -> Table:
+EFFECTS_ROOM = 22  # what the board's effects column keeps beside long names: "bleeding (2 a round)"
+EFFECTS_LINES = 3  # a combatant's effects take at most this many rows of the board
+
+
+def middle_cut(name: str, width: int) -> str:
+    """A name cut to ``width`` in its middle, keeping its end: "Goblin sk…r 12" and
+    "Goblin sk…r 13" stay two goblins."""
+    if len(name) <= width:
+        return name
+    tail = min(4, width // 3)
+    return name[: width - tail - 1] + "…" + name[-tail:]
+
+
+def effect_lines(effects: str, width: int) -> list[str]:
+    """A combatant's effects in lines of ``width``, broken between effects; past
+    EFFECTS_LINES the last line ends in an ellipsis, so a pile of effects never pushes
+    the other combatants off the board (the command line's `state` shows them all)."""
+    lines = wrap_list(effects, width)
+    if len(lines) <= EFFECTS_LINES:
+        return lines
+    last = lines[EFFECTS_LINES - 1]
+    return [*lines[:EFFECTS_LINES - 1], (last if len(last) < width else last[:width - 1]) + "…"]
+
+
+def board(shown: Shown, before: Shown | None, width: int = 80) -> Table:
     """The combatants in acting order; cells that differ from ``before`` (the board
-    before the last command) in reverse video."""
+    before the last command) in reverse video. Name and side are as wide as they are; a
+    name too long to leave the effects EFFECTS_ROOM of ``width`` is cut in its middle
+    (never shorter than 12); the effects take the rest of the row and wrap under
+    themselves, never cut."""
     table = Table(box=None, expand=True, pad_edge=False, padding=(0, 1), show_edge=False)
     first = shown.combatants[0] if shown.combatants else None
     vital = first.vital.name if first else "vital"
     budget = f"{first.budget.name} left" if first else "budget"
+    rows = [_row(c) for c in shown.combatants]
+
+    def widest(column: int, header: str, least: int = 0) -> int:
+        return max([least, len(header), *(len(r[column]) for r in rows)])
+
+    # The marker, side, status, vital and budget columns, and a space either side of each.
+    fixed = 1 + min(14, widest(2, "side")) + widest(3, "status", 8) + widest(4, vital, 10) + widest(5, budget, 7) + 12
+    name = max(12, min(24, width - fixed - EFFECTS_ROOM))
+    room = max(12, width - fixed - min(name, widest(1, "name")))
     for header, options in (
         ("", {"width": 1, "no_wrap": True}),
-        ("name", {"no_wrap": True, "overflow": "ellipsis", "ratio": 3}),
-        ("side", {"no_wrap": True, "overflow": "ellipsis", "ratio": 2}),
+        ("name", {"no_wrap": True, "overflow": "ellipsis", "max_width": name}),
+        ("side", {"no_wrap": True, "overflow": "ellipsis", "max_width": 14}),
         ("status", {"no_wrap": True, "min_width": 8}),
         (vital, {"no_wrap": True, "min_width": 10}),
         (budget, {"no_wrap": True, "min_width": 7}),
-        ("effects", {"overflow": "ellipsis", "no_wrap": True, "ratio": 4}),
+        ("effects", {"overflow": "fold", "ratio": 1, "min_width": 12}),
     ):
         table.add_column(safe(header), header_style="bold underline", **options)
     old = {c.name: _row(c) for c in before.combatants} if before is not None else {}
-    for c in shown.combatants:
-        row = _row(c)
+    for c, row in zip(shown.combatants, rows, strict=True):
         was = old.get(c.name)
         styled = []
         for i, value in enumerate(row):
@@ -104,6 +139,10 @@ def board(shown: Shown, before: Shown | None) -> Table:
             style = "reverse" if changed else ("bold" if c.acting else "")
             if c.status != "fighting" and not changed:
                 style = "dim"
+            if i == 1:
+                value = middle_cut(value, name)
+            elif i == 6:
+                value = "\n".join(effect_lines(value, room))
             styled.append(Text(value, style=style))
         table.add_row(*styled)
     return table
@@ -288,6 +327,10 @@ class Console(App[None]):
 
     # --- drawing -------------------------------------------------------------------------
 
+    def on_resize(self, event: events.Resize) -> None:
+        if self.shown is not None:
+            self._draw_board()  # the name column is sized to the screen
+
     def redraw(self, highlight: bool = False) -> None:
         """Draw the board now (or at the timeline's cursor) and the timeline."""
         try:
@@ -307,7 +350,7 @@ class Console(App[None]):
         past = self.cursor is not None
         shown = self.session.view_at(self.session.timeline[self.cursor].id) if past else self.shown  # type: ignore[index]
         self.query_one("#where", Static).update(where_lines(shown, past))
-        self.query_one("#board", Static).update(board(shown, None if past else self.before))
+        self.query_one("#board", Static).update(board(shown, None if past else self.before, self.size.width))
         self.query_one("#pending", Static).update(pending_text(shown))
 
     def _draw_timeline(self) -> None:

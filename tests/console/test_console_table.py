@@ -127,3 +127,53 @@ def test_the_consoles_advice_names_commands_as_the_console_takes_them(tmp_path: 
         asyncio.run(main())
     finally:
         session.close()
+
+
+BOTH = "bleeding (2 a round), stunned (1 left)"  # ap-countdown's effects as the board names them
+
+
+@pytest.mark.parametrize(("size", "foe", "shown_as"), [
+    ((120, 30), "Orc", "Orc"),
+    ((80, 24), "Orc", "Orc"),
+    # Too long to leave the effects their 22 columns at 80: the marker 1, side 7, status 8,
+    # bar 12, AP 7 and the spaces 12 take 47, so the name gets max(12, 80 - 47 - 22) = 12:
+    # its first 7 characters, the ellipsis and its last 4 (the number kept).
+    ((80, 24), "Goblin skirmisher 12", "Goblin …r 12"),
+], ids=["120-columns", "80-columns", "80-columns-long-name"])
+def test_the_board_shows_every_effect_whole(tmp_path: Path, size: tuple[int, int], foe: str, shown_as: str) -> None:
+    """Name and side are as wide as their text (at 120 columns the effects follow on the
+    same line); the effects wrap within their column, never cut."""
+    db = str(tmp_path / "fight.db")
+    for line in ("new Ford --rules ap-countdown", "add Hauser --side players --stat qu=1 --stat hits=40",
+                 f'add "{foe}" --side foes --stat qu=0 --stat hits=30'):
+        assert run_cli(["--db", db, *shlex.split(line)]) == 0, line
+    for who in ("Hauser", foe):
+        assert run_cli(["--db", db, "effect", who, "bleeding", "--per-round", "2"]) == 0
+        assert run_cli(["--db", db, "effect", who, "stunned", "--rounds", "1"]) == 0
+    session = Session(db)
+
+    async def main() -> None:
+        app = Console(session)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            lines = screen(app).splitlines()
+            rows = lines[2:next(i for i, line in enumerate(lines) if line.startswith("pending:"))]
+            assert "…" not in "".join(rows).replace(shown_as, ""), screen(app)
+            start = rows[0].index("effects")
+            for name in ("Hauser", shown_as):
+                at = next(i for i, row in enumerate(rows) if row[3:].startswith(name + " "))
+                said = [rows[at][start:]]
+                for row in rows[at + 1:]:
+                    if row[:start].strip():
+                        break  # the next combatant's row
+                    said.append(row[start:])
+                assert " ".join(" ".join(said).split()) == BOTH, screen(app)
+            if size[0] == 120:
+                # "   Hauser  players  fighting": the name column is the name's width, not a share of the screen.
+                assert rows[1].startswith(">  Hauser  players  ") or rows[1].startswith("   Hauser  players  "), rows
+                assert rows[1].rstrip().endswith(BOTH), rows
+
+    try:
+        asyncio.run(main())
+    finally:
+        session.close()
