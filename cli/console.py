@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import textwrap
 import time
 from collections.abc import Iterable
 
@@ -160,13 +161,26 @@ def where_lines(shown: Shown, past: bool) -> Text:
     return top
 
 
-def pending_text(shown: Shown) -> Text:
+PENDING_LINES = 2  # the pending actions' rows on the board
+
+
+def pending_text(shown: Shown, width: int = 80) -> Text:
+    """The pending actions in at most PENDING_LINES rows of ``width``: what does not fit
+    ends in "…" and says how many more are pending, rather than vanishing at the edge."""
     parts = []
     for p in shown.pending:
         extra = [f"on {p.target}"] if p.target else []
         extra += [p.resolves] if p.resolves else []
-        parts.append(f"{p.who} {p.action}" + (f" ({', '.join(extra)})" if extra else ""))
-    return Text(safe("pending: " + ("; ".join(parts) if parts else "-")))
+        parts.append(safe(f"{p.who} {p.action}" + (f" ({', '.join(extra)})" if extra else "")))
+    text = "pending: " + ("; ".join(parts) if parts else "-")
+    lines = textwrap.wrap(text, width)
+    if len(lines) > PENDING_LINES:
+        room = width - len("… (99 more: `state`)")
+        lines = lines[:PENDING_LINES - 1] + [lines[PENDING_LINES - 1][:max(0, room)].rstrip()]
+        visible = " ".join(lines)
+        more = sum(1 for part in parts if part not in visible)  # one cut short counts too
+        lines[-1] += f"… ({more} more: `state`)"
+    return Text("\n".join(lines))
 
 
 class LineSuggester(Suggester):
@@ -351,7 +365,7 @@ class Console(App[None]):
         shown = self.session.view_at(self.session.timeline[self.cursor].id) if past else self.shown  # type: ignore[index]
         self.query_one("#where", Static).update(where_lines(shown, past))
         self.query_one("#board", Static).update(board(shown, None if past else self.before, self.size.width))
-        self.query_one("#pending", Static).update(pending_text(shown))
+        self.query_one("#pending", Static).update(pending_text(shown, self.size.width))
 
     def _draw_timeline(self) -> None:
         """The lines of the timeline that fit, the selected one marked (">" and reverse

@@ -177,3 +177,32 @@ def test_the_board_shows_every_effect_whole(tmp_path: Path, size: tuple[int, int
         asyncio.run(main())
     finally:
         session.close()
+
+
+def test_pending_actions_that_do_not_fit_say_how_many_more(tmp_path: Path) -> None:
+    """The bridge ambush's first 15 lines leave four actions pending (Hauser's and the Orc's
+    melee attacks, the Archer's reload, Mira's held shot). At 80 columns the first row holds
+    "pending: Hauser melee-attack (on Orc, count 20); Orc melee-attack (on Hauser," (77);
+    the second "count 10);" and no room for the Archer's 62 characters beside the tail: the
+    Archer's is cut and Mira's not shown, so two more."""
+    lines = lines_of(OPENINGS["ap-countdown"])
+    db = str(tmp_path / "fight.db")
+    for line in lines[:15]:
+        assert run_cli(["--db", db, *shlex.split(line)]) == 0, line
+    session = Session(db)
+
+    async def main() -> None:
+        app = Console(session)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            shown = screen(app).splitlines()
+            at = next(i for i, row in enumerate(shown) if row.startswith("pending:"))
+            assert shown[at].rstrip() == "pending: Hauser melee-attack (on Orc, count 20); Orc melee-attack (on Hauser,"
+            assert shown[at + 1].startswith("count 10); Archer ammo-reload"), screen(app)
+            assert shown[at + 1].rstrip().endswith("… (2 more: `state`)"), screen(app)
+            assert shown[at + 2].startswith("  #"), screen(app)  # the timeline follows at once
+
+    try:
+        asyncio.run(main())
+    finally:
+        session.close()
