@@ -4,11 +4,14 @@ takes to open it (parse the data, fold every view, draw the board and the chart)
     python -m benchmarks.page [EVENTS]      # default 100,000 events; prints one table
 
 It generates the benchmarks' ap-countdown fight (benchmarks/fight.py), exports the GM's
-page and opens it in Debian's chromium through Playwright (the `test` extra).
+page and opens it in Chromium (SKIRMISH_CHROMIUM, chromium or chromium-browser) through
+Playwright (the `test` extra).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 import tempfile
 import time
@@ -17,7 +20,16 @@ from pathlib import Path
 from benchmarks.fight import generate
 from skirmish.projections.page import data as page_data, shell as page_shell
 
-CHROMIUM = "/usr/bin/chromium"
+
+def chromium() -> str:
+    """The Chromium the browser tests use (README, Contributing): SKIRMISH_CHROMIUM, else
+    Debian's chromium or Ubuntu's chromium-browser on the PATH."""
+    found = os.environ.get("SKIRMISH_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not found:
+        raise SystemExit("no Chromium: apt-get install chromium, or set SKIRMISH_CHROMIUM=/path/to/chromium")
+    return found
+
+
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
 
@@ -37,7 +49,7 @@ def main(argv: list[str]) -> None:
         written = time.perf_counter() - started
         size = page.stat().st_size
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
             tab = browser.new_page(viewport={"width": 1400, "height": 900})
             started = time.perf_counter()
             tab.goto(page.as_uri())

@@ -13,7 +13,9 @@ fast without it.
 
 from __future__ import annotations
 
+import re
 import shlex
+import textwrap
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -28,10 +30,10 @@ from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Footer, Input, RichLog, Static
 
-from skirmish.cli.session import Completer, Outcome, Session
+from skirmish.cli.session import REFUSED, Completer, Outcome, Session
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.eventlog.text import escape_controls
-from skirmish.projections.text.board import cell, clock_label, effect_text, who_acts
+from skirmish.projections.text.board import cell, clock_label, effect_text, who_acts, wrap_list
 from skirmish.projections.view import Combatant, Gauge, Shown, second_gauge
 
 BAR = 6  # cells of the vital figure's bar
@@ -42,6 +44,16 @@ def safe(text: str) -> str:
     characters and line breaks shown as visible codes, never sent raw (eventlog/text.py,
     the one policy for free text)."""
     return escape_controls(text)
+
+
+_SHELL_ADVICE = re.compile(r"`skirmish (?!-|(?:%s)\b)" % "|".join(REFUSED))
+
+
+def as_typed_here(line: str) -> str:
+    """A reply as the console says it: advice on what to type next ("`skirmish switch
+    what-if` to play on it") names the command as the console takes it, without the
+    `skirmish` the shell needs. What only a shell runs (`skirmish run FILE`, `--db`) keeps it."""
+    return _SHELL_ADVICE.sub("`", line)
 
 
 def bar(c: Combatant, gauge: Gauge | None = None) -> str:
@@ -73,23 +85,61 @@ def _row(c: Combatant, second: bool = False, noted: bool = False) -> list[str]:
     ]
 
 
-def board(shown: Shown, before: Shown | None) -> Table:
+EFFECTS_ROOM = 22  # what the board's effects column keeps beside long names: "bleeding (2 a round)"
+EFFECTS_LINES = 3  # a combatant's effects take at most this many rows of the board
+
+
+def middle_cut(name: str, width: int) -> str:
+    """A name cut to ``width`` in its middle, keeping its end: "Goblin sk…r 12" and
+    "Goblin sk…r 13" stay two goblins."""
+    if len(name) <= width:
+        return name
+    tail = min(4, width // 3)
+    return name[: width - tail - 1] + "…" + name[-tail:]
+
+
+def effect_lines(effects: str, width: int) -> list[str]:
+    """A combatant's effects in lines of ``width``, broken between effects; past
+    EFFECTS_LINES the last line ends in an ellipsis, so a pile of effects never pushes
+    the other combatants off the board (the command line's `state` shows them all)."""
+    lines = wrap_list(effects, width)
+    if len(lines) <= EFFECTS_LINES:
+        return lines
+    last = lines[EFFECTS_LINES - 1]
+    return [*lines[:EFFECTS_LINES - 1], (last if len(last) < width else last[:width - 1]) + "…"]
+
+
+def board(shown: Shown, before: Shown | None, width: int = 80) -> Table:
     """The combatants in acting order; cells that differ from ``before`` (the board
-    before the last command) in reverse video."""
+    before the last command) in reverse video. Name and side are as wide as they are; a
+    name too long to leave the effects EFFECTS_ROOM of ``width`` is cut in its middle
+    (never shorter than 12); the effects take the rest of the row and wrap under
+    themselves, never cut."""
     table = Table(box=None, expand=True, pad_edge=False, padding=(0, 1), show_edge=False)
     first = shown.combatants[0] if shown.combatants else None
     vital = first.vital.name if first else "vital"
     second = second_gauge(shown)
     budget = f"{first.budget.name} left" if first else "budget"
+    rows = [_row(c, bool(second), c.name in shown.notes) for c in shown.combatants]
+    last = len(rows[0]) - 1 if rows else 6  # the effects' column (a second gauge moves it)
+
+    def widest(column: int, header: str, least: int = 0) -> int:
+        return max([least, len(header), *(len(r[column]) for r in rows)])
+
+    # The marker, side, status, vital (and second gauge) and budget columns, and a space either side of each.
+    gauges = widest(4, vital, 10) + (widest(5, second, 10) + 2 if second else 0)
+    fixed = 1 + min(14, widest(2, "side")) + widest(3, "status", 8) + gauges + widest(last - 1, budget, 7) + 12
+    name = max(12, min(24, width - fixed - EFFECTS_ROOM))
+    room = max(12, width - fixed - min(name, widest(1, "name")))
     columns: list[tuple[str, dict[str, Any]]] = [
         ("", {"width": 1, "no_wrap": True}),
-        ("name", {"no_wrap": True, "overflow": "ellipsis", "ratio": 3}),
-        ("side", {"no_wrap": True, "overflow": "ellipsis", "ratio": 2}),
+        ("name", {"no_wrap": True, "overflow": "ellipsis", "max_width": name}),
+        ("side", {"no_wrap": True, "overflow": "ellipsis", "max_width": 14}),
         ("status", {"no_wrap": True, "min_width": 8}),
         (vital, {"no_wrap": True, "min_width": 10}),
         *([(second, {"no_wrap": True, "min_width": 10})] if second else []),
         (budget, {"no_wrap": True, "min_width": 7}),
-        ("effects", {"overflow": "ellipsis", "no_wrap": True, "ratio": 4}),
+        ("effects", {"overflow": "fold", "ratio": 1, "min_width": 12}),
     ]
     for header, options in columns:
         table.add_column(safe(header), header_style="bold underline", **options)
@@ -98,8 +148,7 @@ def board(shown: Shown, before: Shown | None) -> Table:
     had_second = before is not None and second_gauge(before) == second
     old = ({c.name: _row(c, bool(second), c.name in before.notes) for c in before.combatants}
            if before is not None and had_second else {})
-    for c in shown.combatants:
-        row = _row(c, bool(second), c.name in shown.notes)
+    for c, row in zip(shown.combatants, rows, strict=True):
         was = old.get(c.name)
         styled = []
         for i, value in enumerate(row):
@@ -107,6 +156,10 @@ def board(shown: Shown, before: Shown | None) -> Table:
             style = "reverse" if changed else ("bold" if c.acting else "")
             if c.status != "fighting" and not changed:
                 style = "dim"
+            if i == 1:
+                value = middle_cut(value, name)
+            elif i == last:
+                value = "\n".join(effect_lines(value, room))
             styled.append(Text(value, style=style))
         table.add_row(*styled)
     return table
@@ -127,15 +180,28 @@ def where_lines(shown: Shown, past: bool) -> Text:
     return top
 
 
-def pending_text(shown: Shown) -> Text:
+PENDING_LINES = 2  # the pending actions' rows on the board
+
+
+def pending_text(shown: Shown, width: int = 80) -> Text:
+    """The pending actions in at most PENDING_LINES rows of ``width``: what does not fit
+    ends in "…" and says how many more are pending, rather than vanishing at the edge."""
     parts = []
     for p in shown.pending:
         extra = [f"on {p.target}"] if p.target else []
         extra += [p.resolves] if p.resolves else []
-        parts.append(f"{p.who} {p.action}" + (f" ({', '.join(extra)})" if extra else ""))
+        parts.append(safe(f"{p.who} {p.action}" + (f" ({', '.join(extra)})" if extra else "")))
     notes = [f"{name}: {n.text}" for name, ns in shown.notes.items() for n in ns]
-    noted = f" | * {'; '.join(notes)}" if notes else ""
-    return Text(safe("pending: " + ("; ".join(parts) if parts else "-") + noted))
+    noted = safe(f" | * {'; '.join(notes)}") if notes else ""
+    text = "pending: " + ("; ".join(parts) if parts else "-") + noted
+    lines = textwrap.wrap(text, width)
+    if len(lines) > PENDING_LINES:
+        room = width - len("… (99 more: `state`)")
+        lines = lines[:PENDING_LINES - 1] + [lines[PENDING_LINES - 1][:max(0, room)].rstrip()]
+        visible = " ".join(lines)
+        more = sum(1 for part in parts if part not in visible)  # one cut short counts too
+        lines[-1] += f"… ({more} more: `state`)"
+    return Text("\n".join(lines))
 
 
 class LineSuggester(Suggester):
@@ -237,7 +303,7 @@ class Explained(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         text = Text()
         for line in (self.outcome.out + self.outcome.err).splitlines():
-            text.append(safe(line) + "\n")
+            text.append(safe(as_typed_here(line)) + "\n")
         text.append("Esc: back to the board", style="dim")
         with VerticalScroll(id="explained"):
             yield Static(text, markup=False)
@@ -296,6 +362,10 @@ class Console(App[None]):
 
     # --- drawing -------------------------------------------------------------------------
 
+    def on_resize(self, event: events.Resize) -> None:
+        if self.shown is not None:
+            self._draw_board()  # the name column is sized to the screen
+
     def redraw(self, highlight: bool = False) -> None:
         """Draw the board now (or at the timeline's cursor) and the timeline."""
         try:
@@ -315,8 +385,8 @@ class Console(App[None]):
         past = self.cursor is not None
         shown = self.session.view_at(self.session.timeline[self.cursor].id) if past else self.shown  # type: ignore[index]
         self.query_one("#where", Static).update(where_lines(shown, past))
-        self.query_one("#board", Static).update(board(shown, None if past else self.before))
-        self.query_one("#pending", Static).update(pending_text(shown))
+        self.query_one("#board", Static).update(board(shown, None if past else self.before, self.size.width))
+        self.query_one("#pending", Static).update(pending_text(shown, self.size.width))
 
     def _draw_timeline(self) -> None:
         """The lines of the timeline that fit, the selected one marked (">" and reverse
@@ -343,9 +413,9 @@ class Console(App[None]):
     def show_outcome(self, outcome: Outcome) -> None:
         self.reply(Text(safe(f"> {outcome.line}"), style="bold"))
         for line in outcome.out.splitlines():
-            self.reply(Text(safe(line)))
+            self.reply(Text(safe(as_typed_here(line))))
         for line in outcome.err.splitlines():
-            self.reply(Text(safe(line), style="bold reverse" if line.startswith("Error:") else ""))
+            self.reply(Text(safe(as_typed_here(line)), style="bold reverse" if line.startswith("Error:") else ""))
         if outcome.refused and not outcome.changed:
             self.reply(Text("Nothing was recorded: fix the line and press Enter again."))
 

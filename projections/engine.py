@@ -600,7 +600,8 @@ class Encounter:
                 sum_ = f" = {total.value}" if roll is not None and (len(roll.faces) > 1 or modifier) else ""
                 return f"Roll{whose}{reason}: {spec} = {shown}{sum_}{source}"
             case CombatantLeft(who=who, reason=reason):
-                return f"{who} leaves the fight ({reason})"
+                # `leave` without --reason records "leaves the fight": said once, not twice.
+                return f"{who} leaves the fight" + ("" if reason == "leaves the fight" else f": {reason}")
             case CombatantReturned(who=who):
                 return f"{who} returns to the fight"
             case CombatantCarried(who=who, source=source, vital=vital, hash=digest, figures=figures):

@@ -816,7 +816,7 @@ def unable(name: str, status: str, why: str, rule: str = "") -> RuleViolation:
 
 def has_left(name: str) -> RuleViolation:
     """The refusal of an action by a combatant who left the fight, with the way back."""
-    return unable(name, "left", f"left the fight: `skirmish return {quote(name)}` brings it back")
+    return RuleViolation(f"{name} has left the fight: it cannot act until `skirmish return {quote(name)}`")
 
 
 def why_down(value: int, vital: str, options: Mapping[str, str]) -> str:

@@ -115,6 +115,7 @@
     showPending(st);
     showSummary(st);
     moveCursor();
+    liveStatus();
   }
 
   function explanationText(ev) {
@@ -395,15 +396,26 @@
     });
   }
 
+  // What a served page says of its link to the table: following the head only while it
+  // shows the head; scrubbed back, where it is and how to follow again.
+  var connection = ""; // "open" or "reconnecting" once the live link was tried
+  function liveStatus() {
+    if (!connection) return;
+    $("live").textContent = connection === "reconnecting" ? "live: reconnecting…" :
+      at >= path.length - 1 ? "live: following the branch head" :
+      "live: showing #" + path[at].id + ", back from the head (Last » follows it again)";
+  }
+
   function live() {
     if (!window.EventSource || !D.live) return;
     var source = new EventSource(D.live);
     source.addEventListener("state", function (e) {
       start(JSON.parse(e.data), at >= path.length - 1 ? null : at);
-      $("live").textContent = "live: following the branch head";
+      connection = "open";
+      liveStatus();
     });
-    source.onerror = function () { $("live").textContent = "live: reconnecting…"; };
-    source.onopen = function () { $("live").textContent = "live: following the branch head"; };
+    source.onerror = function () { connection = "reconnecting"; liveStatus(); };
+    source.onopen = function () { connection = "open"; liveStatus(); };
   }
 
   wire();

@@ -1269,7 +1269,7 @@ class ApCountdown(GoesDown, Rules[ApState]):
             case RoundStarted(round=number, count=count, initiatives=inits):
                 order = ", ".join(f"{i.who} {i.actual.value}" for i in sorted(inits, key=lambda i: -i.actual.value))
                 sitting = f"; sitting it out: {', '.join(event.idle)}" if event.idle else ""
-                return f"Round {number} begins at count {count}: {order}{sitting}"
+                return f"Round {number} begins: initiative {order}; the count starts at {count}{sitting}"
             case ActionContinued(who=who, action=action, step=step, at=at):
                 verb = "resolves at" if step == "resolves" else "carries on to"
                 return f"{who}'s {action} goes on: {verb} count {at.value}"

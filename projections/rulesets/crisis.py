@@ -28,8 +28,9 @@ Open points of the text, each an option recorded in the encounter's first event:
   A stun applied between turns covers the coming turn either way.
 - ``sneak`` (default ``half-move``): "half the character's Speed modifier + 5" can be
   half of (Speed + 5), half a Move, or half the modifier, plus 5. A sneak slower than a
-  move is the point of the action, so the default halves the whole move, rounded down;
-  ``half-speed`` is Speed / 2 (rounded down) + 5.
+  move is the point of the action, so the default halves the whole move; ``half-speed``
+  is Speed / 2 + 5. The text rounds neither half: a distance is kept exact, counted in
+  half metres (its Derivation's ``per`` is 2), so Speed 2 sneaks 3.5 m.
 - ``hit-on-tie`` (default ``yes``): Attacking gives the attack formula and Defence a
   fixed value to beat, but not what a tie does. An attack equal to the defence hits by
   default (a target number reached); ``no`` needs the attack to exceed it.
@@ -912,14 +913,14 @@ class Crisis(Rules[CrisisState]):
     def describe(self, event: Event) -> str:
         match event:
             case TurnStarted(turn=turn, sequence=sequence, rolls=rolls, gains=gains, acting=acting, surprise=surprise):
-                kind = f"Surprise round (turn {turn}) for {', '.join(surprise)}" if surprise else f"Turn {turn}"
+                kind = f"a surprise round for {', '.join(surprise)}; " if surprise else ""
                 order = ", ".join(
                     f"{r.who} {r.total.value}" + (f" (re-roll {', '.join(str(x.total) for x in r.rerolls)})"
                                                   if r.rerolls else "") for r in rolls
                 )
                 ap = ", ".join(f"{g.who} {g.ap.value}" for g in gains)
                 rolled = f"; turn order rolled: {order}" if order else ""
-                return (f"{kind} begins; order {', '.join(sequence)}{rolled}; AP {ap}; "
+                return (f"Turn {turn} begins: {kind}order {', '.join(sequence)}{rolled}; AP {ap}; "
                         + (f"{acting} acts" if acting else "nobody can act"))
             case TurnPassed(by=by, to=to):
                 return f"{by} is done; {to} acts" if to else f"{by} is done: everyone has acted"
@@ -930,7 +931,7 @@ class Crisis(Rules[CrisisState]):
                 far = f", up to {distance.shown()} m" if distance else ""
                 if spans:
                     return f"{who} starts {name}{on}: {cost.value} AP over several turns, {paid} put in now"
-                return f"{who} takes {name}{on} ({paid} AP{far})"
+                return f"{who} acts: {name}{on} ({paid} AP{far})"
             case AttackRolled(who=who, target=target, attack=attack, defence=defence, hit=hit):
                 return (f"{who} attacks {target}: {attack.value} against defence {defence.value}: "
                         + ("hit" if hit else "miss"))

@@ -926,7 +926,7 @@ class Modular(GoesDown, Rules[ModularState]):
                 tail = f"; {tie_rule}" if tie_rule else ""
                 if ties:
                     tail += ", roll-off: " + ", ".join(f"{t.who} {t.roll.total}" for t in ties)
-                return f"Round {number}: " + ", ".join(f"{n} {value[n]}" for n in order) + tail
+                return f"Round {number} begins: initiative " + ", ".join(f"{n} {value[n]}" for n in order) + tail
             case TurnStarted(who=who):
                 return f"{who}'s turn"
             case EvadeEnded(who=who, reason=reason):

@@ -810,7 +810,7 @@ class PercentActivity(GoesDown, Rules[PaState]):
         match event:
             case RoundStarted(round=number, initiatives=inits, order=order):
                 value = {i.who: i.value.value for i in inits}
-                return f"Round {number} begins: " + ", ".join(f"{who} {value[who]}" for who in order)
+                return f"Round {number} begins: initiative " + ", ".join(f"{who} {value[who]}" for who in order)
             case ActionContinued(who=who, action=action, step=step, remaining=remaining):
                 if step == "resolves":
                     return f"{who}'s {action} completes this round: {remaining.value} % set aside"

@@ -960,7 +960,7 @@ class Phases(Rules[PhaseState]):
             case TurnStarted(turn=turn, initiatives=inits, ambush=ambush):
                 order = ", ".join(f"{i.who} {i.initiative.value}" for i in inits)
                 tail = f"; ambush: the {ambush} side is caught moving" if ambush else ""
-                return f"Turn {turn} begins, phase 6: initiative {order}{tail}"
+                return f"Turn {turn} begins: initiative {order}; phase 6 first{tail}"
             case ClockAdvanced(phase=phase, call=call, acting=acting):
                 if call == 0:
                     return f"Phase {phase} begins: repetitive actions first ({', '.join(acting)})"
@@ -1165,7 +1165,7 @@ def _narrate(e: ActionTaken) -> str:
     if e.how == "opportunity":
         return f"Phase {e.phase}: {e.who} fires opportunity fire {what.removeprefix('fire ')}; {e.reason}"
     when = "before the fight" if e.phase > PHASES else f"phase {e.phase}"
-    verb = "repeats" if e.how == "repeated" and not e.repeat else "takes"
+    verb = "repeats" if e.how == "repeated" and not e.repeat else "acts:"
     line = f"{e.who} {verb} {what} ({when})"
     if e.repeat:
         line += ", every phase this turn" + (f": {e.reason}" if e.reason else "")

@@ -7,6 +7,7 @@ to print on a terminal: names, sides, kinds and details are shown escaped (event
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -137,6 +138,9 @@ def who_acts(clock: Clock) -> str:
     return f"now: {now}; next: {following}"
 
 
+EFFECTS_AT_LEAST = 20  # narrower than this, a row's effects go on the lines under it
+
+
 def _fit(widths: list[int], limit: int) -> list[int]:
     """Narrow the last column (effects, the longest text) so the row fits ``limit``."""
     total = sum(widths) + 2 * (len(widths) - 1)
@@ -150,15 +154,50 @@ def _cut(text: str, width: int) -> str:
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]], limit: int | None = None) -> list[str]:
+    """Columns padded to their widest cell. Within ``limit`` the last column (effects)
+    is wrapped onto the lines below, under itself, never cut; beside names so long that
+    it would be narrower than EFFECTS_AT_LEAST, it goes under the row, indented."""
     # Escaped before the widths are measured: the columns line up as printed.
     header = [escape_controls(h) for h in header]
     rows = [[escape_controls(v) for v in r] for r in rows]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     if limit is not None:
         widths = _fit(widths, limit)
+    start = sum(widths[:-1]) + 2 * (len(widths) - 1)  # where the last column begins
+    under = limit is not None and limit - start < EFFECTS_AT_LEAST
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
-    lines += ["  ".join(_cut(v, w).ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    for r in rows:
+        first = "  ".join(_cut(v, w).ljust(w) for v, w in zip(r[:-1], widths[:-1], strict=True))
+        if limit is None:
+            lines.append(f"{first}  {r[-1]}".rstrip())
+        elif under:
+            lines.append(first.rstrip())
+            if r[-1] not in ("", "-"):  # nothing under a row without effects
+                lines += ["    " + piece for piece in wrap_list(r[-1], limit - 4)]
+        else:
+            pieces = wrap_list(r[-1], widths[-1])
+            lines.append(f"{first}  {pieces[0]}".rstrip())
+            lines += [" " * start + piece for piece in pieces[1:]]
     return lines
+
+
+def wrap_list(text: str, width: int) -> list[str]:
+    """``text`` (a list joined by ", ") in lines of at most ``width``: broken between its
+    items where they fit, else between words, else within a word."""
+    items, depth, begun = [], 0, 0
+    for i, ch in enumerate(text):  # split at the ", " outside brackets: "stunned (1 left, GM's own)" is one item
+        depth += (ch in "([") - (ch in ")]")
+        if depth == 0 and text.startswith(", ", i):
+            items.append(text[begun:i + 1])
+            begun = i + 2
+    items.append(text[begun:])
+    lines: list[str] = []
+    for item in items:
+        if lines and len(lines[-1]) + 1 + len(item) <= width:
+            lines[-1] += " " + item
+        else:
+            lines += textwrap.wrap(item, width, break_on_hyphens=False) or [item]
+    return lines or [text]
 
 
 def render_state(shown: Shown, wide: bool = False, notes: bool = False) -> str:

@@ -8,6 +8,7 @@ escaped, so none of them can add a line or act on the terminal.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 
 from skirmish.eventlog.rows import HeadMove
@@ -93,6 +94,35 @@ def number_lines(numbers: Sequence[Number]) -> list[str]:
     return lines
 
 
+_PART = re.compile(r"([^.\[\]]+)(?:\[([^\]]*)\])?(?:\.|$)")
+
+
+def figure_words(figure: str) -> str:
+    """Where a number sits in its event (``initiatives[Hauser].base``, ``stats[qu]``,
+    ``ap_lost[Mira]``), in words for the text: "Hauser's initiative (base)", "stat qu",
+    "Mira's AP lost". `--json` keeps the path itself: scripts read it."""
+    parts = list(_PART.finditer(figure))
+    if not parts or "".join(m.group(0) for m in parts) != figure:
+        return figure.replace("_", " ")
+    owner, words = "", []
+    for index, match in enumerate(parts):
+        name, key = match.group(1), match.group(2)
+        said = " ".join("AP" if w == "ap" else w for w in name.split("_"))
+        if key is None:
+            words.append(said)
+        elif key.isdigit():
+            words.append(f"{said} {int(key) + 1}")
+        elif name == "stats":
+            words.append(f"stat {key}")
+        else:
+            owner = owner or key
+            more = index < len(parts) - 1
+            words.append(said[:-1] if more and said.endswith("s") else said)  # initiatives[Ann].base: her initiative
+    head, rest = words[0], [w for w in words[1:] if w != words[0]]
+    said = head + (f" ({', '.join(rest)})" if rest else "")
+    return f"{owner}'s {said}" if owner else said
+
+
 def number_parts(numbers: Sequence[Number]) -> tuple[list[str], tuple[list[str], str] | None]:
     """The lines of the derived numbers, and the numbers stored as they are (``figure
     value`` items and the rules they fall under) that `explain` prints on one line."""
@@ -102,7 +132,7 @@ def number_parts(numbers: Sequence[Number]) -> tuple[list[str], tuple[list[str],
         if isinstance(n, Stored):
             continue
         formula = f" = {n.formula}" if isinstance(n, Derived) and n.formula else ""
-        lines.append(f"  {n.figure}: {n.value}{formula}")
+        lines.append(f"  {figure_words(n.figure)}: {n.value}{formula}")
         if isinstance(n, Derived) and n.terms:
             lines.append("      " + ", ".join(f"{t.name} {t.value:+d}" for t in n.terms))
         if n.roll is not None:
@@ -113,4 +143,4 @@ def number_parts(numbers: Sequence[Number]) -> tuple[list[str], tuple[list[str],
         return lines, None
     rules = {n.rule for n in recorded if n.rule}
     tail = f" ({', '.join(sorted(rules))})" if rules else " (no derivation recorded)"
-    return lines, ([f"{n.figure} {n.value}" for n in recorded], tail)
+    return lines, ([f"{figure_words(n.figure)} {n.value}" for n in recorded], tail)

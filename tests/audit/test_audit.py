@@ -84,17 +84,17 @@ def test_explain_shows_each_initiative_with_its_dice_faces_modifiers_formula_and
     """The worked example of ap-countdown.md, Initiative: Hauser rolls 14, Qu +1, base 15, 35 with 4 AP."""
     bridge(cli)
     out = cli.ok("explain", "6")
-    assert out.splitlines()[0] == "#6 Round 1 begins at count 35: Hauser 35, Mira 34, Orc 30, Archer 29"
+    assert out.splitlines()[0] == "#6 Round 1 begins: initiative Hauser 35, Mira 34, Orc 30, Archer 29; the count starts at 35"
     assert (
-        "  initiatives[Hauser].base: 15 = 2d10 + Qu - 1 per -10 penalty\n"
+        "  Hauser's initiative (base): 15 = 2d10 + Qu - 1 per -10 penalty\n"
         "      2d10 +14, Qu +1, 1 per -10 penalty +0\n"
         "      dice: 2d10 = 6 + 8 = 14 (the GM's dice)\n"
         "      rule: ap-countdown.md, Initiative\n"
-        "  initiatives[Hauser].actual: 35 = base + 5 x AP left\n"
+        "  Hauser's initiative (actual): 35 = base + 5 x AP left\n"
         "      base initiative +15, 5 x AP left +20\n"
         "      rule: ap-countdown.md, Initiative\n"
     ) in out
-    assert "initiatives[Archer].base: 9 = 2d10 + Qu - 1 per -10 penalty\n      2d10 +9, Qu +1, 1 per -10 penalty -1" in out
+    assert "Archer's initiative (base): 9 = 2d10 + Qu - 1 per -10 penalty\n      2d10 +9, Qu +1, 1 per -10 penalty -1" in out
     assert "command: round --roll Hauser=6,8" in out
     assert "options: initiative=each-round, carry-ap=no" in out
 

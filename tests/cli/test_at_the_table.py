@@ -90,7 +90,7 @@ def test_heal_leave_and_return_are_events_explained_and_undone(cli: Cli) -> None
     why = cli.ok("why", "Orc", "hits left")
     assert "30 -> 18" in why and "18 -> 23" in why and "by `heal Orc 5`" in why
     left = cli.ok("leave", "Orc", "--reason", "flees over the bridge").splitlines()
-    assert left[0].endswith("Orc leaves the fight (flees over the bridge)")
+    assert left[0].endswith("Orc leaves the fight: flees over the bridge")
     assert left[1] == "Nobody on the foes side is standing (the encounter goes on until you end it: `skirmish end`)"
     assert view(cli)["combatants"][1]["status"] == "left"  # type: ignore[index]
     cli.ok("return", "Orc")

@@ -241,7 +241,7 @@ def test_replay_narrates_with_round_count_and_changes(cli: Cli) -> None:
     assert "#1 " not in out
     partial = cli.ok("replay", "--to", "4")
     narrated = [line for line in partial.splitlines() if line.startswith("#")]
-    assert narrated[-1].startswith("#4 ") and "Round 1 begins at count 35" in narrated[-1]
+    assert narrated[-1].startswith("#4 ") and "Round 1 begins: initiative Hauser 35, Orc 30; the count starts at 35" in narrated[-1]
 
 
 def test_run_is_all_or_nothing_and_the_fixed_script_runs_again(cli: Cli, tmp_path: Path) -> None:

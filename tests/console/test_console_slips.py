@@ -146,7 +146,11 @@ def test_a_line_wider_than_the_screen_is_cut_so_the_clock_and_the_newest_event_s
         assert lines[1].startswith("round 1, count 35; now: Hauser; next: Orc"), screen(app)
         rows = timeline(app)
         # new, two adds, round, four damages (#5-#8), two effects (#9, #10), the damage typed (#11).
-        assert ids(rows) == [f"  #{n}" for n in range(2, 11)] + ["> #11"], screen(app)
+        # The board's effects wrap, at most 3 rows a combatant (the third ending in "…"):
+        # header and 2 x 3 rows leave the timeline 24 - 2 - 7 - 1 - 5 - 1 - 1 - 1 = 6 rows.
+        assert ids(rows) == [f"  #{n}" for n in range(6, 11)] + ["> #11"], screen(app)
+        curse = [line for line in lines if "a-custom-curse-whose-name-" in line and not line.lstrip().startswith("#")]
+        assert len(curse) == 2 and all(line.rstrip().endswith("a-custom-curse-whose-name-") for line in curse)
         assert rows[-1] == "> #11 Orc takes 2 hits (90 left)"
         assert rows[-2].startswith("  #10 Hauser is a-custom-curse") and rows[-2].endswith("…")
 

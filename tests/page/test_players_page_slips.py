@@ -16,10 +16,10 @@ import pytest
 
 from skirmish.cli.main import run_cli
 
+from support.browser import chromium
 from support.cli import Cli
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
 BANDS = {"unhurt", "hurt", "badly hurt", "down"}  # README, "Relive it in a browser"
 
 
@@ -236,9 +236,9 @@ def test_the_samples_foes_are_every_foe_they_add() -> None:
 def browser() -> Iterator[Any]:
     # Imported here: without Playwright only this part is skipped, not the players' pages.
     sync_api = pytest.importorskip("playwright.sync_api")
-    assert Path(CHROMIUM).exists(), "the page tests need Debian's chromium (.ci/run installs it)"
+    found = chromium()
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        b = p.chromium.launch(executable_path=found, args=["--no-sandbox", "--disable-gpu"])
         yield b
         b.close()
 

@@ -22,12 +22,13 @@ import pytest
 
 from skirmish.cli.main import run_cli
 
+from support.browser import chromium
+
 pytestmark = pytest.mark.slow  # Chromium and a live server: `pytest -m "not slow"` leaves it out
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
 
@@ -85,9 +86,9 @@ IDS = [f.sample for f in FIGHTS]
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    assert Path(CHROMIUM).exists(), "the page tests need Debian's chromium (.ci/run installs it)"
+    found = chromium()
     with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = p.chromium.launch(executable_path=found, args=ARGS)
         yield b
         b.close()
 

@@ -1324,7 +1324,7 @@ def test_leave_and_return(memory_store: Store) -> None:
     assert view.combatant("Hauser").status == "left" and view.pending == ()
     assert view.clock.now == () and view.clock.next == ("Orc",)
     refused(enc, Declare(who="Hauser", action="dodge", ap=4), RuleViolation,
-            "Hauser is left (left the fight: `skirmish return Hauser` brings it back): it cannot act")
+            "Hauser has left the fight: it cannot act until `skirmish return Hauser`")
     refused(enc, Leave(who="Hauser"), RuleViolation, "Hauser has already left the fight (`skirmish return Hauser`)")
     do(enc, Return(who="Hauser"))
     assert enc.view().combatant("Hauser").status == "fighting"

@@ -935,7 +935,7 @@ def test_hangar_breach_ends_as_its_comments_say(cli: Cli) -> None:
     assert "Alpha 10 (re-roll 15), Beta 10 (re-roll 6); AP Jack 0, Vera 4, Alpha 0, Beta 0; Vera acts" in out
     assert "Vera attacks Alpha: 19 against defence 11: hit" in out
     assert "Alpha takes 6 damage: 4 to Endurance (0 left), past emptied Endurance, lost (option spill) -2" in out
-    assert "Turn 2 begins; order Jack, Vera, Alpha, Beta; AP Jack 4, Vera 4, Alpha 2, Beta 4; Jack acts" in out
+    assert "Turn 2 begins: order Jack, Vera, Alpha, Beta; AP Jack 4, Vera 4, Alpha 2, Beta 4; Jack acts" in out
     assert "Vera is done; Beta acts" in out  # dead Alpha is skipped
     assert "Jack takes 7 damage: 5 to Endurance (5 left), armour DR -2, armour loses 1 Durability" in out
     assert "Beta takes 5 critical damage: 4 to Health (0 left), armour DR -1, armour loses 2 Durability; dead" in out
@@ -997,7 +997,7 @@ def test_a_fight_to_the_end_healed_dead_gone_and_back(memory_store: Store) -> No
     do(enc, Leave(who="Jack", reason="runs for the airlock"))
     assert combatant(enc, "Jack").status == "left"
     refused(enc, Declare(who="Jack", action="move"), RuleViolation,
-            "Jack is left (left the fight: `skirmish return Jack` brings it back): it cannot act")
+            "Jack has left the fight: it cannot act until `skirmish return Jack`")
     do(enc, Next())  # nobody else: the turn ends
     started = turn(enc, {})
     # Gone, Jack gains nothing: his 4 AP of turn 1 stay 4 (else 4 + 4, capped at 6).

@@ -597,7 +597,7 @@ SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "courtyard-brawl.skir
 def test_courtyard_brawl_ends_as_its_comments_say(cli: Cli) -> None:
     cli.ok("run", str(SAMPLE))
     out = cli.out
-    assert "Round 1: Hauser 87, Mira 55, Orc 55; ties: initiative-ties=agility" in out
+    assert "Round 1 begins: initiative Hauser 87, Mira 55, Orc 55; ties: initiative-ties=agility" in out
     assert "Orc takes evade as the primary action: dodge class 15 until the next turn" in out
     assert "Orc moves 10 ft through difficult terrain (20 ft of movement), 20 ft left" in out
     assert "Mira's Ready plays its triggered course: skill+move, moves 15 ft: hits the Orc" in out

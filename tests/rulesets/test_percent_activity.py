@@ -151,7 +151,7 @@ def test_tool_rolls_initiative_when_no_dice_are_typed(memory_store: Store) -> No
 def test_weapon_ready_adds_4_in_the_first_round_only(cli: Cli) -> None:
     """Initiative Step: weapon ready, +4, first round of combat only."""
     cli_fight(cli)
-    assert "Round 1 begins: Hauser 19, Orc 10" in cli_round(cli, "--with", "ready=hauser")
+    assert "Round 1 begins: initiative Hauser 19, Orc 10" in cli_round(cli, "--with", "ready=hauser")
     cli.ok("upkeep")
     assert cli.fails("round", "--with", "ready=Hauser") == (
         "Error: weapon ready counts in the first round of combat only (percent-activity.md, Initiative Step)"
@@ -161,7 +161,7 @@ def test_weapon_ready_adds_4_in_the_first_round_only(cli: Cli) -> None:
 def test_surprised_takes_4(cli: Cli) -> None:
     """Initiative Step: surprised, -4."""
     cli_fight(cli)
-    assert "Round 1 begins: Hauser 11, Orc 10" in cli_round(cli, "--with", "surprised=Hauser")
+    assert "Round 1 begins: initiative Hauser 11, Orc 10" in cli_round(cli, "--with", "surprised=Hauser")
     cli.ok("upkeep")
     assert cli.fails("round", "--with", "surprised=Hauzer") == (
         "Error: no combatant named 'Hauzer' (did you mean Hauser?)"
@@ -884,7 +884,7 @@ SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "gatehouse-percent.sk
 def test_gatehouse_sample_ends_as_its_comments_say(cli: Cli) -> None:
     cli.ok("run", str(SAMPLE))
     out = cli.out
-    assert "Round 1 begins: Hauser 19, Mira 17, Orc 6" in out
+    assert "Round 1 begins: initiative Hauser 19, Mira 17, Orc 6" in out
     assert "Hauser declares melee-attack on Orc (80 %, penalty -20)" in out
     assert "Mira resolves ranged-attack on Orc: hit, 6 hits" in out
     assert "Orc's dodge lost: never triggered this round (percent-activity.md, Conditional Action)" in out

@@ -401,7 +401,7 @@ def test_standing_up_as_part_of_a_move_halves_it(memory_store: Store) -> None:
     refused(enc, Declare(who="Gob", action="prone"), RuleViolation, "Gob is already prone (phases.md, Actions)")
     taken = one(do(enc, Declare(who="Gob", action="run")), ActionTaken)
     assert taken.distance is not None and taken.distance.amount == 15 and not who(enc, "Gob").prone
-    assert "Gob takes run, 15 m (stands up: halved) (phase 5)" in enc.describe(enc.log()[-1][0])
+    assert "Gob acts: run, 15 m (stands up: halved) (phase 5)" in enc.describe(enc.log()[-1][0])
 
 
 def test_stand_up_as_an_action_and_only_when_prone(memory_store: Store) -> None:
@@ -958,7 +958,7 @@ def test_the_view_shows_the_phase_the_call_and_what_each_may_still_do(cli: Cli) 
     assert figures(view.combatant("Ann")).acts_in == (4, 3, 2, 1)
     assert view.combatant("Orc").budget == Budget(name="actions", left=6, of=6)
     out = cli.ok("declare", "Orc", "trot", "--with", "talk=Over here")
-    assert 'Orc takes trot, 15 m, saying "Over here" (phase 6)' in out
+    assert 'Orc acts: trot, 15 m, saying "Over here" (phase 6)' in out
     assert cli.fails("declare", "Orc", "walk", "--with", "pace=fast") == (
         "Error: phases `declare` has no detail 'pace' (it takes: repeat, move, melee, talk, reloads, bulk, area, "
         "cover, auto)")
@@ -967,12 +967,12 @@ def test_the_view_shows_the_phase_the_call_and_what_each_may_still_do(cli: Cli) 
 def test_sample_fight_ends_as_its_comments_say(cli: Cli) -> None:
     cli.ok("run", str(SAMPLE))
     out = cli.out
-    assert "Bauer takes aim at Rook (before the fight)" in out
-    assert "Rook takes walk, 8 m (phase 6), every phase this turn: ambushed with initiative 3, not 6" in out
+    assert "Bauer acts: aim at Rook (before the fight)" in out
+    assert "Rook acts: walk, 8 m (phase 6), every phase this turn: ambushed with initiative 3, not 6" in out
     assert "Phase 6: Bauer fires opportunity fire at Rook, first shot aimed" in out
-    assert "Bauer takes fire at Vance, first shot aimed (phase 2); Bauer goes first (Agility - bulk 5 vs 4)" in out
-    assert "Vance takes run, 30 m, to cover (phase 4)" in out
-    assert "Sarge takes reload, 2 of 2: done (phase 3)" in out
+    assert "Bauer acts: fire at Vance, first shot aimed (phase 2); Bauer goes first (Agility - bulk 5 vs 4)" in out
+    assert "Vance acts: run, 30 m, to cover (phase 4)" in out
+    assert "Sarge acts: reload, 2 of 2: done (phase 3)" in out
     assert "Turn 1 ends; actions taken: Bauer 4, Kestrel 3, Rook 5, Vance 4, Sarge 4" in out
     view = shown(cli)
     assert view.clock.round == 2 and view.branch == "main"
@@ -1031,7 +1031,7 @@ def test_a_fight_where_one_is_out_healed_of_a_wound_and_one_leaves_and_returns(m
     do(enc, Leave(who="Gob", reason="flees into the barn"))
     assert enc.view().combatant("Gob").status == "left" and enc.view().combatants[-1].name == "Gob"
     refused(enc, Declare(who="Gob", action="walk"), RuleViolation,
-            "Gob is left (left the fight: `skirmish return Gob` brings it back): it cannot act")
+            "Gob has left the fight: it cannot act until `skirmish return Gob`")
     called = [name for _, names in walk_turn(enc) for name in names]
     assert "Gob" not in called and "Ann" in called
     do(enc, Return(who="Gob"))

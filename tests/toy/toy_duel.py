@@ -304,7 +304,7 @@ class Duel(Rules[DuelState]):
     def describe(self, event: Event) -> str:
         match event:
             case RoundStarted(round=number, order=order):
-                return f"Round {number}: " + ", ".join(order)
+                return f"Round {number} begins: order " + ", ".join(order)
             case TurnStarted(who=who):
                 return f"{who}'s turn"
             case Struck(who=who, target=target, damage=damage, hp_left=left):
