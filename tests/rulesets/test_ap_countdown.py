@@ -1278,7 +1278,7 @@ def test_a_down_or_departed_combatant_rolls_no_initiative_and_gets_no_ap(memory_
     started = one(events, RoundStarted)
     assert [(i.who, i.ap, i.actual.value) for i in started.initiatives] == [("Hauser", 4, 35)]
     assert started.idle == ("Orc",)
-    assert enc.ruleset.describe(started) == "Round 2 begins at count 35: Hauser 35; sitting it out: Orc"
+    assert enc.ruleset.describe(started) == "Round 2 begins: initiative Hauser 35; the count starts at 35; sitting it out: Orc"
     orc = combatant(enc, "Orc")
     assert (orc.budget.left, orc.budget.of, orc.own.initiative) == (0, 0, None)  # type: ignore[attr-defined]
     do(enc, Heal(who="Orc", amount=5))  # back up mid-round: it waits for the next round
