@@ -177,17 +177,21 @@ def serve(
     chosen, bands = page_data.audience(audience), page_data.bands(party, badly)
     enc = run.encounter()  # refuses a missing database, encounter or branch in one line, before serving
     name = enc.row.name
-    # A pinned shell's server keeps to its table whatever another process makes current.
-    pins = (name if run.encounter_pin else None), (enc.branch if run.branch_pin else None)
+    # The server keeps to the table it started on (pinned or not): another shell's `use` or
+    # `switch` does not move every screen to another fight or branch.
+    pins = name, enc.branch
     run.close()
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401 - the serve extra's
 
-        from skirmish.cli import live
+        from skirmish.cli import live, server
     except ImportError as exc:
         raise BadInput(f"`serve` needs the serve extra: pip install 'skirmish-log[serve]' ({exc.name} is missing)") from None
+    sock = server.listen(host, port)
+    closing = threading.Event()
     follower = live.Follower(run.db, chosen, bands, *pins)
     shown = "the GM's version" if chosen == "gm" else "the players' version"
     where = f"{name!r}, branch {enc.branch!r}" if run.branch_pin else repr(name)
     typer.echo(f"Serving {where} ({shown}) on http://{host}:{port}/ (Ctrl+C stops)", err=True)
-    uvicorn.run(live.app(follower), host=host, port=port, log_level="warning")
+    if server.run(live.app(follower, closing), sock, closing):
+        typer.echo("Stopped.", err=True)
