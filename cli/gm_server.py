@@ -199,13 +199,16 @@ class Desk:
                                 f"not {branch!r} at #{head}; look at it and tap again")
         session.look()  # the board the GM decided on is the one the session holds
         pin = session.branch_pin
-        if words[0] == "switch" and len(words) == 2:
-            session.branch_pin = words[1]  # the desk plays where the GM switched, as the console would
+        switching = words[0] == "switch" and len(words) == 2
+        if switching:
+            session.branch_pin = words[1]  # `--on NAME switch NAME`: no "this shell stays pinned" note
         outcome = session.run(shlex.join(words))
-        if outcome.code != 0:
-            session.branch_pin = pin
-        elif words[0] == "switch":
-            session.branch_pin = session.encounter().head().branch
+        session.branch_pin = pin
+        if outcome.code == 0 and switching:
+            # The desk plays where the GM switched (a switch typed in another shell does not
+            # move it), and the players' screens follow.
+            session.pin_branch(session.log_file.open(session.pinned).branch)
+            assert session.branch_pin is not None
             self.repin(session.pinned, session.branch_pin)
         if outcome.changed or outcome.code == 0:
             self._publish()
