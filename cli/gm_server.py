@@ -38,7 +38,7 @@ from typing import Any
 
 import msgspec
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from skirmish.cli.session import Session
@@ -68,12 +68,6 @@ NOT_HERE = {
 FILE_FLAGS = ("--db", "--encounter", "--on", "--from", "--out")
 
 
-class Reply(msgspec.Struct, frozen=True):
-    """What a write did: its exit code and what it printed, as on the command line."""
-
-    code: int
-    out: str
-    err: str
 
 
 class Timeline(msgspec.Struct, frozen=True):
@@ -91,6 +85,16 @@ class Frame(msgspec.Struct, frozen=True):
     redo: str
     branches: list[tuple[str, int]]
     timeline: Timeline
+
+
+class Reply(msgspec.Struct, frozen=True):
+    """What a write did: its exit code and what it printed, as on the command line, and the
+    board after it (the page shows it at once, before the stream brings it)."""
+
+    code: int
+    out: str
+    err: str
+    frame: Frame | None = None
 
 
 def secret() -> str:
@@ -171,7 +175,7 @@ class Desk:
             redo = enc.command(enc.event(target).command_id).text
         return undo, redo
 
-    def _publish(self) -> None:
+    def _publish(self) -> Frame:
         self._version = self.session.log_file.data_version()
         board = self.session.look()
         moments = self.session.timeline
@@ -189,14 +193,14 @@ class Desk:
         self.frames.append((self.seq, json_for_script(frame)))
         whole = Frame(self.seq, board, undo, redo, branches, Timeline(None, [(m.id, m.text) for m in moments[-SHOWN:]]))
         self.whole = json_for_script(whole)
+        return frame
 
     def _run(self, words: list[str], branch: str, head: int) -> Reply:
         session = self.session
         where = session.where()
         if (where[1], where[2]) != (branch, head):
-            self._publish()
             return Reply(3, "", f"Error: the board moved: branch {where[1]!r} is at #{where[2]} now, "
-                                f"not {branch!r} at #{head}; look at it and tap again")
+                                f"not {branch!r} at #{head}; look at it and tap again", self._publish())
         session.look()  # the board the GM decided on is the one the session holds
         pin = session.branch_pin
         switching = words[0] == "switch" and len(words) == 2
@@ -210,9 +214,8 @@ class Desk:
             session.pin_branch(session.log_file.open(session.pinned).branch)
             assert session.branch_pin is not None
             self.repin(session.pinned, session.branch_pin)
-        if outcome.changed or outcome.code == 0:
-            self._publish()
-        return Reply(outcome.code, outcome.out, outcome.err)
+        frame = self._publish() if outcome.changed or outcome.code == 0 else None
+        return Reply(outcome.code, outcome.out, outcome.err, frame)
 
     # --- from the server's loop ---------------------------------------------------------------
 
@@ -271,7 +274,8 @@ def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
         try:
             asked = msgspec.json.decode(await request.body(), type=Asked)
         except msgspec.DecodeError as exc:
-            return JSONResponse(msgspec.to_builtins(Reply(2, "", f"Error: not a command: {exc}")), status_code=400)
+            return Response(msgspec.json.encode(Reply(2, "", f"Error: not a command: {exc}")), status_code=400,
+                            media_type="application/json")
         try:
             reply = await desk.run(asked.words, asked.branch, asked.head)
         except SkirmishError as exc:

@@ -163,6 +163,15 @@
   }
 
   async function send(words) {
+    document.body.dataset.busy = "1";
+    try {
+      return await post(words);
+    } finally {
+      document.body.dataset.busy = "0";
+    }
+  }
+
+  async function post(words) {
     if (!frame) return false;
     let answer;
     try {
@@ -180,8 +189,8 @@
       return false;
     }
     const reply = await answer.json();
+    if (reply.frame) apply(reply.frame);
     show(reply);
-    if (reply.code === 3) load();  // the board moved: show what it is now
     return reply.code === 0;
   }
 
@@ -204,6 +213,7 @@
         input.setAttribute("list", list.id);
       }
     }
+    input.dataset.flag = f.flag === "--with" ? "--with " + f.key : f.flag;
     label.append(input);
     const words = () => {
       if (f.kind === "switch") return input.checked ? [f.flag] : [];
@@ -248,7 +258,7 @@
       }
       if (f.dice) {
         const label = el("label", "the GM's dice (KEY=FACES, e.g. " + (f.command === "round" ? "NAME=6,8" : "KEY=7") + ")");
-        const input = el("input", null, { autocomplete: "off", name: "dice" });
+        const input = el("input", null, { autocomplete: "off", name: "dice", "data-flag": "--roll" });
         label.append(input);
         set.append(label);
         parts.push({

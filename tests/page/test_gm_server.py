@@ -67,7 +67,11 @@ def post(served: Served, token: str | None, words: list[str], head: int, branch:
     if token is not None:
         sent["X-Skirmish-Token"] = token
     status, body = request(served, "POST", "/gm/run", {"words": words, "branch": branch, "head": head}, sent)
-    return status, (json.loads(body) if status == 200 else body)
+    if status != 200:
+        return status, body
+    reply = json.loads(body)
+    reply.pop("frame")  # the board after it: read from outside with the CLI instead
+    return status, reply
 
 
 def everything(cli: Cli) -> list[dict[str, Any]]:
