@@ -315,7 +315,10 @@ def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
         return StreamingResponse(frames(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
-    return [Route(PAGE, page), Route(STATE, state), Route(RUN, run, methods=["POST"]), Route(EVENTS, stream),
+    async def no_icon(request: Request) -> Response:
+        return Response(status_code=204)  # a browser asks; an empty answer, not a 404 in its console
+
+    return [Route("/favicon.ico", no_icon), Route(PAGE, page), Route(STATE, state), Route(RUN, run, methods=["POST"]), Route(EVENTS, stream),
             Route("/gm/{name}", asset)]
 
 

@@ -221,7 +221,8 @@
       if (!v) return [];
       return f.flag === "--with" ? ["--with", f.key + "=" + v] : [f.flag, v];
     };
-    return { label, words, reset: () => { if (f.kind === "switch") input.checked = false; else if (input.tagName === "INPUT") input.value = ""; } };
+    // After a write the form is emptied, a target too: the next declaration names its own.
+    return { label, words, reset: () => { if (f.kind === "switch") input.checked = false; else input.value = ""; } };
   }
 
   function makeForms() {
