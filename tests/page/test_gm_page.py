@@ -186,8 +186,7 @@ def test_a_whole_round_by_taps_records_what_the_cli_records(browser: Any, tmp_pa
         gm.fits()
         if sample == "bridge-ambush":
             SHOTS.mkdir(exist_ok=True)
-            gm.page.keyboard.press("Home")  # the board, as the GM sees it between taps
-            gm.page.locator("#where").scroll_into_view_if_needed()
+            gm.page.evaluate("() => window.scrollTo(0, 0)")  # the board, as the GM sees it between taps
             gm.page.screenshot(path=str(SHOTS / "gm-400x900.png"))
             wide = Gm(browser, served, 1280, 800)
             wide.fits()
