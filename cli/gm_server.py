@@ -27,8 +27,10 @@ missed, or the whole board and timeline when they are too old.
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 import shlex
+import sys
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -42,7 +44,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from skirmish.cli.session import Session
-from skirmish.eventlog.errors import SkirmishError
+from skirmish.eventlog.errors import SkirmishError, StoreError
 from skirmish.projections.page import gm_data
 from skirmish.projections.page.shell import json_for_script
 from skirmish.projections.view import Shown
@@ -118,7 +120,11 @@ class Desk:
     """The GM's table inside the server: one Session on a thread of its own (it holds the
     SQLite connection), running the page's commands and following the file."""
 
-    def __init__(self, db: str, encounter: str, branch: str, repin: Callable[[str, str], None]) -> None:
+    def __init__(self, db: str, encounter: str, branch: str, repin: Callable[[str, str], None],
+                 say: Callable[[str], None] | None = None) -> None:
+        self.db = db
+        self.say = say or (lambda line: print(line, file=sys.stderr, flush=True))
+        self._identity = _identity(db)
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="skirmish-gm")
         self.session: Session = self._pool.submit(Session, db, encounter, branch).result()
         self.repin = repin  # the players' screens follow the GM's `switch`
@@ -157,12 +163,23 @@ class Desk:
 
     def _check(self) -> None:
         try:
+            self._same_file()
             version = self.session.log_file.data_version()
             if version != self._version:
                 self._publish()
             self.error = ""
-        except Exception as exc:  # noqa: BLE001 - shown on the GM's page; the desk goes on
-            self.error = f"cannot read the log: {type(exc).__name__}: {exc}"
+        except Exception as exc:  # noqa: BLE001 - on the terminal and the GM's page; the desk goes on
+            line = f"the GM's page cannot read {self.db}: {exc}"
+            if line != self.error:
+                self.say(line)
+            self.error = line
+
+    def _same_file(self) -> None:
+        """Refuse to go on with a file deleted or replaced under the server: the desk's
+        connection holds the old one, and a tap would be recorded where nobody reads it."""
+        if _identity(self.db) != self._identity:
+            raise StoreError(f"the database {self.db} was deleted or replaced under the server: "
+                             "restart `skirmish serve` to play on the file there now")
 
     def _labels(self) -> tuple[str, str]:
         enc = self.session.encounter()
@@ -197,10 +214,14 @@ class Desk:
 
     def _run(self, words: list[str], branch: str, head: int) -> Reply:
         session = self.session
+        try:
+            self._same_file()
+        except StoreError as exc:
+            return Reply(exc.exit_code, "", f"Error: {exc}\n")
         where = session.where()
         if (where[1], where[2]) != (branch, head):
             return Reply(3, "", f"Error: the board moved: branch {where[1]!r} is at #{where[2]} now, "
-                                f"not {branch!r} at #{head}; look at it and tap again", self._publish())
+                                f"not {branch!r} at #{head}; look at it and tap again\n", self._publish())
         session.look()  # the board the GM decided on is the one the session holds
         pin = session.branch_pin
         switching = words[0] == "switch" and len(words) == 2
@@ -222,8 +243,16 @@ class Desk:
     async def run(self, words: list[str], branch: str, head: int) -> Reply:
         refusal = refused(words)
         if refusal:
-            return Reply(2, "", refusal)
+            return Reply(2, "", refusal + "\n")
         return await asyncio.wrap_future(self._pool.submit(self._run, words, branch, head))
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def refused(words: list[str]) -> str:
@@ -279,7 +308,7 @@ def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
         try:
             reply = await desk.run(asked.words, asked.branch, asked.head)
         except SkirmishError as exc:
-            reply = Reply(exc.exit_code, "", f"Error: {exc}")
+            reply = Reply(exc.exit_code, "", f"Error: {exc}\n")
         return Response(msgspec.json.encode(reply), media_type="application/json")
 
     async def stream(request: Request) -> Response:

@@ -194,7 +194,7 @@ def serve(
     closing = threading.Event()
     follower = live.Follower(run.db, chosen, bands, *pins)
     token = gm_server.secret()
-    desk = gm_server.Desk(run.db, name, branch, follower.repin)
+    desk = gm_server.Desk(run.db, name, branch, follower.repin, follower.say)
     shown = "the GM's version" if chosen == "gm" else "the players' version"
     where = f"{name!r}, branch {branch!r}" if run.branch_pin else repr(name)
     typer.echo(f"Serving {where} ({shown}) on http://{host}:{port}/ (Ctrl+C stops)", err=True)

@@ -335,3 +335,18 @@ def test_a_change_reaches_the_gms_stream_with_only_the_new_events(bridge: Cli) -
         # It comes back with the last id it had: it gets what it missed, from #4 on.
         caught = read_frames(served, token, 0, 1, last_event_id=number)
         assert caught[0][1]["timeline"] == {"after": 4, "events": [[5, "Hauser takes 1 hits (39 left)"]]}
+
+
+def test_a_tap_on_a_deleted_database_is_refused(bridge: Cli) -> None:
+    """The server's connection holds the deleted file: a tap recorded there would be lost."""
+    with serving(bridge.db) as served:
+        token = token_of(served)
+        for suffix in ("", "-wal", "-shm"):
+            Path(bridge.db + suffix).unlink(missing_ok=True)
+        status, reply = post(served, token, ["damage", "Orc", "7"], head=3)
+        assert isinstance(reply, dict) and reply["code"] == 5, reply  # the file cannot be used (StoreError)
+        assert reply["err"] == (f"Error: the database {bridge.db} was deleted or replaced under the server: "
+                                "restart `skirmish serve` to play on the file there now\n")
+        time.sleep(1)
+    assert f"the GM's page cannot read {bridge.db}: the database {bridge.db} was deleted" in served.said.read_text()
+    assert not Path(bridge.db).exists()
