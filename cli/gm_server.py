@@ -220,8 +220,15 @@ class Desk:
             return Reply(exc.exit_code, "", f"Error: {exc}\n")
         where = session.where()
         if (where[1], where[2]) != (branch, head):
-            return Reply(3, "", f"Error: the board moved: branch {where[1]!r} is at #{where[2]} now, "
-                                f"not {branch!r} at #{head}; look at it and tap again\n", self._publish())
+            # Refused as the command line refuses a command decided on a moved head, saying
+            # what moved; the frame shows the board as it is now.
+            if where[1] != branch:
+                what = f"the table is on branch {where[1]!r} (#{where[2]}), not {branch!r}"
+            elif session.encounter().holds(where[2], head):
+                what = f"another writer recorded up to #{where[2]}: {session.describe(where[2])}"
+            else:
+                what = f"branch {where[1]!r} moved back to #{where[2]} (an undo)"
+            return Reply(3, "", f"Error: the board moved: {what}; look at it and tap again\n", self._publish())
         session.look()  # the board the GM decided on is the one the session holds
         pin = session.branch_pin
         switching = words[0] == "switch" and len(words) == 2

@@ -261,10 +261,16 @@ def test_a_write_on_a_moved_board_is_refused(bridge: Cli) -> None:
         status, reply = post(served, token, ["damage", "Orc", "7"], head=3)
         assert status == 200 and isinstance(reply, dict)
         assert reply["code"] == 3  # as the CLI's "branch moved" (README)
-        assert reply["err"].startswith("Error: the board moved: branch 'main' is at #4 now, not 'main' at #3")
+        assert reply["err"] == ("Error: the board moved: another writer recorded up to #4: Orc takes 2 hits (28 left); "
+                                "look at it and tap again\n")  # 30 - 2
         assert everything(bridge) == after_terminal
         status, reply = post(served, token, ["damage", "Orc", "7"], head=4)  # on the board as it is now
-        assert isinstance(reply, dict) and reply["code"] == 0
+        assert isinstance(reply, dict) and reply["code"] == 0  # #5
+        bridge.ok("undo")  # the terminal takes it back: the head is #4 again
+        status, reply = post(served, token, ["damage", "Orc", "1"], head=5)
+        assert isinstance(reply, dict) and reply["code"] == 3
+        assert reply["err"] == "Error: the board moved: branch 'main' moved back to #4 (an undo); look at it and tap again\n"
+        bridge.ok("redo")
     # 30 - 2 - 7 = 21 hits left
     orc = next(c for c in json.loads(bridge.ok("state", "--json"))["combatants"] if c["name"] == "Orc")
     assert orc["vital"]["value"] == 21
