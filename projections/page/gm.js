@@ -140,7 +140,14 @@
       const li = el("li");
       const explain = el("button", "#" + id, { type: "button", "aria-label": "Explain event " + id });
       explain.addEventListener("click", () => send(["explain", String(id)]));
-      li.append(explain, el("span", text));
+      // Step back: a what-if from this event (the branch form, filled; the GM names it).
+      const fork = el("button", "Branch here", { type: "button", "aria-label": "Branch from event " + id });
+      fork.addEventListener("click", () => {
+        $("branching").open = true;
+        $("fork").elements.at.value = String(id);
+        $("fork").elements.name.focus();
+      });
+      li.append(explain, el("span", text), fork);
       list.append(li);
     }
     const names = b.combatants.map((f) => f.name);

@@ -224,10 +224,11 @@ def test_undo_redo_and_a_branch_by_taps(browser: Any, bridge: Cli) -> None:
         assert gm.page.locator("#redo").inner_text() == "Redo: damage Orc 12"
         gm.tap(["redo"])
         assert orc(bridge) == 18
-        # A what-if from #3, before the damage: the branch form, then its Switch button.
-        gm.page.locator("#branching summary").click()
-        gm.page.fill("#fork input[name=name]", "what-if")
-        gm.page.fill("#fork input[name=at]", "3")
+        # A what-if from #3, before the damage: "Branch here" on the timeline, a name, then Switch.
+        gm.page.locator("#history summary").click()
+        gm.page.get_by_role("button", name="Branch from event 3").click()
+        assert gm.page.input_value("#fork input[name=at]") == "3"
+        gm.page.keyboard.type("what-if")  # the name field has the focus
         gm.page.click("#fork button")
         gm.settle()
         gm.page.get_by_role("button", name="Switch to what-if").click()
