@@ -356,3 +356,33 @@ def test_a_tap_on_a_deleted_database_is_refused(bridge: Cli) -> None:
         time.sleep(1)
     assert f"the GM's page cannot read {bridge.db}: the database {bridge.db} was deleted" in served.said.read_text()
     assert not Path(bridge.db).exists()
+
+
+def test_two_tabs_tapping_at_once_record_one_command(bridge: Cli) -> None:
+    """Two GM tabs on the same board tap at the same moment: one lands, the other is told the
+    board moved; never both, never a fork."""
+    with serving(bridge.db) as served:
+        token = token_of(served)
+        replies: list[Any] = []
+        start = threading.Barrier(2)
+
+        def tab(amount: str) -> None:
+            start.wait()
+            replies.append(post(served, token, ["damage", "Orc", amount], head=3)[1])
+
+        tabs = [threading.Thread(target=tab, args=(n,)) for n in ("4", "5")]
+        for t in tabs:
+            t.start()
+        for t in tabs:
+            t.join(30)
+    assert sorted(r["code"] for r in replies) == [0, 3], replies
+    landed = next(r for r in replies if r["code"] == 0)
+    amount = int(landed["out"].split(" takes ")[1].split(" ")[0])
+    assert orc_hits(bridge) == 30 - amount
+    assert [e["id"] for e in everything(bridge) if e.get("kind") == "ap.damage-taken"] == [4]
+
+
+def orc_hits(cli: Cli) -> int:
+    state = json.loads(cli.ok("state", "--json"))
+    value: int = next(c for c in state["combatants"] if c["name"] == "Orc")["vital"]["value"]
+    return value

@@ -92,12 +92,17 @@ def test_a_signal_stops_the_server_at_once_with_a_stream_open(cli: Cli, sig: sig
         conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
         conn.request("GET", "/events")
         answer = conn.getresponse()
-        assert answer.readline() == b"retry: 1000\n"  # the stream is open
+        assert answer.readline() == b"retry: 1000\n"  # the players' stream is open
+        token = served.gm_link().rpartition("#")[2]
+        gm = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+        gm.request("GET", f"/gm/events?token={token}")
+        assert gm.getresponse().readline() == b"retry: 1000\n"  # and the GM's
         asked = time.monotonic()
         served.process.send_signal(sig)
         served.process.wait(timeout=10)
         took = time.monotonic() - asked
         conn.close()
+        gm.close()
     said = served.said.read_text()
     assert took < 2.0, f"{took:.1f} s to stop"
     assert "Traceback" not in said and "Error" not in said, said
