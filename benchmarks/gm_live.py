@@ -7,7 +7,7 @@ For each size it runs `skirmish serve` (the installed script, its own process) o
 generated fight (benchmarks/fight.py), opens the GM's stream and the players' stream, and
 records ``--changes`` commands (`damage NAME 1`) from another connection. For each change:
 the time from the command's commit to the frame read off each stream, and the frame's
-bytes. The GM's frame carries the board and the new events; the players' carries the
+bytes. Then as many taps: the same command posted by the GM's page, to its answer. The GM's frame carries the board and the new events; the players' carries the
 whole replay page's data (its policy is another module's).
 
 Then, for the first round of each sample (samples/*.skirmish, the same lines the page
@@ -31,6 +31,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from benchmarks.fight import generate
 from benchmarks.run import _count
@@ -92,7 +93,7 @@ def measure(db: str, changes: int) -> dict[str, list[float]]:
     said = Path(db).with_suffix(".serve.txt")
     with said.open("w") as err:
         server = subprocess.Popen([script, "--db", db, "serve", "--port", str(port)], stderr=err, stdout=subprocess.DEVNULL)
-    out: dict[str, list[float]] = {"gm_s": [], "gm_bytes": [], "players_s": [], "players_bytes": []}
+    out: dict[str, list[float]] = {"gm_s": [], "gm_bytes": [], "players_s": [], "players_bytes": [], "tap_s": []}
     try:
         while not re.search(r"GM's page: \S+#(\S+)", said.read_text()):
             time.sleep(0.05)
@@ -118,10 +119,37 @@ def measure(db: str, changes: int) -> dict[str, list[float]]:
                     at, size = players.frames[base_players + n]
                     out["players_s"].append(at - done)
                     out["players_bytes"].append(size)
+        out["tap_s"] = taps(port, token, changes)
     finally:
         server.terminate()
         server.wait(30)
     return out
+
+
+def taps(port: int, token: str, count: int) -> list[float]:
+    """A tap's round trip: `damage NAME 1` posted by the GM's page to its answer with the
+    new board, while the players' page is built again in the same server."""
+    import json
+
+    def call(method: str, path: str, body: object = None) -> dict[str, Any]:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+        conn.request(method, path, body=json.dumps(body) if body is not None else None,
+                     headers={"X-Skirmish-Token": token, "Content-Type": "application/json"})
+        data: dict[str, Any] = json.loads(conn.getresponse().read())
+        conn.close()
+        return data
+
+    board = call("GET", "/gm/state")["frame"]["board"]
+    name = board["combatants"][0]["name"]
+    took = []
+    for _ in range(count):
+        started = time.perf_counter()
+        reply = call("POST", "/gm/run", {"words": ["damage", name, "1"], "branch": board["branch"], "head": board["head"]})
+        took.append(time.perf_counter() - started)
+        assert reply["code"] == 0, reply
+        board = reply["frame"]["board"]
+        time.sleep(0.5)
+    return took
 
 
 def presses(words: list[str]) -> int:
@@ -183,7 +211,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     workdir = Path(args.dir or tempfile.mkdtemp(prefix="skirmish-gm-live-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    print(f"{'log':>6} {'GM page: s':>11} {'bytes':>8} {'players: s':>11} {'bytes':>10}")
+    print(f"{'log':>6} {'GM page: s':>11} {'bytes':>8} {'players: s':>11} {'bytes':>10} {'a tap: s':>9}")
     for label in args.sizes.split(","):
         db = workdir / f"skirmish-{label}.db"
         if not db.exists():
@@ -192,8 +220,8 @@ def main(argv: list[str] | None = None) -> None:
             store.close()
         got = measure(str(db), args.changes)
         med = {k: statistics.median(v) if v else float("nan") for k, v in got.items()}
-        print(f"{label:>6} {med['gm_s']:>11.3f} {med['gm_bytes']:>8.0f} {med['players_s']:>11.3f} {med['players_bytes']:>10.0f}")
-    print("(medians of one change each: commit to the frame read off the stream)")
+        print(f"{label:>6} {med['gm_s']:>11.3f} {med['gm_bytes']:>8.0f} {med['players_s']:>11.3f} {med['players_bytes']:>10.0f} {med['tap_s']:>9.3f}")
+    print("(medians: a change's commit to the frame read off each stream; a tap's post to its answer)")
     print(f"\n{'sample':<20} {'lines':>5} {'taps':>5} {'CLI keys':>9}")
     for sample, lines, taps, keys in turns():
         print(f"{sample:<20} {lines:>5} {taps:>5} {keys:>9}")
