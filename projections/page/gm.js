@@ -334,6 +334,7 @@
     $("heal").addEventListener("click", withAmount("heal"));
     $("leave").addEventListener("click", () => chosen && send(["leave", chosen]));
     $("return").addEventListener("click", () => chosen && send(["return", chosen]));
+    $("why").addEventListener("click", () => chosen && send(["why", chosen]));  // the events behind its figures
     $("fork").addEventListener("submit", async (e) => {
       e.preventDefault();
       const form = e.target;

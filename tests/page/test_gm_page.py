@@ -290,3 +290,17 @@ def test_keys_next_undo_redo(browser: Any, bridge: Cli) -> None:
         gm.page.keyboard.press("r")
         gm.settle()
         assert json.loads(bridge.ok("state", "--json"))["head"] == moved
+
+
+def test_explain_and_why_on_a_tap_say_what_the_cli_says(browser: Any, bridge: Cli) -> None:
+    bridge.ok("damage", "Orc", "6")  # #4
+    with serving(bridge.db) as served:
+        gm = Gm(browser, served)
+        gm.page.locator("#history summary").click()
+        gm.page.get_by_role("button", name="Explain event 4").click()
+        gm.settle()
+        assert gm.reply() == (False, bridge.ok("explain", "4").strip())
+        gm.choose("Orc")
+        gm.page.click("#why")
+        gm.settle()
+        assert gm.reply() == (False, bridge.ok("why", "Orc").strip())
