@@ -1,12 +1,14 @@
 """`skirmish serve`'s web app: the replay page, live, on Starlette (imported only by `serve`).
 
 One thread follows the file: every half second it asks SQLite whether another connection
-has committed (``LogFile.data_version``) and, if so, builds the page's data again: of the
-encounter and branch `serve` was pinned to (``--encounter``/``--on`` or their variables),
-whatever another process makes current, else of the file's current ones. Each
-browser holds a server-sent events stream and is sent the new data when it changes; the
-page keeps its place, or follows the branch head when it was at the head. Read-only:
-the app has no route that writes.
+has committed (``LogFile.data_version``) and, if so, builds the page's data again, of the
+encounter and branch `serve` started on (pinned or not: another shell's `use` or `switch`
+does not move the screens; the GM's page moves them with :meth:`Follower.repin`). It
+watches the file's identity too, and says on the terminal when it was deleted or replaced,
+or could not be read. Each browser holds a server-sent events stream and is sent the new
+data when it changes; the page keeps its place, or follows the branch head when it was at
+the head. The players' routes write nothing; the GM's page (cli/gm_server.py) adds its own,
+behind the GM's secret.
 
 Every request's Host header is checked (:class:`HostCheck`): an address (127.0.0.1, a LAN
 address a phone types) or ``localhost`` is served, any other name is refused. A page
