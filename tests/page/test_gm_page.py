@@ -136,8 +136,17 @@ class Gm:
         viewport = self.page.viewport_size["width"]
         assert width <= viewport, f"the page scrolls sideways: {width} px in {viewport}"
 
+    def boxes(self) -> tuple[dict[str, float], dict[str, float]]:
+        board = self.page.locator("#board").bounding_box()
+        controls = self.page.locator("#controls").bounding_box()
+        assert board and controls
+        return board, controls
+
     def small_targets(self) -> list[str]:
-        """Visible controls under 44 px either way."""
+        """Controls under 44 px either way, with the branches and the timeline open."""
+        for summary in ("#branching summary", "#history summary"):
+            if self.page.locator(summary).evaluate("e => !e.parentElement.open"):
+                self.page.locator(summary).click()
         found: list[str] = self.page.evaluate("""() => [...document.querySelectorAll('button, select, input, summary')]
             .filter(e => e.offsetParent !== null)
             .filter(e => { const r = e.getBoundingClientRect(); return r.height < 44 || r.width < 44 })
@@ -191,6 +200,10 @@ def test_a_whole_round_by_taps_records_what_the_cli_records(browser: Any, tmp_pa
             wide = Gm(browser, served, 1280, 800)
             wide.fits()
             wide.page.screenshot(path=str(SHOTS / "gm-1280x800.png"))
+            board, controls = wide.boxes()  # side by side on a laptop
+            assert board["x"] + board["width"] <= controls["x"] and abs(board["y"] - controls["y"]) < 20
+            board, controls = gm.boxes()  # the board on top on a phone
+            assert board["y"] + board["height"] <= controls["y"]
             assert not wide.errors, wide.errors
         assert not gm.small_targets(), gm.small_targets()
         assert not gm.errors, gm.errors
