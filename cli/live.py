@@ -56,6 +56,7 @@ class Follower:
         self.encounter = ""
         self.error = ""
         self.gone = False  # the file was deleted under the server
+        self.identity = _identity(db)  # the file `serve` started on, before the thread does
         self.again = threading.Event()  # build again though the file did not change (repinned)
         self.ready = threading.Event()
         self.stopping = threading.Event()
@@ -90,7 +91,7 @@ class Follower:
         # The file is watched by its identity too: a connection holds the file it opened, so
         # a log deleted, or replaced by another file (a backup put back), would be served on
         # silently, as it was, with data_version never moving.
-        identity = _identity(self.db)
+        identity = self.identity
         log_file: LogFile | None = None
         seen: int | None = None
         try:
