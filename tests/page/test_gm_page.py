@@ -154,10 +154,27 @@ class Gm:
         return found
 
 
+# The sixth ruleset, the duel of tests/toy/ (tests/rulesets/test_toy_ruleset.py plays it at
+# the CLI): its forms come from what it declares, its own --feint flag included.
+DUEL = """new "Toy duel" --rules duel --seed 7
+add Ann --side heroes --stat hp=8 --stat speed=3
+add Bob --side foes --stat hp=12 --stat speed=1
+add Cid --side heroes --stat hp=5 --stat speed=3
+round
+declare Ann strike --target Bob --roll Ann=4
+next
+declare Cid guard
+next
+declare Bob strike --target Cid --feint --roll Bob=5
+next
+"""
+
+
 def lines_of_first_round(sample: str) -> tuple[list[list[str]], list[list[str]]]:
     """A sample's set-up (new, add) and its first round: up to the next round, a branch or a
     switch (which the test of branches plays by taps apart)."""
-    lines = [shlex.split(line, comments=True) for line in (ROOT / "samples" / f"{sample}.skirmish").read_text().splitlines()]
+    text = DUEL if sample == "duel" else (ROOT / "samples" / f"{sample}.skirmish").read_text()
+    lines = [shlex.split(line, comments=True) for line in text.splitlines()]
     lines = [line for line in lines if line]
     setup_end = max(i for i, line in enumerate(lines) if line[0] in ("new", "add")) + 1
     played: list[list[str]] = []
@@ -173,7 +190,7 @@ def lines_of_first_round(sample: str) -> tuple[list[list[str]], list[list[str]]]
     return lines[:setup_end], played
 
 
-SAMPLES = ["bridge-ambush", "courtyard-brawl", "farmhouse-ambush", "gatehouse-percent", "hangar-breach"]
+SAMPLES = ["bridge-ambush", "courtyard-brawl", "farmhouse-ambush", "gatehouse-percent", "hangar-breach", "duel"]
 
 
 @pytest.mark.parametrize("sample", SAMPLES)
@@ -187,7 +204,9 @@ def test_a_whole_round_by_taps_records_what_the_cli_records(browser: Any, tmp_pa
     shutil.copy(tapped.db, typed.db)
     for line in played:
         typed.ok(*line)
-    with serving(tapped.db) as served:
+    # The duel is installed as a third party's ruleset would be: its dist-info on the path.
+    env = {"PYTHONPATH": str(ROOT / "tests" / "toy")} if sample == "duel" else None
+    with serving(tapped.db, env=env) as served:
         gm = Gm(browser, served)
         for line in played:
             refused, said = gm.tap(line)
