@@ -159,17 +159,32 @@ def serve(
     chosen, bands = page_data.audience(audience), page_data.bands(party, badly)
     enc = run.encounter()  # refuses a missing database, encounter or branch in one line, before serving
     name = enc.row.name
-    # A pinned shell's server keeps to its table whatever another process makes current.
-    pins = (name if run.encounter_pin else None), (enc.branch if run.branch_pin else None)
+    # The server keeps to the table it started on (pinned or not): another shell's `use` or
+    # `switch` does not move every screen to another fight or branch.
+    branch = enc.branch
+    pins = name, branch
     run.close()
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401 - the serve extra's
 
-        from skirmish.cli import live
+        from skirmish.cli import live, server
     except ImportError as exc:
         raise BadInput(f"`serve` needs the serve extra: pip install 'skirmish-log[serve]' ({exc.name} is missing)") from None
+    from skirmish.cli import gm_server
+
+    sock = server.listen(host, port)
+    closing = threading.Event()
     follower = live.Follower(run.db, chosen, bands, *pins)
+    token = gm_server.secret()
+    desk = gm_server.Desk(run.db, name, branch, follower.repin, follower.say)
     shown = "the GM's version" if chosen == "gm" else "the players' version"
-    where = f"{name!r}, branch {enc.branch!r}" if run.branch_pin else repr(name)
+    where = f"{name!r}, branch {branch!r}" if run.branch_pin else repr(name)
     typer.echo(f"Serving {where} ({shown}) on http://{host}:{port}/ (Ctrl+C stops)", err=True)
-    uvicorn.run(live.app(follower), host=host, port=port, log_level="warning")
+    typer.echo(f"The GM's page: http://{host}:{port}{gm_server.PAGE}#{token} (its link is the secret that writes: keep it off the table's screens)", err=True)
+    desk.start()
+    try:
+        stopped_by_hand = server.run(live.app(follower, closing, gm_server.routes(desk, token, closing)), sock, closing)
+    finally:
+        desk.stop()
+    if stopped_by_hand:
+        typer.echo("Stopped.", err=True)

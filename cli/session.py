@@ -91,6 +91,11 @@ class Session:
             self._enc = self.log_file.open(row.name, self.branch_pin)
         return self._enc
 
+    def pin_branch(self, branch: str) -> None:
+        """Play on ``branch`` from now on (the GM switched to it from this session)."""
+        self.encounter().pin(branch)
+        self.branch_pin = self.encounter().branch
+
     def where(self) -> tuple[int, str, int]:
         """The current encounter, its current branch and that branch's head."""
         enc = self.encounter()

@@ -868,6 +868,11 @@ class Encounter:
         self._move(head, targets, "redo", MoveHead(verb="redo", steps=steps), text)
         return targets
 
+    def redo_target(self) -> int | None:
+        """The event `redo` would bring the head to; None when nothing is undone."""
+        stack = self._store.redo_stack(self.row.id, self.head().branch)
+        return stack[-1] if stack else None
+
     def fork(self, name: str, at: int | None, text: str) -> Head:
         name = check_name("a branch", name)
         target = self.head().event_id if at is None else self._store.event(self.row.id, at).id

@@ -1,0 +1,374 @@
+"""The GM's page of `skirmish serve`: the board and every command by taps, live, writing
+only with the GM's secret (imported only by `serve`).
+
+Who may write: `serve` makes a random token (``secrets.token_urlsafe``) and prints the GM's
+link with it after ``#``, so it never travels in a request line or a Referer. The page
+sends it in the ``X-Skirmish-Token`` header of every read of the GM's data and every write
+(the stream, which a browser opens without headers, takes it as ``?token=``). A write is a
+``POST`` of JSON from the same origin: a request whose ``Origin`` is another site, or whose
+``Sec-Fetch-Site`` is not ``same-origin``, is refused before the token is even read, and a
+missing or wrong token is 403. Nothing is recorded by a refused request.
+
+One path for every write: a tap posts the words of the command line it stands for
+(``["damage", "Orc", "7"]``), run by :class:`~skirmish.cli.session.Session` exactly as the
+console runs a typed line (``run_cli`` on the open file): the same events, the same command
+text in the log, the same one-line refusal. The page also sends the branch and head its
+board showed; a write decided on a board that has moved since is refused (exit 3), as the
+command line refuses one decided on a moved head.
+
+Live and incremental: a thread looks at the file five times a second (``data_version``);
+when it changed, the GM's pages get one frame: the board (the typed view, a few kB whatever
+the log's length), the undo and redo labels, the branches, and the events of the branch
+after the last one they had, not the whole log. Frames carry an id; a page that reconnects
+(a phone that slept) sends the last one it had (``Last-Event-ID``) and gets the frames it
+missed, or the whole board and timeline when they are too old.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import shlex
+import sys
+import threading
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from importlib.resources import files
+from typing import Any
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import BaseRoute, Route
+
+from skirmish.cli.session import Session
+from skirmish.eventlog.errors import SkirmishError, StoreError
+from skirmish.projections.page import gm_data
+from skirmish.projections.page.shell import json_for_script
+from skirmish.projections.view import Shown
+
+PAGE, STATE, RUN, EVENTS = "/gm", "/gm/state", "/gm/run", "/gm/events"
+HEADER = "x-skirmish-token"
+LOOK = 0.2  # seconds between looks at the file
+KEPT = 256  # frames kept for a page that reconnects
+SHOWN = 60  # events of the branch a new page's timeline starts with
+TICK = 0.25  # seconds between looks at a stream's queue
+
+# Commands a tap may not run: they work on files or other tables, the shell's business.
+NOT_HERE = {
+    "play": "the console runs in a terminal",
+    "run": "a script runs from the shell: `skirmish run FILE`",
+    "serve": "the page is served already",
+    "new": "this page plays one encounter: start it from the shell, then `serve` it",
+    "use": "this page plays one encounter: `serve` another from the shell",
+    "import": "an import reads a file of the GM's machine: run it from the shell",
+    "export": "an export writes a file of the GM's machine: run it from the shell",
+    "roster": "a roster is a file of the GM's machine: check it from the shell",
+}
+FILE_FLAGS = ("--db", "--encounter", "--on", "--from", "--out")
+
+
+
+
+class Timeline(msgspec.Struct, frozen=True):
+    """Events of the branch, oldest first: ``after`` is the event they follow (the page
+    appends them when it holds it), None when they are the whole timeline."""
+
+    after: int | None
+    events: list[tuple[int, str]]
+
+
+class Frame(msgspec.Struct, frozen=True):
+    seq: int
+    board: Shown
+    undo: str  # the command `undo` would step over, as typed; "" when there is none
+    redo: str
+    branches: list[tuple[str, int]]
+    timeline: Timeline
+
+
+class Reply(msgspec.Struct, frozen=True):
+    """What a write did: its exit code and what it printed, as on the command line, and the
+    board after it (the page shows it at once, before the stream brings it)."""
+
+    code: int
+    out: str
+    err: str
+    frame: Frame | None = None
+
+
+def secret() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def same_origin(request: Request) -> bool:
+    """Whether a browser sent this from the page's own origin: an ``Origin`` naming
+    another site, or ``Sec-Fetch-Site`` other than ``same-origin``, is a cross-site form
+    or script. A client that sends neither is no browser page: it needs the token anyway."""
+    origin = request.headers.get("origin")
+    if origin is not None:
+        host = request.headers.get("host", "")
+        if origin not in (f"http://{host}", f"https://{host}"):
+            return False
+    site = request.headers.get("sec-fetch-site")
+    return site in (None, "same-origin")
+
+
+class Desk:
+    """The GM's table inside the server: one Session on a thread of its own (it holds the
+    SQLite connection), running the page's commands and following the file."""
+
+    def __init__(self, db: str, encounter: str, branch: str, repin: Callable[[str, str], None],
+                 say: Callable[[str], None] | None = None) -> None:
+        self.db = db
+        self.say = say or (lambda line: print(line, file=sys.stderr, flush=True))
+        self._identity = _identity(db)
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="skirmish-gm")
+        self.session: Session = self._pool.submit(Session, db, encounter, branch).result()
+        self.repin = repin  # the players' screens follow the GM's `switch`
+        self.frames: deque[tuple[int, bytes]] = deque(maxlen=KEPT)
+        self.seq = 0
+        self.whole = b""  # the last frame with the whole timeline, for a new page
+        self.inputs = b""
+        self.error = ""
+        self._version = -1
+        self._head: int | None = None
+        self.stopping = threading.Event()
+        self._pool.submit(self._first).result()
+        self._looker = threading.Thread(target=self._look_loop, name="skirmish-gm-look", daemon=True)
+
+    def start(self) -> None:
+        self._looker.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self._pool.submit(self.session.close)
+        self._pool.shutdown(wait=False)
+
+    # --- on the desk's thread ----------------------------------------------------------------
+
+    def _first(self) -> None:
+        enc = self.session.encounter()
+        self.inputs = json_for_script(gm_data.inputs(enc.ruleset))
+        self._publish()
+
+    def _look_loop(self) -> None:
+        while not self.stopping.wait(LOOK):
+            try:
+                self._pool.submit(self._check).result()
+            except RuntimeError:  # the pool was shut down: the server is stopping
+                return
+
+    def _check(self) -> None:
+        try:
+            self._same_file()
+            version = self.session.log_file.data_version()
+            if version != self._version:
+                self._publish()
+            self.error = ""
+        except Exception as exc:  # noqa: BLE001 - on the terminal and the GM's page; the desk goes on
+            line = f"the GM's page cannot read {self.db}: {exc}"
+            if line != self.error:
+                self.say(line)
+            self.error = line
+
+    def _same_file(self) -> None:
+        """Refuse to go on with a file deleted or replaced under the server: the desk's
+        connection holds the old one, and a tap would be recorded where nobody reads it."""
+        if _identity(self.db) != self._identity:
+            raise StoreError(f"the database {self.db} was deleted or replaced under the server: "
+                             "restart `skirmish serve` to play on the file there now")
+
+    def _labels(self) -> tuple[str, str]:
+        enc = self.session.encounter()
+        head = enc.head()
+        at = enc.event(head.event_id)
+        undo = enc.command(at.command_id).text if at.parent is not None else ""
+        redo = ""
+        target = enc.redo_target()
+        if target is not None:
+            redo = enc.command(enc.event(target).command_id).text
+        return undo, redo
+
+    def _publish(self) -> Frame:
+        self._version = self.session.log_file.data_version()
+        board = self.session.look()
+        moments = self.session.timeline
+        ids = [m.id for m in moments]
+        if self._head is not None and self._head in ids:
+            start = ids.index(self._head) + 1
+            timeline = Timeline(self._head, [(m.id, m.text) for m in moments[start:]])
+        else:
+            timeline = Timeline(None, [(m.id, m.text) for m in moments[-SHOWN:]])
+        undo, redo = self._labels()
+        branches = [(name, h.event_id) for name, h in self.session.encounter().branches().items()]
+        self.seq += 1
+        frame = Frame(self.seq, board, undo, redo, branches, timeline)
+        self._head = board.head
+        self.frames.append((self.seq, json_for_script(frame)))
+        whole = Frame(self.seq, board, undo, redo, branches, Timeline(None, [(m.id, m.text) for m in moments[-SHOWN:]]))
+        self.whole = json_for_script(whole)
+        return frame
+
+    def _run(self, words: list[str], branch: str, head: int) -> Reply:
+        session = self.session
+        try:
+            self._same_file()
+        except StoreError as exc:
+            return Reply(exc.exit_code, "", f"Error: {exc}\n")
+        where = session.where()
+        if (where[1], where[2]) != (branch, head):
+            # Refused as the command line refuses a command decided on a moved head, saying
+            # what moved; the frame shows the board as it is now.
+            if where[1] != branch:
+                what = f"the table is on branch {where[1]!r} (#{where[2]}), not {branch!r}"
+            elif session.encounter().holds(where[2], head):
+                what = f"another writer recorded up to #{where[2]}: {session.describe(where[2])}"
+            else:
+                what = f"branch {where[1]!r} moved back to #{where[2]} (an undo)"
+            return Reply(3, "", f"Error: the board moved: {what}; look at it and tap again\n", self._publish())
+        session.look()  # the board the GM decided on is the one the session holds
+        pin = session.branch_pin
+        switching = words[0] == "switch" and len(words) == 2
+        if switching:
+            session.branch_pin = words[1]  # `--on NAME switch NAME`: no "this shell stays pinned" note
+        outcome = session.run(shlex.join(words))
+        session.branch_pin = pin
+        if outcome.code == 0 and switching:
+            # The desk plays where the GM switched (a switch typed in another shell does not
+            # move it), and the players' screens follow.
+            session.pin_branch(session.log_file.open(session.pinned).branch)
+            assert session.branch_pin is not None
+            self.repin(session.pinned, session.branch_pin)
+        frame = self._publish() if outcome.changed or outcome.code == 0 else None
+        return Reply(outcome.code, outcome.out, outcome.err, frame)
+
+    # --- from the server's loop ---------------------------------------------------------------
+
+    async def run(self, words: list[str], branch: str, head: int) -> Reply:
+        refusal = refused(words)
+        if refusal:
+            return Reply(2, "", refusal + "\n")
+        return await asyncio.wrap_future(self._pool.submit(self._run, words, branch, head))
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def refused(words: list[str]) -> str:
+    """Why the page may not run these words, or ""."""
+    if not words or not all(isinstance(w, str) for w in words):
+        return "Error: a command is a list of words, e.g. [\"damage\", \"Orc\", \"7\"]"
+    if words[0] in NOT_HERE:
+        return f"Error: `{words[0]}` is not run from the page: {NOT_HERE[words[0]]}"
+    for word in words:
+        if word.split("=")[0] in FILE_FLAGS:
+            return f"Error: {word.split('=')[0]} is not taken on the page (it plays its one table)"
+    return ""
+
+
+def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
+    def allowed(request: Request, given: str | None) -> bool:
+        return given is not None and secrets.compare_digest(given.encode(), token.encode())
+
+    def forbidden(why: str) -> Response:
+        return Response(f"{why}\n", status_code=403, media_type="text/plain")
+
+    async def page(request: Request) -> Response:
+        # The shell alone: no data of the fight, which comes with the token.
+        return Response(_shell(), media_type="text/html; charset=utf-8",
+                        headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
+                                 "Content-Security-Policy": "default-src 'self'; style-src 'self'; script-src 'self'"})
+
+    async def asset(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in ("gm.js", "gm.css"):
+            return Response("not found\n", status_code=404, media_type="text/plain")
+        kind = "text/javascript" if name.endswith(".js") else "text/css"
+        return Response(_asset(name), media_type=f"{kind}; charset=utf-8")
+
+    async def state(request: Request) -> Response:
+        if not allowed(request, request.headers.get(HEADER)):
+            return forbidden("the GM's page needs the GM's link (the token serve printed)")
+        body = b'{"inputs":' + desk.inputs + b',"frame":' + desk.whole + b',"error":' + msgspec.json.encode(desk.error) + b"}"
+        return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})
+
+    async def run(request: Request) -> Response:
+        if not same_origin(request):
+            return forbidden("a write comes from the GM's page only (same origin)")
+        if not allowed(request, request.headers.get(HEADER)):
+            return forbidden("a write needs the GM's token (the link serve printed)")
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return Response("a write is JSON\n", status_code=415, media_type="text/plain")
+        try:
+            asked = msgspec.json.decode(await request.body(), type=Asked)
+        except msgspec.DecodeError as exc:
+            return Response(msgspec.json.encode(Reply(2, "", f"Error: not a command: {exc}")), status_code=400,
+                            media_type="application/json")
+        try:
+            reply = await desk.run(asked.words, asked.branch, asked.head)
+        except SkirmishError as exc:
+            reply = Reply(exc.exit_code, "", f"Error: {exc}\n")
+        return Response(msgspec.json.encode(reply), media_type="application/json")
+
+    async def stream(request: Request) -> Response:
+        if not allowed(request, request.query_params.get("token")):
+            return forbidden("the GM's stream needs the GM's token")
+        last = request.headers.get("last-event-id") or request.query_params.get("since") or "0"
+        seen = int(last) if last.isdigit() else 0
+
+        async def frames() -> AsyncIterator[bytes]:
+            nonlocal seen
+            yield b"retry: 1000\n\n"
+            idle = 0.0
+            while not closing.is_set() and not await request.is_disconnected():
+                kept = list(desk.frames)
+                if kept and kept[-1][0] > seen:
+                    if seen and kept[0][0] > seen + 1:  # missed more than we kept: the whole board
+                        yield b"id: %d\nevent: change\ndata: " % desk.seq
+                        yield desk.whole
+                        yield b"\n\n"
+                    else:
+                        for number, frame in kept:
+                            if number > seen:
+                                yield b"id: %d\nevent: change\ndata: " % number
+                                yield frame
+                                yield b"\n\n"
+                    seen, idle = kept[-1][0], 0.0
+                elif idle >= 15:
+                    yield b": still here\n\n"
+                    idle = 0.0
+                await asyncio.sleep(TICK)
+                idle += TICK
+
+        return StreamingResponse(frames(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    async def no_icon(request: Request) -> Response:
+        return Response(status_code=204)  # a browser asks; an empty answer, not a 404 in its console
+
+    return [Route("/favicon.ico", no_icon), Route(PAGE, page), Route(STATE, state), Route(RUN, run, methods=["POST"]), Route(EVENTS, stream),
+            Route("/gm/{name}", asset)]
+
+
+class Asked(msgspec.Struct, forbid_unknown_fields=True):
+    """A write as the page posts it: the command's words, and where its board was."""
+
+    words: list[str]
+    branch: str
+    head: int
+
+
+def _asset(name: str) -> str:
+    return files("skirmish.projections.page").joinpath(name).read_text(encoding="utf-8")
+
+
+def _shell() -> str:
+    return _asset("gm.html")
