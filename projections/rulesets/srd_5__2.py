@@ -93,6 +93,7 @@ from skirmish.eventlog.commands import (
     AddCombatant,
     ApplyEffect,
     Cancel,
+    CarriedEffect,
     Damage,
     Declare,
     Heal,
@@ -102,7 +103,7 @@ from skirmish.eventlog.commands import (
     Upkeep,
 )
 from skirmish.eventlog.errors import BadInput, RuleViolation
-from skirmish.eventlog.events import CombatantAdded, Derivation, EncounterStarted, Event, Roll, Term
+from skirmish.eventlog.events import CombatantAdded, CombatantCarried, Derivation, EncounterStarted, Event, Roll, Term
 from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
@@ -624,6 +625,67 @@ class Srd52(Rules[SrdState]):
             immune=_words(t.get("immune", "")), group=group,
             legendary_left=legendary if state.options.get("legendary-start") == "full" else 0,
         )
+
+    # --- carried in: the party between fights, a saved fight set up (docs/adding-a-ruleset.md, step 6)
+
+    # The figures a saved fight's seat brings that this applier holds (projections/imports/bring.py).
+    seat_figures = frozenset({"temp", "initiative"})
+
+    @applies(CombatantCarried)
+    def _carried(self, state: SrdState, event: CombatantCarried) -> None:
+        f, got = state.fighters[event.who], event.figures
+        if event.vital is not None:
+            f.hp = event.vital
+        f.temp = got.get("temp", 0)  # they last until used up or a Long Rest (§8)
+        if got.get("exhaustion", 0):  # a lasting condition, its level as it stood (§13)
+            f.marks.append(Mark(kind="exhaustion", level=got["exhaustion"]))
+            if state.options["exhaustion"] == "5.1" and got["exhaustion"] >= 4:
+                f.hp = min(f.hp, f.hp_max // 2)
+        f.dead = bool(got.get("dead", 0))
+        f.successes, f.failures = got.get("successes", 0), got.get("failures", 0)
+        f.stable = bool(got.get("stable", 0))
+        if f.hp == 0 and not f.dead:  # a character at 0 HP is Unconscious (§9); Prone comes as it stood
+            f.marks.append(Mark(kind="unconscious", detail="at 0 HP"))
+        if got.get("knocked-out", 0):  # wakes on healing or first aid (§9)
+            f.marks.append(Mark(kind="unconscious", detail=KNOCKED_OUT))
+        if "initiative" in got:  # a saved fight in progress: its place in the order, taken at the first round
+            f.initiative = got["initiative"]
+
+    def carried_figures(self, state: SrdState, who: str) -> dict[str, int]:
+        """What outlasts a fight besides hit points, those not 0: temporary HP (§8), the Exhaustion
+        level (§13), death saves, Stable, dead (§9), knocked out (§9); an initiative held from a
+        saved fight no round has used yet."""
+        f = state.fighters[who]
+        figures = {"temp": f.temp, "exhaustion": f.exhaustion, "dead": int(f.dead), "successes": f.successes,
+                   "failures": f.failures, "stable": int(f.stable),
+                   "knocked-out": int(any(m.kind == "unconscious" and m.detail == KNOCKED_OUT for m in f.marks))}
+        held = {"initiative": f.initiative} if f.initiative is not None and state.round == 0 else {}
+        return {k: v for k, v in figures.items() if v} | held
+
+    def _lasts(self, f: Fighter, m: Mark) -> bool:
+        """A condition until ended by nobody's turn, Concentration or another creature: the GM's own,
+        Prone, Poisoned...; Exhaustion and 0 HP's Unconscious come in the figures."""
+        if m.left is not None or m.spell or m.by or m.kind == "exhaustion":
+            return False
+        return not (m.kind == "unconscious" and (m.detail == KNOCKED_OUT or (m.detail == "at 0 HP" and f.hp == 0)))
+
+    def lasting(self, state: SrdState, who: str) -> list[CarriedEffect]:
+        f = state.fighters[who]
+        return [CarriedEffect(kind=m.kind, custom=m.custom) for m in f.marks if self._lasts(f, m)]
+
+    def left_behind(self, state: SrdState, who: str) -> list[str]:
+        """What ends with the fight, for `new --carry` to name: effects on a turn's clock or held by
+        another creature or a Concentration, the Concentration itself, a Ready."""
+        f = state.fighters[who]
+        out = [f"{m.kind} ({m.left} rounds left)" if m.left is not None else
+               f"{m.kind} (by {m.by})" if m.by else f"{m.kind} (held by {m.spell})"
+               for m in f.marks if m.kind != "exhaustion" and not self._lasts(f, m)
+               and not (m.kind == "unconscious" and m.detail in (KNOCKED_OUT, "at 0 HP"))]
+        if f.concentration:
+            out.append(f"concentration on {f.concentration}")
+        if f.ready:
+            out.append(f"ready ({f.ready})")
+        return out
 
     # --- the clock: round and next ---------------------------------------------------------
 
