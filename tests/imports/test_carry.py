@@ -157,3 +157,52 @@ def test_whatever_was_played_the_carried_stand_as_they_stood(ruleset_id: str, da
         assert fresh(run.store, after).state_at(after.head().event_id) == after.state_at(after.head().event_id)
     finally:
         run.close()
+
+
+def test_carry_in_srd_keeps_hit_points_temp_exhaustion_and_resistances(cli: Cli) -> None:
+    """srd-5.2-combat.md §8: temporary HP last until used up or a Long Rest; §13: Exhaustion is
+    cumulative, a level a receipt; §7: Resistance halves (round down). Figures worked by hand."""
+    cli.ok("new", "Crypt", "--rules", "srd-5.2", "--seed", "7")
+    cli.ok("add", "Aldra", "--side", "players", "--stat", "hp=31", "--stat", "ac=16", "--stat", "resist=fire")
+    cli.ok("add", "Ghoul", "--side", "foes", "--stat", "hp=22", "--stat", "ac=12")
+    cli.ok("damage", "Aldra", "9")  # 31 - 9 = 22
+    cli.ok("heal", "Aldra", "5", "--with", "temp=yes")  # 5 temporary HP
+    cli.ok("effect", "Aldra", "exhaustion")
+    cli.ok("effect", "Aldra", "exhaustion")  # level 2
+    cli.ok("effect", "Aldra", "prone")  # until she stands: lasting
+    cli.ok("effect", "Aldra", "blinded", "--rounds", "2")  # on a turn's clock: ends with the fight
+    out = cli.ok("new", "Catacomb", "--rules", "srd-5.2", "--carry", "Crypt")
+    assert "Aldra: blinded (2 rounds left) ends with the fight: not carried" in out
+    got = combatants(cli)
+    assert set(got) == {"Aldra"}  # the party's side only
+    aldra = got["Aldra"]
+    assert (aldra["vital"]["value"], aldra["vital"]["maximum"]) == (22, 31)
+    assert aldra["own"]["temp"] == 5
+    assert sorted(e["kind"] for e in aldra["effects"]) == ["exhaustion 2", "prone", "temp 5"]  # 22 > 31 // 2: not Bloodied
+    assert "temp 5, exhaustion 2" in cli.ok("log")  # the figures named in the combatant-carried line
+    # Her Resistance came with her stats: 10 fire is halved to 5, taken from the 5 temporary HP first (§8).
+    cli.ok("damage", "Aldra", "10", "--with", "type=fire")
+    aldra = combatants(cli)["Aldra"]
+    assert (aldra["vital"]["value"], aldra["own"]["temp"]) == (22, 0)
+    # Exhaustion 2 goes down one level at a time: --end leaves level 1.
+    cli.ok("effect", "Aldra", "exhaustion", "--end")
+    assert "exhaustion 1" in [e["kind"] for e in combatants(cli)["Aldra"]["effects"]]
+
+
+def test_carry_in_srd_a_dying_character_keeps_her_death_saves(cli: Cli) -> None:
+    """§9: at 0 HP a character is Unconscious and rolls death saves; a carried one is still dying,
+    her successes and failures as they stood; healing from 0 wakes her (§10)."""
+    cli.ok("new", "Crypt", "--rules", "srd-5.2", "--seed", "7")
+    cli.ok("add", "Aldra", "--side", "players", "--stat", "hp=12", "--stat", "ac=16")
+    cli.ok("round", "--roll", "Aldra=10")
+    cli.ok("damage", "Aldra", "12")  # 12 - 12 = 0: down, not massive damage (12 < 12 + 12)
+    cli.ok("next")  # her turn ends, and round 1 with it
+    cli.ok("round", "--roll", "death:Aldra=4")  # her turn again: 4 < 10, one failure
+    cli.ok("new", "Catacomb", "--rules", "srd-5.2", "--carry", "Crypt")
+    aldra = combatants(cli)["Aldra"]
+    assert (aldra["status"], aldra["vital"]["value"], aldra["own"]["death"]) == ("down", 0, "0/1")
+    assert {"unconscious", "prone"} <= {e["kind"] for e in aldra["effects"]}
+    cli.ok("heal", "Aldra", "3")
+    aldra = combatants(cli)["Aldra"]
+    assert (aldra["status"], aldra["vital"]["value"]) == ("fighting", 3)
+    assert "unconscious" not in {e["kind"] for e in aldra["effects"]}
