@@ -626,6 +626,17 @@ class Srd52(Rules[SrdState]):
             legendary_left=legendary if state.options.get("legendary-start") == "full" else 0,
         )
 
+    def rename_in(self, state: SrdState, old: str, new: str) -> None:
+        """The shared rename, and the names it cannot see: the Initiative scores' keys, the turn an
+        effect is anchored to, the ended turns ("round:who") legendary uses follow."""
+        super().rename_in(state, old, new)
+        state.scores = {new if k == old else k: v for k, v in state.scores.items()}
+        state.gap = [_renamed_turn(t, old, new) for t in state.gap]
+        for f in state.fighters.values():
+            f.legendary_after = [_renamed_turn(t, old, new) for t in f.legendary_after]
+            for m in f.marks:
+                m.anchor = new if m.anchor == old else m.anchor
+
     # --- carried in: the party between fights, a saved fight set up (docs/adding-a-ruleset.md, step 6)
 
     # The figures a saved fight's seat brings that this applier holds (projections/imports/bring.py).
@@ -705,6 +716,11 @@ class Srd52(Rules[SrdState]):
             surprised = tuple(find_name(state.names(), n) for n in raw.split("+"))
         new = [f for f in able if f.initiative is None]
         rolled: list[Initiative] = []
+        for f in able:  # an initiative held from a saved fight in progress (combatant-carried): its place
+            if f.initiative is not None and f.name not in state.order:
+                rolled.append(Initiative(who=(f.name,), score=Derivation(
+                    f.initiative, "initiative held from where it was carried in",
+                    (Term("held", f.initiative),), R(2))))
         for who, score in self._initiative(state, new, surprised, command, dice):
             rolled.append(Initiative(who=who, score=score))
         scores = dict(state.scores) | {n: i.score.value for i in rolled for n in i.who}
@@ -1916,6 +1932,11 @@ def _follows(state: SrdState, f: Fighter) -> None:
         if key not in f.legendary_after and key.split(":", 1)[1] not in (f.name, LAIR):
             f.legendary_after.append(key)
             return
+
+
+def _renamed_turn(turn: str, old: str, new: str) -> str:
+    number, _, who = turn.partition(":")
+    return f"{number}:{new}" if who == old else turn
 
 
 def _words(text: str) -> list[str]:

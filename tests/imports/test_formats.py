@@ -179,6 +179,25 @@ def test_set_up_a_saved_fight_in_progress(cli: Cli) -> None:
     assert "Bog Lurker 1 comes in from Improved Initiative file 'improved-initiative.json', fight 'default', vital figure 5" in log
 
 
+def test_a_saved_fight_in_progress_into_srd_holds_temporary_hit_points_and_initiative(cli: Cli) -> None:
+    """The fixture's autosaved fight: Bog Lurker CurrentHP 5 of 22, Initiative 14, Prone for 1;
+    Aldra CurrentHP 20 of 31, TemporaryHP 4, Initiative 17, Blessed. srd-5.2 holds temporary hit
+    points (srd-5.2-combat.md §8) and a fixed initiative order (§2): they come in, unnamed."""
+    out = cli.ok("new", "Bog", "--rules", "srd-5.2", "--from", str(FIXTURES / "improved-initiative.json"))
+    assert "the fight was at round 2: srd-5.2 counts its own from its first `round`" in out
+    assert "not mapped: srd-5.2 rolls its own" not in out and "temporary hit points" not in out
+    got = {c["name"]: c for c in json.loads(cli.ok("state", "--json"))["combatants"]}
+    assert (got["Aldra"]["vital"]["value"], got["Aldra"]["vital"]["maximum"], got["Aldra"]["own"]["temp"]) == (20, 31, 4)
+    assert (got["Aldra"]["own"]["initiative"], got["Bog Lurker 1"]["own"]["initiative"]) == (17, 14)
+    assert (got["Bog Lurker 1"]["vital"]["value"], got["Bog Lurker 1"]["own"]["temp"]) == (5, 0)
+    assert "Aldra comes in from Improved Initiative file 'improved-initiative.json', fight 'default', " \
+           "vital figure 20, initiative 17, temp 4" in cli.ok("log")
+    # The first round places them by the held scores, no d20 typed or rolled: 17 before 14.
+    cli.ok("round")
+    assert "Round 1: Aldra, Bog Lurker 1 (Initiative: Bog Lurker 1 14; Aldra 17)" in cli.ok("log")
+    assert json.loads(cli.ok("state", "--json"))["clock"]["now"] == ["Aldra"]
+
+
 def test_an_unknown_json_file_is_one_error_and_records_nothing(cli: Cli, tmp_path: Path) -> None:
     cli.ok("new", "Causeway", "--rules", "ap-countdown")
     path = tmp_path / "x.json"
