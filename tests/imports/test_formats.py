@@ -311,24 +311,6 @@ def test_a_character_in_the_library_and_among_persistent_characters_is_the_persi
         read(path)
 
 
-def test_the_srd_end_to_end_check_runs_on_a_stand_in(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The helper the srd-5.2 ruleset's end-to-end test will call, run now on a stand-in that
-    declares its stats (tests/support/srd_stand_in.py): the helper itself is tested."""
-    from skirmish.projections import engine, ruleset
-    from skirmish.projections.imports import mapping
-
-    from support.imports import srd_end_to_end
-    from support.srd_stand_in import STAND_IN
-
-    monkeypatch.setitem(ruleset.BUILT_IN, STAND_IN, "support.srd_stand_in:RULESET")
-    monkeypatch.setattr(mapping, "SRD", mapping.SRD | {STAND_IN})
-    try:
-        srd_end_to_end(cli, STAND_IN)
-    finally:
-        ruleset.get_ruleset.cache_clear()
-        engine.codec_for.cache_clear()
-
-
 def test_a_stat_block_file_has_no_fight_to_set_up(cli: Cli) -> None:
     path = FIXTURES / "open5e-v1.json"
     assert cli.fails("new", "Bog", "--rules", "modular", "--from", str(path)) == (
