@@ -322,3 +322,30 @@ def test_a_characters_current_hit_points_are_named_where_the_ruleset_has_none(cl
     out = cli.ok("add", "Aldra", "--from", str(FIXTURES / "improved-initiative.json"), "--stat", "initiative=4")
     assert "Aldra: current hit points 20 not mapped: phases has none" in out
     assert "Aldra: hit points (hp 31) not mapped: phases has no such stat" in out
+
+
+def test_a_stat_block_file_the_size_of_the_whole_5e_database_is_read_and_a_larger_one_refused(
+        cli: Cli, tmp_path: Path) -> None:
+    """The 5e-database 2014 monster list is about 1.34 MB: read whole. JSON stat block files stop at
+    8,000,000 bytes, refused unread; a TOML roster still stops at 1,000,000 bytes."""
+    lurker = json.loads((FIXTURES / "5e-database-2014.json").read_text())[0]
+    assert lurker["name"] == "Bog Lurker"
+    many = [lurker | {"index": f"bog-lurker-{i}", "name": f"Bog Lurker {i:04}", "desc": "A lurker. " * 50}
+            for i in range(1500)]
+    big = tmp_path / "monsters.json"
+    big.write_text(json.dumps(many, indent=2))
+    assert 1_340_000 < big.stat().st_size < 8_000_000
+    cli.ok("new", "Bog", "--rules", "srd-5.2")
+    cli.ok("add", "Bog Lurker 1499", "--from", str(big))
+    got = json.loads(cli.ok("state", "--json"))["combatants"]
+    assert [(c["name"], c["vital"]["value"], c["own"]["ac"]) for c in got] == [("Bog Lurker 1499", 22, 13)]
+    huge = tmp_path / "huge.json"
+    huge.write_bytes(b'[{"name": "Bog Lurker"}' + b" " * 8_000_000 + b"]")
+    before = cli.ok("log")
+    assert cli.fails("add", "Bog Lurker", "--from", str(huge)) == (
+        f"Error: file {str(huge)!r} is over 8,000,000 bytes: not a roster or stat block file")
+    toml = tmp_path / "party.toml"
+    toml.write_bytes(b"#" + b"x" * 1_000_000 + b"\n")
+    assert cli.fails("add", "Hauser", "--from", str(toml)) == (
+        f"Error: roster {str(toml)!r} is over 1,000,000 bytes: not a roster")
+    assert cli.ok("log") == before
