@@ -83,8 +83,10 @@ def board(shown: Shown, before: Shown | None) -> Table:
     budget = f"{first.budget.name} left" if first else "budget"
     columns: list[tuple[str, dict[str, Any]]] = [
         ("", {"width": 1, "no_wrap": True}),
-        ("name", {"no_wrap": True, "overflow": "ellipsis", "ratio": 3}),
-        ("side", {"no_wrap": True, "overflow": "ellipsis", "ratio": 2}),
+        # Name and side as wide as they are (at most 20 and 10), so the effects, with their
+        # time left, have the rest of the line.
+        ("name", {"no_wrap": True, "overflow": "ellipsis", "max_width": 20}),
+        ("side", {"no_wrap": True, "overflow": "ellipsis", "max_width": 10}),
         ("status", {"no_wrap": True, "min_width": 8}),
         (vital, {"no_wrap": True, "min_width": 10}),
         *([(second, {"no_wrap": True, "min_width": 10})] if second else []),
