@@ -105,11 +105,16 @@ def stats_at(enc: Any, event_id: int) -> dict[str, dict[str, Any]]:
     return stats
 
 
-def carry_from(enc: Any, who: Sequence[str] = (), sides: Sequence[str] = PARTY_SIDES) -> tuple[list[Carry], list[str]]:
+def carry_from(enc: Any, who: Sequence[str] = (), sides: Sequence[str] | None = None) -> tuple[list[Carry], list[str]]:
     """The `carry` commands that bring combatants of encounter ``enc`` (at its branch's head)
-    into another: those named in ``who``, else every one on ``sides``; and one line for each
-    figure that does not come along (the effects a round clock runs down)."""
+    into another: those named in ``who``, else every one on ``sides`` (default: the ruleset's
+    ``party_sides`` where it names them, as srd-5.2 does its characters' sides, else
+    :data:`PARTY_SIDES`); and one line for each figure that does not come along (the effects
+    a round clock runs down)."""
     from skirmish.projections.ruleset import find_name
+
+    if sides is None:
+        sides = getattr(enc.ruleset, "party_sides", PARTY_SIDES)
 
     head = enc.head()
     state = enc.state_at(head.event_id)

@@ -163,7 +163,7 @@ def test_carry_in_srd_keeps_hit_points_temp_exhaustion_and_resistances(cli: Cli)
     """srd-5.2-combat.md §8: temporary HP last until used up or a Long Rest; §13: Exhaustion is
     cumulative, a level a receipt; §7: Resistance halves (round down). Figures worked by hand."""
     cli.ok("new", "Crypt", "--rules", "srd-5.2", "--seed", "7")
-    cli.ok("add", "Aldra", "--side", "players", "--stat", "hp=31", "--stat", "ac=16", "--stat", "resist=fire")
+    cli.ok("add", "Aldra", "--side", "party", "--stat", "hp=31", "--stat", "ac=16", "--stat", "resist=fire")
     cli.ok("add", "Ghoul", "--side", "foes", "--stat", "hp=22", "--stat", "ac=12")
     cli.ok("damage", "Aldra", "9")  # 31 - 9 = 22
     cli.ok("heal", "Aldra", "5", "--with", "temp=yes")  # 5 temporary HP
@@ -174,7 +174,7 @@ def test_carry_in_srd_keeps_hit_points_temp_exhaustion_and_resistances(cli: Cli)
     out = cli.ok("new", "Catacomb", "--rules", "srd-5.2", "--carry", "Crypt")
     assert "Aldra: blinded (2 rounds left) ends with the fight: not carried" in out
     got = combatants(cli)
-    assert set(got) == {"Aldra"}  # the party's side only
+    assert set(got) == {"Aldra"}  # the party's side only (srd-5.2's characters' sides)
     aldra = got["Aldra"]
     assert (aldra["vital"]["value"], aldra["vital"]["maximum"]) == (22, 31)
     assert aldra["own"]["temp"] == 5
@@ -206,3 +206,19 @@ def test_carry_in_srd_a_dying_character_keeps_her_death_saves(cli: Cli) -> None:
     aldra = combatants(cli)["Aldra"]
     assert (aldra["status"], aldra["vital"]["value"]) == ("fighting", 3)
     assert "unconscious" not in {e["kind"] for e in aldra["effects"]}
+
+
+def test_the_srd_sample_party_carried_into_the_next_fight(cli: Cli) -> None:
+    """samples/chapel-drake.skirmish ends (its comments work the figures): Mira down at 0 of 22,
+    no death save rolled yet; Hauser down at 0 of 30 after one death save success (11, §9);
+    Tamsin 13 of 18, concentrating on Hold-Monster; Oswin unhurt, 24."""
+    sample = Path(__file__).resolve().parents[2] / "samples" / "chapel-drake.skirmish"
+    cli.ok("run", str(sample))
+    out = cli.ok("new", "Crypt", "--rules", "srd-5.2", "--carry", "Chapel of the drake")
+    assert "Tamsin: concentration on Hold-Monster ends with the fight: not carried" in out  # §11: it ends
+    got = combatants(cli)
+    assert set(got) == {"Mira", "Hauser", "Tamsin", "Oswin"}  # the party side, not the foes
+    figures = {n: (c["status"], c["vital"]["value"], c["vital"]["maximum"], c["own"]["death"]) for n, c in got.items()}
+    assert figures == {"Mira": ("down", 0, 22, "0/0"), "Hauser": ("down", 0, 30, "1/0"),
+                       "Tamsin": ("fighting", 13, 18, ""), "Oswin": ("fighting", 24, 24, "")}
+    assert got["Tamsin"]["own"]["concentration"] == ""
