@@ -82,6 +82,11 @@ Readings chosen where the text leaves the tracker free:
   ``--rounds 1 --with at=end``). Without ``--rounds`` it lasts until ``--end``.
 - Temporary HP: ``heal WHO N --with temp=yes`` takes the new grant in place of the old
   (§8: the GM keeps the old one by not typing it).
+- Carried into another fight (``new --carry``): HP, temporary HP (§8: until used up or a
+  Long Rest), the Exhaustion level, death saves, Stable, dead, knocked out (§9), and the
+  conditions nobody's turn, Concentration or other creature ends; the rest ends with the
+  fight, named. A saved fight set up (``new --from``) also brings each initiative: the
+  first ``round`` places them by it.
 """
 
 from __future__ import annotations
