@@ -13,7 +13,8 @@ refused in one line, nothing recorded.
 
 What a ruleset carries is its own to say: ``Rules.lasting(state, who)`` gives the
 conditions that outlast a fight, as `effect` commands (default: the view's effects with
-no rounds left to run). docs/adding-a-ruleset.md says what a ruleset adds for both.
+no rounds left to run); ``Rules.left_behind(state, who)``, where a ruleset has it, names what
+ends with the fight (default: the view's effects not carried). docs/adding-a-ruleset.md says what a ruleset adds for both.
 """
 
 from __future__ import annotations
@@ -104,11 +105,16 @@ def stats_at(enc: Any, event_id: int) -> dict[str, dict[str, Any]]:
     return stats
 
 
-def carry_from(enc: Any, who: Sequence[str] = (), sides: Sequence[str] = PARTY_SIDES) -> tuple[list[Carry], list[str]]:
+def carry_from(enc: Any, who: Sequence[str] = (), sides: Sequence[str] | None = None) -> tuple[list[Carry], list[str]]:
     """The `carry` commands that bring combatants of encounter ``enc`` (at its branch's head)
-    into another: those named in ``who``, else every one on ``sides``; and one line for each
-    figure that does not come along (the effects a round clock runs down)."""
+    into another: those named in ``who``, else every one on ``sides`` (default: the ruleset's
+    ``party_sides`` where it names them, as srd-5.2 does its characters' sides, else
+    :data:`PARTY_SIDES`); and one line for each figure that does not come along (the effects
+    a round clock runs down)."""
     from skirmish.projections.ruleset import find_name
+
+    if sides is None:
+        sides = getattr(enc.ruleset, "party_sides", PARTY_SIDES)
 
     head = enc.head()
     state = enc.state_at(head.event_id)
@@ -124,14 +130,18 @@ def carry_from(enc: Any, who: Sequence[str] = (), sides: Sequence[str] = PARTY_S
     commands, lines = [], []
     lasting = getattr(enc.ruleset, "lasting", None)
     figures = getattr(enc.ruleset, "carried_figures", None)
+    left_behind = getattr(enc.ruleset, "left_behind", None)
     for name in names:
         shown = view.combatant(name)
         keep = lasting(state, name) if lasting is not None else lasting_from_view(enc.ruleset, view, name)
-        kept = {e.kind for e in keep}
-        for e in shown.effects:
-            if e.kind not in kept:
-                lines.append(f"{name}: {e.kind} ({e.left} rounds left) ends with the fight: not carried"
-                             if e.left is not None else f"{name}: {e.kind} ends with the fight: not carried")
+        if left_behind is not None:  # a view that shows figures beside its effects names what it leaves
+            lines += [f"{name}: {what} ends with the fight: not carried" for what in left_behind(state, name)]
+        else:
+            kept = {e.kind for e in keep}
+            for e in shown.effects:
+                if e.kind not in kept:
+                    lines.append(f"{name}: {e.kind} ({e.left} rounds left) ends with the fight: not carried"
+                                 if e.left is not None else f"{name}: {e.kind} ends with the fight: not carried")
         gauge = shown.vital
         commands.append(Carry(
             name=name, side=shown.side, stats=_as_typed(enc.ruleset, stats[name]),

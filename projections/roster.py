@@ -49,16 +49,13 @@ def load(path: Path) -> dict[str, Entry]:
     """The roster's entries by name; one BadInput naming the file and what is wrong."""
     import tomllib
 
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise BadInput(f"cannot read roster {str(path)!r}: {e.strerror or e}") from None
-    if len(raw) > LARGEST_FILE:
-        raise BadInput(f"roster {str(path)!r} is over {LARGEST_FILE:,} bytes: not a roster")
     from skirmish.projections import imports
 
-    if imports.looks_like_json(raw):  # a stat block file (5e-database, Open5e, Improved Initiative)
+    raw = imports.read_bounded(path, "roster ")
+    if imports.looks_like_json(raw):  # a stat block file (5e-database, Open5e, Improved Initiative): its own limit
         return imports.entries(path, raw)
+    if len(raw) > LARGEST_FILE:
+        raise BadInput(f"roster {str(path)!r} is over {LARGEST_FILE:,} bytes: not a roster")
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

@@ -26,7 +26,19 @@ from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.text import quoted
 from skirmish.projections.imports.record import Imported
 
-LARGEST_FILE = 1_000_000  # bytes, as for a TOML roster (projections/roster.py)
+# bytes: the whole 5e-database 2014 monster list is about 1.34 MB, an Improved Initiative
+# export of a long campaign a few MB; larger is no stat block file (a TOML roster: 1 MB).
+LARGEST_FILE = 8_000_000
+
+
+def read_bounded(path: Path, what: str = "") -> bytes:
+    """The file's bytes, at most one past :data:`LARGEST_FILE` (what is larger is refused
+    without reading it all); one BadInput if it cannot be read."""
+    try:
+        with path.open("rb") as f:
+            return f.read(LARGEST_FILE + 1)
+    except OSError as e:
+        raise BadInput(f"cannot read {what}{str(path)!r}: {e.strerror or e}") from None
 
 
 def looks_like_json(raw: bytes) -> bool:
@@ -70,10 +82,7 @@ def read(path: Path, raw: bytes | None = None) -> Imported:
     from skirmish.projections.imports import improved, monsters
 
     if raw is None:
-        try:
-            raw = path.read_bytes()
-        except OSError as e:
-            raise BadInput(f"cannot read {str(path)!r}: {e.strerror or e}") from None
+        raw = read_bounded(path)
     data = decode(path, raw)
     where = f"file {str(path)!r}"
     if improved.is_improved_initiative(data):

@@ -69,7 +69,8 @@ def add_from(entry: Entry, ruleset: Ruleset[Any], side: str | None, typed: Mappi
 def saved_fight(path: Path, fight_name: str, ruleset: Ruleset[Any], typed: Mapping[str, str]) -> Brought:
     """The `carry` commands that seat a saved fight's combatants (``typed``: stats for every
     one whose stat block does not give them), with one line for each field the ruleset
-    cannot hold: the round, who was acting, initiative, temporary hit points, a tag's turn."""
+    cannot hold: the round, who was acting, a tag's turn, and initiative and temporary hit
+    points unless the ruleset's ``seat_figures`` names them (they come in the carry's figures)."""
     found = read(path)
     fight = next((f for name, f in found.fights.items() if name.lower() == fight_name.strip().lower()), None)
     if fight is None and not found.fights:
@@ -84,12 +85,19 @@ def saved_fight(path: Path, fight_name: str, ruleset: Ruleset[Any], typed: Mappi
     if fight.acting:
         lines.append(f"{fight.acting} was acting: {ruleset.id} sets who acts when its `round` starts")
     holds_hp = VITAL.get(ruleset.id, "hp") in ruleset.stats
+    # The seat's figures the ruleset's combatant-carried applier holds (srd-5.2: temp, initiative).
+    seated: frozenset[str] = getattr(ruleset, "seat_figures", frozenset())
     for seat in fight.seats:
         stats, unmapped = stats_for(seat.creature, ruleset)
         lines += [line.replace(f"{seat.creature.name}:", f"{seat.name}:", 1) for line in unmapped]
-        if seat.initiative is not None and "initiative" not in ruleset.stats:
+        figures: dict[str, int] = {}
+        if seat.initiative is not None and "initiative" in seated:
+            figures["initiative"] = seat.initiative
+        elif seat.initiative is not None:
             lines.append(f"{seat.name}: initiative {seat.initiative} not mapped: {ruleset.id} rolls its own")
-        if seat.temp_hp:
+        if seat.temp_hp and "temp" in seated:
+            figures["temp"] = seat.temp_hp
+        elif seat.temp_hp:
             lines.append(f"{seat.name}: temporary hit points {seat.temp_hp} not mapped: {ruleset.id} has none")
         if not holds_hp and seat.hp != seat.creature.hp:
             lines.append(f"{seat.name}: hit points {seat.hp} of {seat.creature.hp} not mapped: {ruleset.id} has none")
@@ -104,6 +112,7 @@ def saved_fight(path: Path, fight_name: str, ruleset: Ruleset[Any], typed: Mappi
         commands.append(Carry(
             name=seat.name, side=side_of(seat.creature), stats=dict(typed) | stats, source=source,
             vital=seat.hp if holds_hp and seat.hp != seat.creature.hp else None, effects=tuple(effects),
+            figures=figures,
         ))
     return Brought(commands, lines)
 

@@ -46,14 +46,14 @@ def stats_for(creature: Creature, ruleset: Ruleset[Any], hp: int | None = None) 
     for key, value in fields.items():
         by_name = ruleset.id in SRD and key in ruleset.stats
         target = key if by_name else vital if key == "hp" and vital in ruleset.stats else None
-        if target is not None and isinstance(value, int):
+        if target is not None and isinstance(value, ruleset.stats[target].kind):  # a text stat takes the damage types
             stats[target] = str(value)
         elif key == "pc" and not by_name:
             continue  # it is the side
         elif key == "legendary" and value == 0 and not by_name:
             continue  # no legendary actions: nothing left out
         else:
-            why = "takes whole numbers only" if target is not None else "has no such stat"
+            why = "takes a different kind of value" if target is not None else "has no such stat"
             lines.append(f"{creature.name}: {MEANING[key]} ({key} {value}) not mapped: {ruleset.id} {why}")
     return stats, lines
 

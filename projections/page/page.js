@@ -344,7 +344,11 @@
   function header() {
     document.title = D.encounter + ": replay";
     $("title").textContent = D.encounter;
-    var opts = Object.keys(D.options).map(function (k) { return k + "=" + D.options[k]; }).join(", ") || "no options";
+    var keys = Object.keys(D.options);
+    // A long list (srd-5.2's 21) would fill a phone's first screen: its count here, the
+    // settings in the first event's line.
+    var opts = keys.length > 6 ? keys.length + " options, set as the first event says" :
+      keys.map(function (k) { return k + "=" + D.options[k]; }).join(", ") || "no options";
     $("ruleset").textContent = D.ruleset + " (" + D.rules_file + "; " + opts + ")" +
       (D.audience === "players" ? "; players' version" : "; GM's version");
     var secret = clear($("secret"));

@@ -82,6 +82,11 @@ Readings chosen where the text leaves the tracker free:
   ``--rounds 1 --with at=end``). Without ``--rounds`` it lasts until ``--end``.
 - Temporary HP: ``heal WHO N --with temp=yes`` takes the new grant in place of the old
   (§8: the GM keeps the old one by not typing it).
+- Carried into another fight (``new --carry``): HP, temporary HP (§8: until used up or a
+  Long Rest), the Exhaustion level, death saves, Stable, dead, knocked out (§9), and the
+  conditions nobody's turn, Concentration or other creature ends; the rest ends with the
+  fight, named. A saved fight set up (``new --from``) also brings each initiative: the
+  first ``round`` places them by it.
 """
 
 from __future__ import annotations
@@ -93,6 +98,7 @@ from skirmish.eventlog.commands import (
     AddCombatant,
     ApplyEffect,
     Cancel,
+    CarriedEffect,
     Damage,
     Declare,
     Heal,
@@ -102,7 +108,7 @@ from skirmish.eventlog.commands import (
     Upkeep,
 )
 from skirmish.eventlog.errors import BadInput, RuleViolation
-from skirmish.eventlog.events import CombatantAdded, Derivation, EncounterStarted, Event, Roll, Term
+from skirmish.eventlog.events import CombatantAdded, CombatantCarried, Derivation, EncounterStarted, Event, Roll, Term
 from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
@@ -625,6 +631,80 @@ class Srd52(Rules[SrdState]):
             legendary_left=legendary if state.options.get("legendary-start") == "full" else 0,
         )
 
+    def rename_in(self, state: SrdState, old: str, new: str) -> None:
+        """The shared rename, and the names it cannot see: the Initiative scores' keys, the turn an
+        effect is anchored to, the ended turns ("round:who") legendary uses follow."""
+        super().rename_in(state, old, new)
+        state.scores = {new if k == old else k: v for k, v in state.scores.items()}
+        state.gap = [_renamed_turn(t, old, new) for t in state.gap]
+        for f in state.fighters.values():
+            f.legendary_after = [_renamed_turn(t, old, new) for t in f.legendary_after]
+            for m in f.marks:
+                m.anchor = new if m.anchor == old else m.anchor
+
+    # --- carried in: the party between fights, a saved fight set up (docs/adding-a-ruleset.md, step 6)
+
+    # `new --carry` takes the characters' sides by default (projections/carry.py), as `pc` reads them.
+    party_sides = ("players", "party", "pcs", "characters", "heroes")
+    # The figures a saved fight's seat brings that this applier holds (projections/imports/bring.py).
+    seat_figures = frozenset({"temp", "initiative"})
+
+    @applies(CombatantCarried)
+    def _carried(self, state: SrdState, event: CombatantCarried) -> None:
+        f, got = state.fighters[event.who], event.figures
+        if event.vital is not None:
+            f.hp = event.vital
+        f.temp = got.get("temp", 0)  # they last until used up or a Long Rest (§8)
+        if got.get("exhaustion", 0):  # a lasting condition, its level as it stood (§13)
+            f.marks.append(Mark(kind="exhaustion", level=got["exhaustion"]))
+            if state.options["exhaustion"] == "5.1" and got["exhaustion"] >= 4:
+                f.hp = min(f.hp, f.hp_max // 2)
+        f.dead = bool(got.get("dead", 0))
+        f.successes, f.failures = got.get("successes", 0), got.get("failures", 0)
+        f.stable = bool(got.get("stable", 0))
+        if f.hp == 0 and not f.dead:  # a character at 0 HP is Unconscious (§9); Prone comes as it stood
+            f.marks.append(Mark(kind="unconscious", detail="at 0 HP"))
+        if got.get("knocked-out", 0):  # wakes on healing or first aid (§9)
+            f.marks.append(Mark(kind="unconscious", detail=KNOCKED_OUT))
+        if "initiative" in got:  # a saved fight in progress: its place in the order, taken at the first round
+            f.initiative = got["initiative"]
+
+    def carried_figures(self, state: SrdState, who: str) -> dict[str, int]:
+        """What outlasts a fight besides hit points, those not 0: temporary HP (§8), the Exhaustion
+        level (§13), death saves, Stable, dead (§9), knocked out (§9); an initiative held from a
+        saved fight no round has used yet."""
+        f = state.fighters[who]
+        figures = {"temp": f.temp, "exhaustion": f.exhaustion, "dead": int(f.dead), "successes": f.successes,
+                   "failures": f.failures, "stable": int(f.stable),
+                   "knocked-out": int(any(m.kind == "unconscious" and m.detail == KNOCKED_OUT for m in f.marks))}
+        held = {"initiative": f.initiative} if f.initiative is not None and state.round == 0 else {}
+        return {k: v for k, v in figures.items() if v} | held
+
+    def _lasts(self, f: Fighter, m: Mark) -> bool:
+        """A condition until ended by nobody's turn, Concentration or another creature: the GM's own,
+        Prone, Poisoned...; Exhaustion and 0 HP's Unconscious come in the figures."""
+        if m.left is not None or m.spell or m.by or m.kind == "exhaustion":
+            return False
+        return not (m.kind == "unconscious" and (m.detail == KNOCKED_OUT or (m.detail == "at 0 HP" and f.hp == 0)))
+
+    def lasting(self, state: SrdState, who: str) -> list[CarriedEffect]:
+        f = state.fighters[who]
+        return [CarriedEffect(kind=m.kind, custom=m.custom) for m in f.marks if self._lasts(f, m)]
+
+    def left_behind(self, state: SrdState, who: str) -> list[str]:
+        """What ends with the fight, for `new --carry` to name: effects on a turn's clock or held by
+        another creature or a Concentration, the Concentration itself, a Ready."""
+        f = state.fighters[who]
+        out = [f"{m.kind} ({m.left} rounds left)" if m.left is not None else
+               f"{m.kind} (by {m.by})" if m.by else f"{m.kind} (held by {m.spell})"
+               for m in f.marks if m.kind != "exhaustion" and not self._lasts(f, m)
+               and not (m.kind == "unconscious" and m.detail in (KNOCKED_OUT, "at 0 HP"))]
+        if f.concentration:
+            out.append(f"concentration on {f.concentration}")
+        if f.ready:
+            out.append(f"ready ({f.ready})")
+        return out
+
     # --- the clock: round and next ---------------------------------------------------------
 
     @decides(StartRound)
@@ -643,6 +723,11 @@ class Srd52(Rules[SrdState]):
             surprised = tuple(find_name(state.names(), n) for n in raw.split("+"))
         new = [f for f in able if f.initiative is None]
         rolled: list[Initiative] = []
+        for f in able:  # an initiative held from a saved fight in progress (combatant-carried): its place
+            if f.initiative is not None and f.name not in state.order:
+                rolled.append(Initiative(who=(f.name,), score=Derivation(
+                    f.initiative, "initiative held from where it was carried in",
+                    (Term("held", f.initiative),), R(2))))
         for who, score in self._initiative(state, new, surprised, command, dice):
             rolled.append(Initiative(who=who, score=score))
         scores = dict(state.scores) | {n: i.score.value for i in rolled for n in i.who}
@@ -1873,6 +1958,11 @@ def _follows(state: SrdState, f: Fighter) -> None:
         if key not in f.legendary_after and key.split(":", 1)[1] not in (f.name, LAIR):
             f.legendary_after.append(key)
             return
+
+
+def _renamed_turn(turn: str, old: str, new: str) -> str:
+    number, _, who = turn.partition(":")
+    return f"{number}:{new}" if who == old else turn
 
 
 def _words(text: str) -> list[str]:

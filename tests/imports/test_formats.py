@@ -104,6 +104,13 @@ VITAL_STATS = {"ap-countdown": "hits", "percent-activity": "hits", "modular": "h
 def test_each_ruleset_takes_the_vital_figure_and_names_the_rest(ruleset_id: str) -> None:
     creature = read(FIXTURES / "5e-database-2014.json").creatures["Bog Lurker"]
     stats, lines = stats_for(creature, get_ruleset(ruleset_id))
+    if ruleset_id == "srd-5.2":  # its stats are the stat block's: nothing left to name
+        # hit_points 22, armor_class 13, dexterity 12: (12 - 10) // 2 = +1, the initiative modifier too
+        # (no initiative field in the 2014 shape), speed.walk "20 ft.", damage_resistances ["cold"].
+        assert stats == {"hp": "22", "ac": "13", "dex": "1", "init": "1", "speed": "20", "legendary": "0",
+                         "pc": "0", "resist": "cold"}
+        assert lines == []
+        return
     if ruleset_id in VITAL_STATS:
         assert stats == {VITAL_STATS[ruleset_id]: "22"}
     else:  # phases counts wounds against Initiative: no hit points
@@ -170,6 +177,25 @@ def test_set_up_a_saved_fight_in_progress(cli: Cli) -> None:
     assert got == {"Bog Lurker 1": ("foes", 5, 22, [("prone", 1)]), "Aldra": ("players", 20, 31, [])}
     log = cli.ok("log")
     assert "Bog Lurker 1 comes in from Improved Initiative file 'improved-initiative.json', fight 'default', vital figure 5" in log
+
+
+def test_a_saved_fight_in_progress_into_srd_holds_temporary_hit_points_and_initiative(cli: Cli) -> None:
+    """The fixture's autosaved fight: Bog Lurker CurrentHP 5 of 22, Initiative 14, Prone for 1;
+    Aldra CurrentHP 20 of 31, TemporaryHP 4, Initiative 17, Blessed. srd-5.2 holds temporary hit
+    points (srd-5.2-combat.md §8) and a fixed initiative order (§2): they come in, unnamed."""
+    out = cli.ok("new", "Bog", "--rules", "srd-5.2", "--from", str(FIXTURES / "improved-initiative.json"))
+    assert "the fight was at round 2: srd-5.2 counts its own from its first `round`" in out
+    assert "not mapped: srd-5.2 rolls its own" not in out and "temporary hit points" not in out
+    got = {c["name"]: c for c in json.loads(cli.ok("state", "--json"))["combatants"]}
+    assert (got["Aldra"]["vital"]["value"], got["Aldra"]["vital"]["maximum"], got["Aldra"]["own"]["temp"]) == (20, 31, 4)
+    assert (got["Aldra"]["own"]["initiative"], got["Bog Lurker 1"]["own"]["initiative"]) == (17, 14)
+    assert (got["Bog Lurker 1"]["vital"]["value"], got["Bog Lurker 1"]["own"]["temp"]) == (5, 0)
+    assert "Aldra comes in from Improved Initiative file 'improved-initiative.json', fight 'default', " \
+           "vital figure 20, initiative 17, temp 4" in cli.ok("log")
+    # The first round places them by the held scores, no d20 typed or rolled: 17 before 14.
+    cli.ok("round")
+    assert "Round 1: Aldra, Bog Lurker 1 (Initiative: Bog Lurker 1 14; Aldra 17)" in cli.ok("log")
+    assert json.loads(cli.ok("state", "--json"))["clock"]["now"] == ["Aldra"]
 
 
 def test_an_unknown_json_file_is_one_error_and_records_nothing(cli: Cli, tmp_path: Path) -> None:
@@ -285,24 +311,6 @@ def test_a_character_in_the_library_and_among_persistent_characters_is_the_persi
         read(path)
 
 
-def test_the_srd_end_to_end_check_runs_on_a_stand_in(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The helper the srd-5.2 ruleset's end-to-end test will call, run now on a stand-in that
-    declares its stats (tests/support/srd_stand_in.py): the helper itself is tested."""
-    from skirmish.projections import engine, ruleset
-    from skirmish.projections.imports import mapping
-
-    from support.imports import srd_end_to_end
-    from support.srd_stand_in import STAND_IN
-
-    monkeypatch.setitem(ruleset.BUILT_IN, STAND_IN, "support.srd_stand_in:RULESET")
-    monkeypatch.setattr(mapping, "SRD", mapping.SRD | {STAND_IN})
-    try:
-        srd_end_to_end(cli, STAND_IN)
-    finally:
-        ruleset.get_ruleset.cache_clear()
-        engine.codec_for.cache_clear()
-
-
 def test_a_stat_block_file_has_no_fight_to_set_up(cli: Cli) -> None:
     path = FIXTURES / "open5e-v1.json"
     assert cli.fails("new", "Bog", "--rules", "modular", "--from", str(path)) == (
@@ -314,3 +322,30 @@ def test_a_characters_current_hit_points_are_named_where_the_ruleset_has_none(cl
     out = cli.ok("add", "Aldra", "--from", str(FIXTURES / "improved-initiative.json"), "--stat", "initiative=4")
     assert "Aldra: current hit points 20 not mapped: phases has none" in out
     assert "Aldra: hit points (hp 31) not mapped: phases has no such stat" in out
+
+
+def test_a_stat_block_file_the_size_of_the_whole_5e_database_is_read_and_a_larger_one_refused(
+        cli: Cli, tmp_path: Path) -> None:
+    """The 5e-database 2014 monster list is about 1.34 MB: read whole. JSON stat block files stop at
+    8,000,000 bytes, refused unread; a TOML roster still stops at 1,000,000 bytes."""
+    lurker = json.loads((FIXTURES / "5e-database-2014.json").read_text())[0]
+    assert lurker["name"] == "Bog Lurker"
+    many = [lurker | {"index": f"bog-lurker-{i}", "name": f"Bog Lurker {i:04}", "desc": "A lurker. " * 50}
+            for i in range(1500)]
+    big = tmp_path / "monsters.json"
+    big.write_text(json.dumps(many, indent=2))
+    assert 1_340_000 < big.stat().st_size < 8_000_000
+    cli.ok("new", "Bog", "--rules", "srd-5.2")
+    cli.ok("add", "Bog Lurker 1499", "--from", str(big))
+    got = json.loads(cli.ok("state", "--json"))["combatants"]
+    assert [(c["name"], c["vital"]["value"], c["own"]["ac"]) for c in got] == [("Bog Lurker 1499", 22, 13)]
+    huge = tmp_path / "huge.json"
+    huge.write_bytes(b'[{"name": "Bog Lurker"}' + b" " * 8_000_000 + b"]")
+    before = cli.ok("log")
+    assert cli.fails("add", "Bog Lurker", "--from", str(huge)) == (
+        f"Error: file {str(huge)!r} is over 8,000,000 bytes: not a roster or stat block file")
+    toml = tmp_path / "party.toml"
+    toml.write_bytes(b"#" + b"x" * 1_000_000 + b"\n")
+    assert cli.fails("add", "Hauser", "--from", str(toml)) == (
+        f"Error: roster {str(toml)!r} is over 1,000,000 bytes: not a roster")
+    assert cli.ok("log") == before

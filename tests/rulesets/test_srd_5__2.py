@@ -7,6 +7,7 @@ appended.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -767,3 +768,20 @@ def test_state_of_the_sample_fits_80_columns_with_what_the_gm_tracks(cli: Cli) -
     cli.ok("next")  # Tamsin's turn starts: her Reaction back, one start of her turn passed
     out = cli.ok("state")
     assert "reaction used" not in out and "paralyzed (start Tamsin, 9 left)" in out
+
+
+def test_a_renamed_combatant_keeps_its_place_and_its_anchored_effect(cli: Cli) -> None:
+    """§2: the order holds for the whole fight; §12: an effect anchored to the end of a named
+    creature's turn runs out there. A rename mid-fight keeps both under the new name."""
+    cli.ok("new", "Renames", "--rules", "srd-5.2", "--seed", "9")
+    cli.ok("add", "Hauser", "--side", "players", "--stat", "hp=40", "--stat", "ac=15")
+    cli.ok("add", "Orc", "--side", "foes", "--stat", "hp=30", "--stat", "ac=13")
+    cli.ok("round", "--roll", "Hauser=15", "--roll", "Orc=8")  # Hauser 15, Orc 8
+    cli.ok("effect", "Hauser", "blinded", "--rounds", "1", "--with", "at=end", "--with", "of=Orc")
+    cli.ok("rename", "Orc", "Big Urk")
+    cli.ok("next")  # Big Urk's turn
+    cli.ok("next")  # its turn ends: the blindness anchored to it runs out
+    hauser = next(c for c in json.loads(cli.ok("state", "--json"))["combatants"] if c["name"] == "Hauser")
+    assert "blinded" not in [e["kind"] for e in hauser["effects"]]
+    cli.ok("round")  # round 2 in the same order: no new roll, the scores kept under the new name
+    assert "Round 2: Hauser, Big Urk" in cli.ok("log")

@@ -1,8 +1,6 @@
-"""A ready end-to-end check of the imports under the srd-5.2 ruleset, for when it is installed.
-
-Not a test by itself (the ruleset is another branch's): a test that has the ruleset calls
-:func:`srd_end_to_end` with its Cli. Every figure it expects comes from the fixtures' fields
-(tests/imports/test_formats.py works them out), through the stats the ruleset declares."""
+"""An end-to-end check of the imports under the srd-5.2 ruleset (tests/imports/test_srd_imports.py
+runs it). Every figure it expects comes from the fixtures' fields (tests/imports/test_formats.py
+and test_srd_imports.py work them out), through the stats the ruleset declares."""
 
 from __future__ import annotations
 
