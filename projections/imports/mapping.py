@@ -43,8 +43,18 @@ def stats_for(creature: Creature, ruleset: Ruleset[Any], hp: int | None = None) 
     stats: dict[str, str] = {}
     lines: list[str] = []
     vital = VITAL.get(ruleset.id)
+    unknown = getattr(ruleset, "unknown_words", None)
     for key, value in fields.items():
         by_name = ruleset.id in SRD and key in ruleset.stats
+        if by_name and isinstance(value, str) and unknown is not None:  # a text stat, clause by clause
+            clauses = getattr(creature, key)
+            kept = [c for c in clauses if not unknown(key, c)]
+            lines += [f"{creature.name}: {MEANING[key]} ({key} {c}) not mapped: {ruleset.id} takes "
+                      f"{'damage types or conditions' if key == 'immune' else 'damage types'} only"
+                      for c in clauses if c not in kept]
+            if kept:
+                stats[key] = ", ".join(kept)
+            continue
         target = key if by_name else vital if key == "hp" and vital in ruleset.stats else None
         if target is not None and isinstance(value, ruleset.stats[target].kind):  # a text stat takes the damage types
             stats[target] = str(value)

@@ -89,9 +89,10 @@ _LEGENDARY_COUNT = re.compile(r"take (\d{1,2}) legendary actions?", re.IGNORECAS
 
 
 def _split(f: Fields, key: str) -> tuple[str, ...]:
-    """Open5e v1 damage fields: one string, "cold; bludgeoning, piercing" (or empty)."""
+    """Open5e v1 damage fields: one string, "cold; bludgeoning, piercing" (or empty), as its
+    clauses: "bludgeoning, piercing, and slashing from nonmagical attacks" is one."""
     text = f.text(key) or ""
-    return tuple(part.strip() for part in re.split(r"[;,]", text) if part.strip())
+    return tuple(part.strip() for part in text.split(";") if part.strip())
 
 
 def _open5e_v1(f: Fields, source: str) -> Creature:

@@ -606,12 +606,16 @@ class Srd52(Rules[SrdState]):
             if "pc" not in command.stats:
                 stats["pc"] = 1 if event.side.strip().lower() in PC_SIDES else 0
             for key, words in event.traits.items():
-                for word in _words(words):
-                    if word not in DAMAGE_TYPES and not (key == "immune" and word in CONDITIONS):
-                        kinds = "damage type or condition" if key == "immune" else "damage type"
-                        raise BadInput(f"{key}={words}: {word!r} is no {kinds} ({R(7)})")
+                for word in self.unknown_words(key, words):
+                    kinds = "damage type or condition" if key == "immune" else "damage type"
+                    raise BadInput(f"{key}={words}: {word!r} is no {kinds} ({R(7)})")
             out.append(CombatantAdded(name=event.name, side=event.side, stats=stats, traits=event.traits))
         return out
+
+    def unknown_words(self, key: str, text: str) -> list[str]:
+        """The words of text stat ``key`` (commas between) that are no damage type, nor for
+        ``immune`` a condition (§7, §13): `add` refuses them, an import names them."""
+        return [w for w in _words(text) if w not in DAMAGE_TYPES and not (key == "immune" and w in CONDITIONS)]
 
     @applies(CombatantAdded)
     def _added(self, state: SrdState, event: CombatantAdded) -> None:

@@ -54,3 +54,31 @@ def test_monsters_of_each_format_in_an_srd_fight(cli: Cli) -> None:
     cli.ok("damage", "Bog Lurker", "5", "--with", "type=cold")  # 12 - 2 = 10
     vitals = {name: c["vital"]["value"] for name, c in combatants(cli).items()}
     assert vitals == {"Marsh Wyrm": 130, "Reed Stalker": 23, "Fen Hag": 79, "Mire Rat": 1, "Bog Lurker": 10}
+
+
+def test_a_qualified_resistance_is_named_not_taken(cli: Cli, tmp_path: Path) -> None:
+    """Resistance to "bludgeoning, piercing, and slashing from nonmagical weapons" is no plain
+    damage type (srd-5.2-combat.md §7 halves a type): the clause is named, "cold" is taken."""
+    lurker = json.loads((FIXTURES / "5e-database-2014.json").read_text())[0]
+    ghoul = lurker | {"name": "Grave Ghoul", "damage_resistances": [
+        "cold", "bludgeoning, piercing, and slashing from nonmagical weapons"]}
+    path = tmp_path / "2014.json"
+    path.write_text(json.dumps([ghoul]))
+    rat = json.loads((FIXTURES / "open5e-v1.json").read_text())
+    rows = rat["results"] if isinstance(rat, dict) else rat
+    rows = [r | {"name": "Barrow Rat", "damage_resistances": "cold; bludgeoning, piercing, and slashing from "
+                                                            "nonmagical attacks"} for r in rows[:1]]
+    v1 = tmp_path / "v1.json"
+    v1.write_text(json.dumps(rat | {"results": rows} if isinstance(rat, dict) else rows))
+    cli.ok("new", "Barrow", "--rules", "srd-5.2")
+    out = cli.ok("add", "Grave Ghoul", "--from", str(path))
+    assert ("Grave Ghoul: damage resistances (resist bludgeoning, piercing, and slashing from nonmagical weapons) "
+            "not mapped: srd-5.2 takes damage types only") in out
+    out = cli.ok("add", "Barrow Rat", "--from", str(v1))
+    assert "Barrow Rat: damage resistances (resist bludgeoning, piercing, and slashing from nonmagical attacks)" in out
+    cli.ok("damage", "Grave Ghoul", "9", "--with", "type=cold")  # resisted: 22 - 4 = 18
+    cli.ok("damage", "Grave Ghoul", "5", "--with", "type=slashing")  # not resisted here: 18 - 5 = 13
+    cli.ok("damage", "Barrow Rat", "7", "--with", "type=cold")
+    vitals = {c["name"]: c["vital"]["value"] for c in json.loads(cli.ok("state", "--json"))["combatants"]}
+    hp = rows[0]["hit_points"]
+    assert vitals == {"Grave Ghoul": 13, "Barrow Rat": max(0, hp - 3)}  # 7 cold halved: 3
