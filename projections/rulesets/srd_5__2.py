@@ -637,10 +637,11 @@ class Srd52(Rules[SrdState]):
 
     def rename_in(self, state: SrdState, old: str, new: str) -> None:
         """The shared rename, and the names it cannot see: the Initiative scores' keys, the turn an
-        effect is anchored to, the ended turns ("round:who") legendary uses follow."""
+        effect is anchored to, the ended turns ("round:who") legendary uses follow, the lair's list."""
         super().rename_in(state, old, new)
         state.scores = {new if k == old else k: v for k, v in state.scores.items()}
         state.gap = [_renamed_turn(t, old, new) for t in state.gap]
+        state.lair_used = [new if n == old else n for n in state.lair_used]
         for f in state.fighters.values():
             f.legendary_after = [_renamed_turn(t, old, new) for t in f.legendary_after]
             for m in f.marks:
@@ -840,25 +841,6 @@ class Srd52(Rules[SrdState]):
         everyone.sort(key=lambda e: (e[0], e[1], e[2], e[3]))
         order = [n for e in everyone for n in e[4]]
         return tie_words, self._with_lair(state, order, scores)
-
-    def rename_in(self, state: SrdState, old: str, new: str) -> None:
-        """`rename`: the shared name fields (the order, a mark's source), and this ruleset's
-        own: the Initiative scores, a mark's anchor, the "round:who" turns a legendary use may
-        follow, and the lair's list."""
-        super().rename_in(state, old, new)
-
-        def turn(key: str) -> str:
-            number, _, who = key.partition(":")
-            return f"{number}:{new}" if who == old else key
-
-        state.scores = {new if k == old else k: v for k, v in state.scores.items()}
-        state.gap = [turn(k) for k in state.gap]
-        state.lair_used = [new if n == old else n for n in state.lair_used]
-        for f in state.fighters.values():
-            f.legendary_after = [turn(k) for k in f.legendary_after]
-            for m in f.marks:
-                if m.anchor == old:
-                    m.anchor = new
 
     def _with_lair(self, state: SrdState, order: list[str], scores: dict[str, int]) -> list[str]:
         if state.options["lair"] != "count-20" or not any(f.lair for f in state.fighters.values()):
