@@ -31,6 +31,7 @@ OPENINGS = {
     "modular": "courtyard-brawl.skirmish",
     "percent-activity": "gatehouse-percent.skirmish",
     "phases": "farmhouse-ambush.skirmish",
+    "srd-5.2": "chapel-drake.skirmish",
 }
 SET_UP = 4  # `new` and three `add`: every sample has at least that many before its first round
 
