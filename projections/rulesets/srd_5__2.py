@@ -961,7 +961,7 @@ class Srd52(Rules[SrdState]):
         if action not in ACTIONS:
             raise BadInput(f"srd-5.2 has no action {cmd.action!r} (actions: {', '.join(ACTIONS)})")
         if f.left:
-            raise RuleViolation(f"{f.name} has left the fight (`skirmish return {f.name}`)", R(1))
+            raise RuleViolation(f"{f.name} has left the fight: it cannot act until `skirmish return {f.name}`", R(1))
         if f.dead:
             raise RuleViolation(f"{f.name} is dead", R(9))
         use = cmd.details.get("as", "action")
@@ -1882,9 +1882,10 @@ class Srd52(Rules[SrdState]):
         match event:
             case RoundStarted(round=number, order=order, rolled=rolled, tie_rule=tie_rule):
                 shown = ", ".join(n or "count 20 (lair)" for n in order)
-                rolls = "; ".join(f"{'+'.join(i.who) if len(i.who) < 3 else i.who[0] + '..'} "
+                rolls = ", ".join(f"{'+'.join(i.who) if len(i.who) < 3 else i.who[0] + '..'} "
                                   f"{i.score.value}" for i in rolled)
-                return f"Round {number}: {shown}" + (f" (Initiative: {rolls})" if rolls else "") + (
+                # The one shape every ruleset says a round's start in: "Round N begins: ...".
+                return f"Round {number} begins: " + (f"initiative {rolls}; " if rolls else "") + f"order {shown}" + (
                     f"; {tie_rule}" if tie_rule else "")
             case TurnStarted(who=who):
                 return "Count 20: the lair acts" if who == LAIR else f"{who}'s turn"
@@ -1893,7 +1894,7 @@ class Srd52(Rules[SrdState]):
             case RoundEnded(round=number):
                 return f"Round {number} ends"
             case Acted(who=who, action=action, use=use, target=target, detail=detail, check=check):
-                what = f"{who} takes {action}" + (f" as a {use}" if use not in ("action", "free") else "")
+                what = f"{who} acts: {action}" + (f" as a {use}" if use not in ("action", "free") else "")
                 what += f" on {target}" if target else ""
                 what += f" ({detail})" if detail else ""
                 return what + (f": {check.value} ({check.formula})" if check else "")

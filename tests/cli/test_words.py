@@ -20,6 +20,7 @@ STARTS = {
     "farmhouse-ambush": ("phases.turn-started", "Turn", "turn"),
     "gatehouse-percent": ("pa.round-started", "Round", "round"),
     "hangar-breach": ("crisis.turn-started", "Turn", "turn"),
+    "chapel-drake": ("srd-5.2.round-started", "Round", "round"),
 }
 
 
@@ -48,10 +49,10 @@ def test_a_round_begins_in_one_shape_in_every_ruleset(cli: Cli, sample: str) -> 
         assert "initiative " in line or "order " in line, line
 
 
-@pytest.mark.parametrize("sample", ["hangar-breach", "farmhouse-ambush"])
+@pytest.mark.parametrize("sample", ["hangar-breach", "farmhouse-ambush", "chapel-drake"])
 def test_an_action_taken_reads_as_acting_not_as_taking(cli: Cli, sample: str) -> None:
     events, lines = played(cli, sample)
-    taken = [e for e in events if str(e["kind"]).endswith(".action-taken")]
+    taken = [e for e in events if str(e["kind"]).endswith((".action-taken", "srd-5.2.acted"))]
     assert taken
     for event in taken:
         line, who = lines[int(str(event["id"]))], str(event["who"])
@@ -68,6 +69,7 @@ RULESETS = {
     "crisis": ("--stat", "int=0", "--stat", "speed=1", "--stat", "endurance=4", "--stat", "health=4"),
     "modular": ("--stat", "agility=20", "--stat", "dodge=10", "--stat", "health=25"),
     "phases": ("--stat", "initiative=3", "--stat", "agility=5"),
+    "srd-5.2": ("--stat", "hp=20", "--stat", "ac=12"),
 }
 
 
@@ -82,7 +84,8 @@ def test_leaving_says_why_once_and_a_refusal_says_who_left(cli: Cli, ruleset: st
         "#6 Troll leaves the fight: flees over the bridge")
     cli.ok("round")
     action = "walk" if ruleset == "phases" else "move"
-    assert cli.fails("declare", "Orc", action) == "Error: Orc has left the fight: it cannot act until `skirmish return Orc`"
+    refused = cli.fails("declare", "Orc", action)  # srd-5.2 adds the section it cites
+    assert refused.removesuffix(" (srd-5.2-combat.md §1)") == "Error: Orc has left the fight: it cannot act until `skirmish return Orc`"
 
 
 def test_explain_names_its_numbers_in_words_and_its_json_keeps_the_paths(cli: Cli) -> None:

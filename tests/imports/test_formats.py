@@ -194,7 +194,7 @@ def test_a_saved_fight_in_progress_into_srd_holds_temporary_hit_points_and_initi
            "vital figure 20, initiative 17, temp 4" in cli.ok("log")
     # The first round places them by the held scores, no d20 typed or rolled: 17 before 14.
     cli.ok("round")
-    assert "Round 1: Aldra, Bog Lurker 1 (Initiative: Bog Lurker 1 14; Aldra 17)" in cli.ok("log")
+    assert "Round 1 begins: initiative Bog Lurker 1 14, Aldra 17; order Aldra, Bog Lurker 1" in cli.ok("log")
     assert json.loads(cli.ok("state", "--json"))["clock"]["now"] == ["Aldra"]
 
 

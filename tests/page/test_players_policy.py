@@ -146,6 +146,27 @@ FIGHTS = [
         effect Rook serious-wound
         switch main
     """, "Bauer", "Rook", "Rook 5", "4/5", "hurt", "Rook: serious-wound (-3), initiative now 2"),
+    # srd-5.2-combat.md: Hauser's 14 + 5 = 19 hits AC 13; 6 + 4 + 3 = 13 slashing leaves the
+    # Orc 17 of 30 HP (17 > 50 % of 30: hurt). The Orc's initiative is the GM's d20, 11, + 2
+    # (§2); its Ready is held, pending (§4). The what-if, from before the hit: 30 - 16 = 14.
+    Fight("srd-5.2", """
+        new Chapel --rules srd-5.2
+        add Hauser --side players --stat hp=40 --stat ac=15 --stat dex=1
+        add Orc --side foes --stat hp=30 --stat ac=13 --stat dex=2
+        add Lurker --side foes --stat hp=20 --stat ac=12 --hidden
+        round --roll Hauser=15 --roll Orc=11 --roll Lurker=3
+        declare Hauser attack --target Orc --with hit=5 --with damage=2d6+3 --with type=slashing --roll Hauser=14 --roll dmg:Hauser=6,4
+        note 2 'reinforcements at round 3' --private
+        note 2 'Lurker waits under the bridge'
+        next
+        declare Orc ready --trigger 'Hauser moves' --with then=attack
+        next
+        damage Lurker 3
+        branch what-if --at 7
+        switch what-if
+        damage Orc 16
+        switch main
+    """, "Hauser", "Orc", "d20 +11, init +2", "17/30", "hurt", "Orc takes 16 damage (14 HP left)"),
 ]
 IDS = [f.ruleset for f in FIGHTS]
 

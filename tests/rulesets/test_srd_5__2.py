@@ -784,4 +784,4 @@ def test_a_renamed_combatant_keeps_its_place_and_its_anchored_effect(cli: Cli) -
     hauser = next(c for c in json.loads(cli.ok("state", "--json"))["combatants"] if c["name"] == "Hauser")
     assert "blinded" not in [e["kind"] for e in hauser["effects"]]
     cli.ok("round")  # round 2 in the same order: no new roll, the scores kept under the new name
-    assert "Round 2: Hauser, Big Urk" in cli.ok("log")
+    assert "Round 2 begins: order Hauser, Big Urk" in cli.ok("log")
