@@ -115,6 +115,9 @@ class Gm:
                 return
             for f in fighters:
                 if RULES.down(state, f):
+                    # Carried off: the GM ends what would tick on without them (bleeding), first.
+                    for effect in f.effects:
+                        yield ApplyEffect(who=f.name, kind=effect.kind, end=True)
                     yield Leave(who=f.name, reason="carried off")
         names = [f.name for f in fighters]
         roll = rng.random()
