@@ -210,6 +210,11 @@ def prepare(label: str, events: int, workdir: Path, settings: Settings, log: Cal
     if not Path(paths["es"]).exists():
         log(f"{label}: the peer's copy of the fight")
         _run(worker([sys.executable, "-O"], "eventsourcing-bulk", paths["es"], paths["fight"], str(PER_SAVE)))
+    paths["export"] = paths["bulk source"] + ".jsonl"
+    if not Path(paths["export"]).exists():
+        from skirmish.cli.main import run_cli
+
+        run_cli(["--db", paths["bulk source"], "export", "--out", paths["export"]])
     if not Path(paths["played"]).exists():
         play(paths["fight"], str(workdir / f"scratch-{label}.db"), paths["played"], settings.at_table)
     return paths
@@ -311,10 +316,19 @@ def race(label: str, events: int, workdir: Path, settings: Settings, log: Callab
     group = Group(f"bulk append, {settings.bulk_events:,} events of the fight", [
         Contender("skirmish", fresh(py, "skirmish-bulk", n, "fight")),
         Contender("eventsourcing -O", fresh(tuned, "eventsourcing-bulk", paths["bulk source"], str(PER_SAVE))),
-        *([Contender("skirmish before", fresh(old, "skirmish-bulk", n, "fight"))] if old else []),
+        Contender("skirmish import", fresh(py, "skirmish-import", paths["export"], str(_events(paths["bulk source"]))),
+                  checked=False),
+        *([Contender("skirmish before", fresh(old, "skirmish-bulk", n, "fight")),
+           Contender("skirmish import before", fresh(old, "skirmish-import", paths["export"],
+                                                     str(_events(paths["bulk source"]))), checked=False)]
+          if old else []),
     ])
     run_rounds(group, settings.rounds, log)
-    measured += rows_of(group, [("skirmish over tuned peer", "skirmish", "eventsourcing -O", "wall", False)])
+    measured += rows_of(group, [("skirmish over tuned peer", "skirmish", "eventsourcing -O", "wall", False),
+                                ("import over tuned peer (target >= 1x)", "skirmish import", "eventsourcing -O",
+                                 "wall", False),
+                                ("import over import before", "skirmish import", "skirmish import before", "wall",
+                                 False)])
 
     cli, cli_notes = table_commands(paths["fight"], workdir, label, settings, log, before)
     measured += cli
@@ -322,6 +336,17 @@ def race(label: str, events: int, workdir: Path, settings: Settings, log: Callab
     for path in workdir.glob(f"race-{label}-*"):
         path.unlink()
     return measured, notes
+
+
+def _events(db: str) -> int:
+    """Every event of the file's encounters (what an export of it holds)."""
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    try:
+        return int(conn.execute("SELECT count(*) FROM events").fetchone()[0])
+    finally:
+        conn.close()
 
 
 def table_commands(source: str, workdir: Path, label: str, settings: Settings, log: Callable[[str], None],

@@ -5,7 +5,9 @@ the state it ends in (so the race checks both sides end alike).
     python -m benchmarks.worker skirmish|reading|eventsourcing|floor DB
     python -m benchmarks.worker skirmish-state|eventsourcing-state DB SAMPLES
     python -m benchmarks.worker skirmish-append|eventsourcing-append|eventsourcing-decide DB PLAYED
-    python -m benchmarks.worker skirmish-bulk|eventsourcing-bulk DB EVENTS SOURCE
+    python -m benchmarks.worker skirmish-bulk DB EVENTS fight|upkeep
+    python -m benchmarks.worker eventsourcing-bulk DB SOURCE PER_SAVE
+    python -m benchmarks.worker skirmish-import DB EXPORT EVENTS
 
 A contender that writes is given its own copy of the log (DB) by the race.
 """
@@ -237,6 +239,20 @@ def skirmish_bulk(db: str, events: str, fight: str) -> Callable[[], int]:
     return run
 
 
+def skirmish_import(db: str, export: str, events: str) -> Callable[[], int]:
+    """`skirmish import` of an export (every row inserted as it was, then the chain verified
+    before the commit), in this process: EVENTS is how many events the export holds."""
+    from skirmish.cli.main import run_cli
+
+    def run() -> int:
+        code = run_cli(["--db", db, "import", export])
+        if code != 0:
+            raise RuntimeError(f"skirmish import {export} failed ({code})")
+        return int(events)
+
+    return run
+
+
 def eventsourcing_bulk(db: str, source: str, per_save: str) -> Callable[[], int]:
     """The same fight's path (SOURCE: a skirmish log) saved by the peer, PER_SAVE commands a
     save; reading the source is not timed."""
@@ -314,7 +330,7 @@ KINDS: dict[str, Callable[..., Callable[[], int]]] = {
     "skirmish-state": skirmish_state, "eventsourcing-state": eventsourcing_state,
     "skirmish-append": skirmish_append, "eventsourcing-append": eventsourcing_append,
     "eventsourcing-decide": eventsourcing_decide,
-    "skirmish-bulk": skirmish_bulk, "eventsourcing-bulk": eventsourcing_bulk,
+    "skirmish-bulk": skirmish_bulk, "eventsourcing-bulk": eventsourcing_bulk, "skirmish-import": skirmish_import,
 }
 
 
