@@ -94,12 +94,6 @@ def _insert(table: str, columns: str) -> str:
 _INSERT_COMMAND = _insert("commands", COMMAND_COLUMNS)
 _INSERT_EVENT = _insert("events", EVENT_COLUMNS)
 _INSERT_MOVE = _insert("head_moves", MOVE_COLUMNS)
-# The indexes an import into a new file builds after its rows: every one on the three tables
-# it fills but those that keep ids and names unique (and SQLite's own, which have no sql).
-_SECONDARY_INDEXES = (
-    "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('commands', 'events', 'head_moves') "
-    "AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%' ORDER BY name"
-)
 # An append's one read in its transaction (?1 the encounter, ?2 the branch): the branch's head
 # and seq (the expected-head check), the head event's hash (the new events chain to it),
 # the next ids of commands, events and head moves, and the encounter's last move's hash.
@@ -164,15 +158,8 @@ class Restoring:
 
     _INSERTS = {"commands": _INSERT_COMMAND, "events": _INSERT_EVENT, "head_moves": _INSERT_MOVE}
 
-    def __init__(self, store: Store, encounter: EncounterRow, deferred: Sequence[str] = ()) -> None:
+    def __init__(self, store: Store, encounter: EncounterRow) -> None:
         self.store, self.encounter = store, encounter
-        self.deferred = list(deferred)  # indexes dropped while the rows go in: built again before the check
-
-    def build_indexes(self) -> None:
-        """The indexes set aside for the import, built once over all the rows (a sort each,
-        where each insert would have updated every one of them)."""
-        while self.deferred:
-            self.store.conn.execute(self.deferred.pop(0))
 
     def add(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
         """Insert rows of ``table`` (commands, events or head_moves) as they were, ids kept:
@@ -199,7 +186,6 @@ class Restoring:
     def finish(self, expect: str | None = None) -> str:
         """Verify the rows added (streamed, as ``verify`` does) and make the encounter
         current; the digest, or TamperedLog naming the row at fault."""
-        self.build_indexes()
         digest = self.store.verify(self.encounter.id)
         if expect is not None and digest != expect:
             raise TamperedLog(f"the rows verify to digest {digest}, not the {expect} they were exported with")
@@ -796,19 +782,8 @@ class Store:
             # (about a seventh less time for a bounded 64 MB).
             before = self.conn.execute("PRAGMA cache_size").fetchone()[0]
             self.conn.execute(f"PRAGMA cache_size = {IMPORT_CACHE_KIB}")
-            # Into a file with no events yet (a new one), the secondary indexes are built
-            # after the rows, not updated by each (about half of an insert's time); the
-            # unique ones stay, so a repeated id is refused as it goes in. Dropped inside the
-            # transaction: a refused import rolls the drop back with the rows.
-            deferred: list[str] = []
-            if self.conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() is None:
-                for name, sql in self.conn.execute(_SECONDARY_INDEXES).fetchall():
-                    self.conn.execute(f'DROP INDEX "{name}"')
-                    deferred.append(sql)
-            restoring = Restoring(self, encounter, deferred)
             try:
-                yield restoring
-                restoring.build_indexes()  # finish builds them; an import that never checked still has them
+                yield Restoring(self, encounter)
             finally:
                 self.conn.execute(f"PRAGMA cache_size = {int(before)}")
 
