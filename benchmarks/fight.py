@@ -28,9 +28,11 @@ from skirmish.eventlog.commands import (
     Command,
     Damage,
     Declare,
+    Heal,
     Leave,
     Next,
     Resolve,
+    Return,
     StartRound,
     Upkeep,
     command_encoder,
@@ -88,14 +90,14 @@ class Gm:
     """Proposes the next commands at a state, most wanted first; the first one the ruleset
     accepts is played (a refused one appends nothing, exactly as at the table).
 
-    ``replace_fallen``: a fighter who is down leaves the fight and a fresh one of the same
-    roster line joins in its place, so the fight goes on as a fight (declarations and
-    resolutions) instead of a clock ticking over the fallen (upkeep)."""
+    ``replace_fallen``: a fighter who is down is carried off (its effects ended, it leaves)
+    and comes back fresh (healed, it returns): a new fighter in its place, under the same
+    name, so the fight goes on as a fight (declarations and resolutions) instead of a clock
+    ticking over the fallen (upkeep), and the roster stays the six it started with."""
 
     def __init__(self, seed: int, replace_fallen: bool = False) -> None:
         self.rng = random.Random(seed)
         self.replace_fallen = replace_fallen
-        self.joined = 0  # fighters who took a fallen one's place
 
     def proposals(self, state: ApState) -> Iterator[Command]:
         rng = self.rng
@@ -105,16 +107,13 @@ class Gm:
             yield AddCombatant(name=name, side=side, stats=stats)
             return
         if self.replace_fallen:
-            fighters = [f for f in fighters if not f.left]
-            sides = [f.side for f in fighters]
-            missing = [line for line in ROSTER if sides.count(line[1]) < sum(1 for x in ROSTER if x[1] == line[1])]
-            if missing:
-                name, side, stats = rng.choice(missing)
-                self.joined += 1
-                yield AddCombatant(name=f"{name} {self.joined + 1}", side=side, stats=stats)
-                return
             for f in fighters:
-                if RULES.down(state, f):
+                if f.left:
+                    # A fresh fighter in the fallen one's place: healed and back in the fight.
+                    if f.damage > 0:
+                        yield Heal(who=f.name, amount=f.damage)
+                    yield Return(who=f.name)
+                elif RULES.down(state, f):
                     # Carried off: the GM ends what would tick on without them (bleeding), first.
                     for effect in f.effects:
                         yield ApplyEffect(who=f.name, kind=effect.kind, end=True)
