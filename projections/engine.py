@@ -269,24 +269,6 @@ class Encounter:
         """The state after ``event_id`` (an event of this encounter) and its depth below the
         root, folded from the nearest snapshot on its path; the snapshots due on the way
         are cached for the next read. The state is the caller's own (a working copy)."""
-        return self._fold_to(event_id)
-
-    def _snapshot_decoder(self) -> msgspec.msgpack.Decoder[Any]:
-        if self._state_decoder is None:
-            self._state_decoder = msgspec.msgpack.Decoder(type(self.ruleset.initial(self.started)))
-        return self._state_decoder
-
-    def _held_at(self, event_id: int) -> Any:
-        """The state after ``event_id`` to read, not to change: the one held (the last one
-        viewed, or the state a command left), else folded and held."""
-        held = self._held
-        if held is None or held[0] != event_id:
-            state, depth = self.fold_to(event_id)
-            held = self._held = (event_id, state, depth)
-        return held[1]
-
-    def _fold_to(self, event_id: int) -> tuple[Any, int]:
-        """fold_to's work (held apart so the held state's path is plain to see)."""
         version = self.ruleset.state_version
         snapshot, rows = self._store.path_since_snapshot(event_id, self.row.ruleset, version)
         state: Any = None
@@ -313,6 +295,20 @@ class Encounter:
         if due:
             self._store.save_snapshots(self.row.ruleset, version, due)
         return state, depth
+
+    def _snapshot_decoder(self) -> msgspec.msgpack.Decoder[Any]:
+        if self._state_decoder is None:
+            self._state_decoder = msgspec.msgpack.Decoder(type(self.ruleset.initial(self.started)))
+        return self._state_decoder
+
+    def _held_at(self, event_id: int) -> Any:
+        """The state after ``event_id`` to read, not to change: the one held (the last one
+        viewed), else folded and held."""
+        held = self._held
+        if held is None or held[0] != event_id:
+            state, depth = self.fold_to(event_id)
+            held = self._held = (event_id, state, depth)
+        return held[1]
 
     def check_snapshots(self) -> list[str]:
         """Every cached state of this encounter, checked: its digest, and the state and depth
