@@ -191,15 +191,45 @@ def _save(app: Table, batch: list[Any], snapshots: list[FightSnapshot]) -> None:
     snapshots.clear()
 
 
+PAGE = 2_000  # stored events a select: the recorder's paged read (select_events(gt=, limit=))
+
+
 def replay(app: Table, fight_id: UUID) -> Fight:
-    """Rebuild the aggregate from all its stored events (no snapshot: a full replay)."""
-    events = app.events.get(fight_id)
-    fight = project(None, events)
+    """Rebuild the aggregate from all its stored events (no snapshot: a full replay), read a
+    page at a time through the recorder's ``select_events(gt=, limit=)`` as the library's
+    own notification log does: one unpaged select holds the whole log in memory."""
+    recorder, mapper = app.recorder, app.mapper
+    fight: Fight | None = None
+    last = 0
+    while True:
+        page = recorder.select_events(fight_id, gt=last, limit=PAGE)
+        if not page:
+            break
+        fight = project(fight, map(mapper.to_domain_event, page))
+        last = page[-1].originator_version
     assert fight is not None
     return fight
 
 
-def state_at(app: Table, fight_id: UUID, version: int) -> Fight:
+def decode_event(kind: str, version: int, body: str) -> Event:
+    """An event as skirmish stored it (its tag, version and JSON), for the peer to save."""
+    event: Event = codec_for("ap-countdown").decode(body.encode(), kind, version, 0)
+    return event
+
+
+def decide_and_save(app: Table, fight_id: UUID, command: Any, seed: int, at: int) -> int:
+    """skirmish's work for one command at the table, done the library's way: the aggregate
+    from its latest snapshot and the events since, the ruleset's decision (with the dice
+    skirmish rolled, seeded by the event it decided on), the events saved with the
+    snapshots that fall due; returns how many events."""
+    from skirmish.projections.ruleset import Dice
+
+    fight = state_at(app, fight_id, None)
+    events = RULESET.decide(fight.state, command, Dice(seed, str(at)))
+    return append_commands(app, fight, [events])
+
+
+def state_at(app: Table, fight_id: UUID, version: int | None) -> Fight:
     """The aggregate at a past version, from the latest snapshot at or before it."""
     fight: Fight = app.repository.get(fight_id, version=version, projector_func=project)
     return fight

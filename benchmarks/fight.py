@@ -19,7 +19,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from skirmish.eventlog.commands import (
     AddCombatant,
@@ -29,8 +29,10 @@ from skirmish.eventlog.commands import (
     Damage,
     Declare,
     Heal,
+    Leave,
     Next,
     Resolve,
+    Return,
     StartRound,
     Upkeep,
     command_encoder,
@@ -40,7 +42,7 @@ from skirmish.eventlog.events import Event, tag_of
 from skirmish.eventlog.store import Head, NewEvent, Store
 from skirmish.projections.engine import Encounter, new_encounter
 from skirmish.projections.ruleset import Dice
-from skirmish.projections.rulesets.ap_countdown import ApState, Fighter
+from skirmish.projections.rulesets.ap_countdown import RULESET, ApCountdown, ApState, Fighter
 
 ROSTER = (
     ("Hauser", "players", {"qu": "2", "hits": "60"}),
@@ -66,6 +68,7 @@ CHOICES = (
     ("held", (2,), True, 3),
 )
 WEIGHTS = [c[3] for c in CHOICES]
+RULES = cast(ApCountdown, RULESET)  # who is down: the ruleset's own reading
 BATCH_COMMANDS = 2_000  # commands per transaction while generating
 
 
@@ -85,10 +88,16 @@ def text_of(cmd: Command) -> str:
 
 class Gm:
     """Proposes the next commands at a state, most wanted first; the first one the ruleset
-    accepts is played (a refused one appends nothing, exactly as at the table)."""
+    accepts is played (a refused one appends nothing, exactly as at the table).
 
-    def __init__(self, seed: int) -> None:
+    ``replace_fallen``: a fighter who is down is carried off (its effects ended, it leaves)
+    and comes back fresh (healed, it returns): a new fighter in its place, under the same
+    name, so the fight goes on as a fight (declarations and resolutions) instead of a clock
+    ticking over the fallen (upkeep), and the roster stays the six it started with."""
+
+    def __init__(self, seed: int, replace_fallen: bool = False) -> None:
         self.rng = random.Random(seed)
+        self.replace_fallen = replace_fallen
 
     def proposals(self, state: ApState) -> Iterator[Command]:
         rng = self.rng
@@ -97,6 +106,18 @@ class Gm:
             name, side, stats = ROSTER[len(fighters)]
             yield AddCombatant(name=name, side=side, stats=stats)
             return
+        if self.replace_fallen:
+            for f in fighters:
+                if f.left:
+                    # A fresh fighter in the fallen one's place: healed and back in the fight.
+                    if f.damage > 0:
+                        yield Heal(who=f.name, amount=f.damage)
+                    yield Return(who=f.name)
+                elif RULES.down(state, f):
+                    # Carried off: the GM ends what would tick on without them (bleeding), first.
+                    for effect in f.effects:
+                        yield ApplyEffect(who=f.name, kind=effect.kind, end=True)
+                    yield Leave(who=f.name, reason="carried off")
         names = [f.name for f in fighters]
         roll = rng.random()
         if roll < 0.05:
@@ -104,7 +125,9 @@ class Gm:
         elif roll < 0.07:
             kind = rng.choice(("stunned", "dazed", "blinded", "stunned-unable-to-parry"))
             yield ApplyEffect(who=rng.choice(names), kind=kind, rounds=rng.randint(1, 2), custom=kind == "blinded")
-        elif roll < 0.08:
+        elif roll < 0.08 and (not self.replace_fallen or rng.random() < 0.25):
+            # Bleeding ticks every round until first aid: in a fight that goes on, a quarter
+            # as often, or its ticks would outnumber the blows.
             yield ApplyEffect(who=rng.choice(names), kind="bleeding", per_round=rng.randint(1, 2))
         elif roll < 0.085:
             yield ApplyEffect(who=rng.choice(names), kind="staggered")
@@ -169,9 +192,9 @@ class Generator:
     FORK_EVERY = 3_000
     BRANCH_LENGTH = 400  # commands played on a what-if branch before going back to main
 
-    def __init__(self, store: Store, seed: int = 7) -> None:
+    def __init__(self, store: Store, seed: int = 7, fight: bool = False) -> None:
         self.store = store
-        self.gm = Gm(seed)
+        self.gm = Gm(seed, replace_fallen=fight)
         self.rng = random.Random(seed + 1)
         self.enc = new_encounter(store, f"Benchmark fight {seed}", "ap-countdown", {}, "new", seed=seed)
         root = self.enc.head()
@@ -241,8 +264,10 @@ class Generator:
             except SkirmishError:
                 continue
             break
+        # place.state stays as it was (`recent` may hold it): the generator's copy, not the
+        # append's work, so it is left out of the bulk figure.
+        state = ruleset.copy(place.state)
         stored = time.perf_counter()
-        state = ruleset.copy(place.state)  # place.state stays as it was: `recent` may hold it
         due = self.enc.advance(state, place.depth, events)
         new = [NewEvent(tag_of(type(e)), type(e).version, codec.encode(e)) for e in events]
         ids = self.store.append(self.enc.row.id, place.head, text_of(command), command_encoder.encode(command), new)
@@ -282,7 +307,7 @@ class Generator:
         self.on_branch = self.BRANCH_LENGTH
 
 
-def generate(path: str, events: int, seed: int = 7) -> tuple[Store, Encounter]:
+def generate(path: str, events: int, seed: int = 7, fight: bool = False) -> tuple[Store, Encounter]:
     store = Store(path)
-    enc = Generator(store, seed).run(events)
+    enc = Generator(store, seed, fight).run(events)
     return store, enc

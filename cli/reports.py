@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 from collections.abc import Iterable
 from contextlib import suppress
@@ -36,6 +35,8 @@ def _write(chunks: Iterable[bytes | Patch], out: Path | None) -> None:
             assert not isinstance(chunk, Patch), "standard output cannot be written over"
             typer.echo(chunk, nl=False)  # bytes as they are: a page is not decoded and encoded again
         return
+    import tempfile  # here: only a file written needs it, and every command imports this module
+
     folder = out.parent if str(out.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{out.name}.", suffix=".part")

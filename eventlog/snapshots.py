@@ -18,7 +18,6 @@ one falls due. The digest is not keyed: whoever edits the file can recompute it,
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
@@ -35,12 +34,19 @@ class Snapshot(NamedTuple):
     state: bytes
 
 
+try:
+    # BLAKE2 is CPython's own module: hashlib would load OpenSSL (2 ms) for every read that
+    # opens a snapshot, which never needs it.
+    from _blake2 import blake2b
+except ImportError:  # another interpreter: hashlib's, as ever
+    from hashlib import blake2b
+
 DIGEST_SIZE = 32
 
 
 def digest(event_hash: str, projection: str, version: int, depth: int, state: bytes) -> bytes:
     """What binds a snapshot to its event, its projection and its own state."""
-    h = hashlib.blake2b(digest_size=DIGEST_SIZE)
+    h = blake2b(digest_size=DIGEST_SIZE)
     h.update(f"{event_hash}\x00{projection}\x00{version}\x00{depth}\x00".encode())
     h.update(state)
     return h.digest()

@@ -96,6 +96,18 @@ def _insert(table: str, columns: str) -> str:
 _INSERT_COMMAND = _insert("commands", COMMAND_COLUMNS)
 _INSERT_EVENT = _insert("events", EVENT_COLUMNS)
 _INSERT_MOVE = _insert("head_moves", MOVE_COLUMNS)
+# An append's one read in its transaction (?1 the encounter, ?2 the branch): the branch's head
+# and seq (the expected-head check), the head event's hash (the new events chain to it),
+# the next ids of commands, events and head moves, and the encounter's last move's hash.
+_APPEND_PLACE = (
+    "SELECT m.to_event, m.seq, e.hash, "
+    "(SELECT coalesce(max(id), 0) + 1 FROM commands), "
+    "(SELECT coalesce(max(id), 0) + 1 FROM events), "
+    "(SELECT coalesce(max(id), 0) + 1 FROM head_moves), "
+    "(SELECT hash FROM head_moves WHERE encounter_id = ?1 ORDER BY id DESC LIMIT 1) "
+    "FROM head_moves m JOIN events e ON e.id = m.to_event "
+    "WHERE m.encounter_id = ?1 AND m.branch = ?2 ORDER BY m.seq DESC LIMIT 1"
+)
 
 
 def _as_typed(name: str) -> tuple[str, ...]:
@@ -351,7 +363,7 @@ class Store:
             enc_id = cur.lastrowid
             assert enc_id is not None
             cmd = self._insert_command(enc_id, "main", command_text, command_body, now)
-            (event_id,) = self._insert_events(enc_id, None, None, cmd, [first], now)
+            (event_id,), _ = self._insert_events(enc_id, None, None, cmd, [first], now)
             self._insert_move(enc_id, "main", 1, None, event_id, "start", cmd, now)
             self._make_current(name)
         return EncounterRow(enc_id, name, ruleset, now), event_id
@@ -401,6 +413,18 @@ class Store:
         ).fetchone()
         assert row is not None, "every encounter starts with a 'start' head move"
         return str(row[0])
+
+    def current_head(self, encounter_id: int) -> Head:
+        """The current branch's head: ``head(current_branch())`` in one read."""
+        row = self.conn.execute(
+            "SELECT m.branch, m.to_event, m.seq FROM head_moves m WHERE m.encounter_id = ?1 AND m.branch = "
+            "  (SELECT branch FROM head_moves WHERE encounter_id = ?1 AND reason IN ('start', 'switch') "
+            "   ORDER BY id DESC LIMIT 1) "
+            "ORDER BY m.seq DESC LIMIT 1",
+            (encounter_id,),
+        ).fetchone()
+        assert row is not None, "every encounter starts with a 'start' head move"
+        return Head(row[0], row[1], row[2])
 
     def head_moves(self, encounter_id: int, branch: str | None = None) -> list[HeadMove]:
         return list(self.each_head_move(encounter_id, branch))
@@ -657,20 +681,32 @@ class Store:
         command_text: str,
         command_body: bytes,
         events: Sequence[NewEvent],
+        then: Callable[[list[int]], object] | None = None,
     ) -> list[int]:
-        """Append one command's events on ``expected.branch``, if its head is still ``expected``."""
+        """Append one command's events on ``expected.branch``, if its head is still ``expected``;
+        ``then``, given the new ids, runs in the same transaction (the snapshots that fell due)."""
         now = _now()
         with self.conn.transaction():
-            self._check_head(encounter_id, expected)
-            parent = self.conn.execute(
-                "SELECT hash FROM events WHERE id = ?", (expected.event_id,)
-            ).fetchone()[0]
-            cmd = self._insert_command(encounter_id, expected.branch, command_text, command_body, now)
-            ids = self._insert_events(encounter_id, expected.event_id, parent, cmd, events, now)
+            # The head's check, the hashes the new rows chain to and the next ids, in one read.
+            place = self.conn.execute(_APPEND_PLACE, (encounter_id, expected.branch)).fetchone()
+            if place is None or (place[0], place[1]) != (expected.event_id, expected.seq):
+                self._check_head(encounter_id, expected)  # names the branch or where it moved
+                if place is None:
+                    raise HeadMoved(f"branch {expected.branch!r} moved while this command was decided (another "
+                                    "writer): nothing was recorded, run the command again")
+                # Past the check only if it were skipped: the rows chain to the head expected,
+                # and the unique move index refuses them (tests/log/test_store.py).
+                parent = self.conn.execute("SELECT hash FROM events WHERE id = ?", (expected.event_id,)).fetchone()[0]
+                place = (*place[:2], parent, *place[3:])
+            _, _, parent, next_command, next_event, next_move, last_move = place
+            cmd = self._insert_command(encounter_id, expected.branch, command_text, command_body, now, next_command)
+            ids, last_hash = self._insert_events(encounter_id, expected.event_id, parent, cmd, events, now, next_event)
             self._insert_move(
                 encounter_id, expected.branch, expected.seq + 1, expected.event_id, ids[-1],
-                "append", cmd, now,
+                "append", cmd, now, known=(next_move, last_move, last_hash),
             )
+            if then is not None:
+                then(ids)
         return ids
 
     def move(
@@ -714,9 +750,10 @@ class Store:
             )
 
     def _insert_command(
-        self, encounter_id: int, branch: str, text: str, body: bytes, now: str
+        self, encounter_id: int, branch: str, text: str, body: bytes, now: str, next_id: int | None = None
     ) -> CommandRow:
-        next_id = self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM commands").fetchone()[0]
+        if next_id is None:
+            next_id = self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM commands").fetchone()[0]
         row = CommandRow(next_id, branch, text, body.decode(), now, "")
         row = row._replace(hash=chain.command_hash(encounter_id, row))
         self.conn.execute(_INSERT_COMMAND, (encounter_id, *row))
@@ -730,8 +767,11 @@ class Store:
         cmd: CommandRow,
         events: Sequence[NewEvent],
         now: str,
-    ) -> list[int]:
-        next_id = self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM events").fetchone()[0]
+        next_id: int | None = None,
+    ) -> tuple[list[int], str]:
+        """The new events' ids and the last one's hash."""
+        if next_id is None:
+            next_id = self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM events").fetchone()[0]
         rows = []
         for offset, ev in enumerate(events):
             row = EventRow(next_id + offset, parent_id, cmd.id, ev.kind, ev.version, ev.body.decode(), now, "")
@@ -739,7 +779,7 @@ class Store:
             rows.append((encounter_id, *row))
             parent_id, parent_hash = row.id, row.hash
         self.conn.executemany(_INSERT_EVENT, rows)
-        return [r[1] for r in rows]
+        return [r[1] for r in rows], str(parent_hash)
 
     def _insert_move(
         self,
@@ -751,15 +791,21 @@ class Store:
         reason: str,
         cmd: CommandRow,
         now: str,
+        known: tuple[int, str | None, str] | None = None,
     ) -> None:
-        prev = self.conn.execute(
-            "SELECT hash FROM head_moves WHERE encounter_id = ? ORDER BY id DESC LIMIT 1",
-            (encounter_id,),
-        ).fetchone()
-        to_hash = self.conn.execute("SELECT hash FROM events WHERE id = ?", (to_event,)).fetchone()[0]
-        next_id = self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM head_moves").fetchone()[0]
+        """``known``: the next id, the encounter's last move's hash and ``to_event``'s hash,
+        when the caller has read them already."""
+        if known is None:
+            prev = self.conn.execute(
+                "SELECT hash FROM head_moves WHERE encounter_id = ? ORDER BY id DESC LIMIT 1",
+                (encounter_id,),
+            ).fetchone()
+            to_hash = self.conn.execute("SELECT hash FROM events WHERE id = ?", (to_event,)).fetchone()[0]
+            next_id = self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM head_moves").fetchone()[0]
+            known = (next_id, prev[0] if prev else None, to_hash)
+        next_id, prev_hash, to_hash = known
         move = HeadMove(next_id, branch, seq, from_event, to_event, reason, cmd.id, now, "")
-        move = move._replace(hash=chain.move_hash(encounter_id, move, prev[0] if prev else None, cmd.hash, to_hash))
+        move = move._replace(hash=chain.move_hash(encounter_id, move, prev_hash, cmd.hash, to_hash))
         try:
             self.conn.execute(_INSERT_MOVE, (encounter_id, *move))
         except sqlite3.IntegrityError as exc:
