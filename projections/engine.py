@@ -246,6 +246,7 @@ class Encounter:
         # keeps it between reads). Read, never handed out to be changed: a decision takes it
         # over (and a refused one leaves it held).
         self._held: tuple[int, Any, int] | None = None
+        self._of_kind: dict[tuple[str, int, str | None], list[Recorded]] = {}  # _held_of_kind's, by path end
         self.pinned: str | None = None  # the branch this reader is held on (`--on`), else None
 
     @classmethod
@@ -423,7 +424,18 @@ class Encounter:
 
     def _held_of_kind(self, kind: type[Event], at: int, having: str | None = None) -> list[Recorded]:
         """The events of one kind on the path to ``at``, in order (read by kind: a log
-        without any costs one indexed look-up; ``having``: only those with that field)."""
+        without any costs one indexed look-up; ``having``: only those with that field).
+        The path to an event never changes (the log is append-only), so what it holds is
+        remembered: the view before a command and its decision read it once."""
+        key = (tag_of(kind), at, having)
+        found = self._of_kind.get(key)
+        if found is None:
+            if len(self._of_kind) > 64:
+                self._of_kind.clear()
+            found = self._of_kind[key] = self._path_of_kind(kind, at, having)
+        return found
+
+    def _path_of_kind(self, kind: type[Event], at: int, having: str | None) -> list[Recorded]:
         rows = [r for r in self._store.events_of_kind(self.row.id, tag_of(kind), having) if r.id <= at]
         if not rows:
             return []

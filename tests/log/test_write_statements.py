@@ -12,8 +12,12 @@ import pytest
 from skirmish.eventlog import connection
 from support.cli import Cli
 
-# The target is 15; 26 is where this stands (README, Speed: what the rest are).
-STATEMENTS_AT_MOST = 26
+# The target is 15; 26 is where the write path stood alone (README, Speed: what the
+# rest are). Merged beside it, 30: the busy timeout set on opening (a bounded wait, never a
+# hang), the head read again by execute_from (amend's state carried command to command),
+# and the view after the write asking whether the encounter ended and for its notes on
+# combatants (each asked once a path end: Encounter._held_of_kind remembers them).
+STATEMENTS_AT_MOST = 30
 IN_TRANSACTION_AT_MOST = 6  # BEGIN, one read, the command, its event, the head move, COMMIT
 
 
