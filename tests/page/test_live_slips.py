@@ -114,11 +114,13 @@ class Stream:
 
     port: int
     base: dict[str, Any] | None = None  # the page's data the stream goes on from (its ``live`` link)
+    last_event_id: int | None = None  # a reconnection: the last frame the page had
     frames: list[list[str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        self.conn.request("GET", self.base["live"] if self.base is not None else "/events")
+        headers = {"Last-Event-ID": str(self.last_event_id)} if self.last_event_id is not None else {}
+        self.conn.request("GET", self.base["live"] if self.base is not None else "/events", headers=headers)
         response = self.conn.getresponse()
         assert response.status == 200 and response.headers["content-type"].startswith("text/event-stream")
         self.thread = threading.Thread(target=self._read, args=(response,), daemon=True)
