@@ -30,6 +30,7 @@ import asyncio
 import contextlib
 import ipaddress
 import os
+import secrets
 import sys
 import threading
 from collections import deque
@@ -62,7 +63,10 @@ class Follower:
         self.db, self.audience, self.bands = db, audience, bands
         self.say = say or _to_stderr  # one line to the GM's terminal
         self.pins = encounter, branch  # None: the file's current one, read again at each change
-        self.version = 0  # the id of the last frame
+        self.version = 0  # the number of the last frame
+        # A frame's id is "RUN.NUMBER": a page that reconnects to a server started again (its
+        # numbers from 1 again) is sent the whole page, not the frames of another run.
+        self.run = secrets.token_hex(4)
         # The last frames: (id, a change's JSON, or None for the whole data again).
         self.frames: deque[tuple[int, bytes | None]] = deque(maxlen=KEPT)
         self.encounter = ""
@@ -95,7 +99,7 @@ class Follower:
             if self._data is None:
                 return 0, b""
             if self._whole[0] != self.version or not self._whole[1]:
-                data = {**self._data, "live": f"{EVENTS}?since={self.version}"}
+                data = {**self._data, "live": f"{EVENTS}?since={self.run}.{self.version}"}
                 self._whole = (self.version, page_shell.json_for_script(data))
             return self._whole
 
@@ -257,10 +261,14 @@ def app(follower: Follower, closing: threading.Event | None = None, more: Sequen
         return Response(rendered[0][1], media_type="text/html; charset=utf-8")
 
     async def stream(request: Request) -> StreamingResponse:
-        last = request.headers.get("last-event-id") or request.query_params.get("since") or ""
-        # A page says the frame its data stands at; a client that says nothing is sent the
+        last = request.headers.get("last-event-id") or request.query_params.get("since")
+        # A page says the frame its data stands at; one of another run, or to come, is sent
+        # the whole page (0: it missed every frame); a client that says nothing is sent the
         # changes from now on.
-        start = int(last) if last.isdigit() and int(last) <= follower.version else follower.version
+        start = follower.version
+        if last is not None:
+            run, _, number = last.partition(".")
+            start = int(number) if run == follower.run and number.isdigit() and int(number) <= start else 0
 
         async def changes() -> AsyncIterator[bytes]:
             seen, idle = start, 0.0
@@ -274,13 +282,13 @@ def app(follower: Follower, closing: threading.Event | None = None, more: Sequen
                         # Whole again: the path changed under the page, or it missed frames no
                         # longer kept. Three writes, not one joined copy per open stream.
                         seen, payload = await asyncio.to_thread(follower.whole)
-                        yield b"event: state\nid: %d\ndata: " % seen
+                        yield b"event: state\nid: %s.%d\ndata: " % (follower.run.encode(), seen)
                         yield payload
                         yield b"\n\n"
                     else:
                         for number, change in missed:
                             assert change is not None
-                            yield b"event: more\nid: %d\ndata: " % number
+                            yield b"event: more\nid: %s.%d\ndata: " % (follower.run.encode(), number)
                             yield change
                             yield b"\n\n"
                         seen = missed[-1][0]

@@ -114,12 +114,12 @@ class Stream:
 
     port: int
     base: dict[str, Any] | None = None  # the page's data the stream goes on from (its ``live`` link)
-    last_event_id: int | None = None  # a reconnection: the last frame the page had
+    last_event_id: str | None = None  # a reconnection: the id of the last frame the page had
     frames: list[list[str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        headers = {"Last-Event-ID": str(self.last_event_id)} if self.last_event_id is not None else {}
+        headers = {"Last-Event-ID": self.last_event_id} if self.last_event_id is not None else {}
         self.conn.request("GET", self.base["live"] if self.base is not None else "/events", headers=headers)
         response = self.conn.getresponse()
         assert response.status == 200 and response.headers["content-type"].startswith("text/event-stream")

@@ -151,7 +151,7 @@ def test_a_page_that_reconnects_is_sent_what_it_missed(bridge: Path) -> None:
         first = served.stream()
         assert run_cli(["--db", db, "damage", "Hauser", "5"]) == 0  # 40 - 5 = 35
         first.next_page(0)
-        last_id = int(next(line for line in first.frames[-1] if line.startswith("id: "))[4:])
+        last_id = next(line for line in first.frames[-1] if line.startswith("id: "))[4:]
         page = first.pages()[-1]
         first.close()
         # The phone sleeps; two commands at the table: 35 - 2 - 3 = 30.
@@ -166,7 +166,7 @@ def test_a_page_that_reconnects_is_sent_what_it_missed(bridge: Path) -> None:
         assert hauser(woke.pages()[-1]) == 30
         assert without_link(woke.pages()[-1]) == without_link(served.page()[1])
         # It sleeps again; an undo moves the branch back off what it holds: the whole page.
-        last_id = int(next(line for line in woke.frames[-1] if line.startswith("id: "))[4:])
+        last_id = next(line for line in woke.frames[-1] if line.startswith("id: "))[4:]
         held = woke.pages()[-1]
         woke.close()
         assert run_cli(["--db", db, "undo"]) == 0  # the 3 taken back: 33
@@ -177,6 +177,11 @@ def test_a_page_that_reconnects_is_sent_what_it_missed(bridge: Path) -> None:
         time.sleep(QUIET)
         assert again.kinds() == ["state"]
         assert hauser(again.pages()[-1]) == 33
+        # A page that had frames of another run of the server (started again since): the whole page.
+        stranger = Stream(served.port, held, "0badc0de." + last_id.partition(".")[2])
+        served.streams.append(stranger)
+        stranger.wait_for(lambda: len(stranger.pages()) >= 1)
+        assert stranger.kinds() == ["state"] and hauser(stranger.pages()[-1]) == 33
 
 
 def test_a_command_sends_a_change_and_an_undo_the_whole_page(bridge: Path) -> None:
