@@ -496,11 +496,16 @@ class PlayersLive:
     """The players' page data kept between changes, for `serve`: when the branch's head
     moved on down the path the data holds (a command recorded, a redo), only the events
     after it are folded, on the fold kept from the last time, and :meth:`extend` gives
-    what a page adds to its data; anything else (another encounter or branch, an undo, an
-    amend: the path changed under the page) is built whole again. The policy is the one
-    :func:`build` applies: the increment is made by the same step, from the same fold."""
+    what a page adds to its data; when it moved back to a head the data held before (an
+    undo), the fold kept at that head is taken up again and the page drops the events
+    after it (``back``: how many it keeps); anything else (another encounter or branch, an
+    amend, an undo past what is kept: the path changed under the page) is built whole
+    again. The policy is the one :func:`build` applies: the increment is made by the same
+    step, from the same fold. After an undo the data may hold strings and keys no event
+    uses any more (a page ignores them); a page built whole again holds none."""
 
     WALK = 2_000  # events walked back from the new head looking for the old one; past it, whole again
+    MARKS = 256  # heads kept to step back to
 
     def __init__(self, enc: Encounter, bands: Bands) -> None:
         self.bands = bands
@@ -515,6 +520,14 @@ class PlayersLive:
         self.encounter, self.branch = enc.row.name, branch.name
         self.head = branch.head  # the last event folded, told to the players or not
         self.last_id = max(self.told, default=0)  # the last entry the page holds (its steps go on from it)
+        # Each head the data stood at: the fold then, how many entries the page held, its last.
+        self._marks: dict[int, tuple[_PageFold, int, int]] = {}
+        self._mark()
+
+    def _mark(self) -> None:
+        self._marks[self.head] = (_copy(self.fold), len(self.data["events"]), self.last_id)
+        while len(self._marks) > self.MARKS:
+            del self._marks[next(iter(self._marks))]
 
     def extend(self, enc: Encounter) -> dict[str, Any] | None:
         """What a page adds to its data for the events recorded since (empty: nothing
@@ -522,6 +535,9 @@ class PlayersLive:
         again (:attr:`data`) and the page is sent that."""
         first = self._after(enc)
         if first is None:
+            head = enc.head().event_id
+            if self._same_table(enc) and head < self.head and head in self._marks:
+                return self._back(enc, head)
             self._whole(enc)
             return None
         if first == 0:
@@ -547,7 +563,12 @@ class PlayersLive:
             data["unit"] = data["unit"] or run.unit
             change.update(events=new, strings=run.strings.table[strings_before:], branches=data["branches"],
                           figures=data["figures"], unit=data["unit"])
-        told = self.told
+        self._mark()
+        return self._moved(enc, change)
+
+    def _moved(self, enc: Encounter, change: dict[str, Any]) -> dict[str, Any]:
+        """The change with what else moved: the notes, the end, the bands."""
+        data, told = self.data, self.told
         notes = {about: heard for about, listed in _notes(notes_shown(enc), "players").items() if int(about) in told
                  if (heard := [n for n in listed if n.id in told])}
         if notes != data["notes"]:
@@ -555,15 +576,29 @@ class PlayersLive:
         ended = _ended(enc)
         if ended != data.get("ended", {}):
             change["ended"] = data["ended"] = ended
-        bands = fold.sight.bands.data()
+        bands = self.fold.sight.bands.data()
         if bands != data["bands"]:
             change["bands"] = data["bands"] = bands
         return change
 
+    def _back(self, enc: Encounter, head: int) -> dict[str, Any]:
+        """Back to a head the data stood at (an undo): its fold again, the entries after it dropped."""
+        fold, count, self.last_id = self._marks[head]
+        self.fold, self.head = _copy(fold), head
+        for later in [h for h in self._marks if h > head]:  # no longer on the path
+            del self._marks[later]
+        del self.data["events"][count:]
+        self.told = {i for i in self.told if i <= head}  # ids grow down a path
+        self.data["branches"][0]["head"] = self.fold.last if self.fold.last is not None else head
+        return self._moved(enc, {"back": count, "branches": self.data["branches"]})
+
+    def _same_table(self, enc: Encounter) -> bool:
+        return enc.row.name == self.encounter and enc.branch == self.branch
+
     def _after(self, enc: Encounter) -> int | None:
         """The first event after the one held, on the path to the head now; 0: the head is
         where it was; None: another table, or a path that does not go through it."""
-        if enc.row.name != self.encounter or enc.branch != self.branch:
+        if not self._same_table(enc):
             return None
         head = enc.head().event_id
         if head == self.head:

@@ -84,9 +84,13 @@ def board(data: dict[str, Any]) -> tuple[int, dict[str, dict[str, Any]]]:
 
 
 def fold_change(data: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
-    """The data after a ``more`` frame, folded in as page.js folds it: the new events (steps
-    from the last one held) and strings appended, the rest replaced."""
+    """The data after a ``more`` frame, folded in as page.js folds it: the events after an
+    undo's head dropped, the new events (steps from the last one held) and strings
+    appended, the rest replaced."""
     out = dict(data)
+    if "back" in change:  # an undo: the page keeps its first ``back`` events
+        out["events"] = data["events"][:change["back"]]
+        data = out
     for key in ("events", "strings"):
         if key in change:
             out[key] = [*data[key], *change[key]]

@@ -38,20 +38,39 @@ def whole(db: Path) -> Any:
         return as_sent(page_data.build(log_file.open(), "players", page_data.Bands()))
 
 
-# After each command: whether the players' data goes on down the path (True) or is built
-# whole again (False: the undo moved the head back off the path the page holds).
+# Commands after which the players' data goes on from what it holds: down the path, or back
+# to a head it held (the undos); none of them builds it whole.
 COMMANDS = [
-    (["{hurt}", "{party}", "{harm}"], True),  # told: a new step
-    (["note", "2", "the ambush is at dusk", "--private"], True),  # not told: nothing new
-    (["{hurt}", "Lurker", "{harm}"], True),  # the hidden foe: not told
-    (["note", "2", "a public word"], True),  # told, and the notes change
-    (["reveal", "Lurker"], True),  # Lurker appears from here on
-    (["{hurt}", "Lurker", "{harm}"], True),
-    (["undo"], False),
-    (["redo"], True),
+    ["{hurt}", "{party}", "{harm}"],  # told: a new step
+    ["note", "2", "the ambush is at dusk", "--private"],  # not told: nothing new
+    ["{hurt}", "Lurker", "{harm}"],  # the hidden foe: not told
+    ["note", "2", "a public word"],  # told, and the notes change
+    ["reveal", "Lurker"],  # Lurker appears from here on
+    ["{hurt}", "Lurker", "{harm}"],
+    ["undo"],  # back one head: the page drops the last step
+    ["redo"],  # down the path again
+    ["undo"],
+    ["undo"],  # back before the reveal: Lurker hidden again
+    ["{hurt}", "{party}", "{harm}"],  # a new event off the head undone to
 ]
 # phases.md counts wounds, not hits (Initiative): a slight wound is its harm.
 HURT = {"phases": ("effect", "slight-wound")}
+
+
+def read(data: dict[str, Any]) -> dict[str, Any]:
+    """What a page shows of the data: each entry with its texts read from the strings (after
+    an undo the data may hold strings and figures no entry uses any more), the rest as is."""
+    table = data["strings"]
+
+    def text(part: Any) -> Any:
+        return table[part] if isinstance(part, int) else [table[i] for i in part]
+
+    entries = [[e[0], e[1], e[2], table[e[3]], e[4], [text(p) for p in e[5]] if e[5] else e[5], *e[6:]]
+               for e in data["events"]]
+    used = {key for e in data["events"] for key in e[4].get("w", {})}
+    rest = {k: v for k, v in data.items() if k not in ("strings", "events", "figures", "ended")}
+    return {**rest, "events": entries, "ended": data.get("ended", {}),
+            "figures": [name for i, name in enumerate(data["figures"]) if f"o{i}" in used]}
 
 
 @pytest.mark.parametrize("fight", FIGHTS, ids=IDS)
@@ -63,20 +82,23 @@ def test_each_change_folded_into_the_page_is_the_whole_page_built_again(
         live = page_data.PlayersLive(log_file.open(), page_data.Bands())
     page = as_sent(live.data)
     assert page == whole(db)
-    for words, goes_on in COMMANDS:
+    undone = False
+    for words in COMMANDS:
         hurt, harm = HURT.get(fight.ruleset, ("damage", "1"))
         words = [w.format(party=fight.party, hurt=hurt, harm=harm) for w in words]
         assert run_cli(["--db", str(db), *words]) == 0, words
         with LogFile(str(db)) as log_file:
             change = live.extend(log_file.open())
-        if goes_on:
-            assert change is not None, words
-            page = fold_change(page, as_sent(change))
-        else:
-            assert change is None, words
-            page = as_sent(live.data)
-        # The page holds what a page opened now would: every event, string, note and band.
-        assert page == whole(db), words
+        assert change is not None, words  # never the whole page again
+        assert ("back" in change) == (words == ["undo"]), (words, sorted(change))
+        page = fold_change(page, as_sent(change))
+        undone = undone or words == ["undo"]
+        now = whole(db)
+        # The page shows what a page opened now would: every event, text, note and band;
+        # until an undo, to the byte.
+        assert read(page) == read(now), words
+        if not undone:
+            assert page == now, words
 
 
 def without_link(data: dict[str, Any]) -> dict[str, Any]:
@@ -154,9 +176,12 @@ def test_a_page_that_reconnects_is_sent_what_it_missed(bridge: Path) -> None:
         last_id = next(line for line in first.frames[-1] if line.startswith("id: "))[4:]
         page = first.pages()[-1]
         first.close()
-        # The phone sleeps; two commands at the table: 35 - 2 - 3 = 30.
-        assert run_cli(["--db", db, "damage", "Hauser", "2"]) == 0
-        assert run_cli(["--db", db, "damage", "Hauser", "3"]) == 0
+        # The phone sleeps; two commands at the table: 35 - 2 - 3 = 30 (another phone, awake,
+        # sees a frame for each: the server stood at each head).
+        awake = served.stream()
+        for n, words in enumerate((["damage", "Hauser", "2"], ["damage", "Hauser", "3"])):
+            assert run_cli(["--db", db, *words]) == 0
+            awake.next_page(n, quiet=False)
         time.sleep(QUIET)
         woke = Stream(served.port, page, last_id)
         served.streams.append(woke)
@@ -165,7 +190,8 @@ def test_a_page_that_reconnects_is_sent_what_it_missed(bridge: Path) -> None:
         assert set(woke.kinds()) == {"more"}, woke.kinds()  # what it missed, not the whole page
         assert hauser(woke.pages()[-1]) == 30
         assert without_link(woke.pages()[-1]) == without_link(served.page()[1])
-        # It sleeps again; an undo moves the branch back off what it holds: the whole page.
+        # It sleeps again; an undo moves the branch back to a head the server held: the
+        # page is told how many events it keeps.
         last_id = next(line for line in woke.frames[-1] if line.startswith("id: "))[4:]
         held = woke.pages()[-1]
         woke.close()
@@ -175,7 +201,7 @@ def test_a_page_that_reconnects_is_sent_what_it_missed(bridge: Path) -> None:
         served.streams.append(again)
         again.wait_for(lambda: len(again.pages()) >= 1)
         time.sleep(QUIET)
-        assert again.kinds() == ["state"]
+        assert again.kinds() == ["more"] and '"back"' in again.frames[-1][2]
         assert hauser(again.pages()[-1]) == 33
         # A page that had frames of another run of the server (started again since): the whole page.
         stranger = Stream(served.port, held, "0badc0de." + last_id.partition(".")[2])
@@ -184,20 +210,32 @@ def test_a_page_that_reconnects_is_sent_what_it_missed(bridge: Path) -> None:
         assert stranger.kinds() == ["state"] and hauser(stranger.pages()[-1]) == 33
 
 
-def test_a_command_sends_a_change_and_an_undo_the_whole_page(bridge: Path) -> None:
+def names(data: dict[str, Any]) -> set[str]:
+    board: dict[str, dict[str, Any]] = {}
+    for step in steps(data):
+        for key, row in step.delta.get("c", {}).items():
+            board[key] = {**board.get(key, {}), **row}
+    return {row["n"] for row in board.values()}
+
+
+def test_commands_and_undos_send_changes_and_an_undo_past_them_the_whole_page(bridge: Path) -> None:
     db = str(bridge)
-    with serving(db) as served:
+    with serving(db) as served:  # at #3, the Orc's add
         stream = served.stream()
         size = len(json.dumps(served.page()[1]))
-        assert run_cli(["--db", db, "damage", "Hauser", "5"]) == 0  # 35
-        stream.next_page(0)
-        assert stream.kinds() == ["more"]
-        assert len(frames_data(stream)[0][1]) < size  # a change, not the page
-        assert run_cli(["--db", db, "undo"]) == 0  # 40 again
-        stream.next_page(1)
-        assert stream.kinds() == ["more", "state"]
-        assert hauser(stream.pages()[0]) == 35 and hauser(stream.pages()[1]) == 40
-        assert run_cli(["--db", db, "redo"]) == 0  # down the path again: a change, 35
-        stream.next_page(2)
-        assert stream.kinds() == ["more", "state", "more"]
-        assert hauser(stream.pages()[2]) == 35
+        expected = [  # the command, the frame's kind, Hauser's hits after it
+            (["damage", "Hauser", "5"], "more", 35),  # #4
+            (["undo"], "more", 40),  # back to #3, a head the server held
+            (["redo"], "more", 35),
+            (["undo"], "more", 40),
+            (["undo"], "state", 40),  # back to #2, before any head it held: the whole page
+        ]
+        for n, (words, kind, hits) in enumerate(expected):
+            assert run_cli(["--db", db, *words]) == 0
+            stream.next_page(n, quiet=False)
+            time.sleep(0.5)
+            assert stream.kinds() == [k for _, k, _ in expected[:n + 1]], (words, stream.kinds())
+            assert hauser(stream.pages()[n]) == hits, words
+        assert all(len(raw) < size / 2 for kind, raw in frames_data(stream) if kind == "more")  # changes, not the page
+        assert names(stream.pages()[-1]) == {"Hauser"}  # the Orc's add undone
+        assert without_link(stream.pages()[-1]) == without_link(served.page()[1])
