@@ -129,7 +129,7 @@ def measure(db: str, changes: int) -> dict[str, list[float]]:
 
 def taps(port: int, token: str, count: int) -> list[float]:
     """A tap's round trip: `damage NAME 1` posted by the GM's page to its answer with the
-    new board, while the players' page is built again in the same server."""
+    new board, while the players' stream is sent its change by the same server."""
     import json
 
     def call(method: str, path: str, body: object = None) -> dict[str, Any]:
