@@ -7,8 +7,9 @@ For each size it runs `skirmish serve` (the installed script, its own process) o
 generated fight (benchmarks/fight.py), opens the GM's stream and the players' stream, and
 records ``--changes`` commands (`damage NAME 1`) from another connection. For each change:
 the time from the command's commit to the frame read off each stream, and the frame's
-bytes. Then as many taps: the same command posted by the GM's page, to its answer. The GM's frame carries the board and the new events; the players' carries the
-whole replay page's data (its policy is another module's).
+bytes. Then as many taps: the same command posted by the GM's page, to its answer. The
+GM's frame carries the board and the new events; the players' carries the new events the
+players are told of and what else moved (a ``more`` frame; cli/live.py).
 
 Then, for the first round of each sample (samples/*.skirmish, the same lines the page
 tests play by taps), the presses on the GM's page against the CLI's keystrokes: a button
@@ -44,12 +45,12 @@ ARITY = {"declare": ("who", "action"), "resolve": ("who",), "cancel": ("who",), 
 class Reader:
     """One stream, read by a thread: the time each frame of ``event`` arrived, and its bytes."""
 
-    def __init__(self, port: int, path: str, event: str) -> None:
+    def __init__(self, port: int, path: str, *events: str) -> None:
         self.frames: list[tuple[float, int]] = []
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
         self.conn.request("GET", path)
         self.answer = self.conn.getresponse()
-        self.event = event
+        self.events = events
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -57,7 +58,7 @@ class Reader:
         try:
             while line := self.answer.readline():
                 if line == b"\n":
-                    if kind == self.event:
+                    if kind in self.events:
                         self.frames.append((time.perf_counter(), size))
                     size, kind = 0, ""
                     continue
@@ -99,7 +100,7 @@ def measure(db: str, changes: int) -> dict[str, list[float]]:
             time.sleep(0.05)
         token = re.search(r"GM's page: \S+#(\S+)", said.read_text()).group(1)  # type: ignore[union-attr]
         gm = Reader(port, f"/gm/events?token={token}", "change")
-        players = Reader(port, "/events", "state")
+        players = Reader(port, "/events", "state", "more")
         time.sleep(1.0)
         base_gm, base_players = len(gm.frames), len(players.frames)
         with open(os.devnull, "w") as quiet:
@@ -128,7 +129,7 @@ def measure(db: str, changes: int) -> dict[str, list[float]]:
 
 def taps(port: int, token: str, count: int) -> list[float]:
     """A tap's round trip: `damage NAME 1` posted by the GM's page to its answer with the
-    new board, while the players' page is built again in the same server."""
+    new board, while the players' stream is sent its change by the same server."""
     import json
 
     def call(method: str, path: str, body: object = None) -> dict[str, Any]:

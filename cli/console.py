@@ -33,6 +33,7 @@ from textual.widgets import Footer, Input, RichLog, Static
 from skirmish.cli.session import REFUSED, Completer, Outcome, Session
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.eventlog.text import escape_controls
+from skirmish.projections.policy import hidden_at
 from skirmish.projections.text.board import cell, clock_label, effect_text, who_acts, wrap_list
 from skirmish.projections.view import Combatant, Gauge, Shown, second_gauge
 
@@ -69,13 +70,17 @@ def bar(c: Combatant, gauge: Gauge | None = None) -> str:
     return "#" * filled + "." * (BAR - filled) + f" {value}/{most}"
 
 
-def _row(c: Combatant, second: bool = False, noted: bool = False) -> list[str]:
+HIDDEN = " (hidden)"  # after the name of a combatant hidden from the players (`hide`, `add --hidden`)
+
+
+def _row(c: Combatant, second: bool = False, noted: bool = False, hidden: bool = False) -> list[str]:
     """The board's cells of a combatant; ``second``: the board has a second gauge's column
-    (crisis's Endurance, Combatant.vital2); ``noted``: the GM has notes on it (marked *)."""
+    (crisis's Endurance, Combatant.vital2); ``noted``: the GM has notes on it (marked *);
+    ``hidden``: the players' screens do not show it (marked HIDDEN, as `state` lists it)."""
     extra = [bar(c, c.vital2) if isinstance(c.vital2, Gauge) else "-"] if second else []
     return [
         ">" if c.acting else "",
-        safe(c.name + (" *" if noted else "")),
+        safe(c.name + (" *" if noted else "")) + (HIDDEN if hidden else ""),
         safe(c.side),
         c.status,
         bar(c),
@@ -109,18 +114,20 @@ def effect_lines(effects: str, width: int) -> list[str]:
     return [*lines[:EFFECTS_LINES - 1], (last if len(last) < width else last[:width - 1]) + "…"]
 
 
-def board(shown: Shown, before: Shown | None, width: int = 80) -> Table:
+def board(shown: Shown, before: Shown | None, width: int = 80, hidden: frozenset[str] = frozenset(),
+          hidden_before: frozenset[str] = frozenset()) -> Table:
     """The combatants in acting order; cells that differ from ``before`` (the board
     before the last command) in reverse video. Name and side are as wide as they are; a
     name too long to leave the effects EFFECTS_ROOM of ``width`` is cut in its middle
-    (never shorter than 12); the effects take the rest of the row and wrap under
-    themselves, never cut."""
+    (never shorter than 12), its HIDDEN mark beside it, whole (``hidden``: the combatants hidden
+    from the players, projections/policy.py hidden_at); the effects take the rest of the
+    row and wrap under themselves, never cut."""
     table = Table(box=None, expand=True, pad_edge=False, padding=(0, 1), show_edge=False)
     first = shown.combatants[0] if shown.combatants else None
     vital = first.vital.name if first else "vital"
     second = second_gauge(shown)
     budget = f"{first.budget.name} left" if first else "budget"
-    rows = [_row(c, bool(second), c.name in shown.notes) for c in shown.combatants]
+    rows = [_row(c, bool(second), c.name in shown.notes, c.name in hidden) for c in shown.combatants]
     last = len(rows[0]) - 1 if rows else 6  # the effects' column (a second gauge moves it)
 
     def widest(column: int, header: str, least: int = 0) -> int:
@@ -130,10 +137,12 @@ def board(shown: Shown, before: Shown | None, width: int = 80) -> Table:
     gauges = widest(4, vital, 10) + (widest(5, second, 10) + 2 if second else 0)
     fixed = 1 + min(14, widest(2, "side")) + widest(3, "status", 8) + gauges + widest(last - 1, budget, 7) + 12
     name = max(12, min(24, width - fixed - EFFECTS_ROOM))
-    room = max(12, width - fixed - min(name, widest(1, "name")))
+    # The mark is room beside the name's, not cut from it (the effects give it up).
+    marked = len(HIDDEN) if any(c.name in hidden for c in shown.combatants) else 0
+    room = max(12, width - fixed - min(name + marked, widest(1, "name")))
     columns: list[tuple[str, dict[str, Any]]] = [
         ("", {"width": 1, "no_wrap": True}),
-        ("name", {"no_wrap": True, "overflow": "ellipsis", "max_width": name}),
+        ("name", {"no_wrap": True, "overflow": "ellipsis", "max_width": name + marked}),
         ("side", {"no_wrap": True, "overflow": "ellipsis", "max_width": 14}),
         ("status", {"no_wrap": True, "min_width": 8}),
         (vital, {"no_wrap": True, "min_width": 10}),
@@ -146,7 +155,7 @@ def board(shown: Shown, before: Shown | None, width: int = 80) -> Table:
     # The cells a column holds are compared with those before: a second gauge that came or
     # went moves the columns, so every cell then counts as changed.
     had_second = before is not None and second_gauge(before) == second
-    old = ({c.name: _row(c, bool(second), c.name in before.notes) for c in before.combatants}
+    old = ({c.name: _row(c, bool(second), c.name in before.notes, c.name in hidden_before) for c in before.combatants}
            if before is not None and had_second else {})
     for c, row in zip(shown.combatants, rows, strict=True):
         was = old.get(c.name)
@@ -156,7 +165,9 @@ def board(shown: Shown, before: Shown | None, width: int = 80) -> Table:
             style = "reverse" if changed else ("bold" if c.acting else "")
             if c.status != "fighting" and not changed:
                 style = "dim"
-            if i == 1:
+            if i == 1 and c.name in hidden:
+                value = middle_cut(value[:-len(HIDDEN)], name) + HIDDEN
+            elif i == 1:
                 value = middle_cut(value, name)
             elif i == last:
                 value = "\n".join(effect_lines(value, room))
@@ -339,6 +350,8 @@ class Console(App[None]):
         self.cursor: int | None = None  # index into the timeline while stepping back; None: now
         self.shown: Shown | None = None
         self.before: Shown | None = None  # the board before the last command (to highlight)
+        self.hidden: frozenset[str] = frozenset()  # who the players' screens do not show, on the board now
+        self.hidden_before: frozenset[str] = frozenset()  # and on the board before the last command
         self.latencies: list[float] = []  # seconds from Enter to the board redrawn, per command
         self.watching = True
 
@@ -376,7 +389,9 @@ class Console(App[None]):
         if self.cursor is not None and not 0 <= self.cursor < len(self.session.timeline) - 1:
             self.cursor = None
         self.before = self.shown if highlight else None
+        self.hidden_before = self.hidden if highlight else frozenset()
         self.shown = now
+        self.hidden = hidden_at(self.session.encounter(), now.at)
         self._draw_timeline()
         self._draw_board()
 
@@ -385,7 +400,9 @@ class Console(App[None]):
         past = self.cursor is not None
         shown = self.session.view_at(self.session.timeline[self.cursor].id) if past else self.shown  # type: ignore[index]
         self.query_one("#where", Static).update(where_lines(shown, past))
-        self.query_one("#board", Static).update(board(shown, None if past else self.before, self.size.width))
+        hidden = hidden_at(self.session.encounter(), shown.at) if past else self.hidden
+        self.query_one("#board", Static).update(board(shown, None if past else self.before, self.size.width,
+                                                      hidden, self.hidden_before))
         self.query_one("#pending", Static).update(pending_text(shown, self.size.width))
 
     def _draw_timeline(self) -> None:

@@ -1,14 +1,22 @@
 """`skirmish serve`'s web app: the replay page, live, on Starlette (imported only by `serve`).
 
-One thread follows the file: every half second it asks SQLite whether another connection
-has committed (``LogFile.data_version``) and, if so, builds the page's data again, of the
-encounter and branch `serve` started on (pinned or not: another shell's `use` or `switch`
-does not move the screens; the GM's page moves them with :meth:`Follower.repin`). It
-watches the file's identity too, and says on the terminal when it was deleted or replaced,
-or could not be read. Each browser holds a server-sent events stream and is sent the new
-data when it changes; the page keeps its place, or follows the branch head when it was at
-the head. The players' routes write nothing; the GM's page (cli/gm_server.py) adds its own,
-behind the GM's secret.
+One thread follows the file: five times a second it asks SQLite whether another connection
+has committed (``LogFile.data_version``) and, if so, reads the encounter and branch `serve`
+started on (pinned or not: another shell's `use` or `switch` does not move the screens; the
+GM's page moves them with :meth:`Follower.repin`). It watches the file's identity too, and
+says on the terminal when it was deleted or replaced, or could not be read.
+
+Live and incremental, as the GM's page is (cli/gm_server.py): the players' data is kept
+between changes (:class:`~skirmish.projections.page.data.PlayersLive`), and a change that
+carries the branch on down its path (a command, a redo) is one ``more`` frame: the new
+events the players are told of, the strings they use, and what else moved (the notes, the
+bands, the branch's head), made by the same step and policy as the whole page. A change
+that moved the path under the page (an undo, an amend, another branch) is one ``state``
+frame: the whole data again, built once and sent to every page. Frames carry an id; a page
+that reconnects (a phone that slept) sends the last it had (``Last-Event-ID``, or
+``?since=`` for the first connection, the id its page was built at) and is sent the frames
+it missed, or the whole data when one of them was whole or they are no longer kept. The
+GM's version (``serve --for gm``, every branch) is sent whole at each change.
 
 Every request's Host header is checked (:class:`HostCheck`): an address (127.0.0.1, a LAN
 address a phone types) or ``localhost`` is served, any other name is refused. A page
@@ -22,8 +30,10 @@ import asyncio
 import contextlib
 import ipaddress
 import os
+import secrets
 import sys
 import threading
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
@@ -36,14 +46,16 @@ from starlette.routing import BaseRoute, Route
 from skirmish.projections.page import data as page_data, shell as page_shell
 from skirmish.projections.engine import LogFile
 
-POLL = 0.5  # seconds between looks at the file
+POLL = 0.2  # seconds between looks at the file
+TICK = 0.05  # seconds between looks at a stream's frames (a change reaches a page within 300 ms)
 HEARTBEAT = 15.0  # seconds between comments on an idle stream (proxies close silent ones)
 EVENTS = "/events"
+KEPT = 256  # frames kept for a page that reconnects
 
 
 class Follower:
-    """Builds the page's data whenever the file changes, in a thread of its own (it holds
-    the one SQLite connection it reads with)."""
+    """Follows the file in a thread of its own (it holds the one SQLite connection it reads
+    with) and keeps the frames the pages are sent."""
 
     def __init__(self, db: str, audience: page_data.Audience, bands: page_data.Bands,
                  encounter: str | None = None, branch: str | None = None,
@@ -51,8 +63,12 @@ class Follower:
         self.db, self.audience, self.bands = db, audience, bands
         self.say = say or _to_stderr  # one line to the GM's terminal
         self.pins = encounter, branch  # None: the file's current one, read again at each change
-        self.version = 0
-        self.payload = b""  # the data as JSON, safe in a script element (and one SSE line)
+        self.version = 0  # the number of the last frame
+        # A frame's id is "RUN.NUMBER": a page that reconnects to a server started again (its
+        # numbers from 1 again) is sent the whole page, not the frames of another run.
+        self.run = secrets.token_hex(4)
+        # The last frames: (id, a change's JSON, or None for the whole data again).
+        self.frames: deque[tuple[int, bytes | None]] = deque(maxlen=KEPT)
         self.encounter = ""
         self.error = ""
         self.gone = False  # the file was deleted under the server
@@ -61,6 +77,10 @@ class Follower:
         self.ready = threading.Event()
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._run, name="skirmish-follower", daemon=True)
+        self._lock = threading.Lock()  # the data is changed by the thread, encoded for a page by another
+        self._data: dict[str, Any] | None = None
+        self._live: page_data.PlayersLive | None = None
+        self._whole: tuple[int, bytes] = (0, b"")  # the whole data as JSON at a version, made when asked
 
     def start(self) -> None:
         self.thread.start()
@@ -68,16 +88,52 @@ class Follower:
     def stop(self) -> None:
         self.stopping.set()
 
-    def _build(self, log_file: LogFile) -> bytes:
+    @property
+    def payload(self) -> bytes:
+        return self.whole()[1]
+
+    def whole(self) -> tuple[int, bytes]:
+        """The whole data as JSON (safe in a script element, and one SSE line) and the frame
+        it stands at: encoded once a version, when a page first asks for it."""
+        with self._lock:
+            if self._data is None:
+                return 0, b""
+            if self._whole[0] != self.version or not self._whole[1]:
+                data = {**self._data, "live": f"{EVENTS}?since={self.run}.{self.version}"}
+                self._whole = (self.version, page_shell.json_for_script(data))
+            return self._whole
+
+    def _build(self, log_file: LogFile) -> None:
         encounter, branch = self.pins
         enc = log_file.open(encounter, branch)
-        data = page_data.build(enc, self.audience, self.bands)
-        data["live"] = EVENTS
-        self.encounter = enc.row.name
-        return page_shell.json_for_script(data)
+        with self._lock:
+            self.encounter = enc.row.name
+            if self.audience != "players":
+                data = page_data.build(enc, self.audience, self.bands)
+                if data != self._data:
+                    self._data = data
+                    self._frame(None)
+                return
+            try:
+                change = None if self._live is None else self._live.extend(enc)
+                if self._live is None:
+                    self._live = page_data.PlayersLive(enc, self.bands)
+            except BaseException:
+                self._live = None  # half folded: the next look builds it whole
+                raise
+            if change is None:
+                self._data = self._live.data
+                self._frame(None)
+            elif change:
+                self._frame(page_shell.json_for_script(change))
+
+    def _frame(self, change: bytes | None) -> None:
+        self.version += 1
+        self.frames.append((self.version, change))
 
     def repin(self, encounter: str | None, branch: str | None) -> None:
-        """Serve another table from now on (the GM switched on the GM's page)."""
+        """Serve another table from now on (the GM switched on the GM's page): the data
+        kept is of the old one, the pages get the new one whole."""
         self.pins = encounter, branch
         self.again.set()
 
@@ -116,14 +172,11 @@ class Follower:
                     if version != seen or self.again.is_set():
                         self.again.clear()
                         seen = version
-                        payload = self._build(log_file)
+                        self._build(log_file)
                         self.gone = False
                         if self.error:
                             self.say(f"reading {self.db} again")
                         self.error = ""
-                        if payload != self.payload:
-                            self.payload = payload
-                            self.version += 1
                 except Exception as exc:  # noqa: BLE001 - said on the terminal and the page, the server stays up
                     self._report(f"cannot read {self.db}: {type(exc).__name__}: {exc}")
                     seen = None  # look again at the next tick
@@ -197,32 +250,53 @@ def app(follower: Follower, closing: threading.Event | None = None, more: Sequen
 
     async def page(request: Request) -> Response:
         await asyncio.to_thread(follower.ready.wait, 30)
-        if not follower.payload or follower.gone:
+        version, payload = await asyncio.to_thread(follower.whole)
+        if not payload or follower.gone:
             return Response(f"skirmish cannot read the log: {follower.error}\n", status_code=503,
                             media_type="text/plain")
         # One page a version, shared by every request: a client that reads slowly holds
         # the server to this copy, not one of its own.
-        version = follower.version
         if not rendered or rendered[0][0] != version:
-            rendered[:] = [(version, page_shell.page(follower.payload, follower.encounter))]
+            rendered[:] = [(version, page_shell.page(payload, follower.encounter))]
         return Response(rendered[0][1], media_type="text/html; charset=utf-8")
 
     async def stream(request: Request) -> StreamingResponse:
+        last = request.headers.get("last-event-id") or request.query_params.get("since")
+        # A page says the frame its data stands at; one of another run, or to come, is sent
+        # the whole page (0: it missed every frame); a client that says nothing is sent the
+        # changes from now on.
+        start = follower.version
+        if last is not None:
+            run, _, number = last.partition(".")
+            start = int(number) if run == follower.run and number.isdigit() and int(number) <= start else 0
+
         async def changes() -> AsyncIterator[bytes]:
-            seen, idle = follower.version, 0.0
+            seen, idle = start, 0.0
             yield b"retry: 1000\n\n"
             while not stop.is_set() and not await request.is_disconnected():
-                if follower.version != seen:
-                    seen, idle = follower.version, 0.0
-                    # Three writes, not one joined copy of the page per open stream.
-                    yield b"event: state\ndata: "
-                    yield follower.payload
-                    yield b"\n\n"
+                kept = list(follower.frames)
+                missed = [(number, change) for number, change in kept if number > seen]
+                if missed:
+                    idle = 0.0
+                    if missed[0][0] != seen + 1 or any(change is None for _, change in missed):
+                        # Whole again: the path changed under the page, or it missed frames no
+                        # longer kept. Three writes, not one joined copy per open stream.
+                        seen, payload = await asyncio.to_thread(follower.whole)
+                        yield b"event: state\nid: %s.%d\ndata: " % (follower.run.encode(), seen)
+                        yield payload
+                        yield b"\n\n"
+                    else:
+                        for number, change in missed:
+                            assert change is not None
+                            yield b"event: more\nid: %s.%d\ndata: " % (follower.run.encode(), number)
+                            yield change
+                            yield b"\n\n"
+                        seen = missed[-1][0]
                 elif idle >= HEARTBEAT:
                     idle = 0.0
                     yield b": still here\n\n"
-                await asyncio.sleep(POLL / 2)
-                idle += POLL / 2
+                await asyncio.sleep(TICK)
+                idle += TICK
 
         return StreamingResponse(changes(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -471,14 +471,17 @@ def state(
     """What is true now (or at an event)."""
     enc = invocation(ctx).encounter()
     view = enc.view(at)
-    if as_json:
-        print_json(gm_commands.state_json(view))
-    else:
-        from skirmish.projections.policy import hidden_line
+    from skirmish.projections.policy import hidden_at, hidden_line
 
+    if as_json:
+        data = gm_commands.state_json(view)
+        if hidden := hidden_at(enc, view.at):  # only when someone is: the JSON of a log without is as it was
+            data["hidden"] = sorted(hidden)
+        print_json(data)
+    else:
         typer.echo(render_state(view, wide=wide))  # lines escaped by render_state
-        if hidden := hidden_line(enc, view.at):
-            typer.echo(escape_controls(hidden))
+        if line := hidden_line(enc, view.at):
+            typer.echo(escape_controls(line))
 
 
 LOG_PAGE = 50  # events `log` shows by default: the last page, as at the table

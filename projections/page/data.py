@@ -327,8 +327,98 @@ def build(enc: Encounter, audience: Audience = "gm", bands: Bands | None = None,
         return _build(enc, audience, bands, advance, most, chain_digest)
 
 
+class _Pass:
+    """One pass down the branches' events: what every path's fold shares (the strings,
+    the keys, the entries made), and the step that turns one event into the page's entry."""
+
+    def __init__(self, enc: Encounter, players: Players | None, cut: int, forks: set[int]) -> None:
+        self.players, self.cut, self.forks = players, cut, forks
+        self.kept: dict[int, _PageFold] = {}
+        self.texts: dict[int, str] = {}  # the commands of the events the page steps through (the GM's page shows them)
+        # Each entry's view delta encoded as it is made: a long fight's deltas as Python dicts
+        # took ten times the page's size.
+        self.entries: list[Entry] = []
+        self.unit = ""
+        self.strings, self.names = _Strings(), _Names()
+        self.bases: dict[str, Any] = {}  # event -> the damage totals before it, where the page starts a path
+        self.reading(enc)
+
+    def reading(self, enc: Encounter) -> None:
+        """Read the events of this encounter (a connection's, opened again at each change)."""
+        self.enc, self.commands, self.view_of = enc, CommandsAlong(enc), enc.ruleset.view
+
+    def step(self, rec: Recorded, state: Any, fold: _PageFold) -> None:
+        players, names, cut, forks, kept = self.players, self.names, self.cut, self.forks, self.kept
+        text_cmd, body = self.commands.of(rec.command_id)
+        tag, who = str(body.get("type", "")), body.get("who")
+        who = who if isinstance(who, str) else None
+        harm = fold.attribution.step(rec.event, rec.command_id, tag, who)
+        if isinstance(rec.event, CombatantRenamed):
+            names.rename(rec.event.who, rec.event.to)
+            if rec.event.who in fold.first_vital:  # the old name is free for a newcomer
+                fold.first_vital[rec.event.to] = fold.first_vital.pop(rec.event.who)
+            if rec.event.who in fold.noted:
+                fold.noted[rec.event.to] = fold.noted.pop(rec.event.who)
+        elif isinstance(rec.event, NoteAdded) and rec.event.on is not None and (
+                players is None or not rec.event.private):
+            text_ = ("private: " if rec.event.private else "") + rec.event.text
+            fold.noted[rec.event.on] = (*fold.noted.get(rec.event.on, ()), text_)
+        self.unit = self.unit or (harm.unit if harm is not None else "")
+        sight_before, fold.sight = fold.sight, fold.sight.after(rec.event)
+        full_view = self.view_of(state)
+        view = full_view if players is None else players.view(full_view, fold.sight)
+        for c in full_view.combatants:
+            if c.name not in fold.first_vital:
+                fold.first_vital[c.name] = c.vital.value
+        if rec.id < cut:  # summarised: only the damage totals and the board at a fork count
+            if harm is not None and not harm.heal and (players is None or _theirs(players, harm, view, fold.sight)):
+                _add(fold.taken, harm.who, harm.amount)
+                if harm.by:
+                    _add(fold.dealt, harm.by, harm.amount)
+            if rec.id in forks:
+                fold.view = _board(names, view, fold, players)
+                kept[rec.id] = _copy(fold)
+            else:  # the board is not shown before the cut: only its keys are given out
+                names.register(view)
+            fold.last = rec.id
+            return
+        shown = _board(names, view, fold, players)
+        if fold.noted:
+            shown = _with_notes(shown, fold.noted, names, fold.sight.hidden if players is not None else frozenset())
+        parent = rec.parent if players is None else fold.last
+        if parent is not None and parent < cut:  # the page starts this path here, whole
+            self.bases[str(rec.id)] = {"dealt": fold.dealt, "taken": fold.taken}
+            fold.view = {}
+        text = self.enc.describe(rec)
+        numbers = number_entries(rec.event)
+        told: Told | None = Told(text, True, True)
+        if players is not None:
+            told = players.told(rec.event, text, harm, body, sight_before, fold.sight, view,
+                                lambda: explanation_lines(numbers), fold.round, full_view.clock.now)
+        fold.round = view.clock.round
+        if told is None:  # the players get no step for it: what it changed comes with the next
+            if rec.id in forks:
+                kept[rec.id] = _copy(fold)
+            return
+        entry = Entry(
+            id=rec.id,
+            back=rec.id - parent if parent is not None else None,
+            command=rec.command_id if players is None else 0,
+            narration=self.strings.index(told.text),
+            view=msgspec.Raw(_encode(delta(fold.view, shown))),
+            explanation=self.strings.explanation(numbers) if told.explain else 0,
+        )
+        self.entries.append(entry if harm is None or not told.harm else Harming.of(entry, _hit(harm, names)))
+        if players is None:
+            self.texts[rec.command_id] = text_cmd
+        fold.view, fold.last = shown, rec.id
+        if rec.id in forks:
+            kept[rec.id] = _copy(fold)
+
+
 def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Callable[[int], None], most: int,
-           chain_digest: Callable[[], str]) -> dict[str, Any]:
+           chain_digest: Callable[[], str],
+           keep: Callable[[_Pass, _PageFold, _Branch, set[int]], None] | None = None) -> dict[str, Any]:
     bands = bands or Bands()
     players = Players(bands.party) if audience == "players" else None
     branches = _branches(enc)
@@ -341,17 +431,9 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
     if total > most:  # the page steps through the last ``most`` of them, whatever branch holds them
         cut = _nth_id([run for b in branches for run in b.path.between(b.start, b.path.deepest)], total - most)
     forks = {b.split for b in branches if b.split is not None}
-    kept: dict[int, _PageFold] = {}
-    commands = CommandsAlong(enc)
-    texts: dict[int, str] = {}  # the commands of the events the page steps through (the GM's page shows them)
-    # Each entry's view delta encoded as it is made: a long fight's deltas as Python dicts
-    # took ten times the page's size.
-    entries: list[Entry] = []
-    unit = ""
-    strings, names = _Strings(), _Names()
-    bases: dict[str, Any] = {}  # event -> the damage totals before it, where the page starts a path
-    view_of = enc.ruleset.view
+    run = _Pass(enc, players, cut, forks)
     heads: dict[str, int] = {}  # a players' branch ends at the last event they are told of
+    fold = _PageFold(Attribution(enc.ruleset), {}, Sight(bands))
     for b in branches:
         if b.start >= b.length:
             continue
@@ -359,81 +441,18 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
             fold = _PageFold(Attribution(enc.ruleset), {}, Sight(bands))
             since = None
         else:
-            fold = _copy(kept[b.split])
+            fold = _copy(run.kept[b.split])
             since = b.path.at(b.start)
-        names.path = fold.keys  # this path's keys, as they stood where it split off
+        run.names.path = fold.keys  # this path's keys, as they stood where it split off
         for rec, state in enc.replay(b.head, start=since):
-            text_cmd, body = commands.of(rec.command_id)
-            tag, who = str(body.get("type", "")), body.get("who")
-            who = who if isinstance(who, str) else None
-            harm = fold.attribution.step(rec.event, rec.command_id, tag, who)
-            if isinstance(rec.event, CombatantRenamed):
-                names.rename(rec.event.who, rec.event.to)
-                if rec.event.who in fold.first_vital:  # the old name is free for a newcomer
-                    fold.first_vital[rec.event.to] = fold.first_vital.pop(rec.event.who)
-                if rec.event.who in fold.noted:
-                    fold.noted[rec.event.to] = fold.noted.pop(rec.event.who)
-            elif isinstance(rec.event, NoteAdded) and rec.event.on is not None and (
-                    players is None or not rec.event.private):
-                text_ = ("private: " if rec.event.private else "") + rec.event.text
-                fold.noted[rec.event.on] = (*fold.noted.get(rec.event.on, ()), text_)
-            unit = unit or (harm.unit if harm is not None else "")
-            sight_before, fold.sight = fold.sight, fold.sight.after(rec.event)
-            full_view = view_of(state)
-            view = full_view if players is None else players.view(full_view, fold.sight)
-            for c in full_view.combatants:
-                if c.name not in fold.first_vital:
-                    fold.first_vital[c.name] = c.vital.value
-            if rec.id < cut:  # summarised: only the damage totals and the board at a fork count
-                if harm is not None and not harm.heal and (players is None or _theirs(players, harm, view, fold.sight)):
-                    _add(fold.taken, harm.who, harm.amount)
-                    if harm.by:
-                        _add(fold.dealt, harm.by, harm.amount)
-                if rec.id in forks:
-                    fold.view = _board(names, view, fold, players)
-                    kept[rec.id] = _copy(fold)
-                else:  # the board is not shown before the cut: only its keys are given out
-                    names.register(view)
-                fold.last = rec.id
-                advance(1)
-                continue
-            shown = _board(names, view, fold, players)
-            if fold.noted:
-                shown = _with_notes(shown, fold.noted, names, fold.sight.hidden if players is not None else frozenset())
-            parent = rec.parent if players is None else fold.last
-            if parent is not None and parent < cut:  # the page starts this path here, whole
-                bases[str(rec.id)] = {"dealt": fold.dealt, "taken": fold.taken}
-                fold.view = {}
-            text = enc.describe(rec)
-            numbers = number_entries(rec.event)
-            told: Told | None = Told(text, True, True)
-            if players is not None:
-                told = players.told(rec.event, text, harm, body, sight_before, fold.sight, view,
-                                    lambda: explanation_lines(numbers), fold.round, full_view.clock.now)
-            fold.round = view.clock.round
-            if told is None:  # the players get no step for it: what it changed comes with the next
-                if rec.id in forks:
-                    kept[rec.id] = _copy(fold)
-                advance(1)
-                continue
-            entry = Entry(
-                id=rec.id,
-                back=rec.id - parent if parent is not None else None,
-                command=rec.command_id if players is None else 0,
-                narration=strings.index(told.text),
-                view=msgspec.Raw(_encode(delta(fold.view, shown))),
-                explanation=strings.explanation(numbers) if told.explain else 0,
-            )
-            entries.append(entry if harm is None or not told.harm else Harming.of(entry, _hit(harm, names)))
-            if players is None:
-                texts[rec.command_id] = text_cmd
-            fold.view, fold.last = shown, rec.id
-            if rec.id in forks:
-                kept[rec.id] = _copy(fold)
+            run.step(rec, state, fold)
             advance(1)
         heads[b.name] = fold.last if fold.last is not None else b.head
+    entries = run.entries
     entries.sort(key=lambda e: e.id)
     told_ids = {e.id for e in entries}
+    if keep is not None:  # the players' live page goes on from here (PlayersLive)
+        keep(run, fold, branches[0], told_ids)
     _as_steps(entries)
     notes = _notes(notes_shown(enc), audience)
     if players is not None:  # a note they are told of, about an event they are told of
@@ -450,23 +469,150 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
         "current": current,
         "branches": [{"name": b.name, "head": b.head if players is None else heads.get(b.name, b.head),
                       "split": b.split, "from": b.source} for b in branches],
-        "strings": strings.table,
-        "figures": [label(name) for name in names.figures],  # the ruleset's own figures, in the order of their keys
+        "strings": run.strings.table,
+        "figures": [label(name) for name in run.names.figures],  # the ruleset's own figures, in the order of their keys
         "events": entries,
         "notes": notes,
-        "summarised": {"before": cut, "bases": bases} if cut else None,
-        "unit": unit,
+        "summarised": {"before": cut, "bases": run.bases} if cut else None,
+        "unit": run.unit,
     }
-    ended = {str(r.id): r.event.reason for r in enc.events_of_kind(EncounterEnded) if isinstance(r.event, EncounterEnded)}
+    ended = _ended(enc)
     if ended:  # `end`: the board says ENDED from that event on (page.js); absent in a log without one
         data["ended"] = ended
     if audience == "gm":
         data["seed"] = started.key or started.seed
         data["digest"] = chain_digest()
-        data["commands"] = {str(cid): texts[cid] for cid in sorted(texts)}
+        data["commands"] = {str(cid): run.texts[cid] for cid in sorted(run.texts)}
     else:
         data["bands"] = (fold.sight if branches[0].start < branches[0].length else Sight(bands)).bands.data()
     return data
+
+
+def _ended(enc: Encounter) -> dict[str, str]:
+    return {str(r.id): r.event.reason for r in enc.events_of_kind(EncounterEnded) if isinstance(r.event, EncounterEnded)}
+
+
+class PlayersLive:
+    """The players' page data kept between changes, for `serve`: when the branch's head
+    moved on down the path the data holds (a command recorded, a redo), only the events
+    after it are folded, on the fold kept from the last time, and :meth:`extend` gives
+    what a page adds to its data; when it moved back to a head the data held before (an
+    undo), the fold kept at that head is taken up again and the page drops the events
+    after it (``back``: how many it keeps); anything else (another encounter or branch, an
+    amend, an undo past what is kept: the path changed under the page) is built whole
+    again. The policy is the one :func:`build` applies: the increment is made by the same
+    step, from the same fold. After an undo the data may hold strings and keys no event
+    uses any more (a page ignores them); a page built whole again holds none."""
+
+    WALK = 2_000  # events walked back from the new head looking for the old one; past it, whole again
+    MARKS = 256  # heads kept to step back to
+
+    def __init__(self, enc: Encounter, bands: Bands) -> None:
+        self.bands = bands
+        self._whole(enc)
+
+    def _whole(self, enc: Encounter) -> None:
+        kept: list[tuple[_Pass, _PageFold, _Branch, set[int]]] = []
+        with enc.verifying(aside=False) as chain_digest:
+            self.data = _build(enc, "players", self.bands, lambda _: None, MOST_EVENTS, chain_digest,
+                               keep=lambda *held: kept.append(held))
+        self.run, self.fold, branch, self.told = kept[0]
+        self.encounter, self.branch = enc.row.name, branch.name
+        self.head = branch.head  # the last event folded, told to the players or not
+        self.last_id = max(self.told, default=0)  # the last entry the page holds (its steps go on from it)
+        # Each head the data stood at: the fold then, how many entries the page held, its last.
+        self._marks: dict[int, tuple[_PageFold, int, int]] = {}
+        self._mark()
+
+    def _mark(self) -> None:
+        self._marks[self.head] = (_copy(self.fold), len(self.data["events"]), self.last_id)
+        while len(self._marks) > self.MARKS:
+            del self._marks[next(iter(self._marks))]
+
+    def extend(self, enc: Encounter) -> dict[str, Any] | None:
+        """What a page adds to its data for the events recorded since (empty: nothing
+        new the players are told), or None: the path changed, the data was built whole
+        again (:attr:`data`) and the page is sent that."""
+        first = self._after(enc)
+        if first is None:
+            head = enc.head().event_id
+            if self._same_table(enc) and head < self.head and head in self._marks:
+                return self._back(enc, head)
+            self._whole(enc)
+            return None
+        if first == 0:
+            return {}
+        run, fold, data = self.run, self.fold, self.data
+        run.reading(enc)
+        run.names.path = fold.keys
+        run.entries = []
+        strings_before = len(run.strings.table)
+        head = enc.head().event_id
+        for rec, state in enc.replay(head, start=first):
+            run.step(rec, state, fold)
+        self.head = head
+        new = run.entries
+        self.told.update(e.id for e in new)
+        for entry in new:  # as steps from the entry the page holds last (the players' carry no command)
+            entry.id, self.last_id = entry.id - self.last_id, entry.id
+        change: dict[str, Any] = {}
+        if new:
+            data["events"].extend(new)
+            data["branches"][0]["head"] = self.last_id
+            data["figures"] = [label(name) for name in run.names.figures]
+            data["unit"] = data["unit"] or run.unit
+            change.update(events=new, strings=run.strings.table[strings_before:], branches=data["branches"],
+                          figures=data["figures"], unit=data["unit"])
+        self._mark()
+        return self._moved(enc, change)
+
+    def _moved(self, enc: Encounter, change: dict[str, Any]) -> dict[str, Any]:
+        """The change with what else moved: the notes, the end, the bands."""
+        data, told = self.data, self.told
+        notes = {about: heard for about, listed in _notes(notes_shown(enc), "players").items() if int(about) in told
+                 if (heard := [n for n in listed if n.id in told])}
+        if notes != data["notes"]:
+            change["notes"] = data["notes"] = notes
+        ended = _ended(enc)
+        if ended != data.get("ended", {}):
+            change["ended"] = data["ended"] = ended
+        bands = self.fold.sight.bands.data()
+        if bands != data["bands"]:
+            change["bands"] = data["bands"] = bands
+        return change
+
+    def _back(self, enc: Encounter, head: int) -> dict[str, Any]:
+        """Back to a head the data stood at (an undo): its fold again, the entries after it dropped."""
+        fold, count, self.last_id = self._marks[head]
+        self.fold, self.head = _copy(fold), head
+        for later in [h for h in self._marks if h > head]:  # no longer on the path
+            del self._marks[later]
+        del self.data["events"][count:]
+        self.told = {i for i in self.told if i <= head}  # ids grow down a path
+        self.data["branches"][0]["head"] = self.fold.last if self.fold.last is not None else head
+        return self._moved(enc, {"back": count, "branches": self.data["branches"]})
+
+    def _same_table(self, enc: Encounter) -> bool:
+        return enc.row.name == self.encounter and enc.branch == self.branch
+
+    def _after(self, enc: Encounter) -> int | None:
+        """The first event after the one held, on the path to the head now; 0: the head is
+        where it was; None: another table, or a path that does not go through it."""
+        if not self._same_table(enc):
+            return None
+        head = enc.head().event_id
+        if head == self.head:
+            return 0
+        at: int | None = head
+        below = head
+        for _ in range(self.WALK):
+            if at is None or at < self.head:
+                return None  # ids grow down a path: past the old head without meeting it
+            if at == self.head:
+                return below
+            below = at
+            at = enc.event(at).parent
+        return None
 
 
 def _board(names: _Names, view: View, fold: _PageFold, players: Players | None) -> dict[str, Any]:

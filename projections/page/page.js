@@ -418,6 +418,21 @@
       connection = "open";
       liveStatus();
     });
+    // A change down the branch (cli/live.py): the new events, as steps from the last one
+    // the page holds, the strings they add, and whatever else moved; folded into the data.
+    // An undo to a head the page held: how many events it keeps, and what else moved.
+    source.addEventListener("more", function (e) {
+      var change = JSON.parse(e.data);
+      if ("back" in change) D.events = D.events.slice(0, change.back); // an undo: the events after dropped
+      if (change.events) D.events = D.events.concat(change.events);
+      if (change.strings) D.strings = D.strings.concat(change.strings);
+      ["branches", "figures", "unit", "notes", "ended", "bands"].forEach(function (key) {
+        if (key in change) D[key] = change[key];
+      });
+      start(D, at >= path.length - 1 ? null : at);
+      connection = "open";
+      liveStatus();
+    });
     source.onerror = function () { connection = "reconnecting"; liveStatus(); };
     source.onopen = function () { connection = "open"; liveStatus(); };
   }

@@ -83,6 +83,23 @@ def board(data: dict[str, Any]) -> tuple[int, dict[str, dict[str, Any]]]:
     return head, {card["n"]: card for card in views[head]["c"].values()}
 
 
+def fold_change(data: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
+    """The data after a ``more`` frame, folded in as page.js folds it: the events after an
+    undo's head dropped, the new events (steps from the last one held) and strings
+    appended, the rest replaced."""
+    out = dict(data)
+    if "back" in change:  # an undo: the page keeps its first ``back`` events
+        out["events"] = data["events"][:change["back"]]
+        data = out
+    for key in ("events", "strings"):
+        if key in change:
+            out[key] = [*data[key], *change[key]]
+    for key in ("branches", "figures", "unit", "notes", "ended", "bands"):
+        if key in change:
+            out[key] = change[key]
+    return out
+
+
 def narration(data: dict[str, Any], event_id: int) -> str:
     """The line the page narrates for one event."""
     at = 0
@@ -100,11 +117,14 @@ class Stream:
     arrives, so a test can count what came over a window of time."""
 
     port: int
+    base: dict[str, Any] | None = None  # the page's data the stream goes on from (its ``live`` link)
+    last_event_id: str | None = None  # a reconnection: the id of the last frame the page had
     frames: list[list[str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        self.conn.request("GET", "/events")
+        headers = {"Last-Event-ID": self.last_event_id} if self.last_event_id is not None else {}
+        self.conn.request("GET", self.base["live"] if self.base is not None else "/events", headers=headers)
         response = self.conn.getresponse()
         assert response.status == 200 and response.headers["content-type"].startswith("text/event-stream")
         self.thread = threading.Thread(target=self._read, args=(response,), daemon=True)
@@ -132,15 +152,28 @@ class Stream:
             time.sleep(0.02)
 
     def pages(self) -> list[dict[str, Any]]:
-        """The data of every frame that carried a page, in order."""
-        out = []
+        """The data after every frame that carried data, in order, as page.js holds it: a
+        ``state`` frame is the whole data, a ``more`` frame is folded into the data before
+        it (the page's own, for the first)."""
+        out: list[dict[str, Any]] = []
         for frame in self.frames:
-            if frame[:1] == ["event: state"]:
-                assert len(frame) == 2 and frame[1].startswith("data: "), frame
-                out.append(json.loads(frame[1][len("data: "):]))
-            else:  # what else the server sends by design carries no page
+            kind = frame[0] if frame and frame[0].startswith("event: ") else ""
+            if kind in ("event: state", "event: more"):
+                assert len(frame) == 3 and frame[1].startswith("id: ") and frame[2].startswith("data: "), frame
+                sent = json.loads(frame[2][len("data: "):])
+                if kind == "event: state":
+                    out.append(sent)
+                else:
+                    before = out[-1] if out else self.base
+                    assert before is not None, "a change came before the page it changes"
+                    out.append(fold_change(before, sent))
+            else:  # what else the server sends by design carries no data
                 assert frame == ["retry: 1000"] or all(line.startswith(":") for line in frame), frame
         return out
+
+    def kinds(self) -> list[str]:
+        """The kind of each frame that carried data: "state" (whole) or "more" (a change)."""
+        return [frame[0][len("event: "):] for frame in self.frames if frame and frame[0].startswith("event: ")]
 
     def next_page(self, seen: int, *, quiet: bool = True) -> dict[str, Any]:
         """Wait for the page after the first ``seen`` (and, ``quiet``, then for a while
@@ -171,7 +204,8 @@ class Served:
         return html, page_data(html)
 
     def stream(self) -> Stream:
-        self.streams.append(Stream(self.port))
+        """A phone's stream, opened as page.js opens it: from the page it just loaded."""
+        self.streams.append(Stream(self.port, self.page()[1]))
         return self.streams[-1]
 
 
