@@ -81,6 +81,7 @@ class Follower:
         self._data: dict[str, Any] | None = None
         self._live: page_data.PlayersLive | None = None
         self._whole: tuple[int, bytes] = (0, b"")  # the whole data as JSON at a version, made when asked
+        self._gm_plain = b""  # the GM's version: its data as JSON without the stream's address
 
     def start(self) -> None:
         self.thread.start()
@@ -96,8 +97,8 @@ class Follower:
         """The whole data as JSON (safe in a script element, and one SSE line) and the frame
         it stands at: encoded once a version, when a page first asks for it."""
         with self._lock:
-            if self._data is None:
-                return 0, b""
+            if self._data is None:  # the GM's version keeps only its JSON (_build); else not built yet
+                return self._whole if self._whole[1] else (0, b"")
             if self._whole[0] != self.version or not self._whole[1]:
                 data = {**self._data, "live": f"{EVENTS}?since={self.run}.{self.version}"}
                 self._whole = (self.version, page_shell.json_for_script(data))
@@ -109,10 +110,14 @@ class Follower:
         with self._lock:
             self.encounter = enc.row.name
             if self.audience != "players":
+                # Kept as its JSON alone: the data as Python objects is many times its size.
                 data = page_data.build(enc, self.audience, self.bands)
-                if data != self._data:
-                    self._data = data
+                plain = page_shell.json_for_script(data)
+                if plain != self._gm_plain:
+                    self._gm_plain = plain
                     self._frame(None)
+                    data["live"] = f"{EVENTS}?since={self.run}.{self.version}"
+                    self._whole = (self.version, page_shell.json_for_script(data))
                 return
             try:
                 change = None if self._live is None else self._live.extend(enc)
