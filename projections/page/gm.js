@@ -202,6 +202,17 @@
   }
 
   // --- the forms, from what the ruleset declares ------------------------------------------
+  // The GM's dice as typed: KEY=FACES items, a key may hold spaces ("Goblin 2=17 dmg:Goblin 2=3",
+  // "Hauser=6,8 Orc=5,5"). What is not such an item goes to the server as it is, which
+  // refuses it in the command line's own words.
+  function rollWords(text) {
+    const item = /\s*([^=;]+?)\s*=\s*(\d+(?:\s*,\s*\d+)*)\s*;?/g;
+    const out = [];
+    for (const m of text.matchAll(item)) out.push("--roll", m[1] + "=" + m[2].replace(/\s+/g, ""));
+    if (text.replace(item, "").trim()) out.push("--roll", text.trim());
+    return out;
+  }
+
   function field(f, form) {
     const label = el("label", f.flag === "--with" ? f.key : f.flag.replace(/^--/, ""));
     label.title = f.doc;
@@ -270,7 +281,7 @@
         label.append(input);
         set.append(label);
         parts.push({
-          words: () => input.value.trim().split(/\s+/).filter(Boolean).flatMap((d) => ["--roll", d]),
+          words: () => rollWords(input.value),
           reset: () => { input.value = ""; },
         });
       }
