@@ -27,7 +27,6 @@ missed, or the whole board and timeline when they are too old.
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
 import shlex
 import sys
@@ -43,6 +42,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
+from skirmish.cli.live import file_identity
 from skirmish.cli.session import Session
 from skirmish.eventlog.errors import SkirmishError, StoreError
 from skirmish.projections.page import gm_data
@@ -124,7 +124,7 @@ class Desk:
                  say: Callable[[str], None] | None = None) -> None:
         self.db = db
         self.say = say or (lambda line: print(line, file=sys.stderr, flush=True))
-        self._identity = _identity(db)
+        self._identity = file_identity(db)
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="skirmish-gm")
         self.session: Session = self._pool.submit(Session, db, encounter, branch).result()
         self.repin = repin  # the players' screens follow the GM's `switch`
@@ -177,7 +177,7 @@ class Desk:
     def _same_file(self) -> None:
         """Refuse to go on with a file deleted or replaced under the server: the desk's
         connection holds the old one, and a tap would be recorded where nobody reads it."""
-        if _identity(self.db) != self._identity:
+        if file_identity(self.db) != self._identity:
             raise StoreError(f"the database {self.db} was deleted or replaced under the server: "
                              "restart `skirmish serve` to play on the file there now")
 
@@ -252,14 +252,6 @@ class Desk:
         if refusal:
             return Reply(2, "", refusal + "\n")
         return await asyncio.wrap_future(self._pool.submit(self._run, words, branch, head))
-
-
-def _identity(path: str) -> tuple[int, int] | None:
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    return found.st_dev, found.st_ino
 
 
 def refused(words: list[str]) -> str:

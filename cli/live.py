@@ -72,7 +72,7 @@ class Follower:
         self.encounter = ""
         self.error = ""
         self.gone = False  # the file was deleted under the server
-        self.identity = _identity(db)  # the file `serve` started on, before the thread does
+        self.identity = file_identity(db)  # the file `serve` started on, before the thread does
         self.again = threading.Event()  # build again though the file did not change (repinned)
         self.ready = threading.Event()
         self.stopping = threading.Event()
@@ -158,7 +158,7 @@ class Follower:
         try:
             while not self.stopping.is_set():
                 try:
-                    now = _identity(self.db)
+                    now = file_identity(self.db)
                     if now != identity:
                         if log_file is not None:
                             log_file.close()
@@ -192,7 +192,9 @@ class Follower:
                 log_file.close()
 
 
-def _identity(path: str) -> tuple[int, int] | None:
+def file_identity(path: str) -> tuple[int, int] | None:
+    """The file at ``path`` as (device, inode), or None where there is none: a file deleted
+    or replaced under the server (a backup put back) is another identity."""
     try:
         found = os.stat(path)
     except OSError:
