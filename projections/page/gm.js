@@ -243,11 +243,64 @@
     return { label, words, reset: () => { if (f.kind === "switch") input.checked = false; else input.value = ""; } };
   }
 
+  // A form whose words are a combatant and an amount is the number pad's (damage, heal):
+  // its fields are set under the pad, as taps (a choice of the ruleset's list, a switch).
+  const onPad = (f) => f.arguments.length === 2 && f.arguments[0] === "who" && f.arguments[1] === "amount";
+  const padOptions = {};
+
+  function padField(f, verb) {
+    const name = f.flag === "--with" ? f.key : f.flag.replace(/^--/, "");
+    const label = el("label", verb + ": " + name);
+    label.title = f.doc;
+    const one = f.flag === "--with" && f.choices && f.choices.length === 1;
+    let input;
+    if (f.kind === "switch" || one) {
+      // A switch, or a detail with one value ("yes"): a box to tick.
+      input = el("input", null, { type: "checkbox" });
+      label.classList.add("tick");
+      label.prepend(input);
+    } else if (f.choices && f.choices.length) {
+      input = el("select");
+      input.append(el("option", "(none)", { value: "" }), ...f.choices.map((c) => el("option", c, { value: c })));
+      label.append(input);
+    } else {
+      input = el("input", null, { autocomplete: "off" });
+      if (f.kind === "number") input.setAttribute("inputmode", "numeric");
+      label.append(input);
+    }
+    input.dataset.flag = f.flag === "--with" ? "--with " + f.key : f.flag;
+    const words = () => {
+      if (input.type === "checkbox") {
+        if (!input.checked) return [];
+        return one ? ["--with", f.key + "=" + f.choices[0]] : [f.flag];
+      }
+      const v = input.value.trim();
+      if (!v) return [];
+      return f.flag === "--with" ? ["--with", f.key + "=" + v] : [f.flag, v];
+    };
+    const reset = () => { if (input.type === "checkbox") input.checked = false; else input.value = ""; };
+    return { label, words, reset };
+  }
+
+  function makePad() {
+    const box = $("pad-options");
+    box.replaceChildren();
+    for (const f of inputs.forms.filter(onPad)) {
+      const made = f.fields.map((spec) => padField(spec, f.command));
+      padOptions[f.command] = made;
+      if (!made.length) continue;
+      const set = el("fieldset", null, { "data-pad": f.command });
+      set.append(el("legend", f.command + " options"), ...made.map((m) => m.label));
+      box.append(set);
+    }
+  }
+
   function makeForms() {
+    makePad();
     const box = $("forms");
     box.replaceChildren();
     for (const f of inputs.forms) {
-      if (f.command === "next") continue;
+      if (f.command === "next" || onPad(f)) continue;
       const form = el("form", null, { "data-command": f.command });
       const set = el("fieldset");
       set.append(el("legend", f.command));
@@ -339,7 +392,13 @@
     }
     const withAmount = (verb) => async () => {
       if (!chosen || !amount) { show({ code: 2, out: "", err: "Error: tap a combatant and an amount first" }); return; }
-      if (await send([verb, chosen, amount])) { amount = ""; $("amount").textContent = "0"; }
+      const options = padOptions[verb] || [];
+      const words = [verb, chosen, amount].concat(...options.map((o) => o.words()));
+      if (await send(words)) {
+        amount = "";
+        $("amount").textContent = "0";
+        options.forEach((o) => o.reset());
+      }
     };
     $("damage").addEventListener("click", withAmount("damage"));
     $("heal").addEventListener("click", withAmount("heal"));
