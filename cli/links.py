@@ -7,7 +7,9 @@ are found without sending anything on the network: the source address the system
 use for a route out (``connect`` on a UDP socket only picks a route, no packet leaves),
 then the addresses of its interfaces that are up (Linux: ``SIOCGIFADDR`` and
 /proc/net/if_inet6), loopback and link-local left out (a phone cannot type a link-local
-address's zone); when none is found, the machine's name. The QR code (segno) is imported
+address's zone); when none is found, the addresses of the machine's name (not the name
+itself: the server's Host check answers addresses only, cli/live.py); when none of those
+either, 127.0.0.1, said in one line. The QR code (segno) is imported
 only when it is printed.
 """
 
@@ -19,7 +21,9 @@ import struct
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-WILDCARDS: dict[str, tuple[int, ...]] = {"0.0.0.0": (socket.AF_INET,), "::": (socket.AF_INET6, socket.AF_INET), "": (socket.AF_INET,)}
+# The families a wildcard listens on (`::` takes IPv4 too: cli/server.py clears IPV6_V6ONLY),
+# IPv4 first: the one a phone on a home or café network is surest to reach.
+WILDCARDS: dict[str, tuple[int, ...]] = {"0.0.0.0": (socket.AF_INET,), "::": (socket.AF_INET, socket.AF_INET6)}
 # Documentation ranges (RFC 5737, RFC 3849): a route to them is chosen, nothing is sent.
 PROBES: dict[int, tuple[str, int]] = {socket.AF_INET: ("192.0.2.1", 9), socket.AF_INET6: ("2001:db8::1", 9)}
 SIOCGIFFLAGS, SIOCGIFADDR, IFF_UP = 0x8913, 0x8915, 0x1
@@ -83,17 +87,29 @@ def reachable(address: str) -> bool:
     return not (ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast)
 
 
+def named_addresses(family: int) -> list[str]:
+    """The addresses the machine's name stands for (its hosts file, most often)."""
+    try:
+        infos = socket.getaddrinfo(socket.gethostname(), None, family, socket.SOCK_STREAM)
+    except OSError:
+        return []
+    return [str(info[4][0]) for info in infos]
+
+
 def lan_addresses(families: Iterable[int], route: Callable[[int], str | None] = route_address,
                   interfaces: Callable[[int], list[str]] = interface_addresses,
-                  hostname: Callable[[], str] = socket.gethostname) -> list[str]:
+                  named: Callable[[int], list[str]] = named_addresses) -> list[str]:
     """This machine's addresses a phone on its networks would type, the route out's first;
-    the machine's name when there is none."""
-    found: list[str] = []
-    for family in families:
-        for address in [route(family), *interfaces(family)]:
-            if address is not None and reachable(address) and address not in found:
-                found.append(address)
-    return found or [hostname()]
+    failing those, the addresses of the machine's name (not the name itself: the server
+    answers a request addressed by IP alone, cli/live.py's Host check); none when none is."""
+    families = tuple(families)
+    found = _reachable(address for family in families for address in [route(family), *interfaces(family)])
+    return found or _reachable(address for family in families for address in named(family))
+
+
+def _reachable(addresses: Iterable[str | None]) -> list[str]:
+    """The reachable ones, each once, in their order."""
+    return list(dict.fromkeys(a for a in addresses if a is not None and reachable(a)))
 
 
 def loopback(host: str) -> bool:
@@ -108,9 +124,10 @@ def loopback(host: str) -> bool:
 
 def shown_hosts(host: str, addresses: Callable[[Iterable[int]], list[str]] = lan_addresses) -> list[str]:
     """The hosts to print links with for ``--host host``: the machine's addresses when it
-    listens on all of them, else ``host`` as given."""
+    listens on all of them (127.0.0.1 when it has none a phone could reach), else ``host``
+    as given."""
     if host in WILDCARDS:
-        return addresses(WILDCARDS[host])
+        return addresses(WILDCARDS[host]) or ["127.0.0.1"]
     return [host]
 
 

@@ -193,6 +193,8 @@ def serve(
     typer.echo(f"The GM's page: {gm_link} (its link is the secret that writes: keep it off the table's screens)", err=True)
     if host in links.WILDCARDS:
         typer.echo(links.exposure(host, port), err=True)
+        if links.loopback(hosts[0]):
+            typer.echo(f"--host {host}: this machine has no address a phone could reach (no network but loopback)", err=True)
     terminal = sys.stdout.isatty()
     if qr if qr is not None else terminal:
         if links.loopback(hosts[0]):
