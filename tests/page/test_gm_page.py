@@ -51,6 +51,27 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
+def set_fields(box: Any, rest: list[str]) -> None:
+    """Set ``--with KEY=VALUE`` and ``--FLAG [VALUE]`` words on the fields in ``box`` as a
+    thumb would: tick a box, pick from a list, or type."""
+    at = 0
+    while at < len(rest):
+        if rest[at] == "--with":
+            key, _, value = rest[at + 1].partition("=")
+            field, at = box.locator(f"[data-flag='--with {key}']"), at + 2
+        else:
+            field, at = box.locator(f"[data-flag='{rest[at]}']"), at + 1
+            value = ""
+            if field.get_attribute("type") != "checkbox":
+                value, at = rest[at], at + 1
+        if field.get_attribute("type") == "checkbox":
+            field.check()  # a switch, or a detail of one value, e.g. --with crit=yes
+        elif field.evaluate("e => e.tagName") == "SELECT":
+            field.select_option(value)
+        else:
+            field.fill(value)
+
+
 class Gm:
     """One tab on the GM's page, with the errors its console reports."""
 
@@ -106,28 +127,15 @@ class Gm:
                     field.fill(value)
                 else:
                     field.select_option(value)
-            rest, dice, at = words[1 + len(arguments):], [], 0
-            while at < len(rest):
-                flag = rest[at]
-                if flag == "--roll":
+            rest, dice, others, at = words[1 + len(arguments):], [], [], 0
+            while at < len(rest):  # the GM's dice go in one field; the rest are the form's fields
+                if rest[at] == "--roll":
                     dice.append(rest[at + 1])
                     at += 2
-                    continue
-                if flag == "--with":
-                    key, _, value = rest[at + 1].partition("=")
-                    form.locator(f"[data-flag='--with {key}']").fill(value)
-                    at += 2
-                    continue
-                field = form.locator(f"[data-flag='{flag}']")
-                if field.get_attribute("type") == "checkbox":
-                    field.check()
-                    at += 1
-                elif field.evaluate("e => e.tagName") == "SELECT":
-                    field.select_option(rest[at + 1])
-                    at += 2
                 else:
-                    field.fill(rest[at + 1])
-                    at += 2
+                    others.append(rest[at])
+                    at += 1
+            set_fields(form, others)
             if dice:
                 form.locator("[data-flag='--roll']").fill(" ".join(dice))
             form.locator("button[type=submit]").click()
@@ -135,24 +143,7 @@ class Gm:
         return self.reply()
 
     def pad_options(self, command: str, rest: list[str]) -> None:
-        """Set ``--with KEY=VALUE`` and ``--FLAG [VALUE]`` words on the pad's options by taps."""
-        options = self.page.locator(f"#pad-options [data-pad='{command}']")
-        at = 0
-        while at < len(rest):
-            if rest[at] == "--with":
-                key, _, value = rest[at + 1].partition("=")
-                field, at = options.locator(f"[data-flag='--with {key}']"), at + 2
-            else:
-                field, at = options.locator(f"[data-flag='{rest[at]}']"), at + 1
-                value = ""
-                if field.get_attribute("type") != "checkbox":
-                    value, at = rest[at], at + 1
-            if field.get_attribute("type") == "checkbox":
-                field.check()  # a switch, or a detail of one value, e.g. --with crit=yes
-            elif field.evaluate("e => e.tagName") == "SELECT":
-                field.select_option(value)
-            else:
-                field.fill(value)
+        set_fields(self.page.locator(f"#pad-options [data-pad='{command}']"), rest)
 
     def fits(self) -> None:
         width = self.page.evaluate("document.documentElement.scrollWidth")
@@ -247,6 +238,19 @@ def test_a_whole_round_by_taps_records_what_the_cli_records(browser: Any, tmp_pa
             assert board["x"] + board["width"] <= controls["x"] and abs(board["y"] - controls["y"]) < 20
             board, controls = gm.boxes()  # the board on top on a phone
             assert board["y"] + board["height"] <= controls["y"]
+            assert not wide.errors, wide.errors
+        if sample == "chapel-drake":  # the number pad open, with the pad's options srd-5.2 declares
+            SHOTS.mkdir(exist_ok=True)
+            gm.page.evaluate("() => window.scrollTo(0, 0)")
+            gm.choose("Drake")  # a card on the board, above the pad on a phone
+            pad = gm.page.locator("#pad").bounding_box()
+            assert pad and 0 <= pad["y"] and pad["y"] + pad["height"] <= 900, pad  # brought under the thumb
+            gm.page.screenshot(path=str(SHOTS / "gm-400.png"))
+            wide = Gm(browser, served, 1280, 800)
+            wide.choose("Drake")
+            wide.fits()
+            wide.page.screenshot(path=str(SHOTS / "gm-1280.png"))
+            assert not wide.small_targets(), wide.small_targets()
             assert not wide.errors, wide.errors
         assert not gm.small_targets(), gm.small_targets()
         assert not gm.errors, gm.errors
