@@ -19,6 +19,7 @@ import ipaddress
 import socket
 import struct
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 # The families a wildcard listens on (`::` takes IPv4 too: cli/server.py clears IPV6_V6ONLY),
@@ -141,8 +142,38 @@ def url(host: str, port: int, path: str = "/") -> str:
 
 def exposure(host: str, port: int) -> str:
     """One line: what listening on every address opens, and to whom."""
-    return (f"--host {host}: listening on every network of this machine; anyone on them who reaches port {port} "
+    return (f"Listening on every network of this machine (--host {host}): anyone on them who reaches port {port} "
             "reads the players' page (the GM's version with --for gm), and only the GM's link writes")
+
+
+@dataclass(frozen=True)
+class Told:
+    """What `serve` prints as it starts: its lines, the GM's link, and why there is no QR
+    code of it ("" when there may be one)."""
+
+    lines: list[str]
+    gm_link: str
+    no_qr: str
+
+
+def told(host: str, port: int, gm_page: str, token: str, serving: str,
+         addresses: Callable[[Iterable[int]], list[str]] = lan_addresses) -> Told:
+    """The links for ``--host host``: the first address a phone would type, the others as
+    "also"; on every address, one line on what that exposes."""
+    hosts = shown_hosts(host, addresses)
+    also = f" (also {', '.join(url(h, port) for h in hosts[1:])})" if hosts[1:] else ""
+    gm_link = url(hosts[0], port, f"{gm_page}#{token}")
+    lines = [f"{serving} on {url(hosts[0], port)}{also} (Ctrl+C stops)",
+             f"The GM's page: {gm_link} (its link is the secret that writes: keep it off the table's screens)"]
+    if host in WILDCARDS:
+        lines.append(exposure(host, port))
+        if loopback(hosts[0]):
+            lines.append(f"No address of this machine a phone could reach (--host {host}): it is on no network but loopback")
+    no_qr = ""
+    if loopback(hosts[0]):
+        no_qr = (f"No QR code: a phone cannot open {hosts[0]}, this machine's own address "
+                 "(--host 0.0.0.0 serves the table's network)")
+    return Told(lines, gm_link, no_qr)
 
 
 def qr_lines(text: str, ink: bool = False) -> list[str]:

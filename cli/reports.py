@@ -186,22 +186,15 @@ def serve(
     desk = gm_server.Desk(run.db, name, branch, follower.repin, follower.say)
     shown = "the GM's version" if chosen == "gm" else "the players' version"
     where = f"{name!r}, branch {branch!r}" if run.branch_pin else repr(name)
-    hosts = links.shown_hosts(host)
-    also = f" (also {', '.join(links.url(h, port) for h in hosts[1:])})" if hosts[1:] else ""
-    gm_link = links.url(hosts[0], port, f"{gm_server.PAGE}#{token}")
-    typer.echo(f"Serving {where} ({shown}) on {links.url(hosts[0], port)}{also} (Ctrl+C stops)", err=True)
-    typer.echo(f"The GM's page: {gm_link} (its link is the secret that writes: keep it off the table's screens)", err=True)
-    if host in links.WILDCARDS:
-        typer.echo(links.exposure(host, port), err=True)
-        if links.loopback(hosts[0]):
-            typer.echo(f"--host {host}: this machine has no address a phone could reach (no network but loopback)", err=True)
+    told = links.told(host, port, gm_server.PAGE, token, f"Serving {where} ({shown})")
+    for line in told.lines:
+        typer.echo(line, err=True)
     terminal = sys.stdout.isatty()
     if qr if qr is not None else terminal:
-        if links.loopback(hosts[0]):
-            typer.echo(f"No QR code: a phone cannot open {hosts[0]}, this machine's own address "
-                       "(--host 0.0.0.0 serves the table's network)", err=True)
+        if told.no_qr:
+            typer.echo(told.no_qr, err=True)
         else:
-            typer.echo("\n".join(links.qr_lines(gm_link, ink=terminal)))
+            typer.echo("\n".join(links.qr_lines(told.gm_link, ink=terminal)))
     desk.start()
     try:
         stopped_by_hand = server.run(live.app(follower, closing, gm_server.routes(desk, token, closing)), sock, closing)

@@ -195,7 +195,7 @@ def table(cli: Cli) -> Cli:
 def test_serve_on_every_address_prints_a_phones_links_and_their_qr_code(table: Cli, tmp_path: Path) -> None:
     with serve(table.db, tmp_path, "--host", "0.0.0.0", "--qr") as (err, out):
         said = err.read_text()
-        assert "http://0.0.0.0" not in said and "--host 0.0.0.0: listening on every network of this machine" in said
+        assert "http://0.0.0.0" not in said and "Listening on every network of this machine (--host 0.0.0.0): anyone" in said
         assert len([line for line in said.splitlines() if "every network" in line]) == 1
         players = re.search(r"on (http://(\S+):(\d+)/) ", said)
         gm = re.search(r"The GM's page: (http://\S+)", said)
@@ -240,3 +240,26 @@ def test_the_qr_code_is_printed_to_a_terminal_unless_no_qr(table: Cli, tmp_path:
             pass  # nothing was printed on the terminal
     with serve(table.db, tmp_path, "--host", address) as (err, out):  # not a terminal: no code unless --qr
         assert isinstance(out, Path) and out.read_text() == ""
+
+
+def test_what_serve_says_on_every_address_with_the_addresses_faked() -> None:
+    def two(families: Iterable[int]) -> list[str]:
+        return ["192.168.1.20", "fd00::2"]
+
+    said = links.told("::", 8000, "/gm", "SECRET", "Serving 'Bridge' (the players' version)", two)
+    assert said.lines == [
+        "Serving 'Bridge' (the players' version) on http://192.168.1.20:8000/ (also http://[fd00::2]:8000/) (Ctrl+C stops)",
+        "The GM's page: http://192.168.1.20:8000/gm#SECRET (its link is the secret that writes: keep it off the table's screens)",
+        "Listening on every network of this machine (--host ::): anyone on them who reaches port 8000 reads the players' "
+        "page (the GM's version with --for gm), and only the GM's link writes",
+    ]
+    assert (said.gm_link, said.no_qr) == ("http://192.168.1.20:8000/gm#SECRET", "")
+
+    alone = links.told("0.0.0.0", 8000, "/gm", "SECRET", "Serving 'Bridge' (the players' version)", lambda f: [])
+    assert alone.lines[0] == "Serving 'Bridge' (the players' version) on http://127.0.0.1:8000/ (Ctrl+C stops)"
+    assert alone.lines[3] == "No address of this machine a phone could reach (--host 0.0.0.0): it is on no network but loopback"
+    assert alone.no_qr.startswith("No QR code: a phone cannot open 127.0.0.1")
+
+    given = links.told("192.168.1.20", 8000, "/gm", "SECRET", "Serving 'Bridge' (the players' version)", two)
+    assert len(given.lines) == 2 and given.no_qr == ""  # an address given: no word on every network
+    assert links.told("::1", 8000, "/gm", "S", "Serving", two).lines[0] == "Serving on http://[::1]:8000/ (Ctrl+C stops)"
