@@ -194,7 +194,10 @@ def serve(
         if told.no_qr:
             typer.echo(told.no_qr, err=True)
         else:
-            typer.echo("\n".join(links.qr_lines(told.gm_link, ink=terminal)))
+            try:
+                typer.echo("\n".join(links.qr_lines(told.gm_link, ink=terminal)))
+            except ImportError as exc:  # an install from before the serve extra drew QR codes
+                typer.echo(f"No QR code: {exc.name} is missing (pip install 'skirmish-log[serve]')", err=True)
     desk.start()
     try:
         stopped_by_hand = server.run(live.app(follower, closing, gm_server.routes(desk, token, closing)), sock, closing)

@@ -155,12 +155,13 @@ def test_the_qr_code_is_of_exactly_the_link(link: str, tmp_path: Path) -> None:
 # --- `serve` as the GM runs it ------------------------------------------------------------
 
 @contextmanager
-def serve(db: str, tmp_path: Path, *options: str, terminal: bool = False) -> Iterator[tuple[Path, Path | int]]:
+def serve(db: str, tmp_path: Path, *options: str, terminal: bool = False,
+          env: dict[str, str] | None = None) -> Iterator[tuple[Path, Path | int]]:
     """`skirmish serve` on a free port; its stderr in a file, its stdout in a file or a
     pseudo-terminal (the master's descriptor)."""
     assert SCRIPT
     err, out = tmp_path / "err.txt", tmp_path / "out.txt"
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("SKIRMISH_")}
+    environ = {**{k: v for k, v in os.environ.items() if not k.startswith("SKIRMISH_")}, **(env or {})}
     master = slave = -1
     with err.open("w") as err_file, out.open("w") as out_file:
         if terminal:
@@ -217,6 +218,22 @@ def test_a_loopback_link_gets_one_line_and_no_qr_code(table: Cli, tmp_path: Path
         said = err.read_text()
         assert "No QR code: a phone cannot open 127.0.0.1, this machine's own address (--host 0.0.0.0 serves the table's network)" in said
         assert "every network" not in said
+
+
+@pytest.mark.slow
+def test_without_segno_one_line_says_so_and_the_server_serves(table: Cli, tmp_path: Path) -> None:
+    """An install from before the serve extra drew QR codes: no traceback."""
+    (tmp_path / "gone" / "segno").mkdir(parents=True)
+    (tmp_path / "gone" / "segno" / "__init__.py").write_text("raise ImportError('gone', name='segno')\n")
+    address = links.lan_addresses([socket.AF_INET])[0]
+    with serve(table.db, tmp_path, "--host", address, "--qr", env={"PYTHONPATH": str(tmp_path / "gone")}) as (err, out):
+        said = err.read_text()
+        assert "No QR code: segno is missing (pip install 'skirmish-log[serve]')" in said and "Traceback" not in said
+        assert isinstance(out, Path) and out.read_text() == ""
+        players = re.search(r"on (http://\S+/) ", said)
+        assert players
+        with urllib.request.urlopen(players.group(1), timeout=10) as answer:
+            assert answer.status == 200
 
 
 @pytest.mark.slow
