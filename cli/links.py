@@ -123,12 +123,19 @@ def loopback(host: str) -> bool:
         return False
 
 
-def shown_hosts(host: str, addresses: Callable[[Iterable[int]], list[str]] = lan_addresses) -> list[str]:
+def shown_hosts(host: str, addresses: Callable[[Iterable[int]], list[str]] = lan_addresses,
+                bound: str | None = None) -> list[str]:
     """The hosts to print links with for ``--host host``: the machine's addresses when it
-    listens on all of them (127.0.0.1 when it has none a phone could reach), else ``host``
-    as given."""
+    listens on all of them (127.0.0.1 when it has none a phone could reach); for a name,
+    the address it was bound to (``bound``: the server answers addresses, not names, so a
+    link with the name would be refused); else ``host`` as given."""
     if host in WILDCARDS:
         return addresses(WILDCARDS[host]) or ["127.0.0.1"]
+    if bound is not None and not loopback(host):
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            return [bound]
     return [host]
 
 
@@ -157,10 +164,10 @@ class Told:
 
 
 def told(host: str, port: int, gm_page: str, token: str, serving: str,
-         addresses: Callable[[Iterable[int]], list[str]] = lan_addresses) -> Told:
-    """The links for ``--host host``: the first address a phone would type, the others as
-    "also"; on every address, one line on what that exposes."""
-    hosts = shown_hosts(host, addresses)
+         addresses: Callable[[Iterable[int]], list[str]] = lan_addresses, bound: str | None = None) -> Told:
+    """The links for ``--host host`` (listening on ``bound``): the first address a phone
+    would type, the others as "also"; on every address, one line on what that exposes."""
+    hosts = shown_hosts(host, addresses, bound)
     also = f" (also {', '.join(url(h, port) for h in hosts[1:])})" if hosts[1:] else ""
     gm_link = url(hosts[0], port, f"{gm_page}#{token}")
     lines = [f"{serving} on {url(hosts[0], port)}{also} (Ctrl+C stops)",

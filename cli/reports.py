@@ -186,7 +186,7 @@ def serve(
     desk = gm_server.Desk(run.db, name, branch, follower.repin, follower.say)
     shown = "the GM's version" if chosen == "gm" else "the players' version"
     where = f"{name!r}, branch {branch!r}" if run.branch_pin else repr(name)
-    told = links.told(host, port, gm_server.PAGE, token, f"Serving {where} ({shown})")
+    told = links.told(host, port, gm_server.PAGE, token, f"Serving {where} ({shown})", bound=sock.getsockname()[0])
     for line in told.lines:
         typer.echo(line, err=True)
     terminal = sys.stdout.isatty()

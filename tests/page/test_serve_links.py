@@ -280,3 +280,15 @@ def test_what_serve_says_on_every_address_with_the_addresses_faked() -> None:
     given = links.told("192.168.1.20", 8000, "/gm", "SECRET", "Serving 'Bridge' (the players' version)", two)
     assert len(given.lines) == 2 and given.no_qr == ""  # an address given: no word on every network
     assert links.told("::1", 8000, "/gm", "S", "Serving", two).lines[0] == "Serving on http://[::1]:8000/ (Ctrl+C stops)"
+
+
+def test_a_name_given_is_shown_as_the_address_it_was_bound_to() -> None:
+    """The server answers requests addressed by IP (cli/live.py's Host check refuses a name
+    with 421): `--host gm-laptop.local` prints the address the name gave the socket."""
+    def none(families: Iterable[int]) -> list[str]:
+        return []
+
+    said = links.told("gm-laptop.local", 8000, "/gm", "S", "Serving", none, bound="192.168.1.20")
+    assert said.gm_link == "http://192.168.1.20:8000/gm#S"
+    assert links.shown_hosts("localhost", none, bound="127.0.0.1") == ["localhost"]  # localhost is answered
+    assert links.shown_hosts("192.168.1.20", none, bound="192.168.1.20") == ["192.168.1.20"]
