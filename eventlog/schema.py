@@ -281,14 +281,12 @@ def prepare(conn: Connection) -> None:
     """Make or migrate the schema of a new or older file; refuse another program's file, or
     a newer skirmish's."""
     try:
-        # A file of ours at this schema, in one read (what nearly every opening finds): its
-        # version and skirmish's migration record; a file without the record's table fails
-        # to prepare, and is looked at the long way below.
-        version, ours_here = conn.execute(
-            "SELECT user_version, EXISTS (SELECT 1 FROM _sqlite_migrations WHERE migration_set = 'skirmish') "
-            "FROM pragma_user_version"
-        ).fetchone()
-        if ours_here and version == SCHEMA_VERSION:
+        # A file of ours at this schema in two reads (what nearly every opening finds): its
+        # version, and skirmish's migration record. Any other version, or no record (no such
+        # table: another program's file, a new one), is looked at the long way below.
+        if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION and conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM _sqlite_migrations WHERE migration_set = 'skirmish')"
+        ).fetchone()[0]:
             return
     except sqlite3.OperationalError as exc:
         if not str(exc).startswith("no such table"):
