@@ -258,7 +258,8 @@ class Encounter:
         self._started: EncounterStarted | None = None
         self._state_decoder: msgspec.msgpack.Decoder[Any] | None = None
         # (event id, the state after it, its depth): the head's state as a command reads it for
-        # its view and then its decision, folded once. An event's state never changes (events
+        # its view and then its decision, folded once, then the state that decision advanced
+        # (held by execute) for the view after. An event's state never changes (events
         # are never rewritten), so it holds for as long as the head stays there (a console
         # keeps it between reads). Read, never handed out to be changed: a decision takes it
         # over (and a refused one leaves it held).
@@ -943,10 +944,10 @@ class Encounter:
         # (decide has left the state as it was, so it is applied to in place).
         if taken:
             self._held = None
-        # The state advanced here is not held for the view after: that one is folded again. A
-        # state advanced command after command did not always encode byte for byte as the same
-        # events folded from a snapshot (tests/log/test_snapshots.py found one in phases), and
-        # the snapshots taken from it are checked byte for byte.
+        # The state advanced here is held for the view after by execute(): it encodes byte for
+        # byte as the same events folded from a snapshot (the snapshots taken from it are
+        # checked so), as long as a ruleset's state holds what its fields are typed (phases
+        # held an int in a float field, which a snapshot gave back as a float).
         return events, self.advance(state, depth, events), state, depth
 
     def advance(self, state: Any, depth: int, events: Sequence[Event]) -> dict[int, tuple[int, bytes]]:
