@@ -62,7 +62,7 @@ from skirmish.eventlog.snapshots import Snapshot
 
 __all__ = [
     "DEFAULT_DB", "CommandRow", "Counts", "EncounterRow", "EventRow", "Head", "HeadMove", "Log", "Restoring",
-    "NewEvent", "Page", "ReplayRow", "Shape", "Snapshot", "Store",
+    "NewEvent", "Page", "ReplayRow", "Shape", "Snapshot", "Store", "Table",
 ]
 
 
@@ -108,6 +108,33 @@ _APPEND_PLACE = (
     "FROM head_moves m JOIN events e ON e.id = m.to_event "
     "WHERE m.encounter_id = ?1 AND m.branch = ?2 ORDER BY m.seq DESC LIMIT 1"
 )
+
+
+# Where one command finds its table, in one read (?1 the encounter's name, NULL: the current
+# one): the encounter, its current branch's head, its first event (its ruleset's options and
+# dice seed), and whether the file holds another encounter or the encounter another branch
+# (a reply then names where it landed).
+_TABLE = (
+    "SELECT e.id, e.name, e.ruleset, e.created_at, m.branch, m.to_event, m.seq, "
+    "(SELECT count(*) FROM encounters) > 1 OR (SELECT count(*) FROM head_moves INDEXED BY "
+    "  head_moves_branch_starts WHERE encounter_id = e.id AND seq = 1) > 1, "
+    + ", ".join(f"f.{column}" for column in EVENT_COLUMNS.split(", ")) + " "
+    "FROM encounters e "
+    "JOIN events f ON f.id = (SELECT min(id) FROM events WHERE encounter_id = e.id) "
+    "JOIN head_moves m ON m.id = (SELECT id FROM head_moves WHERE encounter_id = e.id AND branch = "
+    "  (SELECT branch FROM head_moves WHERE encounter_id = e.id AND reason IN ('start', 'switch') "
+    "   ORDER BY id DESC LIMIT 1) ORDER BY seq DESC LIMIT 1) "
+    "WHERE e.name = coalesce(?1, (SELECT value FROM settings WHERE key = 'encounter'))"
+)
+
+
+class Table(NamedTuple):
+    """What one command reads first (Store.table)."""
+
+    encounter: EncounterRow
+    head: Head  # the current branch's
+    first: EventRow  # the encounter's first event
+    others: bool  # the file holds another encounter, or the encounter another branch
 
 
 def _as_typed(name: str) -> tuple[str, ...]:
@@ -331,6 +358,16 @@ class Store:
         if not all_:
             raise UnknownEncounter("no encounter yet: start one with `skirmish new NAME --rules RULESET`")
         raise UnknownEncounter("several encounters here: pick one with `skirmish use NAME`")
+
+    def table(self, name: str | None = None) -> Table | None:
+        """The encounter named ``name`` exactly (None: the current one) with its current
+        branch's head and first event, in one read; None when it is not found so (a name
+        typed with spaces around it, no current encounter set): ask ``encounter`` and
+        ``current_encounter``, which say why."""
+        row = self.conn.execute(_TABLE, (name,)).fetchone()
+        if row is None:
+            return None
+        return Table(EncounterRow(*row[:4]), Head(*row[4:7]), EventRow(*row[8:]), bool(row[7]))
 
     def use(self, name: str) -> EncounterRow:
         enc = self.encounter(name)
@@ -631,6 +668,20 @@ class Store:
             )
         return [EventRow(*r) for r in rows]
 
+    def events_of_kinds(self, encounter_id: int, kinds: Sequence[tuple[str, str | None]]) -> list[EventRow]:
+        """``events_of_kind`` of several (kind, having) pairs in one read, in id order: one
+        part a kind, each looked up on events_by_kind (an IN over kinds read every event)."""
+        parts, marks = [], []
+        for kind, having in kinds:
+            part = f"SELECT {EVENT_COLUMNS} FROM events INDEXED BY events_by_kind WHERE encounter_id = ? AND kind = ?"
+            marks += [encounter_id, kind]
+            if having is not None:
+                part += " AND json_extract(body, ?) IS NOT NULL"
+                marks.append(f"$.{having}")
+            parts.append(part)
+        rows = self.conn.execute(" UNION ALL ".join(parts) + " ORDER BY id", marks)
+        return [EventRow(*r) for r in rows]
+
     def commands(self, encounter_id: int) -> dict[int, CommandRow]:
         return {c.id: c for c in self.each_command(encounter_id)}
 
@@ -664,6 +715,19 @@ class Store:
         """How many events one command recorded, counted on the events_by_command index."""
         return int(self.conn.execute("SELECT count(*) FROM events WHERE command_id = ?", (command_id,)).fetchone()[0])
 
+    def decided_on(self, encounter_id: int, event_id: int) -> int | None:
+        """The event the command that recorded ``event_id`` (this encounter's) was decided on,
+        in one read: its first event's parent (None: the encounter's first command)."""
+        row = self.conn.execute(
+            "SELECT f.parent_id FROM events h JOIN events f ON f.id = "
+            "  (SELECT min(id) FROM events WHERE command_id = h.command_id) "
+            "WHERE h.id = ? AND h.encounter_id = ?",
+            (event_id, encounter_id),
+        ).fetchone()
+        if row is None:
+            raise UnknownEvent(f"no event #{event_id} in this encounter")
+        return None if row[0] is None else int(row[0])
+
     def first_event_of_command(self, command_id: int) -> EventRow:
         row = self.conn.execute(
             f"SELECT {EVENT_COLUMNS} "
@@ -688,17 +752,7 @@ class Store:
         now = _now()
         with self.conn.transaction():
             # The head's check, the hashes the new rows chain to and the next ids, in one read.
-            place = self.conn.execute(_APPEND_PLACE, (encounter_id, expected.branch)).fetchone()
-            if place is None or (place[0], place[1]) != (expected.event_id, expected.seq):
-                self._check_head(encounter_id, expected)  # names the branch or where it moved
-                if place is None:
-                    raise HeadMoved(f"branch {expected.branch!r} moved while this command was decided (another "
-                                    "writer): nothing was recorded, run the command again")
-                # Past the check only if it were skipped: the rows chain to the head expected,
-                # and the unique move index refuses them (tests/log/test_store.py).
-                parent = self.conn.execute("SELECT hash FROM events WHERE id = ?", (expected.event_id,)).fetchone()[0]
-                place = (*place[:2], parent, *place[3:])
-            _, _, parent, next_command, next_event, next_move, last_move = place
+            _, _, parent, next_command, next_event, next_move, last_move = self._place(encounter_id, expected)
             cmd = self._insert_command(encounter_id, expected.branch, command_text, command_body, now, next_command)
             ids, last_hash = self._insert_events(encounter_id, expected.event_id, parent, cmd, events, now, next_event)
             self._insert_move(
@@ -733,13 +787,43 @@ class Store:
                     raise BadInput(f"a branch named {branch!r} already exists")
                 seq, current = 0, None
             else:
-                self._check_head(encounter_id, expected)
+                # The head's check, the next ids and the hash the moves chain to in one read (as
+                # an append's), then the hashes of the events they move to in another.
+                place = self._place(encounter_id, expected)
+                _, _, _, next_command, _, next_move, last_move = place
+                hashes = dict(self.conn.execute(
+                    f"SELECT id, hash FROM events WHERE id IN ({', '.join('?' * len(set(targets)))})",
+                    tuple(set(targets)),
+                ).fetchall())
+                cmd = self._insert_command(encounter_id, branch, command_text, command_body, now, next_command)
                 seq, current = expected.seq, expected.event_id
+                for target in targets:
+                    seq += 1
+                    last_move = self._insert_move(encounter_id, branch, seq, current, target, reason, cmd, now,
+                                                  known=(next_move, last_move, hashes[target]))
+                    next_move += 1
+                    current = target
+                return
             cmd = self._insert_command(encounter_id, branch, command_text, command_body, now)
             for target in targets:
                 seq += 1
                 self._insert_move(encounter_id, branch, seq, current, target, reason, cmd, now)
                 current = target
+
+    def _place(self, encounter_id: int, expected: Head) -> tuple[Any, ...]:
+        """``_APPEND_PLACE`` read inside the write transaction: HeadMoved when the branch's
+        head is not ``expected`` any more."""
+        place = self.conn.execute(_APPEND_PLACE, (encounter_id, expected.branch)).fetchone()
+        if place is None or (place[0], place[1]) != (expected.event_id, expected.seq):
+            self._check_head(encounter_id, expected)  # names the branch or where it moved
+            if place is None:
+                raise HeadMoved(f"branch {expected.branch!r} moved while this command was decided (another "
+                                "writer): nothing was recorded, run the command again")
+            # Past the check only if it were skipped: the rows chain to the head expected,
+            # and the unique move index refuses them (tests/log/test_store.py).
+            parent = self.conn.execute("SELECT hash FROM events WHERE id = ?", (expected.event_id,)).fetchone()[0]
+            place = (*place[:2], parent, *place[3:])
+        return tuple(place)
 
     def _check_head(self, encounter_id: int, expected: Head) -> None:
         now_at = self.head(encounter_id, expected.branch)
@@ -792,7 +876,7 @@ class Store:
         cmd: CommandRow,
         now: str,
         known: tuple[int, str | None, str] | None = None,
-    ) -> None:
+    ) -> str:
         """``known``: the next id, the encounter's last move's hash and ``to_event``'s hash,
         when the caller has read them already."""
         if known is None:
@@ -813,6 +897,7 @@ class Store:
                 f"branch {branch!r} moved while this command was decided (another writer): "
                 "nothing was recorded, run the command again"
             ) from exc
+        return move.hash
 
     @contextmanager
     def restoring(self, encounter: EncounterRow) -> Iterator[Restoring]:
