@@ -6,6 +6,8 @@ file whose links or hashes are broken still refused, one line naming the row at 
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,9 +15,14 @@ from typing import Any
 import pytest
 
 from skirmish.cli.main import run_cli
-from skirmish.eventlog.store import Restoring
+from skirmish.eventlog import chain, schema
+from skirmish.eventlog.errors import TamperedLog
+from skirmish.eventlog.rows import HeadMove
+from skirmish.eventlog.store import Restoring, Store
 from skirmish.projections.engine import LogFile
 from skirmish.projections.write import transfer
+
+from support.cli import Cli
 
 
 @pytest.fixture(scope="module")
@@ -65,3 +72,107 @@ def test_rows_are_handed_over_a_table_at_a_time(
     for table in order:  # each table's ids, every one once, in the file's order
         ids = [i for t, chunk in handed if t == table for i in chunk]
         assert ids == sorted(set(ids)) and len(ids) > 3
+
+
+def _schema(db: str) -> set[tuple[str, str, str, str]]:
+    conn = sqlite3.connect(db)
+    try:
+        return set(conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL"))
+    finally:
+        conn.close()
+
+
+def test_an_import_into_a_new_file_ends_with_the_schema_a_new_file_has(export: Path, tmp_path: Path) -> None:
+    """The indexes dropped while the rows go in are all built again, as the migrations made them."""
+    fresh = str(tmp_path / "fresh.db")
+    Store(fresh).close()
+    copy = str(tmp_path / "copy.db")
+    assert run_cli(["--db", copy, "import", str(export)]) == 0
+    assert _schema(copy) == _schema(fresh)
+    store = Store(copy)
+    try:
+        assert schema.missing(store.conn) == []
+        # and the lookups answer from them: a command's events, the jumps of a path
+        plan = " ".join(r[3] for r in store.conn.execute(
+            "EXPLAIN QUERY PLAN SELECT id FROM events WHERE command_id = 5 ORDER BY id"))
+        assert "events_by_command" in plan
+    finally:
+        store.close()
+
+
+def _records(export: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in export.read_bytes().splitlines()]
+
+
+def _written(records: list[dict[str, Any]], path: Path) -> Path:
+    path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in records))
+    return path
+
+
+def test_a_refused_import_into_a_file_without_an_encounter_leaves_its_indexes(
+    cli: Cli, export: Path, tmp_path: Path
+) -> None:
+    """The file existed (no encounter in it): the refusal rolls back the dropped indexes too."""
+    records = _records(export)
+    event = next(r for r in records if r["record"] == "event" and r["kind"] == "ap.damage-taken")
+    event["recorded_at"] = event["recorded_at"].replace("20", "19", 1)
+    bad = _written(records, tmp_path / "edited.jsonl")
+    empty = str(tmp_path / "empty.db")
+    Store(empty).close()
+    before = _schema(empty)
+    line = Cli(empty, cli.capsys).fails("import", str(bad))
+    assert f"event {event['id']} (ap.damage-taken) was altered" in line
+    assert _schema(empty) == before
+
+
+def _dangling_last_move(export: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The export with its last head move's from_event pointing at no event, the move's hash
+    made again over it (the last move: no later move chains to its hash)."""
+    records = _records(export)
+    enc = next(r for r in records if r["record"] == "encounter")
+    moves = [r for r in records if r["record"] == "move"]
+    last, previous = moves[-1], moves[-2]["hash"]
+    commands = {r["id"]: r["hash"] for r in records if r["record"] == "command"}
+    events = {r["id"]: r["hash"] for r in records if r["record"] == "event"}
+    assert last["from_event"] is not None
+    last["from_event"] = max(events) + 100
+    fields = {k: v for k, v in last.items() if k != "record"}
+    last["hash"] = chain.move_hash(
+        enc["id"], HeadMove(**fields), previous, commands[last["command_id"]], events[last["to_event"]]
+    )
+    return records, last
+
+
+def test_a_link_to_a_missing_event_is_refused_though_every_hash_agrees(
+    cli: Cli, export: Path, tmp_path: Path
+) -> None:
+    """The foreign keys are not enforced row by row during the insert: a head move moving from
+    an event the file does not hold, hashed as if it did, is still refused, its command named."""
+    records, last = _dangling_last_move(export)
+    bad = _written(records, tmp_path / "dangling.jsonl")
+    target = Cli(str(tmp_path / "new.db"), cli.capsys)
+    line = target.fails("import", str(bad))
+    assert f"does not verify: the events of command {last['command_id']} " in line, line
+    assert line.endswith(f"are not the chain from #{last['from_event']} to #{last['to_event']}: "
+                         "one was added, removed or moved"), line
+    assert list(tmp_path.glob("new.db*")) == []
+
+
+def test_the_foreign_keys_are_checked_once_the_rows_are_in(
+    export: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Behind verify, the schema's own check: with verify made blind, the dangling link is
+    still refused, the row named, nothing committed."""
+    records, last = _dangling_last_move(export)
+    bad = _written(records, tmp_path / "dangling.jsonl")
+    digest = records[0]["digest"]
+    monkeypatch.setattr(Store, "verify", lambda self, encounter_id: digest)
+    log_file = LogFile(str(tmp_path / "copy.db"), create=True)
+    try:
+        with bad.open("rb") as lines, pytest.raises(TamperedLog) as refused:
+            transfer.import_jsonl(log_file, lines, "dangling.jsonl")
+        assert str(refused.value) == "dangling.jsonl does not verify: " f"head move {last['id']} points at a row of events that is not there"
+        assert log_file._store.conn.execute("SELECT count(*) FROM head_moves").fetchone() == (0,)
+        assert log_file._store.conn.execute("PRAGMA foreign_keys").fetchone() == (1,)
+    finally:
+        log_file.close()
