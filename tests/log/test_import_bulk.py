@@ -6,6 +6,7 @@ file whose links or hashes are broken still refused, one line naming the row at 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Sequence
@@ -13,16 +14,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skirmish.cli.main import run_cli
 from skirmish.eventlog import chain, schema
 from skirmish.eventlog.errors import TamperedLog
-from skirmish.eventlog.rows import HeadMove
+from skirmish.eventlog.rows import CommandRow, HeadMove
 from skirmish.eventlog.store import Restoring, Store
 from skirmish.projections.engine import LogFile
 from skirmish.projections.write import transfer
 
 from support.cli import Cli
+from support.examples import examples
 
 
 @pytest.fixture(scope="module")
@@ -176,3 +180,81 @@ def test_the_foreign_keys_are_checked_once_the_rows_are_in(
         assert log_file._store.conn.execute("PRAGMA foreign_keys").fetchone() == (1,)
     finally:
         log_file.close()
+
+
+# --- the command's and the head move's hash, fast path (every field ASCII) and general --------
+
+
+def spec_hash(*fields: object) -> str:
+    """The chain's row hash as eventlog/chain.py states it, written again here: each field's
+    UTF-8 text prefixed by its byte length and a colon, None as "~", SHA-256 of the whole."""
+    data = b""
+    for field in fields:
+        if field is None:
+            data += b"~"
+        else:
+            text = str(field).encode("utf-8")
+            data += str(len(text)).encode() + b":" + text
+    return hashlib.sha256(data).hexdigest()
+
+
+texts = st.text(max_size=40) | st.sampled_from(["", "~", "7:command", "4:move", "undo", "é", "\u202e", "日本"])
+values = st.none() | st.integers(-(2**63), 2**63 - 1) | texts | st.booleans() | st.floats(allow_nan=False)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(command_id=values, encounter_id=values, branch=values, text=values, body=values, recorded_at=values)
+def test_the_command_hash_is_the_chain_s_format_for_any_row(
+    command_id: object, encounter_id: object, branch: object, text: object, body: object, recorded_at: object,
+) -> None:
+    row = CommandRow(command_id, branch, text, body, recorded_at, "")  # type: ignore[arg-type]
+    want = spec_hash("command", command_id, encounter_id, branch, text, body, recorded_at)
+    assert chain.command_hash(encounter_id, row) == want  # type: ignore[arg-type]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    move_id=values, encounter_id=values, branch=values, seq=values, from_event=values, to_event=values,
+    reason=values, recorded_at=values, previous=st.none() | texts, cmd_hash=values, to_hash=values,
+)
+def test_the_head_move_hash_is_the_chain_s_format_for_any_row(
+    move_id: object, encounter_id: object, branch: object, seq: object, from_event: object, to_event: object,
+    reason: object, recorded_at: object, previous: str | None, cmd_hash: object, to_hash: object,
+) -> None:
+    move = HeadMove(move_id, branch, seq, from_event, to_event, reason, 1, recorded_at, "")  # type: ignore[arg-type]
+    want = spec_hash("move", move_id, encounter_id, branch, seq, from_event, to_event, reason, recorded_at,
+                     previous, cmd_hash, to_hash)
+    assert chain.move_hash(encounter_id, move, previous, cmd_hash, to_hash) == want  # type: ignore[arg-type]
+
+
+def test_a_row_hashes_as_the_format_says_worked_by_hand() -> None:
+    """One command and one head move, their hashed bytes typed out here."""
+    command = CommandRow(7, "main", "damage Orc 5", '{"type":"damage"}', "2026-01-02T03:04:05+00:00", "")
+    typed = b'7:command1:71:34:main12:damage Orc 517:{"type":"damage"}25:2026-01-02T03:04:05+00:00'
+    assert chain.command_hash(3, command) == hashlib.sha256(typed).hexdigest()
+    move = HeadMove(12, "what-if", 2, None, 40, "append", 7, "2026-01-02T03:04:05+00:00", "")
+    typed = (b"4:move2:121:37:what-if1:2~2:406:append25:2026-01-02T03:04:05+00:00~"
+             b"1:c2:t9")
+    assert chain.move_hash(3, move, None, "c", "t9") == hashlib.sha256(typed).hexdigest()
+
+
+ascii_texts = st.text(st.characters(min_codepoint=0, max_codepoint=127), max_size=40)
+ids = st.integers(1, 2**63 - 1)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(command=st.tuples(ids, ascii_texts, ascii_texts, ascii_texts, ascii_texts), encounter_id=ids,
+       move=st.tuples(ids, ascii_texts, ids, st.none() | ids, ids, ascii_texts, ascii_texts),
+       previous=st.none() | ascii_texts, cmd_hash=ascii_texts, to_hash=ascii_texts)
+def test_rows_of_ascii_text_hash_as_the_format_says(
+    command: tuple[int, str, str, str, str], encounter_id: int, move: tuple[int, str, int, int | None, int, str, str],
+    previous: str | None, cmd_hash: str, to_hash: str,
+) -> None:
+    """The rows an intact log holds (integers where ids are, ASCII text): the fast path."""
+    row = CommandRow(*command, "")
+    assert chain.command_hash(encounter_id, row) == spec_hash("command", command[0], encounter_id, *command[1:])
+    move_id, branch, seq, from_event, to_event, reason, recorded_at = move
+    head = HeadMove(move_id, branch, seq, from_event, to_event, reason, 1, recorded_at, "")
+    want = spec_hash("move", move_id, encounter_id, branch, seq, from_event, to_event, reason, recorded_at,
+                     previous, cmd_hash, to_hash)
+    assert chain.move_hash(encounter_id, head, previous, cmd_hash, to_hash) == want
