@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from skirmish.eventlog import chain, connection, schema, snapshots
+from skirmish.eventlog import chain, connection, restored, schema, snapshots
 from skirmish.eventlog.connection import DEFAULT_DB, Connection, Transaction, connect
 from skirmish.eventlog.errors import (
     BadInput,
@@ -178,6 +178,17 @@ class Restoring:
     def __init__(self, store: Store, encounter: EncounterRow, dropped: Sequence[str] = ()) -> None:
         self.store, self.encounter = store, encounter
         self.dropped = dropped  # the indexes to build once the rows are in (a new file)
+        self.walk = restored.InHand(encounter, self._hashes, self._event_hash)
+
+    def _hashes(self, table: str) -> Iterator[tuple[int, str]]:
+        assert table in restored.TABLES
+        return iter(self.store.conn.execute(
+            f"SELECT id, hash FROM {table} WHERE encounter_id = ? ORDER BY id", (self.encounter.id,)))
+
+    def _event_hash(self, event_id: int) -> str | None:
+        row = self.store.conn.execute(
+            "SELECT hash FROM events WHERE id = ? AND encounter_id = ?", (event_id, self.encounter.id)).fetchone()
+        return None if row is None else str(row[0])
 
     def add(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
         """Insert rows of ``table`` (commands, events or head_moves) as they were, ids kept:
@@ -200,6 +211,7 @@ class Restoring:
             conn.executemany(self._INSERTS[table], [(enc, *r) for r in rows])
         except sqlite3.IntegrityError as exc:
             raise TamperedLog(f"the rows do not hold together: {exc}") from exc
+        self.walk.take(table, rows)
 
     def finish(self, expect: str | None = None) -> str:
         """Verify the rows added (streamed, as ``verify`` does) and make the encounter
@@ -208,7 +220,15 @@ class Restoring:
         for sql in self.dropped:  # one sort a table beats keeping every index in order row by row
             conn.execute(sql)
         self.dropped = ()
-        digest = self.store.verify(self.encounter.id)
+        # The chain walked over the rows as they went in (eventlog/restored.py); where that
+        # walk gave up, the rows inserted are read back and verified, which names the fault.
+        digest = self.walk.digest()
+        if digest is None:
+            digest = self.store.verify(self.encounter.id)
+        else:
+            gone = schema.missing(conn)
+            if gone:
+                raise TamperedLog(schema.tampered(self.store.file, gone))
         if expect is not None and digest != expect:
             raise TamperedLog(f"the rows verify to digest {digest}, not the {expect} they were exported with")
         # Verify has checked every link of the encounter's rows; the foreign keys, not

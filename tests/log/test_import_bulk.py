@@ -9,18 +9,18 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skirmish.cli.main import run_cli
-from skirmish.eventlog import chain, schema
+from skirmish.eventlog import chain, restored, schema
 from skirmish.eventlog.errors import TamperedLog
-from skirmish.eventlog.rows import CommandRow, HeadMove
+from skirmish.eventlog.rows import CommandRow, EventRow, HeadMove
 from skirmish.eventlog.store import Restoring, Store
 from skirmish.projections.engine import LogFile
 from skirmish.projections.write import transfer
@@ -31,7 +31,8 @@ from support.examples import examples
 
 @pytest.fixture(scope="module")
 def export(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fight with an undo, a branch and a note: every kind of row, links that jump."""
+    """A fight with an undo, a branch, a note and a command of two events: every kind of row,
+    links that jump."""
     db = str(tmp_path_factory.mktemp("export") / "fight.db")
     for line in (
         ["new", "Bridge ambush", "--rules", "ap-countdown", "--seed", "5"],
@@ -41,6 +42,7 @@ def export(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ["damage", "Orc", "4"], ["undo"], ["damage", "Orc", "5"], ["branch", "what-if", "--at", "3"],
         ["switch", "what-if"], ["damage", "Hauser", "3"], ["switch", "main"],
         ["note", "3", "the Orc hesitated"],
+        ["effect", "Orc", "bleeding", "--per-round", "2"], ["next"], ["next"],  # the last: two events
     ):
         assert run_cli(["--db", db, *line]) == 0, line
     out = Path(db).with_name("fight.jsonl")
@@ -258,3 +260,137 @@ def test_rows_of_ascii_text_hash_as_the_format_says(
     want = spec_hash("move", move_id, encounter_id, branch, seq, from_event, to_event, reason, recorded_at,
                      previous, cmd_hash, to_hash)
     assert chain.move_hash(encounter_id, head, previous, cmd_hash, to_hash) == want
+
+
+# --- the chain walked over the rows in hand (eventlog/restored.py) ---------------------------
+
+
+@pytest.fixture
+def walked(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str | None, str | None]]:
+    """Each import's (digest of the walk in hand, Store.verify's digest of the rows it
+    inserted, None where it refuses them), read back in the import's transaction."""
+    seen: list[tuple[str | None, str | None]] = []
+    digest, finish = restored.InHand.digest, Restoring.finish
+
+    def walk_digest(self: restored.InHand) -> str | None:
+        got = digest(self)
+        seen.append((got, None))
+        return got
+
+    def checked_finish(self: Restoring, expect: str | None = None) -> str:
+        try:
+            return finish(self, expect)
+        finally:
+            try:
+                truth: str | None = self.store.verify(self.encounter.id)
+            except TamperedLog:
+                truth = None
+            seen[-1] = (seen[-1][0], truth)
+
+    monkeypatch.setattr(restored.InHand, "digest", walk_digest)
+    monkeypatch.setattr(Restoring, "finish", checked_finish)
+    return seen
+
+
+def test_an_intact_log_is_verified_in_hand_to_verify_s_digest(
+    tmp_path: Path, walked: list[tuple[str | None, str | None]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two encounters played in turn (their ids interleave), undo, redo, a branch, a switch,
+    a note, an amend: the walk in hand never gives up on it, and gives verify's digest."""
+    from test_streaming import TABLE, play
+
+    db = str(tmp_path / "fight.db")
+    play(db, TABLE)
+    for name in ("Bridge", "Cellar"):
+        out = tmp_path / f"{name}.jsonl"
+        assert run_cli(["--db", db, "--encounter", name, "export", "--out", str(out)]) == 0
+        assert run_cli(["--db", str(tmp_path / f"{name}.db"), "import", str(out)]) == 0
+    # and both into one file: the second goes in beside the first's rows
+    assert run_cli(["--db", str(tmp_path / "both.db"), "import", str(tmp_path / "Cellar.jsonl")]) == 0
+    assert run_cli(["--db", str(tmp_path / "both.db"), "import", str(tmp_path / "Bridge.jsonl")]) == 0
+    assert len(walked) == 4
+    for in_hand, truth in walked:
+        assert in_hand is not None and in_hand == truth
+
+
+def _rehashed(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every hash made again over the rows as they now stand: what a forger who knows the
+    chain's format writes. Links to rows not in the file hash as links to nothing."""
+    enc = next(r for r in records if r["record"] == "encounter")["id"]
+    commands: dict[Any, str] = {}
+    events: dict[Any, str] = {}
+    previous = None
+    for r in records:
+        fields = {k: v for k, v in r.items() if k != "record"}
+        if r["record"] == "command":
+            r["hash"] = commands[r["id"]] = chain.command_hash(enc, CommandRow(**fields))
+        elif r["record"] == "event":
+            r["hash"] = events[r["id"]] = chain.event_hash(
+                enc, EventRow(**fields), events.get(r["parent_id"]), commands.get(r["command_id"], ""))
+        elif r["record"] == "move":
+            r["hash"] = chain.move_hash(enc, HeadMove(**fields), previous, commands.get(r["command_id"], ""),
+                                        events.get(r["to_event"], ""))
+            previous = r["hash"]
+    return records
+
+
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_the_walk_in_hand_never_passes_what_verify_refuses(
+    export: Path, tmp_path_factory: pytest.TempPathFactory, walked: list[tuple[str | None, str | None]],
+    data: st.DataObject,
+) -> None:
+    """Rows re-ordered, a link or an id moved, then every hash made again: wherever the walk
+    in hand gives a digest, Store.verify gives the same one over the rows inserted."""
+    records = _records(export)
+    rows = list(range(2, len(records)))
+    for _ in range(data.draw(st.integers(1, 3))):
+        at = data.draw(st.sampled_from(rows))
+        record = records[at]
+        how = data.draw(st.sampled_from(["swap", "link", "id"]))
+        if how == "swap":
+            other = data.draw(st.sampled_from(rows))
+            records[at], records[other] = records[other], records[at]
+        else:
+            keys = [k for k in record if k.endswith(("_id", "_event")) or k in ("id", "seq")]
+            key = data.draw(st.sampled_from(keys if how == "link" and keys else ["id"]))
+            record[key] = data.draw(st.integers(1, 30))
+    records[0]["digest"] = "0" * 64  # not the check at stake here
+    source = _written(_rehashed(records), tmp_path_factory.mktemp("walk") / "forged.jsonl")
+    walked.clear()
+    run_cli(["--db", str(source.with_suffix(".db")), "import", str(source)])
+    for in_hand, truth in walked:
+        assert in_hand is None or in_hand == truth, (in_hand, truth)
+
+
+def _relink_in_a_run(records: list[dict[str, Any]]) -> None:
+    """The second event of a command's run made a child of the run's first parent."""
+    events = [r for r in records if r["record"] == "event"]
+    first, second = next((a, b) for a, b in zip(events, events[1:]) if a["command_id"] == b["command_id"]
+                         and a["parent_id"] is not None)
+    second["parent_id"] = first["parent_id"]
+
+
+def _undo_from_nowhere(records: list[dict[str, Any]]) -> None:
+    """The undo's head move made to move from an event the file does not hold."""
+    undo = next(r for r in records if r["record"] == "move" and r["reason"] == "undo")
+    undo["from_event"] = max(r["id"] for r in records if r["record"] == "event") + 7
+
+
+def _append_from_elsewhere(records: list[dict[str, Any]]) -> None:
+    """An append's head move made to move from another event than its run's first parent."""
+    moves = [r for r in records if r["record"] == "move" and r["reason"] == "append" and r["from_event"]]
+    moves[-1]["from_event"] = moves[-1]["from_event"] - 1
+
+
+@pytest.mark.parametrize("forge", [_relink_in_a_run, _undo_from_nowhere, _append_from_elsewhere])
+def test_a_forged_link_with_every_hash_made_again_is_refused_by_both_walks(
+    cli: Cli, export: Path, tmp_path: Path, walked: list[tuple[str | None, str | None]],
+    forge: Callable[[list[dict[str, Any]]], None],
+) -> None:
+    records = _records(export)
+    forge(records)
+    source = _written(_rehashed(records), tmp_path / "forged.jsonl")
+    line = Cli(str(tmp_path / "new.db"), cli.capsys).fails("import", str(source))
+    assert "does not verify: " in line, line
+    assert walked == [(None, None)]
