@@ -114,7 +114,7 @@ class InHand:
     def _commands(self, rows: Sequence[tuple[Any, ...]]) -> None:
         encounter_id = self.encounter.id
         for row in rows:
-            c = CommandRow(*row)
+            c = row if type(row) is CommandRow else CommandRow(*row)
             self._ascending(c.id, "command")
             if command_hash(encounter_id, c) != c.hash:
                 raise _GiveUp(f"command {c.id}")
@@ -123,7 +123,7 @@ class InHand:
         encounter_id, enc = self.encounter.id, (self.encounter.name, self.encounter.ruleset)
         runs = self.runs
         for row in rows:
-            e = EventRow(*row)
+            e = row if type(row) is EventRow else EventRow(*row)
             self._ascending(e.id, "event")
             parent_hash: str | None = None
             if e.parent_id is None:
@@ -171,7 +171,7 @@ class InHand:
         assert self.move_commands is not None and self.digest_so_far is not None
         encounter_id, runs = self.encounter.id, self.runs
         for row in rows:
-            m = HeadMove(*row)
+            m = row if type(row) is HeadMove else HeadMove(*row)
             self._ascending(m.id, "head move")
             if m.command_id != self.move_command[0]:  # every command moves a head, in command order
                 found = next(self.move_commands, None)
