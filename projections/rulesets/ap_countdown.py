@@ -134,7 +134,7 @@ from skirmish.projections.ruleset import (
     options_in_force,
     suggest,
 )
-from skirmish.projections.view import Budget, Clock, Combatant, Gauge, Own, Pending, Status, View
+from skirmish.projections.view import Budget, Clock, Combatant, Gauge, Glance, Own, Pending, Status, View
 from skirmish.projections.view import Effect as Shown
 
 RULES = "ap-countdown.md"
@@ -1215,6 +1215,10 @@ class ApCountdown(GoesDown, Rules[ApState]):
         # the same: a replay builds the rows of the one or two fighters an event changed,
         # not of all of them.
         self._rows: dict[str, tuple[Fighter, Status, bool, Combatant, Pending | None]] = {}
+        # The glance's row of each combatant, by name, with the fighter and the goes-down
+        # reading it was built from: a fighter's status follows from the fighter and that
+        # option alone, so an unchanged fighter keeps its row (the same object).
+        self._glanced: dict[str, tuple[Fighter, str | None, Combatant]] = {}
 
     def view(self, state: ApState) -> View:
         count = state.count
@@ -1241,16 +1245,27 @@ class ApCountdown(GoesDown, Rules[ApState]):
             combatants.append(row[3])
             if row[4] is not None:
                 pending.append(row[4])
-        if state.in_round:
-            moment = f"count {count}"
-        else:
-            moment = "before the first round" if state.round == 0 else f"after round {state.round}"
-        clock = Clock(round=state.round, running=state.in_round, moment=moment, now=now, next=following,
+        clock = Clock(round=state.round, running=state.in_round, moment=_moment(state), now=now, next=following,
                       own=ApClock(count=count))
         return View(
             clock=clock, combatants=tuple(combatants), pending=tuple(pending),
             own=ApScene(environment=state.counters),
         )
+
+    def glance(self, state: ApState) -> Glance:
+        # The view's rows without its acting order, who acts now and next: an event changes
+        # one or two fighters, and those rows alone are built again.
+        rule = state.options.get(GOES_DOWN)
+        rows = self._glanced
+        combatants = []
+        for f in state.fighters.values():
+            row = rows.get(f.name)
+            if row is None or row[0] is not f or row[1] != rule:
+                status: Status = "left" if f.left else "down" if self.down(state, f) else "out" if f.out else "fighting"
+                row = rows[f.name] = (f, rule, _combatant(f, status, False))
+            combatants.append(row[2])
+        clock = Clock(round=state.round, running=state.in_round, moment=_moment(state), own=ApClock(count=state.count))
+        return Glance(clock=clock, combatants=tuple(combatants), ordered=False)
 
     def harm(self, event: Event) -> Harm | None:
         # Damage is counted in hits (ap-countdown.md, Resolution); bleeding loses hits at
@@ -1346,6 +1361,12 @@ class ApCountdown(GoesDown, Rules[ApState]):
 
 
 # --- helpers -------------------------------------------------------------------------------
+
+
+def _moment(state: ApState) -> str:
+    if state.in_round:
+        return f"count {state.count}"
+    return "before the first round" if state.round == 0 else f"after round {state.round}"
 
 
 def _may_declare(f: Fighter, down: bool) -> bool:
