@@ -268,6 +268,11 @@ class Ruleset(Protocol[State]):
         now and next) may build less, figure for figure the same as its view's."""
         ...
 
+    def acting_order(self, state: State) -> tuple[str, ...]:
+        """The combatants' names in ``view(state)``'s acting order (the replay orders by it
+        what one event changed in several rows, when its glance is not ordered)."""
+        ...
+
     def describe(self, event: Event) -> str:
         """One line of narration of one of its events, for the log and the replay."""
         ...
@@ -385,6 +390,9 @@ class Rules(Generic[State]):
         # Right for any ruleset, since it is the view: a ruleset overrides it for speed.
         view = self.view(state)  # type: ignore[attr-defined]
         return Glance(clock=view.clock, combatants=view.combatants)
+
+    def acting_order(self, state: State) -> tuple[str, ...]:
+        return tuple(c.name for c in self.view(state).combatants)  # type: ignore[attr-defined]
 
     effects: Mapping[str, str] = {}
 

@@ -9,6 +9,8 @@ escaped, so none of them can add a line or act on the terminal.
 from __future__ import annotations
 
 import re
+from itertools import compress
+from operator import is_not
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from skirmish.eventlog.events import CORE_EVENTS, Event
@@ -18,7 +20,7 @@ from skirmish.projections.audit.explain import Derived, Explanation, Number, Sto
 from skirmish.projections.notes import Note
 from skirmish.projections.engine import Encounter, Recorded
 from skirmish.projections.text.board import clock_label, combatant_changes, view_changes
-from skirmish.projections.view import Combatant, View
+from skirmish.projections.view import Clock, Combatant, View
 
 INDENT = " " * 9  # under the text of a "#id   " line
 
@@ -60,21 +62,24 @@ def replay_text(
     glance_of, describe = ruleset.glance, _describer(enc)
     prior: tuple[Combatant, ...] | None = None
     moment: tuple[int, str, str] | None = None
+    last_clock: Clock | None = None
     when = ""
     for rec, after in enc.replay(to, start=start):
         if prior is None and rec.parent is not None:  # from a later event: the state before it
             prior = glance_of(enc.fold_to(rec.parent)[0]).combatants
         glance = glance_of(after)
         clock = glance.clock
-        if (clock.round, clock.unit, clock.moment) != moment:  # most events share their moment
-            moment, when = (clock.round, clock.unit, clock.moment), clock_label(clock)
-        line = escape_controls(f"#{rec.id:<5} [{when}] {describe(rec)}")
+        if clock is not last_clock:
+            last_clock = clock
+            if (clock.round, clock.unit, clock.moment) != moment:  # most events share their moment
+                moment, when = (clock.round, clock.unit, clock.moment), escape_controls(clock_label(clock))
+        line = f"#{rec.id:<5} [{when}] {describe(rec)}"  # each part escaped: the line is
         rows = glance.combatants
         if prior is not None and prior is not rows:
             changed = _changed(prior, rows)
             if changed:
                 if len(changed) > 1 and not glance.ordered:  # told in the view's acting order
-                    order = {c.name: i for i, c in enumerate(ruleset.view(after).combatants)}
+                    order = {name: i for i, name in enumerate(ruleset.acting_order(after))}
                     changed.sort(key=lambda pair: order.get(pair[1].name, len(order)))
                 line += "".join(f"\n{INDENT}{change}" for old, new in changed for change in combatant_changes(old, new))
         if rec.id in notes:
@@ -107,9 +112,10 @@ def _changed(before: tuple[Combatant, ...], after: tuple[Combatant, ...]) -> lis
     with its row before."""
     changed: list[tuple[Combatant, Combatant]] = []
     if len(before) == len(after):  # most events: the same combatants in the same places
-        for old, new in zip(before, after):
-            if old is new:
-                continue
+        # The rows that are not the same objects, picked out in C: a glance keeps the rows
+        # of the combatants an event left alone.
+        for i in compress(range(len(after)), map(is_not, before, after)):
+            old, new = before[i], after[i]
             if old.name != new.name:
                 break
             if old != new:
