@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from itertools import compress
 from operator import is_not
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from skirmish.eventlog.events import CORE_EVENTS, Event
 from skirmish.eventlog.rows import HeadMove
@@ -59,7 +59,11 @@ def replay_text(
         yield from _replay_whole(enc, notes, to, start)
         return
     ruleset = enc.ruleset
-    glance_of, describe = ruleset.glance, _describer(enc)
+    glance_of, describe, describe_own = ruleset.glance, enc.describe, ruleset.describe
+    # Whether an event type is the ruleset's own, described by it straight (most of a
+    # fight), not through the engine's cases for the core events (projections/engine.py
+    # ``_describe``: CORE_EVENTS) first: the same line.
+    own: dict[type[Event], bool] = {}
     prior: tuple[Combatant, ...] | None = None
     moment: tuple[int, str, str] | None = None
     last_clock: Clock | None = None
@@ -73,7 +77,17 @@ def replay_text(
             last_clock = clock
             if (clock.round, clock.unit, clock.moment) != moment:  # most events share their moment
                 moment, when = (clock.round, clock.unit, clock.moment), escape_controls(clock_label(clock))
-        line = f"#{rec.id:<5} [{when}] {describe(rec)}"  # each part escaped: the line is
+        event = rec.event
+        mine = own.get(type(event))
+        if mine is None:
+            mine = own[type(event)] = not issubclass(type(event), CORE_EVENTS)
+        if mine:
+            said = describe_own(event)
+            if not said.isprintable():
+                said = escape_controls(said)
+        else:
+            said = describe(rec)
+        line = f"#{rec.id:<5} [{when}] {said}"  # escaping goes character by character: each part is
         rows = glance.combatants
         if prior is not None and prior is not rows:
             changed = _changed(prior, rows)
@@ -81,29 +95,11 @@ def replay_text(
                 if len(changed) > 1 and not glance.ordered:  # told in the view's acting order
                     order = {name: i for i, name in enumerate(ruleset.acting_order(after))}
                     changed.sort(key=lambda pair: order.get(pair[1].name, len(order)))
-                line += "".join(f"\n{INDENT}{change}" for old, new in changed for change in combatant_changes(old, new))
+                line += "".join([f"\n{INDENT}{change}" for old, new in changed for change in combatant_changes(old, new)])
         if rec.id in notes:
             line += "".join("\n" + note for note in note_lines(notes[rec.id]))
         yield line
         prior = rows
-
-
-def _describer(enc: Encounter) -> Callable[[Recorded], str]:
-    """``enc.describe``, the same line: an event of the ruleset's own (most of a fight)
-    goes to the ruleset's ``describe`` straight, not through the engine's cases for the
-    core events (projections/engine.py ``_describe``: CORE_EVENTS) first."""
-    own: dict[type[Event], bool] = {}
-    describe, describe_own = enc.describe, enc.ruleset.describe
-
-    def line(rec: Recorded) -> str:
-        event = rec.event
-        kind = type(event)
-        mine = own.get(kind)
-        if mine is None:
-            mine = own[kind] = not issubclass(kind, CORE_EVENTS)
-        return escape_controls(describe_own(event)) if mine else describe(rec)
-
-    return line
 
 
 def _changed(before: tuple[Combatant, ...], after: tuple[Combatant, ...]) -> list[tuple[Combatant, Combatant]]:
