@@ -24,6 +24,7 @@ from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
 from skirmish.projections.notes import notes_shown
 from skirmish.projections.ruleset import registry
+from skirmish.projections.text.board import figures
 from skirmish.projections.text.narration import replay_text
 
 from support.cli import Cli, start
@@ -87,5 +88,27 @@ def test_the_fast_narration_is_the_whole_views_reading(ruleset: str, seed: int, 
         path = [link.id for link in enc.links(enc.head().event_id)]
         middle = path[int(at * (len(path) - 1))]
         assert list(replay_text(enc, notes, start=middle)) == list(replay_text(enc, notes, start=middle, whole=True))
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+@settings(max_examples=examples(8))
+@given(seed=st.integers(0, 10_000), commands=st.integers(1, 80))
+def test_a_glance_is_the_view_figure_for_figure_at_every_event(ruleset: str, seed: int, commands: int) -> None:
+    """The contract (projections/ruleset.py ``glance``, ``acting_order``): at every state
+    of a fight, the glance's moment and rows are the view's, and the acting order its."""
+    store = Store(":memory:")
+    try:
+        enc = played(store, ruleset, seed, commands)
+        fresh = type(enc.ruleset)()  # a view from a ruleset object of its own: nothing cached
+        for _, state in enc.replay():
+            view, glance = fresh.view(state), enc.ruleset.glance(state)
+            assert (glance.clock.round, glance.clock.unit, glance.clock.moment) == (
+                view.clock.round, view.clock.unit, view.clock.moment)
+            rows = {c.name: figures(c) for c in glance.combatants}
+            assert rows == {c.name: figures(c) for c in view.combatants}
+            assert list(rows) == [c.name for c in view.combatants] or not glance.ordered
+            assert enc.ruleset.acting_order(state) == tuple(c.name for c in view.combatants)
     finally:
         store.close()
