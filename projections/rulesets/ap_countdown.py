@@ -1263,11 +1263,14 @@ class ApCountdown(GoesDown, Rules[ApState]):
         last = self._last_glance
         if last is not None and last[1] == rule and len(last[0]) == len(fighters):
             combatants = last[2]
-            moved = list(compress(range(len(fighters)), map(is_not, fighters, last[0])))
-            if moved:
-                rows = list(combatants)
-                for i in moved:
-                    rows[i] = self._glance_row(state, fighters[i], rule)
+            rows: list[Combatant] | None = None
+            for i in compress(range(len(fighters)), map(is_not, fighters, last[0])):
+                row = self._glance_row(state, fighters[i], rule)
+                if row is not combatants[i]:  # else its figures are as they were: the same row
+                    if rows is None:
+                        rows = list(combatants)
+                    rows[i] = row
+            if rows is not None:
                 combatants = tuple(rows)
         else:
             combatants = tuple(self._glance_row(state, f, rule) for f in fighters)
