@@ -87,7 +87,7 @@ def replay_text(
                 said = escape_controls(said)
         else:
             said = describe(rec)
-        line = f"#{rec.id:<5} [{when}] {said}"  # escaping goes character by character: each part is
+        line = f"#{rec.id:<5} [{when}] {said}"  # its parts escaped: escaping goes character by character
         rows = glance.combatants
         if prior is not None and prior is not rows:
             changed = _changed(prior, rows)
@@ -95,7 +95,8 @@ def replay_text(
                 if len(changed) > 1 and not glance.ordered:  # told in the view's acting order
                     order = {name: i for i, name in enumerate(ruleset.acting_order(after))}
                     changed.sort(key=lambda pair: order.get(pair[1].name, len(order)))
-                line += "".join([f"\n{INDENT}{change}" for old, new in changed for change in combatant_changes(old, new)])
+                line += "".join([f"\n{INDENT}{change}" for old, new in changed
+                                 for change in combatant_changes(old, new)])
         if rec.id in notes:
             line += "".join("\n" + note for note in note_lines(notes[rec.id]))
         yield line
