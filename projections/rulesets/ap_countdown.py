@@ -83,6 +83,8 @@ Readings chosen where the text is silent, documented here and in the README:
 from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
+from itertools import compress
+from operator import attrgetter, is_not
 from shlex import quote
 from typing import Any, ClassVar, Literal
 
@@ -134,7 +136,7 @@ from skirmish.projections.ruleset import (
     options_in_force,
     suggest,
 )
-from skirmish.projections.view import Budget, Clock, Combatant, Gauge, Own, Pending, Status, View
+from skirmish.projections.view import Budget, Clock, Combatant, Gauge, Glance, Own, Pending, Status, View
 from skirmish.projections.view import Effect as Shown
 
 RULES = "ap-countdown.md"
@@ -1215,16 +1217,20 @@ class ApCountdown(GoesDown, Rules[ApState]):
         # the same: a replay builds the rows of the one or two fighters an event changed,
         # not of all of them.
         self._rows: dict[str, tuple[Fighter, Status, bool, Combatant, Pending | None]] = {}
+        # The glance's row of each combatant, by name, with the fighter, the goes-down
+        # reading and the fighter's figures it was built from: a row follows from those
+        # alone, so a fighter whose figures are as they were keeps its row (the same object).
+        self._glanced: dict[str, tuple[Fighter, str | None, tuple[Any, ...], Combatant]] = {}
+        # The last glance's fighters and rows: an event that changed no fighter (the count
+        # moved on, a note) gets the same rows, the same tuple, which the replay skips.
+        self._last_glance: tuple[
+            tuple[Fighter, ...], str | None, tuple[Combatant, ...], Clock, tuple[int, bool, int | None]] | None = None
 
     def view(self, state: ApState) -> View:
         count = state.count
         fighters = list(state.fighters.values())
         down = {f.name: self.down(state, f) for f in fighters}
-        # Acting order: highest actual initiative first (Initiative); those without one
-        # (joined since the round's roll) after, in the order they were added; those who
-        # cannot act (down, left) last.
-        ranked = sorted(fighters, key=lambda f: (
-            f.left or down[f.name], f.initiative is None, -(f.initiative or 0)))
+        ranked = _ranked(fighters, down)
         may = {f.name for f in fighters if _may_declare(f, down[f.name])} if state.in_round else set()
         now = _acting_at(state, count, waiting=True, may=may) if state.in_round and count is not None else ()
         upcoming = _next_count(state, may) if state.in_round else None
@@ -1241,16 +1247,60 @@ class ApCountdown(GoesDown, Rules[ApState]):
             combatants.append(row[3])
             if row[4] is not None:
                 pending.append(row[4])
-        if state.in_round:
-            moment = f"count {count}"
-        else:
-            moment = "before the first round" if state.round == 0 else f"after round {state.round}"
-        clock = Clock(round=state.round, running=state.in_round, moment=moment, now=now, next=following,
+        clock = Clock(round=state.round, running=state.in_round, moment=_moment(state), now=now, next=following,
                       own=ApClock(count=count))
         return View(
             clock=clock, combatants=tuple(combatants), pending=tuple(pending),
             own=ApScene(environment=state.counters),
         )
+
+    def glance(self, state: ApState) -> Glance:
+        # The view's rows without its acting order, who acts now and next: an event changes
+        # one or two fighters, and those rows alone are built again (the others are picked
+        # out in C, by identity: a fighter the fold left alone is the same object).
+        rule = state.options.get(GOES_DOWN)
+        fighters = tuple(state.fighters.values())
+        last = self._last_glance
+        if last is not None and last[1] == rule and len(last[0]) == len(fighters):
+            combatants = last[2]
+            rows: list[Combatant] | None = None
+            for i in compress(range(len(fighters)), map(is_not, fighters, last[0])):
+                row = self._glance_row(state, fighters[i], rule)
+                if row is not combatants[i]:  # else its figures are as they were: the same row
+                    if rows is None:
+                        rows = list(combatants)
+                    rows[i] = row
+            if rows is not None:
+                combatants = tuple(rows)
+        else:
+            combatants = tuple(self._glance_row(state, f, rule) for f in fighters)
+        when = (state.round, state.in_round, state.count)  # all the clock's figures follow from
+        if last is not None and last[4] == when:
+            clock = last[3]
+        else:
+            clock = Clock(round=state.round, running=state.in_round, moment=_moment(state),
+                          own=ApClock(count=state.count))
+        self._last_glance = (fighters, rule, combatants, clock, when)
+        return Glance(clock=clock, combatants=combatants, ordered=False)
+
+    def acting_order(self, state: ApState) -> tuple[str, ...]:
+        fighters = list(state.fighters.values())
+        return tuple(f.name for f in _ranked(fighters, {f.name: self.down(state, f) for f in fighters}))
+
+    def _glance_row(self, state: ApState, f: Fighter, rule: str | None) -> Combatant:
+        row = self._glanced.get(f.name)
+        if row is not None and row[1] == rule:
+            if row[0] is f:
+                return row[3]
+            figures = _ROW_FIGURES(f)
+            if figures == row[2]:  # a new fighter, the same figures: a declaration, a pace
+                self._glanced[f.name] = (f, rule, figures, row[3])
+                return row[3]
+        else:
+            figures = _ROW_FIGURES(f)
+        status: Status = "left" if f.left else "down" if self.down(state, f) else "out" if f.out else "fighting"
+        row = self._glanced[f.name] = (f, rule, figures, _combatant(f, status, False))
+        return row[3]
 
     def harm(self, event: Event) -> Harm | None:
         # Damage is counted in hits (ap-countdown.md, Resolution); bleeding loses hits at
@@ -1348,6 +1398,19 @@ class ApCountdown(GoesDown, Rules[ApState]):
 # --- helpers -------------------------------------------------------------------------------
 
 
+def _ranked(fighters: list[Fighter], down: dict[str, bool]) -> list[Fighter]:
+    """The view's acting order (Initiative): highest actual initiative first; those without
+    one (joined since the round's roll) after, in the order they were added; those who
+    cannot act (down, left) last. ``down``: whether each is down, by name."""
+    return sorted(fighters, key=lambda f: (f.left or down[f.name], f.initiative is None, -(f.initiative or 0)))
+
+
+def _moment(state: ApState) -> str:
+    if state.in_round:
+        return f"count {state.count}"
+    return "before the first round" if state.round == 0 else f"after round {state.round}"
+
+
 def _may_declare(f: Fighter, down: bool) -> bool:
     """Whether the fighter may declare an action this round; ``down``: whether it is down."""
     return not (f.out or f.left or f.ap <= 0 or f.base is None or down)
@@ -1387,6 +1450,12 @@ def _acting_at(state: ApState, count: int, waiting: bool, may: AbstractSet[str])
     return tuple(names)
 
 
+# Every field of a fighter that its row reads (_combatant, and its status: left, out and
+# the goes-down reading of hits - damage): two fighters alike in these have the same row.
+_ROW_FIGURES = attrgetter(
+    "name", "side", "hits", "damage", "ap", "had", "spent", "effects", "base", "delay", "pace", "out", "parry", "left")
+
+
 def _combatant(f: Fighter, status: Status, acting: bool) -> Combatant:
     """A fighter's row of the view: all of it read off the fighter but its status and turn."""
     return Combatant(
@@ -1396,7 +1465,7 @@ def _combatant(f: Fighter, status: Status, acting: bool) -> Combatant:
         effects=tuple(
             Shown(kind=e.kind, left=e.rounds, detail=f"{e.per_round} a round" if e.per_round else "", custom=e.custom)
             for e in f.effects
-        ),
+        ) if f.effects else (),
         own=ApFigures(
             initiative=f.initiative, base_initiative=f.base, ap=f.ap, ap_spent=f.spent, hits=f.hits,
             damage=f.damage, pace=f.pace, delay=f.delay, out_of_round=f.out, parry=f.parry,
