@@ -26,7 +26,7 @@ import json
 import shlex
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -491,6 +491,25 @@ class Store:
     def replay_rows_in(self, runs: Iterable[tuple[int, int]]) -> Iterator[ReplayRow]:
         """The rows of these runs of consecutive ids, as ``replay_rows`` reads them."""
         return self._rows(REPLAY_COLUMNS, runs)
+
+    def current_rows(
+        self, runs: Iterable[tuple[int, int]], layouts: Mapping[str, int], columns: str = ""
+    ) -> Iterator[tuple[int, Iterator[Any]]]:
+        """Each run of consecutive ids (``runs``, from ``runs``) as its first id and its rows
+        in order: ``columns`` (none, or names each followed by a comma) then the body, or
+        NULL where the row's kind is not at the layout version ``layouts`` gives it (read
+        that row whole with ``event`` to upcast or refuse it). A run holds every id from its
+        first to its last (``runs_back``), so a row's id is its first id plus its place:
+        the fold reads the one column it needs, and SQL checks each row's kind and version."""
+        by_version: dict[int, list[str]] = {}
+        for kind, version in layouts.items():
+            by_version.setdefault(version, []).append(kind)
+        body = " ".join(f"WHEN {int(version)} THEN CASE WHEN kind IN ({', '.join('?' * len(kinds))}) THEN body END"
+                        for version, kinds in by_version.items())
+        query = f"SELECT {columns}CASE version {body} END FROM events WHERE id BETWEEN ? AND ? ORDER BY id"
+        kinds = tuple(kind for group in by_version.values() for kind in group)
+        execute = self.conn.execute
+        return ((low, execute(query, (*kinds, low, high))) for low, high in runs)
 
     def _path_rows(self, columns: str, event_id: int, since: int | None) -> Iterator[Any]:
         return self._rows(columns, self.runs(event_id, since))
