@@ -315,7 +315,7 @@ class Encounter:
         root, folded from the nearest snapshot on its path; the snapshots due on the way
         are cached for the next read. The state is the caller's own (a working copy)."""
         version = self.ruleset.state_version
-        snapshot, rows = self._store.path_since_snapshot(event_id, self.row.ruleset, version)
+        snapshot, runs = self._store.runs_since_snapshot(event_id, self.row.ruleset, version)
         state: Any = None
         depth = -1
         if snapshot is not None:
@@ -324,22 +324,12 @@ class Encounter:
             except msgspec.DecodeError:
                 # A cache that cannot be read is a cache miss: fold from the root (and the
                 # snapshots due on the way replace the unreadable one).
-                _, rows = self._store.path_since_snapshot(event_id, self.row.ruleset, -1)  # no such version
-        apply, decode = self.ruleset.apply, self.codec.decode
+                _, runs = self._store.runs_since_snapshot(event_id, self.row.ruleset, -1)  # no such version
         due: list[Snapshot] = []
-        for row in rows:
-            event = decode(row.body, row.kind, row.version, row.id)
-            depth += 1
-            if state is None:
-                assert isinstance(event, EncounterStarted)
-                state = self.ruleset.initial(event)
-            else:
-                apply(state, event)
-            if depth % SNAPSHOT_EVERY == 0 and depth:
-                due.append(Snapshot(row.id, depth, _state_encoder.encode(state)))
+        state, folded = self._fold(state, runs, depth, due)
         if due:
             self._store.save_snapshots(self.row.ruleset, version, due)
-        return state, depth
+        return state, depth + folded
 
     def _snapshot_decoder(self) -> msgspec.msgpack.Decoder[Any]:
         if self._state_decoder is None:
@@ -491,10 +481,13 @@ class Encounter:
         rather than called through ``apply`` for each row; None for any other ruleset."""
         return self.ruleset.appliers() if isinstance(self.ruleset, Rules) else None
 
-    def _fold(self, state: Any, runs: Iterable[tuple[int, int]]) -> tuple[Any, int]:
+    def _fold(
+        self, state: Any, runs: Iterable[tuple[int, int]], depth: int = -1, due: list[Snapshot] | None = None
+    ) -> tuple[Any, int]:
         """``state`` (None: before the first event) with the events of ``runs`` (runs of
         consecutive ids, oldest first) applied in place, and how many there were: the
-        replay's loop without a record a row, reading the body alone."""
+        replay's loop without a record a row, reading the body alone. ``due``: the states
+        where the snapshot spacing falls (``state`` at ``depth`` below the root) added to it."""
         ruleset, decode_current, whole = self.ruleset, self.codec.decode_current, self._decoded_whole
         appliers = self._appliers()
         count = 0
@@ -514,6 +507,8 @@ class Encounter:
                     applier = appliers.get(type(event))
                     if applier is not None:
                         applier(state, event)
+                if due is not None and (depth + count) % SNAPSHOT_EVERY == 0 and depth + count:
+                    due.append(Snapshot(low + count - 1 - first, depth + count, _state_encoder.encode(state)))
         return state, count
 
     def _decoded_whole(self, event_id: int) -> Event:
