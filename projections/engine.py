@@ -90,11 +90,12 @@ def codec_for(ruleset_id: str) -> Codec:
     return Codec((*CORE_EVENTS, *get_ruleset(ruleset_id).event_types))
 
 
-class Recorded(msgspec.Struct, frozen=True):
+class Recorded(msgspec.Struct, frozen=True, gc=False):
     """An event as stored and decoded: its id, its parent and the event itself.
 
     A Struct, not a dataclass: a replay makes one per event, and a frozen dataclass costs
-    as much to build as decoding the event does."""
+    as much to build as decoding the event does. Not tracked by the garbage collector
+    (``gc=False``): it holds an id, text and an event, never a cycle."""
 
     id: int
     parent: int | None

@@ -780,13 +780,15 @@ class ApCountdown(GoesDown, Rules[ApState]):
         if tick.step == "bleeding":
             fighters[f.name] = replace(f, damage=f.damage - tick.change)
             return
-        effects = list(f.effects)
-        i = next(i for i, e in enumerate(effects) if e.serial == tick.serial)
+        effects = f.effects
+        for i, e in enumerate(effects):  # the tick's effect is there: its upkeep was decided on this state
+            if e.serial == tick.serial:
+                break
         if tick.removed:
-            del effects[i]
+            effects = effects[:i] + effects[i + 1:]
         else:
-            effects[i] = replace(effects[i], rounds=tick.rounds_left, fresh=False)
-        fighters[f.name] = replace(f, effects=tuple(effects))
+            effects = (*effects[:i], replace(effects[i], rounds=tick.rounds_left, fresh=False), *effects[i + 1:])
+        fighters[f.name] = replace(f, effects=effects)
 
     @applies(RoundEnded)
     def _round_ended(self, state: ApState, event: RoundEnded) -> None:
@@ -796,10 +798,16 @@ class ApCountdown(GoesDown, Rules[ApState]):
         fighters = state.fighters
         for name, f in fighters.items():  # values replaced, no key added: safe while iterating
             ap = f.ap if carry else 0
-            # Most fighters have nothing to change: no effects, AP already spent.
-            if ap != f.ap or (f.effects and any(e.fresh for e in f.effects)):
-                fighters[name] = replace(f, ap=ap, effects=tuple(replace(e, fresh=False) if e.fresh else e
-                                                                 for e in f.effects))
+            # Most fighters have nothing to change: no effects, AP already spent. (Loops, not
+            # generators: this runs for every fighter at every round's end.)
+            fresh = False
+            for e in f.effects:
+                if e.fresh:
+                    fresh = True
+                    break
+            if ap != f.ap or fresh:
+                fighters[name] = replace(f, ap=ap, effects=tuple([replace(e, fresh=False) if e.fresh else e
+                                                                  for e in f.effects]))
         state.in_round, state.count = False, None
 
     # --- decide --------------------------------------------------------------------------
