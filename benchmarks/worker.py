@@ -2,7 +2,7 @@
 of events, wall and CPU seconds, peak memory and, where the contender folds, a digest of
 the state it ends in (so the race checks both sides end alike).
 
-    python -m benchmarks.worker skirmish|reading|eventsourcing|floor DB
+    python -m benchmarks.worker skirmish|fold|reading|eventsourcing|floor DB
     python -m benchmarks.worker skirmish-state|eventsourcing-state DB SAMPLES
     python -m benchmarks.worker skirmish-append|eventsourcing-append|eventsourcing-decide DB PLAYED
     python -m benchmarks.worker skirmish-bulk DB EVENTS fight|upkeep
@@ -74,6 +74,24 @@ def reading(db: str) -> Callable[[], int]:
         runs = store.runs(enc.head().event_id)
         return sum(1 for _, rows in store.current_rows(runs, versions, "command_id, recorded_at, ")
                    for _c, _r, body in rows if decode(body) is not None)
+
+    return run
+
+
+def fold(db: str) -> Callable[[], int]:
+    """The fold alone: the head's path read and folded to its state from the root, no record
+    a row (what a state read costs without a snapshot); the same state as the full replay."""
+    from skirmish.eventlog.store import Store
+    from skirmish.projections.engine import Encounter
+
+    store = Store(db, create=False)
+    enc = Encounter.open(store)
+    enc.started  # noqa: B018
+
+    def run() -> int:
+        state, count = enc._fold(None, store.runs(enc.head().event_id))  # noqa: SLF001 - the engine's own loop
+        DIGEST["state"] = digest(state)
+        return count
 
     return run
 
@@ -333,7 +351,7 @@ def peak_mb() -> float:
 
 
 KINDS: dict[str, Callable[..., Callable[[], int]]] = {
-    "skirmish": skirmish, "reading": reading, "eventsourcing": eventsourcing, "floor": floor,
+    "skirmish": skirmish, "fold": fold, "reading": reading, "eventsourcing": eventsourcing, "floor": floor,
     "skirmish-state": skirmish_state, "eventsourcing-state": eventsourcing_state,
     "skirmish-append": skirmish_append, "eventsourcing-append": eventsourcing_append,
     "eventsourcing-decide": eventsourcing_decide,
