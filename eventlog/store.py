@@ -26,7 +26,7 @@ import json
 import shlex
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -46,7 +46,6 @@ from skirmish.eventlog.rows import (
     ENCOUNTER_COLUMNS,
     EVENT_COLUMNS,
     MOVE_COLUMNS,
-    REPLAY_COLUMNS,
     CommandRow,
     Counts,
     EncounterRow,
@@ -55,14 +54,13 @@ from skirmish.eventlog.rows import (
     HeadMove,
     Log,
     NewEvent,
-    ReplayRow,
 )
 from skirmish.eventlog.shape import Shape
 from skirmish.eventlog.snapshots import Snapshot
 
 __all__ = [
     "DEFAULT_DB", "CommandRow", "Counts", "EncounterRow", "EventRow", "Head", "HeadMove", "Log", "Restoring",
-    "NewEvent", "Page", "ReplayRow", "Shape", "Snapshot", "Store", "Table",
+    "NewEvent", "Page", "Shape", "Snapshot", "Store", "Table",
 ]
 
 
@@ -553,19 +551,29 @@ class Store:
         one row at a time, not the whole path, and reads it as fast as a plain scan."""
         return (EventRow(*r) for r in self._path_rows(EVENT_COLUMNS, event_id, since))
 
-    def replay_rows(self, event_id: int, since: int | None = None) -> Iterator[ReplayRow]:
-        """The path as ``path`` reads it, each row as a plain tuple without its hash: what a
-        replay needs, at the least cost per row."""
-        return self._path_rows(REPLAY_COLUMNS, event_id, since)
-
     def path_links(self, event_id: int) -> Iterator[tuple[int, int | None, int]]:
         """The path as ``path`` reads it, each event as its id, its parent's and its command's
         only: the path's shape, without reading the bodies."""
         return self._path_rows("id, parent_id, command_id", event_id, None)
 
-    def replay_rows_in(self, runs: Iterable[tuple[int, int]]) -> Iterator[ReplayRow]:
-        """The rows of these runs of consecutive ids, as ``replay_rows`` reads them."""
-        return self._rows(REPLAY_COLUMNS, runs)
+    def current_rows(
+        self, runs: Iterable[tuple[int, int]], layouts: Mapping[str, int], columns: str = ""
+    ) -> Iterator[tuple[int, Iterator[Any]]]:
+        """Each run of consecutive ids (as ``runs`` gives them) as its first id and its rows
+        in order: ``columns`` (none, or names each followed by a comma) then the body, or
+        NULL where the row's kind is not at the layout version ``layouts`` gives it (read
+        that row whole with ``event`` to upcast or refuse it). A run holds every id from its
+        first to its last (``runs_back``), so a row's id is its first id plus its place:
+        the fold reads the one column it needs, and SQL checks each row's kind and version."""
+        by_version: dict[int, list[str]] = {}
+        for kind, version in layouts.items():
+            by_version.setdefault(version, []).append(kind)
+        body = " ".join(f"WHEN {int(version)} THEN CASE WHEN kind IN ({', '.join('?' * len(kinds))}) THEN body END"
+                        for version, kinds in by_version.items())
+        query = f"SELECT {columns}CASE version {body} END FROM events WHERE id BETWEEN ? AND ? ORDER BY id"
+        kinds = tuple(kind for group in by_version.values() for kind in group)
+        execute = self.conn.execute
+        return ((low, execute(query, (*kinds, low, high))) for low, high in runs)
 
     def _path_rows(self, columns: str, event_id: int, since: int | None) -> Iterator[Any]:
         return self._rows(columns, self.runs(event_id, since))
@@ -656,13 +664,13 @@ class Store:
         """The events of these runs of ids, in order, streamed."""
         return (EventRow(*r) for r in self._rows(EVENT_COLUMNS, runs))
 
-    def path_since_snapshot(
+    def runs_since_snapshot(
         self, event_id: int, projection: str, version: int
-    ) -> tuple[Snapshot | None, list[EventRow]]:
+    ) -> tuple[Snapshot | None, list[tuple[int, int]]]:
         """The nearest snapshot on the path to ``event_id`` (``event_id`` itself included) and
-        the events after it, in order; no snapshot: the whole path from the root."""
-        snapshot, runs = snapshots.nearest(self.conn, self.runs_back(event_id), projection, version)
-        return snapshot, [EventRow(*r) for r in self._rows(EVENT_COLUMNS, runs)]
+        the runs of the events after it, oldest first (``current_rows`` reads them); no
+        snapshot: the whole path from the root."""
+        return snapshots.nearest(self.conn, self.runs_back(event_id), projection, version)
 
     def stored_snapshots(self, encounter_id: int, projection: str, version: int) -> Iterator[tuple[int, Snapshot | None]]:
         """Every cached state of the encounter for one projection version, oldest first;

@@ -62,7 +62,6 @@ from skirmish.eventlog.store import (
     Head,
     NewEvent,
     Page,
-    ReplayRow,
     Restoring,
     Snapshot,
     Store,
@@ -101,11 +100,12 @@ def codec_for(ruleset_id: str) -> Codec:
     return Codec((*CORE_EVENTS, *get_ruleset(ruleset_id).event_types))
 
 
-class Recorded(msgspec.Struct, frozen=True):
+class Recorded(msgspec.Struct, frozen=True, gc=False):
     """An event as stored and decoded: its id, its parent and the event itself.
 
     A Struct, not a dataclass: a replay makes one per event, and a frozen dataclass costs
-    as much to build as decoding the event does."""
+    as much to build as decoding the event does. Not tracked by the garbage collector
+    (``gc=False``): it holds an id, text and an event, never a cycle."""
 
     id: int
     parent: int | None
@@ -346,7 +346,7 @@ class Encounter:
         root, folded from the nearest snapshot on its path; the snapshots due on the way
         are cached for the next read. The state is the caller's own (a working copy)."""
         version = self.ruleset.state_version
-        snapshot, rows = self._store.path_since_snapshot(event_id, self.row.ruleset, version)
+        snapshot, runs = self._store.runs_since_snapshot(event_id, self.row.ruleset, version)
         state: Any = None
         depth = -1
         if snapshot is not None:
@@ -355,22 +355,12 @@ class Encounter:
             except msgspec.DecodeError:
                 # A cache that cannot be read is a cache miss: fold from the root (and the
                 # snapshots due on the way replace the unreadable one).
-                _, rows = self._store.path_since_snapshot(event_id, self.row.ruleset, -1)  # no such version
-        apply, decode = self.ruleset.apply, self.codec.decode
+                _, runs = self._store.runs_since_snapshot(event_id, self.row.ruleset, -1)  # no such version
         due: list[Snapshot] = []
-        for row in rows:
-            event = decode(row.body, row.kind, row.version, row.id)
-            depth += 1
-            if state is None:
-                assert isinstance(event, EncounterStarted)
-                state = self.ruleset.initial(event)
-            else:
-                apply(state, event)
-            if depth % SNAPSHOT_EVERY == 0 and depth:
-                due.append(Snapshot(row.id, depth, _state_encoder.encode(state)))
+        state, folded = self._fold(state, runs, depth, due)
         if due:
             self._store.save_snapshots(self.row.ruleset, version, due)
-        return state, depth
+        return state, depth + folded
 
     def _snapshot_decoder(self) -> msgspec.msgpack.Decoder[Any]:
         if self._state_decoder is None:
@@ -418,7 +408,7 @@ class Encounter:
                     break
                 runs.append((low, high))
             state: Any = decoder.decode(after.state) if after is not None else None
-            state, folded_rows = self._fold(state, self._store.replay_rows_in(reversed(runs)))
+            state, folded_rows = self._fold(state, reversed(runs))
             depth = (after.depth if after is not None else -1) + folded_rows
             folded = _state_encoder.encode(state)
             if folded != snapshot.state or depth != snapshot.depth:
@@ -539,31 +529,41 @@ class Encounter:
         rather than called through ``apply`` for each row; None for any other ruleset."""
         return self.ruleset.appliers() if isinstance(self.ruleset, Rules) else None
 
-    def _fold(self, state: Any, rows: Iterable[ReplayRow]) -> tuple[Any, int]:
-        """``state`` (None: before the first event) with ``rows`` applied in place, and how
-        many there were: the replay's loop without a record a row."""
-        ruleset, decode = self.ruleset, self.codec.decode
-        current, decode_current = self.codec.versions, self.codec.decode_current
+    def _fold(
+        self, state: Any, runs: Iterable[tuple[int, int]], depth: int = -1, due: list[Snapshot] | None = None
+    ) -> tuple[Any, int]:
+        """``state`` (None: before the first event) with the events of ``runs`` (runs of
+        consecutive ids, oldest first) applied in place, and how many there were: the
+        replay's loop without a record a row, reading the body alone. ``due``: the states
+        where the snapshot spacing falls (``state`` at ``depth`` below the root) added to it."""
+        ruleset, decode_current, whole = self.ruleset, self.codec.decode_current, self._decoded_whole
         appliers = self._appliers()
         count = 0
-        for event_id, _command, kind, version, body, _at in rows:
-            count += 1
-            if current.get(kind) == version:
+        for low, rows in self._store.current_rows(runs, self.codec.versions):
+            first = count
+            for (body,) in rows:
+                count += 1
                 try:
                     event = decode_current(body)
-                except msgspec.DecodeError:
-                    event = decode(body, kind, version, event_id)  # raises, naming the row
-            else:
-                event = decode(body, kind, version, event_id)  # an older layout, upcast
-            if state is None:
-                state = ruleset.initial(event)  # type: ignore[arg-type]
-            elif appliers is None:
-                ruleset.apply(state, event)
-            else:
-                applier = appliers.get(type(event))
-                if applier is not None:
-                    applier(state, event)
+                except (msgspec.DecodeError, TypeError):  # NULL: an older layout (or unreadable)
+                    event = whole(low + count - 1 - first)
+                if state is None:
+                    state = ruleset.initial(event)  # type: ignore[arg-type]
+                elif appliers is None:
+                    ruleset.apply(state, event)
+                else:
+                    applier = appliers.get(type(event))
+                    if applier is not None:
+                        applier(state, event)
+                if due is not None and (depth + count) % SNAPSHOT_EVERY == 0 and depth + count:
+                    due.append(Snapshot(low + count - 1 - first, depth + count, _state_encoder.encode(state)))
         return state, count
+
+    def _decoded_whole(self, event_id: int) -> Event:
+        """The event of a row the fold's reading left out (its layout is not the current
+        one): read whole and upcast, or refused naming the row (UnreadableEvent)."""
+        row = self._store.event(self.row.id, event_id)
+        return self.codec.decode(row.body, row.kind, row.version, row.id)
 
     def replay(self, to: int | None = None, start: int | None = None) -> Iterator[tuple[Recorded, Any]]:
         """Each event of the path to ``to`` (default: the head) with the state after it,
@@ -578,39 +578,34 @@ class Encounter:
             self._store.event(self.row.id, to)
         state: Any = None
         parent: int | None = None  # on a path, each event's parent is the one before it
-        rows = self._store.replay_rows(end, since=start)
+        runs = self._store.runs(end, since=start)
         if start is not None:
-            first = next(rows)
-            if first[0] != start:
+            if runs[0][0] != start:
                 where = f"#{to}" if to is not None else f"the head of branch {self.branch!r}"
                 raise UnknownEvent(f"event {start} is not in the history leading to {where}")
             parent = self._store.event(self.row.id, start).parent_id
             if parent is not None:
                 state = self.fold_to(parent)[0]
-            rows = itertools.chain((first,), rows)
         # _fold's loop, yielding a record and the state at each row: written out again, as
         # a generator a row would cost a long replay a fair part of its time.
-        ruleset, decode = self.ruleset, self.codec.decode
-        current, decode_current = self.codec.versions, self.codec.decode_current
+        ruleset, decode_current, whole = self.ruleset, self.codec.decode_current, self._decoded_whole
         appliers = self._appliers()
-        for event_id, command_id, kind, version, body, recorded_at in rows:
-            if current.get(kind) == version:
+        for low, rows in self._store.current_rows(runs, self.codec.versions, "command_id, recorded_at, "):
+            for event_id, (command_id, recorded_at, body) in enumerate(rows, low):
                 try:
                     event = decode_current(body)
-                except msgspec.DecodeError:
-                    event = decode(body, kind, version, event_id)  # raises, naming the row
-            else:
-                event = decode(body, kind, version, event_id)  # an older layout, upcast
-            if state is None:
-                state = ruleset.initial(event)  # type: ignore[arg-type]
-            elif appliers is None:
-                ruleset.apply(state, event)
-            else:
-                applier = appliers.get(type(event))
-                if applier is not None:
-                    applier(state, event)
-            yield Recorded(event_id, parent, command_id, event, recorded_at), state
-            parent = event_id
+                except (msgspec.DecodeError, TypeError):  # NULL: an older layout (or unreadable)
+                    event = whole(event_id)
+                if state is None:
+                    state = ruleset.initial(event)  # type: ignore[arg-type]
+                elif appliers is None:
+                    ruleset.apply(state, event)
+                else:
+                    applier = appliers.get(type(event))
+                    if applier is not None:
+                        applier(state, event)
+                yield Recorded(event_id, parent, command_id, event, recorded_at), state
+                parent = event_id
 
     def log(self, everything: bool = False) -> list[tuple[Recorded, list[str]]]:
         """The current branch's events, or every event of the tree, each with the branches

@@ -597,6 +597,8 @@ class ApCountdown(GoesDown, Rules[ApState]):
         return {f.name for f in state.fighters.values() if _may_declare(f, self.down(state, f))}
 
     # --- initial / apply ------------------------------------------------------------------
+    # A replay applies hundreds of thousands of these: the frequent ones read and write the
+    # fighters' table directly (two calls fewer an event than ``state.fighter`` and ``_put``).
 
     def initial(self, started: EncounterStarted) -> ApState:
         options = options_in_force(self, started)
@@ -649,9 +651,10 @@ class ApCountdown(GoesDown, Rules[ApState]):
 
     @applies(ActionContinued)
     def _continued(self, state: ApState, event: ActionContinued) -> None:
-        f = state.fighter(event.who)
+        fighters = state.fighters
+        f = fighters[event.who]
         assert f.action is not None
-        _put(state, replace(f, action=replace(f.action, step=event.step, resolves_at=event.at.value)))
+        fighters[f.name] = replace(f, action=replace(f.action, step=event.step, resolves_at=event.at.value))
 
     @applies(ClockAdvanced)
     def _clock_advanced(self, state: ApState, event: ClockAdvanced) -> None:
@@ -659,7 +662,8 @@ class ApCountdown(GoesDown, Rules[ApState]):
 
     @applies(ActionDeclared)
     def _declared(self, state: ApState, event: ActionDeclared) -> None:
-        f = state.fighter(event.who)
+        fighters = state.fighters
+        f = fighters[event.who]
         action = Action(
             name=event.action, cost=event.cost.value, declared_at=event.count, declared_round=state.round,
             step=event.step, resolves_at=event.at.value, target=event.target, trigger=event.trigger,
@@ -667,83 +671,96 @@ class ApCountdown(GoesDown, Rules[ApState]):
         )
         instants = f.instants + (1 if event.instant else 0)
         owes = f.parry_owes_melee and event.action != MELEE
-        _put(state, replace(f, action=action, instants=instants, declared_this_round=True, parry_owes_melee=owes))
+        fighters[f.name] = replace(f, action=action, instants=instants, declared_this_round=True, parry_owes_melee=owes)
 
     @applies(ActionProgressed)
     def _progressed(self, state: ApState, event: ActionProgressed) -> None:
-        f = state.fighter(event.who)
+        fighters = state.fighters
+        f = fighters[event.who]
         assert f.action is not None
         action = replace(f.action, progress=event.progress, resolves_at=None)
-        _put(state, replace(f, ap=f.ap - event.paid, spent=f.spent + event.paid, action=action))
+        fighters[f.name] = replace(f, ap=f.ap - event.paid, spent=f.spent + event.paid, action=action)
 
     @applies(ActionReadied)
     def _readied(self, state: ApState, event: ActionReadied) -> None:
-        f = state.fighter(event.who)
+        fighters = state.fighters
+        f = fighters[event.who]
         assert f.action is not None
         action = replace(f.action, step="ready", resolves_at=None, paid=True, progress=f.action.cost)
-        _put(state, replace(f, ap=f.ap - event.paid, spent=f.spent + event.paid, action=action))
+        fighters[f.name] = replace(f, ap=f.ap - event.paid, spent=f.spent + event.paid, action=action)
 
     @applies(ActionResolved)
     def _resolved(self, state: ApState, event: ActionResolved) -> None:
-        f = state.fighter(event.who)
-        _put(state, replace(f, ap=f.ap - event.paid, spent=f.spent + event.paid, action=None))
+        fighters = state.fighters
+        f = fighters[event.who]
+        fighters[f.name] = replace(f, ap=f.ap - event.paid, spent=f.spent + event.paid, action=None)
 
     @applies(ActionCancelled)
     def _cancelled(self, state: ApState, event: ActionCancelled) -> None:
-        f = state.fighter(event.who)
-        _put(state, replace(f, action=None, delay=f.delay + event.delay, out=f.out or event.out))
+        fighters = state.fighters
+        f = fighters[event.who]
+        fighters[f.name] = replace(f, action=None, delay=f.delay + event.delay, out=f.out or event.out)
 
     @applies(PaceChanged)
     def _pace_changed(self, state: ApState, event: PaceChanged) -> None:
-        f = state.fighter(event.who)
-        _put(state, replace(f, pace=event.pace, pace_penalty=event.penalty, pace_count=(state.round, event.count)))
+        fighters = state.fighters
+        f = fighters[event.who]
+        fighters[f.name] = replace(f, pace=event.pace, pace_penalty=event.penalty,
+                                   pace_count=(state.round, event.count))
 
     @applies(ParryDeclared)
     def _parry_declared(self, state: ApState, event: ParryDeclared) -> None:
-        f = state.fighter(event.who)
-        _put(state, replace(f, parry=event.amount, parry_against=event.against))
+        fighters = state.fighters
+        f = fighters[event.who]
+        fighters[f.name] = replace(f, parry=event.amount, parry_against=event.against)
 
     @applies(ParryUsed)
     def _parry_used(self, state: ApState, event: ParryUsed) -> None:
-        f = state.fighter(event.who)
+        fighters = state.fighters
+        f = fighters[event.who]
         under_way = f.action
         if under_way is not None and event.paid:
             under_way = replace(under_way, paid=True, progress=under_way.cost)
-        _put(state, replace(
+        fighters[f.name] = replace(
             f, parry_used=True, parry_owes_melee=event.owes_melee, ap=f.ap - event.paid,
             spent=f.spent + event.paid, action=under_way,
-        ))
+        )
 
     @applies(DamageTaken)
     def _damage_taken(self, state: ApState, event: DamageTaken) -> None:
-        f = state.fighter(event.who)
-        _put(state, replace(f, damage=f.damage + event.hits.value))
+        fighters = state.fighters
+        f = fighters[event.who]
+        fighters[f.name] = replace(f, damage=f.damage + event.hits.value)
 
     @applies(HitsHealed)
     def _hits_healed(self, state: ApState, event: HitsHealed) -> None:
-        f = state.fighter(event.who)
-        _put(state, replace(f, damage=f.damage - event.hits.value))
+        fighters = state.fighters
+        f = fighters[event.who]
+        fighters[f.name] = replace(f, damage=f.damage - event.hits.value)
 
     @applies(EffectApplied)
     def _effect_applied(self, state: ApState, event: EffectApplied) -> None:
-        f = state.fighter(event.who)
+        fighters = state.fighters
+        f = fighters[event.who]
         if event.kind == BLEEDING:
-            _put(state, _bleed(f, event.per_round))
+            fighters[f.name] = _bleed(f, event.per_round)
             return
         spent = event.spent_before
         effect = Effect(event.kind, event.per_round, event.rounds, spent.value if spent else 0,
                         serial=f.effects_applied, custom=event.custom)
-        _put(state, replace(f, effects=(*f.effects, effect), effects_applied=f.effects_applied + 1))
+        fighters[f.name] = replace(f, effects=(*f.effects, effect), effects_applied=f.effects_applied + 1)
 
     @applies(EffectEnded)
     def _effect_ended(self, state: ApState, event: EffectEnded) -> None:
-        f = state.fighter(event.who)
-        _put(state, replace(f, effects=_without(f.effects, event.kind)))
+        fighters = state.fighters
+        f = fighters[event.who]
+        fighters[f.name] = replace(f, effects=_without(f.effects, event.kind))
 
     @applies(BleedingStaunched)
     def _staunched(self, state: ApState, event: BleedingStaunched) -> None:
-        f = state.fighter(event.who)
-        _put(state, _bleed(f, event.per_round - _bleeding(f)))
+        fighters = state.fighters
+        f = fighters[event.who]
+        fighters[f.name] = _bleed(f, event.per_round - _bleeding(f))
 
     @applies(CounterSet)
     def _counter_set(self, state: ApState, event: CounterSet) -> None:
@@ -765,13 +782,15 @@ class ApCountdown(GoesDown, Rules[ApState]):
         if tick.step == "bleeding":
             fighters[f.name] = replace(f, damage=f.damage - tick.change)
             return
-        effects = list(f.effects)
-        i = next(i for i, e in enumerate(effects) if e.serial == tick.serial)
+        effects = f.effects
+        for i, e in enumerate(effects):  # the tick's effect is there: its upkeep was decided on this state
+            if e.serial == tick.serial:
+                break
         if tick.removed:
-            del effects[i]
+            effects = effects[:i] + effects[i + 1:]
         else:
-            effects[i] = replace(effects[i], rounds=tick.rounds_left, fresh=False)
-        fighters[f.name] = replace(f, effects=tuple(effects))
+            effects = (*effects[:i], replace(effects[i], rounds=tick.rounds_left, fresh=False), *effects[i + 1:])
+        fighters[f.name] = replace(f, effects=effects)
 
     @applies(RoundEnded)
     def _round_ended(self, state: ApState, event: RoundEnded) -> None:
@@ -781,10 +800,16 @@ class ApCountdown(GoesDown, Rules[ApState]):
         fighters = state.fighters
         for name, f in fighters.items():  # values replaced, no key added: safe while iterating
             ap = f.ap if carry else 0
-            # Most fighters have nothing to change: no effects, AP already spent.
-            if ap != f.ap or (f.effects and any(e.fresh for e in f.effects)):
-                fighters[name] = replace(f, ap=ap, effects=tuple(replace(e, fresh=False) if e.fresh else e
-                                                                 for e in f.effects))
+            # Most fighters have nothing to change: no effects, AP already spent. (Loops, not
+            # generators: this runs for every fighter at every round's end.)
+            fresh = False
+            for e in f.effects:
+                if e.fresh:
+                    fresh = True
+                    break
+            if ap != f.ap or fresh:
+                fighters[name] = replace(f, ap=ap, effects=tuple([replace(e, fresh=False) if e.fresh else e
+                                                                  for e in f.effects]))
         state.in_round, state.count = False, None
 
     # --- decide --------------------------------------------------------------------------
