@@ -72,6 +72,13 @@ _SPECS = {
 def main() -> None:
     """The console script: a line this module understands runs here, any other through the
     typer app (cli/main.py)."""
+    import gc
+
+    # The cyclic garbage collector walks every object the imports made, again and again
+    # as they are made (about 4% of a `state`'s instructions): a command here is short and
+    # bounded (a fold from the nearest cached state), and what it frees, reference counting
+    # frees. Any other line gets the collector back before the app is even imported.
+    gc.disable()
     from skirmish.cli.stopping import stopped_like_ctrl_c
 
     args = sys.argv[1:]
@@ -79,6 +86,7 @@ def main() -> None:
     with stopped_like_ctrl_c():
         code = run_fast(args)
         if code is None:
+            gc.enable()
             from skirmish.cli.main import run_cli
 
             code = run_cli(args)
@@ -141,8 +149,8 @@ def _run(run: Any, call: Callable[[], None]) -> int:
         return exc.exit_code
     except Exception as exc:
         if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
-            sys.stdout = _Pacified(sys.stdout)  # type: ignore[assignment]
-            sys.stderr = _Pacified(sys.stderr)  # type: ignore[assignment]
+            sys.stdout = _Pacified(sys.stdout)
+            sys.stderr = _Pacified(sys.stderr)
             sys.exit(1)
         if os.environ.get("SKIRMISH_DEBUG"):
             raise
@@ -179,9 +187,9 @@ def _bind(name: str, words: Sequence[str], run: Any) -> Callable[[], None]:
     options = dict(spec.options)
     shared: dict[str, Any] = {}
     if spec.table is not None:
-        for flag, option in _shared_flags(spec.table).items():
-            options[flag] = option
-            shared[option.dest] = None
+        for name_, flag_option in _shared_flags(spec.table).items():
+            options[name_] = flag_option
+            shared[flag_option.dest] = None
     values: dict[str, Any] = {option.dest: [] if option.many else None for option in options.values()}
     # cli/app.py NumbersAsArguments: a negative number anywhere makes every word the
     # parser does not know an argument; only a negative number is read so here.
@@ -229,11 +237,11 @@ def _bind(name: str, words: Sequence[str], run: Any) -> Callable[[], None]:
     if not required <= len(arguments) <= len(spec.arguments):
         raise NotHere
     given = {key: _convert(word, kind) for (key, kind), word in zip(spec.arguments, arguments)}
-    for key, option in options.items():
-        if option.many:
-            values[option.dest] = values[option.dest] or None
-    own_words = [f"{option.dest}={text}" for flag, option in options.items()
-                 if option.own and (text := _own_text(values.pop(option.dest))) is not None]
+    for each in options.values():
+        if each.many:
+            values[each.dest] = values[each.dest] or None
+    own_words = [f"{each.dest}={text}" for each in options.values()
+                 if each.own and (text := _own_text(values.pop(each.dest))) is not None]
     if own_words:
         values["with_"] = [*(values["with_"] or ()), *own_words]
     flags = {key: values.pop(key) for key in shared}
