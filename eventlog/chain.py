@@ -17,7 +17,6 @@ the whole log in memory to name the earliest fault, the one message either way.
 
 from __future__ import annotations
 
-import json
 from array import array
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -95,6 +94,7 @@ def verify(log: Log) -> str:
     match its hash: every row is checked, and the earliest fault is the one named.
     """
     import hashlib
+    import json  # only where a first event is read: not at every command's start (README: Speed)
 
     faults: list[tuple[float, str]] = []  # (position in the event order, message)
 
@@ -258,6 +258,8 @@ def _command_runs(
     """Each command's run of events, checked row by row, as (command, the run's first
     parent, its last event): what the command's append move must say. Each event's id
     and hash go into ``digest`` as they pass."""
+    import json  # only where a first event is read: not at every command's start (README: Speed)
+
     encounter_id, enc = encounter.id, (encounter.name, encounter.ruleset)
     run: list[int | None] | None = None  # [command, first parent, last event]
     for row in events:
