@@ -17,6 +17,7 @@ the whole log in memory to name the earliest fault, the one message either way.
 
 from __future__ import annotations
 
+import sys
 from array import array
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -30,8 +31,6 @@ def _sha(*parts: object) -> str:
     # Each field is prefixed by its length (None by a mark of its own), so no text a GM
     # types can make two different rows hash alike. The pieces are joined and hashed in
     # one call: the same digest as feeding them one by one, at a third of the cost.
-    import hashlib  # here: reads never hash, and OpenSSL's load is felt at start-up
-
     pieces: list[bytes] = []
     for part in parts:
         if part is None:
@@ -39,7 +38,8 @@ def _sha(*parts: object) -> str:
         else:
             data = str(part).encode()
             pieces.append(b"%d:%b" % (len(data), data))
-    return hashlib.sha256(b"".join(pieces)).hexdigest()
+    digest: str = _sha256(b"".join(pieces)).hexdigest()
+    return digest
 
 
 def command_hash(encounter_id: int, c: CommandRow) -> str:
@@ -71,10 +71,32 @@ def event_hash(encounter_id: int, e: EventRow, parent_hash: str | None, cmd_hash
     return digest
 
 
+# A command hashes a few rows: CPython's own SHA-256 spares it loading OpenSSL (hashlib's
+# import, 11M instructions of a `declare`'s 280M, README: Speed). OpenSSL's is three times
+# faster a row, so a process that has hashed _FEW rows (verify, an import, bulk appends, a
+# long script) or imported hashlib already takes OpenSSL's. The digests are the same.
+_FEW = 64
+_own_hashed = [0]
+
+
 def _sha256(data: bytes) -> Any:
-    import hashlib  # here: reads never hash, and OpenSSL's load is felt at start-up
+    if "hashlib" not in sys.modules and _own_hashed[0] < _FEW:
+        _own_hashed[0] += 1
+        return _own_sha256(data)
+    import hashlib
 
     return hashlib.sha256(data)
+
+
+def _own_sha256(data: bytes) -> Any:
+    try:
+        from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]  # CPython 3.12 and later
+    except ImportError:
+        try:
+            from _sha256 import sha256  # type: ignore[import-not-found,no-redef,unused-ignore]  # CPython 3.11
+        except ImportError:  # another interpreter
+            from hashlib import sha256
+    return sha256(data)
 
 
 def move_hash(
