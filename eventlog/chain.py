@@ -82,13 +82,14 @@ _own_hashed = [0]
 def _sha256(data: bytes) -> Any:
     if "hashlib" not in sys.modules and _own_hashed[0] < _FEW:
         _own_hashed[0] += 1
-        return _own_sha256(data)
+        return own_sha256(data)
     import hashlib
 
     return hashlib.sha256(data)
 
 
-def _own_sha256(data: bytes) -> Any:
+def own_sha256(data: bytes) -> Any:
+    """SHA-256 by CPython's own module: no OpenSSL load (a command's few digests)."""
     try:
         from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]  # CPython 3.12 and later
     except ImportError:
