@@ -119,23 +119,22 @@ def run_fast(args: Sequence[str]) -> int | None:
         db=DEFAULT_DB if db is None else db, text=command_text(args),
         encounter_pin=pins["--encounter"] or None, branch_pin=pins["--on"] or None,
     )
-    try:
-        call = _bind(words[0], words[1:], run)
-    except NotHere:
-        run.close()
-        return None
-    return _run(run, call)
+    return _run(run, lambda: _bind(words[0], words[1:], run)())
 
 
-def _run(run: Any, call: Callable[[], None]) -> int:
-    """Run a parsed command as cli/main.py's run_cli does (under typer's own handling of
-    Ctrl-C, end of input and a closed pipe): every error one `Error:` line on stderr."""
+def _run(run: Any, call: Callable[[], None]) -> int | None:
+    """Run a command as cli/main.py's run_cli does (under typer's own handling of Ctrl-C, end
+    of input and a closed pipe): every error one `Error:` line on stderr. None, having done
+    nothing, where its line turned out not to be one this module reads (NotHere is raised
+    while it is parsed, before anything is printed or recorded)."""
     from skirmish.cli.invocation import error, say
     from skirmish.eventlog.errors import SkirmishError
 
     try:
         call()
         return 0
+    except NotHere:
+        return None
     except KeyboardInterrupt:
         return 130
     except EOFError:
