@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from skirmish.eventlog.errors import TamperedLog
+from skirmish.eventlog.sha import own_sha256
 from skirmish.eventlog.text import clip, quoted
 from skirmish.eventlog.rows import CommandRow, EncounterRow, EventRow, HeadMove, LinkedEvent, LinkedMove, Log
 
@@ -86,18 +87,6 @@ def _sha256(data: bytes) -> Any:
     import hashlib
 
     return hashlib.sha256(data)
-
-
-def own_sha256(data: bytes) -> Any:
-    """SHA-256 by CPython's own module: no OpenSSL load (a command's few digests)."""
-    try:
-        from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]  # CPython 3.12 and later
-    except ImportError:
-        try:
-            from _sha256 import sha256  # type: ignore[import-not-found,no-redef,unused-ignore]  # CPython 3.11
-        except ImportError:  # another interpreter
-            from hashlib import sha256
-    return sha256(data)
 
 
 def move_hash(

@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 from typing import Protocol
 
-from skirmish.eventlog.chain import own_sha256
 from skirmish.eventlog.errors import BadInput
+from skirmish.eventlog.sha import own_sha256
 
 try:
     # CPython's own BLAKE2: hashlib would load OpenSSL (11M instructions) for a command's
