@@ -1,8 +1,9 @@
 """The command-line app every `skirmish` command registers on, and what one run carries.
 
-Per-run state lives on Typer's context object (an :class:`Invocation`), never in module
-globals: a `run` script, an `amend` that parses its replacement command and the tests'
-in-process calls each get their own. The options several commands share are written
+Per-run state lives on Typer's context object (an :class:`Invocation`, cli/invocation.py,
+which cli/fast.py's fast path runs too, without typer), never in module globals: a `run`
+script, an `amend` that parses its replacement command and the tests' in-process calls
+each get their own. The options several commands share are written
 once, as ``Annotated`` aliases. No module here prints `Error:`: a SkirmishError goes up to
 :func:`skirmish.cli.main.run_cli`, the one place that does.
 
@@ -15,24 +16,26 @@ from __future__ import annotations
 import functools
 import inspect
 import itertools
-import json
-import os
 import re
 import typing
 from collections.abc import Callable, Iterable, Sequence
-from contextlib import suppress
-from dataclasses import dataclass, field
 from typing import Annotated, Any, TypeVar
 
 import typer
 from typer.core import TyperCommand, TyperOption
 
 from skirmish.cli import complete
+# The command modules import these from here.
+from skirmish.cli.invocation import Invocation as Invocation
+from skirmish.cli.invocation import details as details
+from skirmish.cli.invocation import pairs as pairs
+from skirmish.cli.invocation import print_json as print_json
+from skirmish.cli.invocation import remove_if_empty as remove_if_empty
+from skirmish.cli.invocation import rolls as rolls
+from skirmish.cli.invocation import say as say
 from skirmish.eventlog import commands as c
-from skirmish.eventlog.connection import DEFAULT_DB, FILES
+from skirmish.eventlog.connection import DEFAULT_DB
 from skirmish.eventlog.errors import BadInput, SkirmishError
-from skirmish.eventlog.text import escape_controls, json_safe
-from skirmish.projections.engine import Encounter, LogFile
 from skirmish.projections.ruleset import Flag, flag_name, optional_fields, own_flags, own_value
 
 
@@ -47,75 +50,6 @@ def make_app() -> typer.Typer:
 
 
 app = make_app()
-
-
-@dataclass
-class Invocation:
-    """One run of one command line: the database, the command as typed (stored beside its
-    events), the `run` script's "file:line: " before each error, and, while `amend`
-    parses a replacement command, the list its parsed command goes to instead of running."""
-
-    db: str = DEFAULT_DB
-    text: str = ""
-    prefix: str = ""
-    capture: list[c.Command] | None = None
-    shared: LogFile | None = None  # a `run` script's file (its lines are one transaction), or the console's
-    records: bool = False  # the command would have recorded something (a refusal says nothing was)
-    encounter_pin: str | None = None  # --encounter / SKIRMISH_ENCOUNTER: this shell's table, whatever is current
-    branch_pin: str | None = None  # --on / SKIRMISH_BRANCH: its branch, whatever another process switches to
-    flags_from: Invocation | None = None  # amend's parse: the run whose ruleset's own flags the line may hold
-    _log_file: LogFile | None = field(default=None, repr=False)
-    _created: bool = field(default=False, repr=False)  # this run made the file: removed if left empty
-
-    def log_file(self, *, create: bool = False) -> LogFile:
-        """The database the command reads and writes, opened once for the run."""
-        if self.capture is not None:
-            raise BadInput("only a command that decides events can stand in for one (add, round, declare, ...)")
-        if self.shared is not None:
-            return self.shared
-        if self._log_file is None:
-            self._created = create and self.db != ":memory:" and not os.path.exists(self.db)
-            self._log_file = LogFile(self.db, create=create)
-        return self._log_file
-
-    def encounter(self) -> Encounter:
-        """The encounter the command acts on: the pinned one, else the file's current one;
-        on the pinned branch, else the encounter's current one."""
-        return self.log_file().open(self.encounter_pin, self.branch_pin, one_command=self.shared is None)
-
-    def pinned_note(self, now: str, what: str = "encounter") -> str | None:
-        """What to tell a pinned shell when it makes another encounter (or branch) current:
-        its own commands stay where the pin says."""
-        pin, var = (self.encounter_pin, "SKIRMISH_ENCOUNTER") if what == "encounter" else (self.branch_pin, "SKIRMISH_BRANCH")
-        if not pin or pin.strip().casefold() == now.casefold():
-            return None
-        return (f"This shell stays on {what} {pin!r} ({var} or --{'encounter' if what == 'encounter' else 'on'} "
-                f"pins it): set it to {now!r} to play there")
-
-    def close(self) -> None:
-        if self._log_file is not None:
-            self._log_file.close()
-            self._log_file = None
-        if self._created:  # a refused `new` or `import` into a new path leaves nothing there
-            remove_if_empty(self.db)
-            self._created = False
-
-
-def remove_if_empty(db: str) -> None:
-    """Remove a database file that holds no encounter, with the files SQLite keeps beside it:
-    what a refused `new`, `import` or `run` leaves in a path that was free before it."""
-    try:
-        probe = LogFile(db, create=False)
-    except SkirmishError:
-        return  # gone already, or not a skirmish database: not ours to remove
-    try:
-        empty = not probe.encounters()
-    finally:
-        probe.close()
-    if empty:
-        for suffix in FILES:
-            with suppress(FileNotFoundError):
-                os.unlink(db + suffix)
 
 
 def invocation(ctx: typer.Context) -> Invocation:
@@ -356,39 +290,6 @@ BadlyOpt = Annotated[
 ]
 
 
-def pairs(items: Sequence[str] | None, what: str, lower: bool = True) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items or ():
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip() or not value.strip():
-            raise BadInput(f"{what} takes KEY=VALUE, not {item!r}")
-        key = key.strip().lower() if lower else key.strip()
-        if key.lower() in (k.lower() for k in out):
-            raise BadInput(f"{what} {key}= is given twice")
-        out[key] = value.strip()
-    return out
-
-
-def details(items: Sequence[str] | None) -> dict[str, str]:
-    return pairs(items, "--with")
-
-
-def rolls(items: Sequence[str] | None) -> dict[str, tuple[int, ...]]:
-    out: dict[str, tuple[int, ...]] = {}
-    for name, faces in pairs(items, "--roll", lower=False).items():
-        try:
-            out[name] = tuple(int(f) for f in faces.split(","))
-        except ValueError:
-            raise BadInput(f"--roll {name}= takes the faces as numbers, e.g. {name}=6,8; not {faces!r}") from None
-    return out
-
-
-def say(line: str = "", *, err: bool = False) -> None:
-    """Print one line for a person. A name, note or command in it is shown escaped
-    (eventlog/text.py): it stays one line and cannot act on the terminal."""
-    typer.echo(escape_controls(line), err=err)
-
-
 def say_all(texts: Iterable[str], advance: Callable[[int], None] | None = None, every: int = 1000) -> None:
     """Print texts already made safe for a terminal (escaped: the log's and the replay's
     lines), each ending a line, ``every`` of them to a write: a write and a flush for each
@@ -401,14 +302,6 @@ def say_all(texts: Iterable[str], advance: Callable[[int], None] | None = None, 
         out.flush()  # a reader down a pipe (`| less`) sees each batch as it is made
         if advance is not None:
             advance(len(batch))
-
-
-def print_json(data: Any) -> None:
-    """Data (Structs of the typed view included) as indented JSON, with what a terminal
-    would act on written as \\u escapes: the same JSON to a script (eventlog/text.py)."""
-    import msgspec
-
-    typer.echo(json_safe(json.dumps(msgspec.to_builtins(data), indent=2, ensure_ascii=False)))
 
 
 def parse_command(run: Invocation, words: Sequence[str]) -> c.Command:

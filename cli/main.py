@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from skirmish.cli import complete, gm_commands
+from skirmish.cli import complete, gm_commands, table
 from skirmish.cli.app import (
     Invocation,
     JsonOpt,
@@ -36,47 +36,20 @@ from skirmish.cli.app import (
     say,
     say_all,
 )
+from skirmish.cli.invocation import ERROR_LIMIT as ERROR_LIMIT
+from skirmish.cli.invocation import GLOBAL_OPTIONS
+from skirmish.cli.invocation import command_text as _command_text
+from skirmish.cli.invocation import error as _error
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.errors import BadInput, SkirmishError
-from skirmish.eventlog.text import clip, escape_controls, json_safe
-from skirmish.projections.engine import Encounter, LogFile, Recorded
-from skirmish.projections.text.board import render_state
+from skirmish.eventlog.text import json_safe
+from skirmish.projections.engine import LogFile, Recorded
 from skirmish.projections.view import printed
 
 
-def _print_events(enc: Encounter, recorded: Sequence[Recorded], run: Invocation | None = None) -> None:
-    for rec in recorded:
-        say(f"#{rec.id} {enc.describe(rec)}")
-    if run is not None and recorded and run.shared is None and _where_matters(enc, run):
-        say(f"  (on {enc.row.name!r}, branch {enc.branch!r})")
-
-
-def _where_matters(enc: Encounter, run: Invocation) -> bool:
-    """Whether a reply should name the encounter and branch it landed on: when the file
-    holds another encounter, the encounter another branch, or the shell is pinned, another
-    process could have moved the table under the command (README: which table)."""
-    if run.encounter_pin or run.branch_pin:
-        return True
-    return enc.others_here()
-
-
 def _execute(ctx: typer.Context, cmd: c.Command) -> None:
-    """Decide one command on the current encounter and print what it recorded; when the
-    command leaves a side with nobody standing, say so (the fight goes on until the GM
-    ends it)."""
-    run = invocation(ctx)
-    if run.capture is not None:
-        run.capture.append(cmd)
-        return
-    run.records = True
-    enc = run.encounter()
-    before = enc.view().standing() if isinstance(cmd, c.AtTheTable) else {}
-    _print_events(enc, enc.execute(cmd, run.text or str(cmd.__struct_config__.tag)), run)
-    if before:
-        after = enc.view().standing()
-        for side, names in after.items():
-            if not names and before.get(side):
-                say(f"Nobody on the {side} side is standing (the encounter goes on until you end it: `skirmish end`)")
+    """Decide one command on the current encounter and print what it recorded (cli/table.py)."""
+    table.execute(invocation(ctx), cmd)
 
 
 # --- encounters -----------------------------------------------------------------------------
@@ -387,30 +360,16 @@ def roll_(
 # --- time travel -----------------------------------------------------------------------------
 
 
-def _stepped(enc: Encounter, positions: Sequence[int]) -> str:
-    """The commands whose last events are ``positions``, as they were typed."""
-    return "; ".join(f"`{enc.command(enc.event(p).command_id).text}`" for p in positions)
-
-
 @command()
 def undo(ctx: typer.Context, steps: StepsArg = 1) -> None:
     """Step back over the last command(s); they stay in the log."""
-    run = invocation(ctx)
-    run.records = True
-    enc = run.encounter()
-    head = enc.head().event_id
-    targets = enc.undo(steps, run.text)
-    say(f"Undid {_stepped(enc, [head, *targets[:-1]])}: branch {enc.branch!r} is back at #{targets[-1]}")
+    table.undo(invocation(ctx), steps)
 
 
 @command()
 def redo(ctx: typer.Context, steps: StepsArg = 1) -> None:
     """Step forward again over undone command(s)."""
-    run = invocation(ctx)
-    run.records = True
-    enc = run.encounter()
-    targets = enc.redo(steps, run.text)
-    say(f"Redid {_stepped(enc, targets)}: branch {enc.branch!r} is at #{targets[-1]}")
+    table.redo(invocation(ctx), steps)
 
 
 @command()
@@ -469,19 +428,7 @@ def state(
     wide: Annotated[bool, typer.Option("--wide", help="Every figure of the ruleset, not only the 80-column core.")] = False,
 ) -> None:
     """What is true now (or at an event)."""
-    enc = invocation(ctx).encounter()
-    view = enc.view(at)
-    from skirmish.projections.policy import hidden_at, hidden_line
-
-    if as_json:
-        data = gm_commands.state_json(view)
-        if hidden := hidden_at(enc, view.at):  # only when someone is: the JSON of a log without is as it was
-            data["hidden"] = sorted(hidden)
-        print_json(data)
-    else:
-        typer.echo(render_state(view, wide=wide))  # lines escaped by render_state
-        if line := hidden_line(enc, view.at):
-            typer.echo(escape_controls(line))
+    table.state(invocation(ctx), at, as_json, wide)
 
 
 LOG_PAGE = 50  # events `log` shows by default: the last page, as at the table
@@ -752,17 +699,6 @@ def _command_for(words: Sequence[str]) -> Any:
     return built
 
 
-# Where an error quotes its input it cuts it (eventlog/text.py's quoted); this bounds the
-# rest, e.g. the parser's message quoting a huge argument. A roster check naming every
-# faulty entry of a bestiary stays well under it.
-ERROR_LIMIT = 2000
-
-
-def _error(line: str) -> None:
-    """The one `Error:` line: one line whatever it quotes, escaped, cut to ERROR_LIMIT."""
-    typer.echo(clip(escape_controls(line), ERROR_LIMIT), err=True)
-
-
 def _app_for(args: Sequence[str]) -> typer.Typer:
     """The app with only the command the words name, when they name one: typer builds every
     command's parameters before it parses (about 25 ms for all of them, a command at the
@@ -780,18 +716,6 @@ def _app_for(args: Sequence[str]) -> typer.Typer:
             one.registered_commands = [info]
             return one
     return app
-
-
-GLOBAL_OPTIONS = ("--db", "--encounter", "--on")  # main_options' (cli/app.py): before the command
-
-
-def _command_text(args: list[str]) -> str:
-    """The command as typed, without the options that say where it runs (--db, --encounter,
-    --on, before the command's name): the log keeps what was decided, not where it was typed."""
-    words = list(args)
-    while words and words[0].split("=")[0] in GLOBAL_OPTIONS:
-        words = words[1:] if "=" in words[0] else words[2:]
-    return shlex.join(words)
 
 
 def main() -> None:

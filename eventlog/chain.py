@@ -17,12 +17,13 @@ the whole log in memory to name the earliest fault, the one message either way.
 
 from __future__ import annotations
 
-import json
+import sys
 from array import array
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from skirmish.eventlog.errors import TamperedLog
+from skirmish.eventlog.sha import own_sha256
 from skirmish.eventlog.text import clip, quoted
 from skirmish.eventlog.rows import CommandRow, EncounterRow, EventRow, HeadMove, LinkedEvent, LinkedMove, Log
 
@@ -31,8 +32,6 @@ def _sha(*parts: object) -> str:
     # Each field is prefixed by its length (None by a mark of its own), so no text a GM
     # types can make two different rows hash alike. The pieces are joined and hashed in
     # one call: the same digest as feeding them one by one, at a third of the cost.
-    import hashlib  # here: reads never hash, and OpenSSL's load is felt at start-up
-
     pieces: list[bytes] = []
     for part in parts:
         if part is None:
@@ -40,7 +39,8 @@ def _sha(*parts: object) -> str:
         else:
             data = str(part).encode()
             pieces.append(b"%d:%b" % (len(data), data))
-    return hashlib.sha256(b"".join(pieces)).hexdigest()
+    digest: str = _sha256(b"".join(pieces)).hexdigest()
+    return digest
 
 
 def command_hash(encounter_id: int, c: CommandRow) -> str:
@@ -85,8 +85,19 @@ def event_hash(encounter_id: int, e: EventRow, parent_hash: str | None, cmd_hash
     return digest
 
 
+# A command hashes a few rows: CPython's own SHA-256 spares it loading OpenSSL (hashlib's
+# import, 11M instructions of a `declare`'s 280M, README: Speed). OpenSSL's is three times
+# faster a row, so a process that has hashed _FEW rows (verify, an import, bulk appends, a
+# long script) or imported hashlib already takes OpenSSL's. The digests are the same.
+_FEW = 64
+_own_hashed = [0]
+
+
 def _sha256(data: bytes) -> Any:
-    import hashlib  # here: reads never hash, and OpenSSL's load is felt at start-up
+    if "hashlib" not in sys.modules and _own_hashed[0] < _FEW:
+        _own_hashed[0] += 1
+        return own_sha256(data)
+    import hashlib
 
     return hashlib.sha256(data)
 
@@ -127,6 +138,7 @@ def verify(log: Log) -> str:
     match its hash: every row is checked, and the earliest fault is the one named.
     """
     import hashlib
+    import json  # only where a first event is read: not at every command's start (README: Speed)
 
     faults: list[tuple[float, str]] = []  # (position in the event order, message)
 
@@ -290,6 +302,8 @@ def _command_runs(
     """Each command's run of events, checked row by row, as (command, the run's first
     parent, its last event): what the command's append move must say. Each event's id
     and hash go into ``digest`` as they pass."""
+    import json  # only where a first event is read: not at every command's start (README: Speed)
+
     encounter_id, enc = encounter.id, (encounter.name, encounter.ruleset)
     run: list[int | None] | None = None  # [command, first parent, last event]
     for row in events:

@@ -15,7 +15,8 @@ were stored with; old bodies are upcast as they are read, one version at a time,
 never rewritten (the hash chain covers the stored bytes).
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: a decoder of these Structs would compile each
+# annotation written as a string, at every command's start (README: Speed).
 
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, Literal, Union

@@ -22,7 +22,6 @@ from __future__ import annotations
 import itertools
 from contextlib import AbstractContextManager, contextmanager
 
-import json
 import shlex
 import sqlite3
 import time
@@ -218,6 +217,8 @@ class Restoring:
     def add(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
         """Insert rows of ``table`` (commands, events or head_moves) as they were, ids kept:
         an id another encounter holds is refused, and so are rows that do not fit."""
+        import json  # an import's ids: not at every command's start (README: Speed)
+
         conn, enc = self.store.conn, self.encounter.id
         ids = [r[0] for r in rows]
         # One range lookup on the key (in a new database: nothing there); only when another

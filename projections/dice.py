@@ -13,11 +13,18 @@ sampling). Faces seen say nothing of the key, and the key cannot be searched for
 
 from __future__ import annotations
 
-import hashlib
 import os
 from typing import Protocol
 
 from skirmish.eventlog.errors import BadInput
+from skirmish.eventlog.sha import own_sha256
+
+try:
+    # CPython's own BLAKE2: hashlib would load OpenSSL (11M instructions) for a command's
+    # few rolls (README: Speed). The same digests.
+    from _blake2 import blake2b
+except ImportError:  # another interpreter: hashlib's
+    from hashlib import blake2b
 
 LATEST = 2
 KEY_BITS = 256  # a derivation-2 key
@@ -54,7 +61,7 @@ def draws(seed: int | str, place: str, derivation: int) -> Draws:
     if derivation == 1:
         import random
 
-        material = hashlib.sha256(f"{seed}:{place}".encode()).digest()
+        material = own_sha256(f"{seed}:{place}".encode()).digest()
         return random.Random(int.from_bytes(material[:8], "big"))
     if derivation == 2 and isinstance(seed, str):
         return Keyed(bytes.fromhex(seed), place)
@@ -72,7 +79,7 @@ class Keyed:
 
     def _next(self) -> int:
         if len(self._bytes) < _DRAW:
-            block = hashlib.blake2b(self._place + b":" + str(self._block).encode(), key=self._key).digest()
+            block = blake2b(self._place + b":" + str(self._block).encode(), key=self._key).digest()
             self._block += 1
             self._bytes += block
         drawn, self._bytes = self._bytes[:_DRAW], self._bytes[_DRAW:]

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -60,6 +59,7 @@ DOWN = frozenset({"down", "dead"})
 DEFAULT_FULL = "unhurt"
 DEFAULT_LEVELS = (Band("hurt", 100), Band("badly hurt", 50))
 DOWN_BAND = "down"
+DEFAULT_PARTY = ("players",)
 
 
 def audience(text: str) -> Audience:
@@ -70,14 +70,15 @@ def audience(text: str) -> Audience:
     raise BadInput(f"--for takes gm or players, not {text!r}")
 
 
-@dataclass(frozen=True)
-class Bands:
+# Bands, Sight and Told are frozen Structs, not frozen dataclasses: made at import in a
+# fiftieth of the time, and no command then imports dataclasses (README: Speed).
+class Bands(msgspec.Struct, frozen=True):
     """How the players see a foe's vital figure: *down* by its status (down or dead); else
     ``full`` at its maximum (or its first value, where it has no maximum); else the label of
     the band with the smallest percent at or above what it has left of it. ``party``: the
     sides whose figures the players see exactly."""
 
-    party: tuple[str, ...] = ("players",)
+    party: tuple[str, ...] = DEFAULT_PARTY
     full: str = DEFAULT_FULL
     levels: tuple[Band, ...] = DEFAULT_LEVELS
 
@@ -91,7 +92,7 @@ class Bands:
         return min(fitting, key=lambda b: b.percent).label if fitting else self.full
 
     def chosen(self, event: BandsChosen) -> Bands:
-        return replace(self, full=event.full, levels=event.bands)
+        return msgspec.structs.replace(self, full=event.full, levels=event.bands)
 
     def words(self) -> str:
         """The bands as the page and the log say them."""
@@ -110,14 +111,13 @@ def bands(party: Sequence[str] | None, badly: int) -> Bands:
     if not 0 < badly < 100:
         raise BadInput(f"--badly-hurt takes a percentage between 1 and 99, not {badly}")
     levels = DEFAULT_LEVELS if badly == 50 else (Band("hurt", 100), Band("badly hurt", badly))
-    return Bands(tuple(party) if party else Bands.party, levels=levels)
+    return Bands(tuple(party) if party else DEFAULT_PARTY, levels=levels)
 
 
 # --- what is hidden, along a path -------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Sight:
+class Sight(msgspec.Struct, frozen=True):
     """What the players' policy must know at one event of a path: who is hidden, the bands."""
 
     bands: Bands
@@ -126,13 +126,13 @@ class Sight:
     def after(self, event: Event) -> Sight:
         match event:
             case CombatantHidden(who=who):
-                return replace(self, hidden=self.hidden | {who})
+                return msgspec.structs.replace(self, hidden=self.hidden | {who})
             case CombatantRevealed(who=who):
-                return replace(self, hidden=self.hidden - {who})
+                return msgspec.structs.replace(self, hidden=self.hidden - {who})
             case BandsChosen():
-                return replace(self, bands=self.bands.chosen(event))
+                return msgspec.structs.replace(self, bands=self.bands.chosen(event))
             case CombatantRenamed(who=who, to=to) if who in self.hidden:  # still hidden, by its new name
-                return replace(self, hidden=(self.hidden - {who}) | {to})
+                return msgspec.structs.replace(self, hidden=(self.hidden - {who}) | {to})
         return self
 
 
@@ -248,8 +248,7 @@ def explanation_lines(numbers: Sequence[Number]) -> list[str]:
     return [*lines, *(recorded[0] if recorded else ())]
 
 
-@dataclass(frozen=True)
-class Told:
+class Told(msgspec.Struct, frozen=True):
     """An event as the players get it: its line, and whether its explanation and its damage go with it."""
 
     text: str

@@ -13,7 +13,8 @@ here (with a default) without a migration; ``VIEW_VERSION`` says which shape
 ``state --json`` prints.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: a decoder of these Structs would compile each
+# annotation written as a string, at every command's start (README: Speed).
 
 from typing import Any, ClassVar, Literal
 

@@ -80,7 +80,8 @@ Readings chosen where the text is silent, documented here and in the README:
   --rounds N --custom``.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: a decoder of these Structs would compile each
+# annotation written as a string, at every command's start (README: Speed).
 
 from collections.abc import Set as AbstractSet
 from itertools import compress

@@ -63,7 +63,8 @@ Readings chosen where the text is silent:
   while turns remain: ``next`` skips a turn.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: a decoder of these Structs would compile each
+# annotation written as a string, at every command's start (README: Speed).
 
 from shlex import quote
 from typing import Any, Literal

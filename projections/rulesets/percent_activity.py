@@ -72,7 +72,8 @@ round's order, those added since after them, those who cannot act (down, left) l
 Status: ``left``, ``down`` (goes-down), else ``fighting``.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: a decoder of these Structs would compile each
+# annotation written as a string, at every command's start (README: Speed).
 
 from shlex import quote
 from typing import Literal

@@ -87,7 +87,8 @@ How the view reads the state (projections/view.py):
   ``--custom``: a phases effect always changes the initiative).
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: a decoder of these Structs would compile each
+# annotation written as a string, at every command's start (README: Speed).
 
 from shlex import quote
 from typing import Literal, NamedTuple

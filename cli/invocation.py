@@ -1,0 +1,219 @@
+"""What one run of a command line carries, and how it prints, without the command-line parser.
+
+The typer app (cli/app.py) and the fast path of the commands at the table (cli/fast.py)
+both run commands through an :class:`Invocation` and print through :func:`echo`: a command
+that prints the same way whichever parser read its line. Nothing here imports typer, so a
+command the fast path runs starts without it (README: Speed).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import sys
+from collections.abc import Sequence
+from contextlib import suppress
+from typing import IO, Any
+
+from skirmish.eventlog import commands as c
+from skirmish.eventlog.connection import DEFAULT_DB, FILES
+from skirmish.eventlog.errors import BadInput, SkirmishError
+from skirmish.eventlog.text import clip, escape_controls, json_safe
+from skirmish.projections.engine import Encounter, LogFile
+
+GLOBAL_OPTIONS = ("--db", "--encounter", "--on")  # main_options' (cli/app.py): before the command
+
+# Where an error quotes its input it cuts it (eventlog/text.py's quoted); this bounds the
+# rest, e.g. the parser's message quoting a huge argument. A roster check naming every
+# faulty entry of a bestiary stays well under it.
+ERROR_LIMIT = 2000
+
+
+class Invocation:
+    """One run of one command line: the database, the command as typed (stored beside its
+    events), the `run` script's "file:line: " before each error, and, while `amend`
+    parses a replacement command, the list its parsed command goes to instead of running.
+
+    A plain class, not a dataclass: ``dataclasses`` imports ``inspect``, which a command
+    at the table otherwise never needs (README: Speed)."""
+
+    def __init__(
+        self,
+        db: str = DEFAULT_DB,
+        text: str = "",
+        prefix: str = "",
+        capture: list[c.Command] | None = None,
+        shared: LogFile | None = None,
+        records: bool = False,
+        encounter_pin: str | None = None,
+        branch_pin: str | None = None,
+        flags_from: Invocation | None = None,
+    ) -> None:
+        self.db = db
+        self.text = text
+        self.prefix = prefix
+        self.capture = capture
+        self.shared = shared  # a `run` script's file (its lines are one transaction), or the console's
+        self.records = records  # the command would have recorded something (a refusal says nothing was)
+        self.encounter_pin = encounter_pin  # --encounter / SKIRMISH_ENCOUNTER: this shell's table, whatever is current
+        self.branch_pin = branch_pin  # --on / SKIRMISH_BRANCH: its branch, whatever another process switches to
+        self.flags_from = flags_from  # amend's parse: the run whose ruleset's own flags the line may hold
+        self._log_file: LogFile | None = None
+        self._created = False  # this run made the file: removed if left empty
+
+    def __repr__(self) -> str:
+        return (f"Invocation(db={self.db!r}, text={self.text!r}, encounter_pin={self.encounter_pin!r}, "
+                f"branch_pin={self.branch_pin!r})")
+
+    def log_file(self, *, create: bool = False) -> LogFile:
+        """The database the command reads and writes, opened once for the run."""
+        if self.capture is not None:
+            raise BadInput("only a command that decides events can stand in for one (add, round, declare, ...)")
+        if self.shared is not None:
+            return self.shared
+        if self._log_file is None:
+            self._created = create and self.db != ":memory:" and not os.path.exists(self.db)
+            self._log_file = LogFile(self.db, create=create)
+        return self._log_file
+
+    def encounter(self) -> Encounter:
+        """The encounter the command acts on: the pinned one, else the file's current one;
+        on the pinned branch, else the encounter's current one."""
+        return self.log_file().open(self.encounter_pin, self.branch_pin, one_command=self.shared is None)
+
+    def pinned_note(self, now: str, what: str = "encounter") -> str | None:
+        """What to tell a pinned shell when it makes another encounter (or branch) current:
+        its own commands stay where the pin says."""
+        pin, var = (self.encounter_pin, "SKIRMISH_ENCOUNTER") if what == "encounter" else (self.branch_pin, "SKIRMISH_BRANCH")
+        if not pin or pin.strip().casefold() == now.casefold():
+            return None
+        return (f"This shell stays on {what} {pin!r} ({var} or --{'encounter' if what == 'encounter' else 'on'} "
+                f"pins it): set it to {now!r} to play there")
+
+    def close(self) -> None:
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+        if self._created:  # a refused `new` or `import` into a new path leaves nothing there
+            remove_if_empty(self.db)
+            self._created = False
+
+
+def remove_if_empty(db: str) -> None:
+    """Remove a database file that holds no encounter, with the files SQLite keeps beside it:
+    what a refused `new`, `import` or `run` leaves in a path that was free before it."""
+    try:
+        probe = LogFile(db, create=False)
+    except SkirmishError:
+        return  # gone already, or not a skirmish database: not ours to remove
+    try:
+        empty = not probe.encounters()
+    finally:
+        probe.close()
+    if empty:
+        for suffix in FILES:
+            with suppress(FileNotFoundError):
+                os.unlink(db + suffix)
+
+
+def command_text(args: Sequence[str]) -> str:
+    """The command as typed, without the options that say where it runs (--db, --encounter,
+    --on, before the command's name): the log keeps what was decided, not where it was typed."""
+    words = list(args)
+    while words and words[0].split("=")[0] in GLOBAL_OPTIONS:
+        words = words[1:] if "=" in words[0] else words[2:]
+    return shlex.join(words)
+
+
+# --- values several commands parse alike ---------------------------------------------------
+
+
+def pairs(items: Sequence[str] | None, what: str, lower: bool = True) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise BadInput(f"{what} takes KEY=VALUE, not {item!r}")
+        key = key.strip().lower() if lower else key.strip()
+        if key.lower() in (k.lower() for k in out):
+            raise BadInput(f"{what} {key}= is given twice")
+        out[key] = value.strip()
+    return out
+
+
+def details(items: Sequence[str] | None) -> dict[str, str]:
+    return pairs(items, "--with")
+
+
+def rolls(items: Sequence[str] | None) -> dict[str, tuple[int, ...]]:
+    out: dict[str, tuple[int, ...]] = {}
+    for name, faces in pairs(items, "--roll", lower=False).items():
+        try:
+            out[name] = tuple(int(f) for f in faces.split(","))
+        except ValueError:
+            raise BadInput(f"--roll {name}= takes the faces as numbers, e.g. {name}=6,8; not {faces!r}") from None
+    return out
+
+
+# --- printing --------------------------------------------------------------------------------
+
+_ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")  # the styles typer's echo strips off a non-terminal
+
+
+def echo(text: str = "", *, err: bool = False) -> None:
+    """Print a line and flush, as typer's echo does on Linux and macOS: styles stripped where
+    the stream is not a terminal, and a stream that says it is ASCII written as UTF-8 with
+    what does not encode replaced (typer's echo repairs such a stream the same way)."""
+    stream: IO[Any] | None = sys.stderr if err else sys.stdout
+    if stream is None:
+        return
+    out = text + "\n"
+    if "\x1b" in out and not _isatty(stream):
+        out = _ANSI.sub("", out)
+    encoding = getattr(stream, "encoding", None) or "ascii"
+    binary = getattr(stream, "buffer", None) if _is_ascii(encoding) else None
+    if binary is not None:
+        stream.flush()
+        binary.write(out.encode("utf-8", "replace"))
+        binary.flush()
+        return
+    stream.write(out)
+    stream.flush()
+
+
+def _isatty(stream: IO[Any]) -> bool:
+    try:
+        return bool(stream.isatty())
+    except Exception:
+        return False
+
+
+def _is_ascii(encoding: str) -> bool:
+    import codecs
+
+    try:
+        return codecs.lookup(encoding).name == "ascii"
+    except LookupError:
+        return False
+
+
+def say(line: str = "", *, err: bool = False) -> None:
+    """Print one line for a person. A name, note or command in it is shown escaped
+    (eventlog/text.py): it stays one line and cannot act on the terminal."""
+    echo(escape_controls(line), err=err)
+
+
+def print_json(data: Any) -> None:
+    """Data (Structs of the typed view included) as indented JSON, with what a terminal
+    would act on written as \\u escapes: the same JSON to a script (eventlog/text.py)."""
+    import json
+
+    import msgspec
+
+    echo(json_safe(json.dumps(msgspec.to_builtins(data), indent=2, ensure_ascii=False)))
+
+
+def error(line: str) -> None:
+    """The one `Error:` line: one line whatever it quotes, escaped, cut to ERROR_LIMIT."""
+    echo(clip(escape_controls(line), ERROR_LIMIT), err=True)
