@@ -418,15 +418,19 @@
       connection = "open";
       liveStatus();
     });
-    // A change down the branch (cli/live.py): the new events, as steps from the last one
-    // the page holds, the strings they add, and whatever else moved; folded into the data.
-    // An undo to a head the page held: how many events it keeps, and what else moved.
+    // A change (cli/live.py): the new events, as steps from the last one the page holds,
+    // the strings they add, and whatever else moved (the branches and their heads: the
+    // GM's undo, redo, switch); folded into the data. The players' undo to a head the page
+    // held: how many events it keeps, and what else moved.
     source.addEventListener("more", function (e) {
       var change = JSON.parse(e.data);
       if ("back" in change) D.events = D.events.slice(0, change.back); // an undo: the events after dropped
       if (change.events) D.events = D.events.concat(change.events);
       if (change.strings) D.strings = D.strings.concat(change.strings);
-      ["branches", "figures", "unit", "notes", "ended", "bands"].forEach(function (key) {
+      // The GM's version: the new events' commands added; the current branch, the summary
+      // and the verify digest as they stand now.
+      if (change.commands) D.commands = Object.assign({}, D.commands, change.commands);
+      ["branches", "figures", "unit", "notes", "ended", "bands", "current", "summarised", "digest"].forEach(function (key) {
         if (key in change) D[key] = change[key];
       });
       start(D, at >= path.length - 1 ? null : at);

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from skirmish.projections.engine import LogFile
 from skirmish.projections.page import data as page_data
 from skirmish.projections.page.shell import json_for_script
 
-from test_live_slips import fold_change
+from test_live_slips import QUIET, Stream, fold_change, serving
 from test_players_policy import FIGHTS, IDS, Fight, fought  # noqa: F401 - fought: a fixture
 
 
@@ -185,3 +186,82 @@ def test_an_amend_far_back_folds_from_the_nearest_fold_kept(tmp_path: Path) -> N
     # 900 - (560 - 4) - 2 - (603 - 560) = 299
     heads = {name: b["path"][-1]["board"]["o"] for name, b in shown(page)["branches"].items()}
     assert {name: next(c["v"] for c in cards if c["n"] == "Hauser") for name, cards in heads.items()} == {"main": 300, "amend-560": 299}
+
+
+# --- served: `skirmish serve --for gm` ---------------------------------------------------------
+
+def gm_pages(stream: Any) -> list[dict[str, Any]]:
+    """The GM's page after each frame that carried data, folded as page.js folds it."""
+    out: list[dict[str, Any]] = []
+    for frame in stream.frames:
+        if frame and frame[0].startswith("event: "):
+            sent = json.loads(frame[2][len("data: "):])
+            out.append(sent if frame[0] == "event: state" else fold(out[-1] if out else stream.base, sent))
+    return out
+
+
+def settled(served: Any, stream: Any, seconds: float = 20) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The page the stream folded and a page opened now, once they agree (the verify digest
+    comes a moment after the change it is of) or the time is up."""
+    deadline = time.monotonic() + seconds
+    while True:
+        folded, now = gm_pages(stream)[-1], served.page()[1]
+        if folded.get("digest") == now["digest"] or time.monotonic() > deadline:
+            return folded, now
+        time.sleep(0.2)
+
+
+@pytest.mark.slow
+def test_the_served_gms_version_sends_each_change_and_its_page_shows_the_whole_one(
+        fought: dict[str, Path], tmp_path: Path) -> None:  # noqa: F811 - the fixture
+    fight = FIGHTS[0]
+    db = tmp_path / "fight.db"
+    shutil.copy(fought[fight.ruleset], db)
+    renamed, first = False, 0
+    with serving(str(db), options=("--for", "gm")) as served:
+        stream = served.stream()
+        for words in COMMANDS:
+            words = [w.format(party="Hauser the Bold" if renamed else fight.party, hurt="damage", harm="1", harm2="2",
+                              first=first) for w in words]
+            assert run_cli(["--db", str(db), *words]) == 0, words
+            renamed = (renamed or words[0] == "rename") and words[:2] != ["switch", "main"]
+            if not first:
+                with LogFile(str(db)) as log_file:
+                    first = log_file.open().head().event_id
+            time.sleep(0.3)  # mostly a frame each
+        time.sleep(QUIET)
+        folded, now = settled(served, stream)
+        assert stream.kinds() and set(stream.kinds()) == {"more"}, stream.kinds()  # never the whole page again
+        assert shown(folded) == shown(now)
+        # The server is pinned to main: the amend's branch and `later` are listed beside it.
+        assert [b["name"] for b in now["branches"]] == ["main", "what-if", "later", f"amend-{first}"]
+
+
+@pytest.mark.slow
+def test_a_gms_page_that_reconnects_is_sent_only_what_it_missed(
+        fought: dict[str, Path], tmp_path: Path) -> None:  # noqa: F811 - the fixture
+    db = tmp_path / "fight.db"
+    shutil.copy(fought[FIGHTS[0].ruleset], db)
+    with serving(str(db), options=("--for", "gm")) as served:
+        first = served.stream()
+        assert run_cli(["--db", str(db), "damage", "Hauser", "5"]) == 0
+        first.wait_for(lambda: bool(first.kinds()))
+        settled(served, first)  # its digest too
+        last_id = next(line for line in first.frames[-1] if line.startswith("id: "))[4:]
+        page = gm_pages(first)[-1]
+        first.close()
+        awake = served.stream()  # another page, open all along: the frames the sleeper missed
+        for words in (["damage", "Hauser", "2"], ["undo"], ["branch", "later", "--at", "3"], ["note", "2", "dusk"]):
+            assert run_cli(["--db", str(db), *words]) == 0
+            time.sleep(0.3)
+        time.sleep(QUIET)
+        woke = Stream(served.port, page, last_id)
+        served.streams.append(woke)
+        woke.wait_for(lambda: len(woke.kinds()) >= len(awake.kinds()))
+        time.sleep(QUIET)
+        assert set(woke.kinds()) == {"more"}, woke.kinds()  # what it missed, not the whole page
+        ids = [line for frame in woke.frames for line in frame if line.startswith("id: ")]
+        assert ids == [line for frame in awake.frames for line in frame if line.startswith("id: ")]  # each missed frame once
+        assert int(ids[0].partition(".")[2]) == int(last_id.partition(".")[2]) + 1
+        folded, now = settled(served, woke)
+        assert shown(folded) == shown(now)
