@@ -265,3 +265,31 @@ def test_a_gms_page_that_reconnects_is_sent_only_what_it_missed(
         assert int(ids[0].partition(".")[2]) == int(last_id.partition(".")[2]) + 1
         folded, now = settled(served, woke)
         assert shown(folded) == shown(now)
+
+
+def test_a_commands_change_at_a_long_log_is_small(tmp_path: Path) -> None:
+    """A command, an undo and a redo at a 6,000-event fight (benchmarks/fight.py) are each a
+    change of a few hundred bytes, as at a 300-event one: what changed, not the page (which
+    grows with the log: about 200 bytes an event)."""
+    from benchmarks.fight import generate
+
+    sizes = {}
+    for events in (300, 6_000):
+        db = str(tmp_path / f"fight-{events}.db")
+        generate(db, events)[0].close()
+        with LogFile(db) as log_file:
+            enc = log_file.open()
+            live = page_data.GMLive(enc, page_data.Bands())
+            name = enc.view().combatants[0].name
+        page = len(json_for_script(live.data))
+        sent = []
+        for words in (["damage", name, "1"], ["undo"], ["redo"]):
+            assert run_cli(["--db", db, *words]) == 0
+            with LogFile(db) as log_file:
+                change = live.extend(log_file.open())
+            assert change is not None, words
+            sent.append(len(json_for_script(change)))
+        sizes[events] = page, sent
+    (short_page, short), (long_page, long) = sizes[300], sizes[6_000]
+    assert long_page > 10 * short_page  # the page grew with the log
+    assert max(long) < 1_500 and max(long) < 2 * max(short), sizes  # its changes did not
