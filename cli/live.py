@@ -15,8 +15,16 @@ that moved the path under the page (an undo, an amend, another branch) is one ``
 frame: the whole data again, built once and sent to every page. Frames carry an id; a page
 that reconnects (a phone that slept) sends the last it had (``Last-Event-ID``, or
 ``?since=`` for the first connection, the id its page was built at) and is sent the frames
-it missed, or the whole data when one of them was whole or they are no longer kept. The
-GM's version (``serve --for gm``, every branch) is sent whole at each change.
+it missed, or the whole data when one of them was whole or they are no longer kept.
+
+The GM's version (``serve --for gm``, every branch) is live and incremental too
+(:class:`~skirmish.projections.page.data.GMLive`): its data never loses an event, so a
+command, a note, a rename, a new branch or an amend is a ``more`` frame of the new events
+(each folded from the fold at its parent) and what else moved, and an undo, a redo or a
+switch one of the branches and their heads. It is whole again only for another encounter
+or a file read afresh. Its verify digest reads the whole log: after a change it is worked
+out again in another process (the machine's other core), and sent as a frame of its own
+when it is of the log as it stands.
 
 Every request's Host header is checked (:class:`HostCheck`): an address (127.0.0.1, a LAN
 address a phone types) or ``localhost`` is served, any other name is refused. A page
