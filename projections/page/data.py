@@ -13,6 +13,7 @@ Two audiences: the GM's data is everything; the players' data is what the player
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -509,10 +510,19 @@ class PlayersLive:
     amend, an undo past what is kept: the path changed under the page) is built whole
     again. The policy is the one :func:`build` applies: the increment is made by the same
     step, from the same fold. After an undo the data may hold strings and keys no event
-    uses any more (a page ignores them); a page built whole again holds none."""
+    uses any more (a page ignores them); a page built whole again holds none.
+
+    A head elsewhere on the encounter's tree (an undo past the heads kept, a `switch` tapped
+    on the GM's page, to an amend's branch say) is a change too: the page keeps its events
+    up to where the two paths meet (``back``), and the new path's events after it are folded
+    from the fold kept nearest above that point (one past each multiple of :attr:`EVERY` ids,
+    or a head's), so the work is bounded by what changed, not by the log. Whole again only
+    for another encounter, paths that meet before the summarised part ends, or more than
+    :attr:`WALK` events to fold."""
 
     WALK = 2_000  # events walked back from the new head looking for the old one; past it, whole again
     MARKS = 256  # heads kept to step back to
+    EVERY = 512  # a fold kept past each multiple of this many ids down the path
 
     def __init__(self, enc: Encounter, bands: Bands) -> None:
         self.bands = bands
@@ -522,8 +532,9 @@ class PlayersLive:
         kept: list[tuple[_Pass, _PageFold, _Branch, set[int]]] = []
         with enc.verifying(aside=False) as chain_digest:
             self.data = _build(enc, "players", self.bands, lambda _: None, MOST_EVENTS, chain_digest,
-                               keep=lambda *held: kept.append(held))
+                               keep=lambda *held: kept.append(held), every=self.EVERY)
         self.run, self.fold, branch, self.told = kept[0]
+        self.ids = sorted(self.told)  # each entry's id, in the page's order
         self.encounter, self.branch = enc.row.name, branch.name
         self.head = branch.head  # the last event folded, told to the players or not
         self.last_id = max(self.told, default=0)  # the last entry the page holds (its steps go on from it)
@@ -545,6 +556,9 @@ class PlayersLive:
             head = enc.head().event_id
             if self._same_table(enc) and head < self.head and head in self._marks:
                 return self._back(enc, head)
+            moved = self._elsewhere(enc) if enc.row.name == self.encounter else None
+            if moved is not None:
+                return moved
             self._whole(enc)
             return None
         if first == 0:
@@ -560,6 +574,7 @@ class PlayersLive:
         self.head = head
         new = run.entries
         self.told.update(e.id for e in new)
+        self.ids.extend(e.id for e in new)
         for entry in new:  # as steps from the entry the page holds last (the players' carry no command)
             entry.id, self.last_id = entry.id - self.last_id, entry.id
         change: dict[str, Any] = {}
@@ -595,9 +610,67 @@ class PlayersLive:
         for later in [h for h in self._marks if h > head]:  # no longer on the path
             del self._marks[later]
         del self.data["events"][count:]
+        del self.ids[count:]
         self.told = {i for i in self.told if i <= head}  # ids grow down a path
         self.data["branches"][0]["head"] = self.fold.last if self.fold.last is not None else head
         return self._moved(enc, {"back": count, "branches": self.data["branches"]})
+
+    def _elsewhere(self, enc: Encounter) -> dict[str, Any] | None:
+        """To a head off the path the data holds (see the class): the entries up to where
+        the paths meet kept, the new path's after it folded; None where it cannot."""
+        head = enc.head().event_id
+        run = self.run
+        old, path = enc.runs(self.head), enc.runs(head)
+        shared = _common(old.runs, path.runs)
+        meet = path.at(shared - 1) if shared else None
+        if meet is None or meet < run.cut or path.deepest - shared >= self.WALK:
+            return None
+        depth = shared - 1  # the fold nearest above the meeting point, or the root's
+        fold: _PageFold | None = None
+        while fold is None:
+            at = path.at(depth)
+            if at in self._marks:
+                fold = _copy(self._marks[at][0])
+            elif at in run.kept:
+                fold = _copy(run.kept[at])
+            elif depth == 0:
+                depth = -1  # from the root
+                fold = _PageFold(Attribution(enc.ruleset), {}, Sight(self.bands))
+            elif shared - depth > self.WALK:
+                return None
+            else:
+                depth -= 1
+        count = bisect.bisect_right(self.ids, meet)
+        data = self.data
+        del data["events"][count:]
+        del self.ids[count:]
+        self.last_id = self.ids[-1] if self.ids else 0
+        self.told = {i for i in self.told if i <= meet}
+        for later in [h for h in self._marks if h > meet]:  # on the old path only
+            del self._marks[later]
+        run.reading(enc)
+        run.names.path = fold.keys
+        run.entries = []
+        strings_before = len(run.strings.table)
+        if depth < path.deepest:
+            for rec, state in enc.replay(head, start=path.at(depth + 1)):
+                run.step(rec, state, fold)
+        new = [e for e in run.entries if e.id > meet]  # those up to it the page holds
+        self.fold, self.head, self.encounter, self.branch = fold, head, enc.row.name, enc.branch
+        self.told.update(e.id for e in new)
+        self.ids.extend(e.id for e in new)
+        for entry in new:
+            entry.id, self.last_id = entry.id - self.last_id, entry.id
+        data["events"].extend(new)
+        data["current"] = enc.branch
+        data["branches"] = [{"name": enc.branch, "head": fold.last if fold.last is not None else head,
+                             "split": None, "from": None}]
+        data["figures"] = [label(name) for name in run.names.figures]
+        data["unit"] = data["unit"] or run.unit
+        self._mark()
+        return self._moved(enc, {"back": count, "events": new, "strings": run.strings.table[strings_before:],
+                                 "branches": data["branches"], "current": data["current"],
+                                 "figures": data["figures"], "unit": data["unit"]})
 
     def _same_table(self, enc: Encounter) -> bool:
         return enc.row.name == self.encounter and enc.branch == self.branch
