@@ -7,8 +7,9 @@ For each size and each served version (the players' page, `serve`; the GM's vers
 the replay page, `serve --for gm`) it runs `skirmish serve` (its own process) on its own
 copy of a generated fight (benchmarks/fight.py), opens that page's stream and the GM's
 console's (/gm/events), and makes ``--changes`` commands (`damage NAME 1`), then an undo,
-a redo, a switch tapped on the GM's console and one back, and an amend of the head's
-event, each from another connection. For each change and each page: the time from the
+a redo, an undo past every head the server stood at and a redo back, a switch tapped on
+the GM's console to another branch and one back, an amend of the head's event, a switch
+tapped to its branch and one back (CHANGES), each from another connection. For each change and each page: the time from the
 change's commit (a tap's post) to the first frame read off the stream, and its bytes. Then,
 with the players' page, taps: `damage` posted by the GM's console, to its answer. The
 console's frame carries the board and the new events; the pages' ``more`` frames the new
@@ -95,11 +96,14 @@ def _quiet(readers: list[Reader], seconds: float, most: float = 120) -> None:
 
 
 # The changes measured, in order: (the change's name, how it is made). "cli": the words run
-# by the command line (another connection); "tap": posted by the GM's page (a `switch`
-# moves the served pages, as one typed in another shell does not).
+# by the command line (another connection); "tap": posted by the GM's console (a `switch`
+# moves the served pages, as one typed in another shell does not). `undo {past}` steps back
+# past every head the server stood at since it started (the players' data kept none there).
 CHANGES = [("command", "cli", ["damage", "{name}", "1"]), ("undo", "cli", ["undo"]), ("redo", "cli", ["redo"]),
+           ("undo past", "cli", ["undo", "{past}"]), ("redo past", "cli", ["redo", "{past}"]),
            ("switch", "tap", ["switch", "{other}"]), ("switch back", "tap", ["switch", "{branch}"]),
-           ("amend", "cli", ["amend", "{head}", "--", "damage", "{name}", "2"])]
+           ("amend", "cli", ["amend", "{head}", "--", "damage", "{name}", "2"]),
+           ("to the amend", "tap", ["switch", "amend-{amended}"]), ("and back", "tap", ["switch", "{branch}"])]
 
 
 def measure(db: str, changes: int, audience: str, script: str) -> dict[str, dict[str, list[float]]]:
@@ -130,10 +134,13 @@ def measure(db: str, changes: int, audience: str, script: str) -> dict[str, dict
             name, branch = enc.view().combatants[0].name, enc.branch
             other = next(b for b in enc.branches() if b != branch)
         on = branch  # the branch the GM's console plays on
+        amended = 0
         for label, how, words in [*[CHANGES[0]] * (changes - 1), *CHANGES]:
             with LogFile(db) as log_file:
                 head = log_file.open(None, on).head().event_id
-            words = [w.format(name=name, branch=branch, other=other, head=head) for w in words]
+            amended = head if label == "amend" else amended
+            words = [w.format(name=name, branch=branch, other=other, head=head, past=changes + 2, amended=amended)
+                     for w in words]
             before = {page: len(r.frames) for page, r in readers.items()}
             if how == "tap":
                 started = time.perf_counter()
