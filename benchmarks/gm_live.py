@@ -2,6 +2,7 @@
 costs a GM's thumb beside the keyboard.
 
     python -m benchmarks.gm_live --sizes 10k,100k --dir /tmp/bench
+    python -m benchmarks.gm_live --sizes 10k,100k --dir /tmp/bench --folds   # the live data's own work
 
 For each size and each served version (the players' page, `serve`; the GM's version of
 the replay page, `serve --for gm`) it runs `skirmish serve` (its own process) on its own
@@ -199,6 +200,44 @@ def taps(port: int, token: str, count: int) -> list[float]:
     return took
 
 
+def folds(db: str) -> list[tuple[str, str, float, int]]:
+    """The live data's own work for each change, in this process (no server, no poll): the
+    GM's (GMLive) and the players' (PlayersLive) ``extend`` after each change of CHANGES
+    made by the command line (a switch here moves the file's current branch, which these
+    data follow when not pinned), its seconds of CPU and the change's bytes; and the data
+    built whole, for scale."""
+    from skirmish.cli.main import run_cli
+    from skirmish.projections.engine import LogFile
+    from skirmish.projections.page import data as page_data
+    from skirmish.projections.page.shell import json_for_script
+
+    out = []
+    with LogFile(db) as log_file:
+        enc = log_file.open()
+        name, branch = enc.view().combatants[0].name, enc.branch
+        other = next(b for b in enc.branches() if b != branch)
+        kept: dict[str, Any] = {}
+        for audience, kind in (("gm", page_data.GMLive), ("players", page_data.PlayersLive)):
+            started = time.process_time()
+            kept[audience] = kind(log_file.open(), page_data.Bands())
+            out.append(("built whole", audience, time.process_time() - started, len(json_for_script(kept[audience].data))))
+    amended = 0
+    for label, _, words in CHANGES:
+        with LogFile(db) as log_file:
+            head = log_file.open().head().event_id
+        amended = head if label == "amend" else amended
+        words = [w.format(name=name, branch=branch, other=other, head=head, past=3, amended=amended) for w in words]
+        with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
+            assert run_cli(["--db", db, *words]) == 0, words
+        for audience, live in kept.items():
+            with LogFile(db) as log_file:
+                started = time.process_time()
+                change = live.extend(log_file.open())
+                took = time.process_time() - started
+            out.append((label, audience, took, len(json_for_script(change if change is not None else live.data))))
+    return out
+
+
 def presses(words: list[str]) -> int:
     """Presses on the GM's page for one command line (see the module's docstring)."""
     command, count = words[0], 0
@@ -258,9 +297,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--for", dest="audiences", default="players,gm", help="the served versions: players, gm or both")
     parser.add_argument("--skirmish", default=str(Path(sys.executable).parent / "skirmish"),
                         help="the skirmish command that serves (another checkout's, for a figure before a change)")
+    parser.add_argument("--folds", action="store_true", help="only the live data's own work for each change, in this process")
     args = parser.parse_args(argv)
     workdir = Path(args.dir or tempfile.mkdtemp(prefix="skirmish-gm-live-"))
     workdir.mkdir(parents=True, exist_ok=True)
+    if args.folds:
+        print(f"{'log':>6} {'change':<12} {'data':<8} {'CPU s':>7} {'bytes':>10}")
+        for label in args.sizes.split(","):
+            played = workdir / f"folded-{label}.db"
+            shutil.copy(workdir / f"skirmish-{label}.db", played)
+            for change, audience, took, sent in folds(str(played)):
+                print(f"{label:>6} {change:<12} {audience:<8} {took:>7.3f} {sent:>10}", flush=True)
+        return
     print(f"{'log':>6} {'change':<12} {'page':<20} {'s':>7} {'bytes':>10}")
     for label in args.sizes.split(","):
         db = workdir / f"skirmish-{label}.db"
