@@ -11,8 +11,10 @@ between changes (:class:`~skirmish.projections.page.data.PlayersLive`), and a ch
 carries the branch on down its path (a command, a redo) is one ``more`` frame: the new
 events the players are told of, the strings they use, and what else moved (the notes, the
 bands, the branch's head), made by the same step and policy as the whole page. A change
-that moved the path under the page (an undo, an amend, another branch) is one ``state``
-frame: the whole data again, built once and sent to every page. Frames carry an id; a page
+that moved the path under the page (an undo, a switch to another branch or an amend's) is
+one ``more`` frame too: how many events the page keeps (``back``, up to where the paths
+meet) and the new path's after it. Another encounter is one ``state`` frame: the whole
+data again, built once and sent to every page. Frames carry an id; a page
 that reconnects (a phone that slept) sends the last it had (``Last-Event-ID``, or
 ``?since=`` for the first connection, the id its page was built at) and is sent the frames
 it missed, or the whole data when one of them was whole or they are no longer kept.
