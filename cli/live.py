@@ -55,7 +55,6 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from skirmish.eventlog import verifying
 from skirmish.projections.page import data as page_data, shell as page_shell
 from skirmish.projections.engine import Encounter, LogFile
 
@@ -168,8 +167,9 @@ class Follower:
                 return
             self._digesting = None
             out, err = job.communicate()
-            if job.returncode == verifying.TAMPERED:
-                self._report(f"cannot verify {self.db}: {err.decode(errors='replace').strip()}")
+            if job.returncode > 0:  # a log that does not verify (its one line), or the check failed
+                said = err.decode(errors="replace").strip().splitlines()
+                self._report(f"cannot verify {self.db}: {said[-1] if said else f'exit code {job.returncode}'}")
             elif job.returncode == 0 and self._gm is not None:
                 answer = json.loads(out)
                 if tuple(answer["counts"]) == tuple(log_file.open(*self.pins).counts()):
