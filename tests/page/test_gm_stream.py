@@ -99,7 +99,7 @@ def fold(data: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
 
 # Every kind of change the GM's page is sent as a change (none of them builds it whole):
 # down the branch, back and forth along it, a new branch and a switch, an amend (a new
-# branch made from a past event), notes, a rename, hide and reveal.
+# branch made from a past event), notes, a rename, hide and reveal, the end.
 COMMANDS = [
     ["{hurt}", "{party}", "{harm}"],
     ["note", "3", "the ambush is at dusk", "--private"],
@@ -120,6 +120,7 @@ COMMANDS = [
     ["amend", "{first}", "--", "{hurt}", "{party}", "{harm2}"],  # the first command, amended
     ["undo"],
     ["redo"],
+    ["end", "--reason", "the foes flee"],  # the board says ENDED from it on
 ]
 HURT = {"phases": ("effect", "slight-wound", "slight-wound")}  # phases.md counts wounds, not hits (Initiative)
 
@@ -232,7 +233,8 @@ def test_the_served_gms_version_sends_each_change_and_its_page_shows_the_whole_o
         time.sleep(QUIET)
         folded, now = settled(served, stream)
         assert stream.kinds() and set(stream.kinds()) == {"more"}, stream.kinds()  # never the whole page again
-        assert shown(folded) == shown(now)
+        # What the server holds, and the page built whole from the file, apart from it.
+        assert shown(folded) == shown(now) == shown(whole(db))
         # The server is pinned to main: the amend's branch and `later` are listed beside it.
         assert [b["name"] for b in now["branches"]] == ["main", "what-if", "later", f"amend-{first}"]
 
@@ -264,7 +266,7 @@ def test_a_gms_page_that_reconnects_is_sent_only_what_it_missed(
         assert ids == [line for frame in awake.frames for line in frame if line.startswith("id: ")]  # each missed frame once
         assert int(ids[0].partition(".")[2]) == int(last_id.partition(".")[2]) + 1
         folded, now = settled(served, woke)
-        assert shown(folded) == shown(now)
+        assert shown(folded) == shown(now) == shown(whole(db))
 
 
 def test_a_commands_change_at_a_long_log_is_small(tmp_path: Path) -> None:

@@ -87,13 +87,15 @@ def test_the_gms_page_that_followed_every_kind_of_change_shows_the_page_opened_a
         tab.wait_for_function(f"document.getElementById('secret').textContent.includes('{digest}')", timeout=20000)
         tab.wait_for_function(f"document.getElementById('position').textContent.startsWith('#{head} ')")
         followed = tab.evaluate(SHOWN)
+        tab.close()
+    # The page opened at the end, from a server started now: built whole from the file.
+    with serving(str(db), options=("--for", "gm")) as again:
         fresh = browser.new_page(viewport={"width": 400, "height": 900})
-        fresh.goto(f"http://127.0.0.1:{served.port}/")
+        fresh.goto(f"http://127.0.0.1:{again.port}/")
         fresh.wait_for_function("document.getElementById('live').textContent.includes('following')")
         whole = fresh.evaluate(SHOWN)
-        assert len(whole) > 40 and [row[0] for row in whole[4:] if len(row) == 4] == [
-            "main", "what-if", "later", f"amend-{first}"]
-        for i, (one, other) in enumerate(zip(followed, whole, strict=True)):
-            assert one == other, i
-        tab.close()
         fresh.close()
+    assert len(whole) > 40 and [row[0] for row in whole[4:] if len(row) == 4] == [
+        "main", "what-if", "later", f"amend-{first}"]
+    for i, (one, other) in enumerate(zip(followed, whole, strict=True)):
+        assert one == other, i

@@ -74,12 +74,14 @@ def test_the_players_page_follows_a_tapped_switch_as_a_change(browser: Any, foug
         time.sleep(1.0)
         assert stream.kinds() == ["more", "more", "more"], stream.kinds()  # three switches, none the whole page
         followed = tab.evaluate(SHOWN)
+        tab.close()
+    # The page opened at the end, from a server started now on the amend's branch: built whole.
+    with serving(str(db), "--on", "amend-8") as again:
         fresh = browser.new_page(viewport={"width": 400, "height": 900})
-        fresh.goto(f"http://127.0.0.1:{served.port}/")
+        fresh.goto(f"http://127.0.0.1:{again.port}/")
         fresh.wait_for_function("document.getElementById('live').textContent.includes('following')")
         whole = fresh.evaluate(SHOWN)
-        assert followed[3] == ["amend-8: amend-8 (current)"]
-        for i, (one, other) in enumerate(zip(followed, whole, strict=True)):
-            assert one == other, i
-        tab.close()
         fresh.close()
+    assert followed[3] == ["amend-8: amend-8 (current)"]
+    for i, (one, other) in enumerate(zip(followed, whole, strict=True)):
+        assert one == other, i
