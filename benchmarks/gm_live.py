@@ -3,6 +3,7 @@ costs a GM's thumb beside the keyboard.
 
     python -m benchmarks.gm_live --sizes 10k,100k --dir /tmp/bench
     python -m benchmarks.gm_live --sizes 10k,100k --dir /tmp/bench --folds   # the live data's own work
+    python -m benchmarks.gm_live --sizes 10k,100k --dir /tmp/bench --paint   # to the event shown, in Chromium
 
 For each size and each served version (the players' page, `serve`; the GM's version of
 the replay page, `serve --for gm`) it runs `skirmish serve` (its own process) on its own
@@ -238,6 +239,56 @@ def folds(db: str) -> list[tuple[str, str, float, int]]:
     return out
 
 
+def painted(db: str, script: str, audience: str, changes: int) -> list[float]:
+    """In Chromium (Debian's, by Playwright): the seconds from a command's commit to the
+    served page (``--for`` the audience) showing its event at the head: the frame's way
+    and page.js folding it in."""
+    from playwright.sync_api import sync_playwright
+
+    from skirmish.cli.main import run_cli
+    from skirmish.projections.engine import LogFile
+
+    port = _free_port()
+    options = ["--for", "gm"] if audience == "gm" else []
+    server = subprocess.Popen([script, "--db", db, "serve", "--port", str(port), *options],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    took = []
+    try:
+        with LogFile(db) as log_file:
+            name = log_file.open().view().combatants[0].name
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+                                        args=["--no-sandbox", "--disable-gpu"])
+            tab = browser.new_page(viewport={"width": 1280, "height": 800})
+            tab.set_default_timeout(600_000)
+            deadline = time.monotonic() + 300
+            while True:
+                try:
+                    tab.goto(f"http://127.0.0.1:{port}/")
+                    break
+                except Exception:  # noqa: BLE001 - not listening yet
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(1)
+            tab.wait_for_function("document.getElementById('live').textContent.includes('following')")
+            time.sleep(3)
+            for _ in range(changes):
+                with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
+                    assert run_cli(["--db", db, "damage", name, "1"]) == 0
+                done = time.perf_counter()
+                with LogFile(db) as log_file:
+                    head = log_file.open().head().event_id
+                tab.wait_for_function(f"document.getElementById('position').textContent.startsWith('#{head} ')",
+                                      polling=10)
+                took.append(time.perf_counter() - done)
+                time.sleep(4)  # the GM's digest frame, folded too, before the next
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(30)
+    return took
+
+
 def presses(words: list[str]) -> int:
     """Presses on the GM's page for one command line (see the module's docstring)."""
     command, count = words[0], 0
@@ -298,16 +349,26 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--skirmish", default=str(Path(sys.executable).parent / "skirmish"),
                         help="the skirmish command that serves (another checkout's, for a figure before a change)")
     parser.add_argument("--folds", action="store_true", help="only the live data's own work for each change, in this process")
+    parser.add_argument("--paint", action="store_true", help="only a command's commit to its event shown in Chromium")
     args = parser.parse_args(argv)
     workdir = Path(args.dir or tempfile.mkdtemp(prefix="skirmish-gm-live-"))
     workdir.mkdir(parents=True, exist_ok=True)
+    if args.paint:
+        print(f"{'log':>6} {'page':<8} {'s':>7}")
+        for label in args.sizes.split(","):
+            for audience in args.audiences.split(","):
+                played = workdir / f"painted-{label}-{audience}.db"
+                shutil.copy(workdir / f"skirmish-{label}.db", played)
+                took = painted(str(played), args.skirmish, audience, args.changes)
+                print(f"{label:>6} {audience:<8} {statistics.median(took):>7.3f}", flush=True)
+        return
     if args.folds:
         print(f"{'log':>6} {'change':<12} {'data':<8} {'CPU s':>7} {'bytes':>10}")
         for label in args.sizes.split(","):
             played = workdir / f"folded-{label}.db"
             shutil.copy(workdir / f"skirmish-{label}.db", played)
-            for change, audience, took, sent in folds(str(played)):
-                print(f"{label:>6} {change:<12} {audience:<8} {took:>7.3f} {sent:>10}", flush=True)
+            for change, audience, cpu, sent in folds(str(played)):
+                print(f"{label:>6} {change:<12} {audience:<8} {cpu:>7.3f} {sent:>10}", flush=True)
         return
     print(f"{'log':>6} {'change':<12} {'page':<20} {'s':>7} {'bytes':>10}")
     for label in args.sizes.split(","):
