@@ -21,13 +21,20 @@
   }
   function clear(n) { while (n.firstChild) n.removeChild(n.firstChild); return n; }
 
+  var lastId = 0, lastCmd = 0; // the last entry read: a change's entries are steps from it
+
   function load(data) {
     D = data; S = D.strings; byId = new Map();
-    var id = 0, cmd = 0;
-    D.events.forEach(function (e) {
-      id += e[0];
-      if (D.audience === "gm") cmd += e[2];
-      byId.set(id, { id: id, parent: e[1] === null ? null : id - e[1], cmd: cmd, text: S[e[3]], d: e[4],
+    lastId = lastCmd = 0;
+    read(D.events);
+  }
+
+  function read(events) {
+    events.forEach(function (e) {
+      lastId += e[0];
+      if (D.audience === "gm") lastCmd += e[2];
+      var id = lastId;
+      byId.set(id, { id: id, parent: e[1] === null ? null : id - e[1], cmd: lastCmd, text: S[e[3]], d: e[4],
                      x: e[5], h: e[6] ? [String(e[6][0]), e[6][1], e[6][2] == null ? null : String(e[6][2]), e[6][3] || 0] : null });
     });
   }
@@ -365,8 +372,12 @@
   }
 
   function start(data, position) {
-    var keep = branch ? branch.name : null;
     load(data);
+    redraw(position);
+  }
+
+  function redraw(position) {
+    var keep = branch ? branch.name : null;
     header();
     // The players' version holds the current branch alone: no picker, no list of others.
     $("branches").hidden = $("branch-pick").hidden = D.audience === "players";
@@ -423,17 +434,19 @@
     // GM's undo, redo, switch); folded into the data. The players' undo to a head the page
     // held: how many events it keeps, and what else moved.
     source.addEventListener("more", function (e) {
-      var change = JSON.parse(e.data);
-      if ("back" in change) D.events = D.events.slice(0, change.back); // an undo: the events after dropped
-      if (change.events) D.events = D.events.concat(change.events);
-      if (change.strings) D.strings = D.strings.concat(change.strings);
+      var change = JSON.parse(e.data), whole = "back" in change;
+      if (whole) D.events = D.events.slice(0, change.back); // an undo: the events after dropped, read again
+      // Added in place (a long fight's page holds 100,000 of them): only the new ones are read.
+      (change.strings || []).forEach(function (text) { D.strings.push(text); });
+      (change.events || []).forEach(function (entry) { D.events.push(entry); });
       // The GM's version: the new events' commands added; the current branch, the summary
       // and the verify digest as they stand now.
       if (change.commands) D.commands = Object.assign({}, D.commands, change.commands);
       ["branches", "figures", "unit", "notes", "ended", "bands", "current", "summarised", "digest"].forEach(function (key) {
         if (key in change) D[key] = change[key];
       });
-      start(D, at >= path.length - 1 ? null : at);
+      if (whole) load(D); else read(change.events || []);
+      redraw(at >= path.length - 1 ? null : at);
       connection = "open";
       liveStatus();
     });
