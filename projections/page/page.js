@@ -75,6 +75,8 @@
   }
   function clone(st) { return JSON.parse(JSON.stringify(st)); }
 
+  var tip = null, chartTimer = null; // the board after the path's last event; a chart to draw again
+
   function select(name) {
     branch = branchNamed(name);
     path = walk(branch.head);
@@ -86,10 +88,46 @@
       points.add(st, path[i], i);
       if (i % KEYFRAME === 0) frames.push(clone(st));
     }
+    tip = st;
     var range = $("scrub");
     range.max = String(Math.max(0, path.length - 1));
     drawForks();
+    if (chartTimer) { clearTimeout(chartTimer); chartTimer = null; }
     drawChart(points);
+  }
+
+  // A live change that carries the branch shown on down its path (a command, a redo): the
+  // new events folded on the board the page holds, and the chart (which spans the whole
+  // path) drawn again just after the board is shown. False: the path changed under the
+  // page (an undo, another branch), which select folds again.
+  function extend(name) {
+    if (!branch || branch.name !== name || !tip || !path.length) return false;
+    var b = branchNamed(name), end = path[path.length - 1].id, added = [], ev = byId.get(b.head);
+    while (ev && ev.id > end) { added.push(ev); ev = ev.parent === null ? null : byId.get(ev.parent); }
+    if (!ev || ev.id !== end) return false;
+    branch = b;
+    for (var i = added.length - 1; i >= 0; i--) {
+      path.push(added[i]);
+      apply(tip, added[i]);
+      var n = path.length - 1;
+      if (n % KEYFRAME === 0) frames.push(clone(tip));
+      if (endedAt < 0 && D.ended && String(added[i].id) in D.ended) endedAt = n;
+    }
+    $("scrub").max = String(Math.max(0, path.length - 1));
+    drawForks();
+    if (added.length) chartLater();
+    return true;
+  }
+
+  function chartLater() {
+    if (chartTimer) clearTimeout(chartTimer);
+    chartTimer = setTimeout(function () {
+      chartTimer = null;
+      var st = empty(path[0]), points = chartPoints();
+      for (var i = 0; i < path.length; i++) { apply(st, path[i]); points.add(st, path[i], i); }
+      drawChart(points);
+      moveCursor();
+    }, 50);
   }
 
   function stateAt(i) {
@@ -376,12 +414,13 @@
     redraw(position);
   }
 
-  function redraw(position) {
+  function redraw(position, live) {
     var keep = branch ? branch.name : null;
     header();
     // The players' version holds the current branch alone: no picker, no list of others.
     $("branches").hidden = $("branch-pick").hidden = D.audience === "players";
-    select(keep && D.branches.some(function (b) { return b.name === keep; }) ? keep : D.current);
+    var name = keep && D.branches.some(function (b) { return b.name === keep; }) ? keep : D.current;
+    if (!live || !extend(name)) select(name);
     drawBranches();
     show(position === null ? path.length - 1 : position);
   }
@@ -446,7 +485,7 @@
         if (key in change) D[key] = change[key];
       });
       if (whole) load(D); else read(change.events || []);
-      redraw(at >= path.length - 1 ? null : at);
+      redraw(at >= path.length - 1 ? null : at, !whole);
       connection = "open";
       liveStatus();
     });

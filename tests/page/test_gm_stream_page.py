@@ -58,6 +58,17 @@ SHOWN = """() => {
 }"""
 
 
+# What the page shows where it stands (the head of its branch, as a live page follows it):
+# the board folded on as changes came (page.js extend), and the chart drawn again.
+AT_HEAD = """() => {
+  const $ = id => document.getElementById(id);
+  return [$('scrub').max, ...['position', 'clock', 'acts', 'narration', 'explanation', 'notes', 'board', 'pending',
+          'summary', 'legend', 'splits'].map(id => $(id).textContent),
+          Array.from(document.querySelectorAll('#chart polyline')).map(p => p.getAttribute('points')),
+          Array.from(document.querySelectorAll('#chart circle')).map(c => c.getAttribute('cx') + ',' + c.getAttribute('cy'))];
+}"""
+
+
 def test_the_gms_page_that_followed_every_kind_of_change_shows_the_page_opened_at_the_end(
         browser: Any, fought: dict[str, Path], tmp_path: Path) -> None:  # noqa: F811 - the fixture
     fight = FIGHTS[0]
@@ -86,6 +97,8 @@ def test_the_gms_page_that_followed_every_kind_of_change_shows_the_page_opened_a
         # The page has every change once its digest is the log's (it comes last, apart).
         tab.wait_for_function(f"document.getElementById('secret').textContent.includes('{digest}')", timeout=20000)
         tab.wait_for_function(f"document.getElementById('position').textContent.startsWith('#{head} ')")
+        time.sleep(0.5)  # the chart, drawn again just after the board
+        followed_head = tab.evaluate(AT_HEAD)
         followed = tab.evaluate(SHOWN)
         tab.close()
     # The page opened at the end, from a server started now: built whole from the file.
@@ -93,9 +106,41 @@ def test_the_gms_page_that_followed_every_kind_of_change_shows_the_page_opened_a
         fresh = browser.new_page(viewport={"width": 400, "height": 900})
         fresh.goto(f"http://127.0.0.1:{again.port}/")
         fresh.wait_for_function("document.getElementById('live').textContent.includes('following')")
+        whole_head = fresh.evaluate(AT_HEAD)
         whole = fresh.evaluate(SHOWN)
         fresh.close()
+    assert followed_head == whole_head
     assert len(whole) > 40 and [row[0] for row in whole[4:] if len(row) == 4] == [
         "main", "what-if", "later", f"amend-{first}"]
     for i, (one, other) in enumerate(zip(followed, whole, strict=True)):
         assert one == other, i
+
+
+def test_a_change_past_a_keyframe_folds_on_the_board_the_page_holds(browser: Any, tmp_path: Path) -> None:
+    """300 commands in one `run` while the page is open: page.js folds them on the board it
+    holds, past its keyframe at 256 events (a board kept to scrub from), and shows at the
+    head, with its totals, what a page opened at the end shows: 900 - 300 = 600 hits."""
+    db = tmp_path / "long.db"
+    for words in (["new", "Bridge", "--rules", "ap-countdown"],
+                  ["add", "Hauser", "--side", "players", "--stat", "qu=1", "--stat", "hits=900"]):
+        assert run_cli(["--db", str(db), *words]) == 0
+    script = tmp_path / "hits.skirmish"
+    script.write_text("damage Hauser 1\n" * 300)
+    with serving(str(db), options=("--for", "gm")) as served:
+        tab = browser.new_page(viewport={"width": 400, "height": 900})
+        tab.set_default_timeout(10000)
+        tab.goto(f"http://127.0.0.1:{served.port}/")
+        tab.wait_for_function("document.getElementById('live').textContent.includes('following')")
+        assert run_cli(["--db", str(db), "run", str(script)]) == 0
+        tab.wait_for_function("document.getElementById('position').textContent.startsWith('#302 ')")
+        time.sleep(0.5)
+        followed = tab.evaluate(AT_HEAD)
+        tab.close()
+    with serving(str(db), options=("--for", "gm")) as again:
+        fresh = browser.new_page(viewport={"width": 400, "height": 900})
+        fresh.goto(f"http://127.0.0.1:{again.port}/")
+        fresh.wait_for_function("document.getElementById('live').textContent.includes('following')")
+        whole = fresh.evaluate(AT_HEAD)
+        fresh.close()
+    assert "600/900" in whole[7] and "900 → 600" in whole[9]  # the board, the totals
+    assert followed == whole
