@@ -153,12 +153,10 @@ class Follower:
         elif change:
             self._frame(page_shell.json_for_script(change))
         # The verify digest reads the whole log: worked out again apart (:meth:`_digest`)
-        # after a change, and sent as a change of its own; a page built whole has it (a
-        # commit to another table of the file changes nothing here, and asks for nothing).
-        if change is None:
-            self._digest_asked = None
-        elif change:
-            self._digest_asked = enc.row.id
+        # after each commit to the file (one that changed nothing shown may have edited a
+        # row: a log that no longer verifies is said on the terminal), and sent as a change
+        # of its own; a page built whole has it.
+        self._digest_asked = enc.row.id if change is not None else None
 
     def _digest(self, log_file: LogFile) -> None:
         """The GM's version: the log's verify digest worked out anew in another process

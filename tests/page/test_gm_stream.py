@@ -295,3 +295,32 @@ def test_a_commands_change_at_a_long_log_is_small(tmp_path: Path) -> None:
     (short_page, short), (long_page, long) = sizes[300], sizes[6_000]
     assert long_page > 10 * short_page  # the page grew with the log
     assert max(long) < 1_500 and max(long) < 2 * max(short), sizes  # its changes did not
+
+
+@pytest.mark.slow
+def test_a_row_edited_under_the_gms_version_is_said(tmp_path: Path) -> None:
+    """The GM's version no longer builds its page (and verifies the log) at each change: the
+    verify digest worked out again after a commit finds a row edited by hand, and the
+    terminal says so (eventlog/chain.py names the row)."""
+    import sqlite3
+
+    from support.tamper import reguard, unguard
+
+    db = tmp_path / "bridge.db"
+    for words in (["new", "Bridge", "--rules", "ap-countdown"],
+                  ["add", "Hauser", "--side", "players", "--stat", "qu=1", "--stat", "hits=40"]):
+        assert run_cli(["--db", str(db), *words]) == 0
+    with serving(str(db), options=("--for", "gm")) as served:
+        stream = served.stream()
+        raw = sqlite3.connect(db)
+        guards = unguard(raw)
+        raw.execute("UPDATE commands SET text = 'add Hauser --side players --stat qu=1 --stat hits=400' WHERE id = 2")
+        reguard(raw, guards)
+        raw.commit()
+        raw.close()
+        deadline = time.monotonic() + 20
+        while "cannot verify" not in served.said.read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        said = served.said.read_text()
+        assert "cannot verify" in said and "command 2" in said, said
+        assert not stream.kinds()  # nothing shown changed, and no digest of a log that does not verify
