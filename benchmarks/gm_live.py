@@ -289,31 +289,60 @@ def painted(db: str, script: str, audience: str, changes: int) -> list[float]:
     return took
 
 
-def presses(words: list[str]) -> int:
-    """Presses on the GM's page for one command line (see the module's docstring)."""
-    command, count = words[0], 0
+def widgets(ruleset_id: str) -> dict[tuple[str, str], str]:
+    """How the GM's page asks each field of each form, as gm.js makes it from the ruleset's
+    declared inputs: "tick" (a switch, a detail of one value), "list" (a detail's choices,
+    a target) or "type"."""
+    from skirmish.projections.page.gm_data import inputs
+    from skirmish.projections.ruleset import get_ruleset
+
+    out = {}
+    for form in inputs(get_ruleset(ruleset_id)).forms:
+        for f in form.fields:
+            flag = f"--with {f.key}" if f.flag == "--with" else f.flag
+            one = f.flag == "--with" and len(f.choices) == 1
+            out[form.command, flag] = "tick" if f.kind == "switch" or one else "list" if f.choices or f.flag == "--target" else "type"
+    return out
+
+
+def _fields(command: str, rest: list[str], asked: dict[tuple[str, str], str]) -> int:
+    """Presses for a form's or the pad's fields: a tick one, a list two, typed text its characters and one."""
+    count, at = 0, 0
+    while at < len(rest):
+        flag = rest[at]
+        if flag == "--with":
+            key, _, value = rest[at + 1].partition("=")
+            kind, at = asked.get((command, f"--with {key}"), "type"), at + 2
+        elif at + 1 < len(rest) and not rest[at + 1].startswith("--"):
+            kind, value, at = asked.get((command, flag), "list" if flag in SELECTS else "type"), rest[at + 1], at + 2
+        else:
+            kind, value, at = "tick", "", at + 1
+        count += {"tick": 1, "list": 2}.get(kind, len(value) + 1)
+    return count
+
+
+def presses(words: list[str], asked: dict[tuple[str, str], str] | None = None) -> int:
+    """Presses on the GM's page for one command line (see the module's docstring); ``asked``:
+    :func:`widgets` of the encounter's ruleset."""
+    command, count, asked = words[0], 0, asked or {}
     if command in ("next", "undo", "redo", "upkeep"):
         return 1
     if command in ("damage", "heal"):
-        return 1 + len(words[2]) + 1  # the card, the digits, the button
+        return 1 + len(words[2]) + _fields(command, words[3:], asked) + 1  # the card, the digits, the pad's options, the button
     if command in ("leave", "return"):
         return 2
     arguments = ARITY.get(command, ())
     for name, value in zip(arguments, words[1:]):
         count += 2 if name in SELECTS else len(value) + 1
-    rest, at, dice = words[1 + len(arguments):], 0, []
+    rest, at, dice, others = words[1 + len(arguments):], 0, [], []
     while at < len(rest):
-        flag = rest[at]
-        if flag == "--roll":
+        if rest[at] == "--roll":
             dice.append(rest[at + 1])
             at += 2
-        elif at + 1 < len(rest) and not rest[at + 1].startswith("--"):
-            value = rest[at + 1].partition("=")[2] if flag == "--with" else rest[at + 1]
-            count += 2 if flag in SELECTS else len(value) + 1
-            at += 2
         else:
-            count += 1  # a switch
+            others.append(rest[at])
             at += 1
+    count += _fields(command, others, asked)
     if dice:
         count += len(" ".join(dice)) + 1
     return count + 1  # the form's button
@@ -334,7 +363,9 @@ def turns() -> list[tuple[str, int, int, int]]:
             if line[0] in ("branch", "switch", "note"):
                 break
             played.append(line)
-        taps = sum(presses(line) for line in played)
+        ruleset = next(line[line.index("--rules") + 1] for line in lines if line[0] == "new")
+        asked = widgets(ruleset)
+        taps = sum(presses(line, asked) for line in played)
         keys = sum(len(shlex.join(line)) + 1 for line in played)
         rows.append((sample.stem, len(played), taps, keys))
     return rows

@@ -266,7 +266,8 @@ def race(label: str, events: int, workdir: Path, settings: Settings, log: Callab
     for log_kind, db in (("fight", paths["fight"]), ("upkeep", paths["upkeep"])):
         contenders = [Contender("skirmish", fixed(worker(py, "skirmish", db)))]
         if log_kind == "fight":
-            contenders += [Contender("reading", fixed(worker(py, "reading", db)), checked=False)]
+            contenders += [Contender("fold alone", fixed(worker(py, "fold", db))),
+                           Contender("reading", fixed(worker(py, "reading", db)), checked=False)]
         contenders += [Contender("floor", fixed(worker(py, "floor", db)), checked=False)]
         if log_kind == "fight":
             contenders += [Contender("eventsourcing", fixed(worker(py, "eventsourcing", paths["es"]))),
@@ -277,6 +278,7 @@ def race(label: str, events: int, workdir: Path, settings: Settings, log: Callab
         measured += rows_of(group, [
             ("floor over skirmish (target <= 1.4x)", "floor", "skirmish", "wall", False),
             ("floor over skirmish, cpu", "floor", "skirmish", "cpu", False),
+            ("floor over skirmish's fold alone, cpu", "floor", "fold alone", "cpu", False),
             ("skirmish over tuned peer", "skirmish", "eventsourcing -O", "wall", False),
             ("skirmish over skirmish before", "skirmish", "skirmish before", "wall", False),
         ])

@@ -81,7 +81,7 @@ class Invocation:
     def encounter(self) -> Encounter:
         """The encounter the command acts on: the pinned one, else the file's current one;
         on the pinned branch, else the encounter's current one."""
-        return self.log_file().open(self.encounter_pin, self.branch_pin)
+        return self.log_file().open(self.encounter_pin, self.branch_pin, one_command=self.shared is None)
 
     def pinned_note(self, now: str, what: str = "encounter") -> str | None:
         """What to tell a pinned shell when it makes another encounter (or branch) current:

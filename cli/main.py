@@ -57,7 +57,7 @@ def _where_matters(enc: Encounter, run: Invocation) -> bool:
     process could have moved the table under the command (README: which table)."""
     if run.encounter_pin or run.branch_pin:
         return True
-    return len(run.log_file().encounters()) > 1 or len(enc.branches()) > 1
+    return enc.others_here()
 
 
 def _execute(ctx: typer.Context, cmd: c.Command) -> None:

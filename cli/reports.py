@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Iterable
 from contextlib import suppress
@@ -152,6 +153,8 @@ def serve(
     audience: AudienceOpt = "players",
     party: PartyOpt = None,
     badly: BadlyOpt = 50,
+    qr: Annotated[bool | None, typer.Option("--qr/--no-qr", help="A QR code of the GM's link for a phone "
+                                            "(default: when the output is a terminal).")] = None,
 ) -> None:
     """Serve the replay page live (read-only) for the table's screens and phones: it follows
     the branch head as the GM plays. The players' version unless --for gm."""
@@ -174,6 +177,8 @@ def serve(
         raise BadInput(f"`serve` needs the serve extra: pip install 'skirmish-log[serve]' ({exc.name} is missing)") from None
     from skirmish.cli import gm_server
 
+    from skirmish.cli import links
+
     sock = server.listen(host, port)
     closing = threading.Event()
     follower = live.Follower(run.db, chosen, bands, *pins)
@@ -181,8 +186,18 @@ def serve(
     desk = gm_server.Desk(run.db, name, branch, follower.repin, follower.say)
     shown = "the GM's version" if chosen == "gm" else "the players' version"
     where = f"{name!r}, branch {branch!r}" if run.branch_pin else repr(name)
-    typer.echo(f"Serving {where} ({shown}) on http://{host}:{port}/ (Ctrl+C stops)", err=True)
-    typer.echo(f"The GM's page: http://{host}:{port}{gm_server.PAGE}#{token} (its link is the secret that writes: keep it off the table's screens)", err=True)
+    told = links.told(host, port, gm_server.PAGE, token, f"Serving {where} ({shown})", bound=sock.getsockname()[0])
+    for line in told.lines:
+        typer.echo(line, err=True)
+    terminal = sys.stdout.isatty()
+    if qr if qr is not None else terminal:
+        if told.no_qr:
+            typer.echo(told.no_qr, err=True)
+        else:
+            try:
+                typer.echo("\n".join(links.qr_lines(told.gm_link, ink=terminal)))
+            except ImportError as exc:  # an install from before the serve extra drew QR codes
+                typer.echo(f"No QR code: {exc.name} is missing (pip install 'skirmish-log[serve]')", err=True)
     desk.start()
     try:
         stopped_by_hand = server.run(live.app(follower, closing, gm_server.routes(desk, token, closing)), sock, closing)

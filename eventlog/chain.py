@@ -44,7 +44,20 @@ def _sha(*parts: object) -> str:
 
 
 def command_hash(encounter_id: int, c: CommandRow) -> str:
-    return _sha("command", c.id, encounter_id, c.branch, c.text, c.body, c.recorded_at)
+    command_id, branch, text, body, recorded_at, _hash = c
+    if not (
+        type(command_id) is int and type(encounter_id) is int and type(branch) is str and type(text) is str
+        and type(body) is str and type(recorded_at) is str
+        and branch.isascii() and text.isascii() and body.isascii() and recorded_at.isascii()
+    ):
+        return _sha("command", command_id, encounter_id, branch, text, body, recorded_at)
+    # _sha's bytes in one format, as event_hash writes them (every field ASCII).
+    i, enc = str(command_id), str(encounter_id)
+    digest: str = _sha256(
+        f"7:command{len(i)}:{i}{len(enc)}:{enc}{len(branch)}:{branch}{len(text)}:{text}"
+        f"{len(body)}:{body}{len(recorded_at)}:{recorded_at}".encode()
+    ).hexdigest()
+    return digest
 
 
 def event_hash(encounter_id: int, e: EventRow, parent_hash: str | None, cmd_hash: str) -> str:
@@ -81,10 +94,29 @@ def _sha256(data: bytes) -> Any:
 def move_hash(
     encounter_id: int, m: HeadMove, previous_hash: str | None, cmd_hash: str, to_hash: str
 ) -> str:
-    return _sha(
-        "move", m.id, encounter_id, m.branch, m.seq, m.from_event, m.to_event, m.reason,
-        m.recorded_at, previous_hash, cmd_hash, to_hash,
-    )
+    move_id, branch, seq, from_event, to_event, reason, _command, recorded_at, _hash = m
+    if not (
+        type(move_id) is int and type(encounter_id) is int and type(seq) is int and type(to_event) is int
+        and (from_event is None or type(from_event) is int) and type(branch) is str and type(reason) is str
+        and type(recorded_at) is str and type(cmd_hash) is str and type(to_hash) is str
+        and (previous_hash is None or type(previous_hash) is str)
+        and branch.isascii() and reason.isascii() and recorded_at.isascii() and cmd_hash.isascii()
+        and to_hash.isascii() and (previous_hash is None or previous_hash.isascii())
+    ):
+        return _sha(
+            "move", move_id, encounter_id, branch, seq, from_event, to_event, reason,
+            recorded_at, previous_hash, cmd_hash, to_hash,
+        )
+    # _sha's bytes in one format, as event_hash writes them (every field ASCII).
+    i, enc, n, to = str(move_id), str(encounter_id), str(seq), str(to_event)
+    start = "~" if from_event is None else f"{len(f := str(from_event))}:{f}"
+    before = "~" if previous_hash is None else f"{len(previous_hash)}:{previous_hash}"
+    digest: str = _sha256(
+        f"4:move{len(i)}:{i}{len(enc)}:{enc}{len(branch)}:{branch}{len(n)}:{n}{start}{len(to)}:{to}"
+        f"{len(reason)}:{reason}{len(recorded_at)}:{recorded_at}{before}{len(cmd_hash)}:{cmd_hash}"
+        f"{len(to_hash)}:{to_hash}".encode()
+    ).hexdigest()
+    return digest
 
 
 def verify(log: Log) -> str:

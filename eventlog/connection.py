@@ -283,8 +283,9 @@ def _configure_when_free(conn: Connection) -> None:
 
 
 def configure(conn: Connection) -> None:
-    """The schema made or migrated, and the durability settings (module docstring)."""
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    """The schema made or migrated, and the durability settings (module docstring). The busy
+    timeout is set by sqlite3.connect's ``timeout`` (sqlite3_busy_timeout, no statement); the
+    WAL journal mode is kept in the file (set once, by the first migration)."""
     schema.prepare(conn)
     conn.execute("PRAGMA synchronous = FULL")
     conn.execute("PRAGMA foreign_keys = ON")

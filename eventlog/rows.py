@@ -11,12 +11,8 @@ from typing import NamedTuple
 
 ENCOUNTER_COLUMNS = "id, name, ruleset, created_at"  # EncounterRow's fields
 EVENT_COLUMNS = "id, parent_id, command_id, kind, version, body, recorded_at, hash"  # EventRow's fields
-REPLAY_COLUMNS = "id, command_id, kind, version, body, recorded_at"  # ReplayRow's
 COMMAND_COLUMNS = "id, branch, text, body, recorded_at, hash"  # CommandRow's
 MOVE_COLUMNS = "id, branch, seq, from_event, to_event, reason, command_id, recorded_at, hash"  # HeadMove's
-# (id, command_id, kind, version, body, recorded_at): an event row of a path, without its
-# hash, nor its parent (on a path, each event's parent is the one before it)
-ReplayRow = tuple[int, int, str, int, str, str]
 
 
 class EncounterRow(NamedTuple):

@@ -17,6 +17,7 @@ with nothing but sqlite3.
 
 from __future__ import annotations
 
+import sqlite3
 from typing import TYPE_CHECKING
 
 from skirmish.eventlog.errors import StoreError
@@ -279,6 +280,17 @@ def tampered(file: str, gone: list[str]) -> str:
 def prepare(conn: Connection) -> None:
     """Make or migrate the schema of a new or older file; refuse another program's file, or
     a newer skirmish's."""
+    try:
+        # A file of ours at this schema in two reads (what nearly every opening finds): its
+        # version, and skirmish's migration record. Any other version, or no record (no such
+        # table: another program's file, a new one), is looked at the long way below.
+        if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION and conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM _sqlite_migrations WHERE migration_set = 'skirmish')"
+        ).fetchone()[0]:
+            return
+    except sqlite3.OperationalError as exc:
+        if not str(exc).startswith("no such table"):
+            raise
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     # Our files are known by skirmish's migration record: another program's may share a

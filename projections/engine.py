@@ -56,7 +56,17 @@ from skirmish.eventlog.events import (
 from skirmish.eventlog.connection import DEFAULT_DB
 from skirmish.eventlog.rows import CommandRow, Counts, HeadMove
 from skirmish.eventlog.shape import Shape
-from skirmish.eventlog.store import EncounterRow, EventRow, Head, NewEvent, Page, ReplayRow, Restoring, Snapshot, Store
+from skirmish.eventlog.store import (
+    EncounterRow,
+    EventRow,
+    Head,
+    NewEvent,
+    Page,
+    Restoring,
+    Snapshot,
+    Store,
+    Table,
+)
 from skirmish.eventlog.text import escape_controls
 from skirmish.projections.policy import POLICY_COMMANDS, decide as decide_policy, describe as describe_policy, joining_hidden
 from skirmish.projections.view import Ended, NoteOn, Shown
@@ -90,11 +100,12 @@ def codec_for(ruleset_id: str) -> Codec:
     return Codec((*CORE_EVENTS, *get_ruleset(ruleset_id).event_types))
 
 
-class Recorded(msgspec.Struct, frozen=True):
+class Recorded(msgspec.Struct, frozen=True, gc=False):
     """An event as stored and decoded: its id, its parent and the event itself.
 
     A Struct, not a dataclass: a replay makes one per event, and a frozen dataclass costs
-    as much to build as decoding the event does."""
+    as much to build as decoding the event does. Not tracked by the garbage collector
+    (``gc=False``): it holds an id, text and an event, never a cycle."""
 
     id: int
     parent: int | None
@@ -230,9 +241,15 @@ def _name_free(store: Store, name: str) -> None:
 class Encounter:
     """One encounter of a store, seen through its ruleset."""
 
-    def __init__(self, store: Store, row: EncounterRow) -> None:
+    def __init__(self, store: Store, row: EncounterRow, table: Table | None = None) -> None:
         self._store = store
         self.row = row
+        # One command's table (LogFile.open(one_command=True)): the current branch's head as
+        # its first read found it, moved by this encounter's own appends and undos, and read
+        # again after any other move; None: read each time (a console follows other writers).
+        self._table_head: Head | None = table.head if table is not None else None
+        self._first_row: EventRow | None = table.first if table is not None else None
+        self._others: bool | None = table.others if table is not None else None
         try:
             self.ruleset: Ruleset[Any] = get_ruleset(row.ruleset)
         except UnknownRuleset:
@@ -241,7 +258,8 @@ class Encounter:
         self._started: EncounterStarted | None = None
         self._state_decoder: msgspec.msgpack.Decoder[Any] | None = None
         # (event id, the state after it, its depth): the head's state as a command reads it for
-        # its view and then its decision, folded once. An event's state never changes (events
+        # its view and then its decision, folded once, then the state that decision advanced
+        # (held by execute) for the view after. An event's state never changes (events
         # are never rewritten), so it holds for as long as the head stays there (a console
         # keeps it between reads). Read, never handed out to be changed: a decision takes it
         # over (and a refused one leaves it held).
@@ -259,7 +277,17 @@ class Encounter:
     @property
     def branch(self) -> str:
         """The branch commands act on: the pinned one, else the encounter's current one."""
-        return self.pinned or self._store.current_branch(self.row.id)
+        if self.pinned:
+            return self.pinned
+        if self._table_head is not None:
+            return self._table_head.branch
+        return self._store.current_branch(self.row.id)
+
+    def others_here(self) -> bool:
+        """Whether the file holds another encounter, or this encounter another branch."""
+        if self._others is not None:  # one command's, read with its table
+            return self._others
+        return len(self._store.encounters()) > 1 or len(self._store.branches(self.row.id)) > 1
 
     def pin(self, branch: str) -> None:
         """Hold this reader on ``branch`` (as stored) whatever another process switches to."""
@@ -267,6 +295,8 @@ class Encounter:
 
     def head(self, branch: str | None = None) -> Head:
         if branch is None and self.pinned is None:
+            if self._table_head is not None:
+                return self._table_head
             return self._store.current_head(self.row.id)
         return self._store.head(self.row.id, branch or self.branch)
 
@@ -305,7 +335,8 @@ class Encounter:
     def started(self) -> EncounterStarted:
         """The encounter's first event: its ruleset, options and dice seed."""
         if self._started is None:
-            event = self.decode(self._store.first_event(self.row.id)).event
+            first = self._first_row if self._first_row is not None else self._store.first_event(self.row.id)
+            event = self.decode(first).event
             assert isinstance(event, EncounterStarted)
             self._started = event
         return self._started
@@ -315,7 +346,7 @@ class Encounter:
         root, folded from the nearest snapshot on its path; the snapshots due on the way
         are cached for the next read. The state is the caller's own (a working copy)."""
         version = self.ruleset.state_version
-        snapshot, rows = self._store.path_since_snapshot(event_id, self.row.ruleset, version)
+        snapshot, runs = self._store.runs_since_snapshot(event_id, self.row.ruleset, version)
         state: Any = None
         depth = -1
         if snapshot is not None:
@@ -324,22 +355,12 @@ class Encounter:
             except msgspec.DecodeError:
                 # A cache that cannot be read is a cache miss: fold from the root (and the
                 # snapshots due on the way replace the unreadable one).
-                _, rows = self._store.path_since_snapshot(event_id, self.row.ruleset, -1)  # no such version
-        apply, decode = self.ruleset.apply, self.codec.decode
+                _, runs = self._store.runs_since_snapshot(event_id, self.row.ruleset, -1)  # no such version
         due: list[Snapshot] = []
-        for row in rows:
-            event = decode(row.body, row.kind, row.version, row.id)
-            depth += 1
-            if state is None:
-                assert isinstance(event, EncounterStarted)
-                state = self.ruleset.initial(event)
-            else:
-                apply(state, event)
-            if depth % SNAPSHOT_EVERY == 0 and depth:
-                due.append(Snapshot(row.id, depth, _state_encoder.encode(state)))
+        state, folded = self._fold(state, runs, depth, due)
         if due:
             self._store.save_snapshots(self.row.ruleset, version, due)
-        return state, depth
+        return state, depth + folded
 
     def _snapshot_decoder(self) -> msgspec.msgpack.Decoder[Any]:
         if self._state_decoder is None:
@@ -387,7 +408,7 @@ class Encounter:
                     break
                 runs.append((low, high))
             state: Any = decoder.decode(after.state) if after is not None else None
-            state, folded_rows = self._fold(state, self._store.replay_rows_in(reversed(runs)))
+            state, folded_rows = self._fold(state, reversed(runs))
             depth = (after.depth if after is not None else -1) + folded_rows
             folded = _state_encoder.encode(state)
             if folded != snapshot.state or depth != snapshot.depth:
@@ -416,6 +437,7 @@ class Encounter:
             holding = sorted(shape.holding(at))
             branch, head_id = (holding[0], shape.heads[holding[0]]) if holding else ("", at)
         seen = self.ruleset.view(self._held_at(at))
+        self._read_kinds(at, ((EncounterEnded, None), (NoteAdded, "on")))  # ended_at's and notes_on's, one read
         return Shown(
             encounter=self.row.name, ruleset=self.row.ruleset, branch=branch, head=head_id, at=at,
             clock=seen.clock, combatants=seen.combatants, pending=seen.pending, own=seen.own,
@@ -435,8 +457,24 @@ class Encounter:
             found = self._of_kind[key] = self._path_of_kind(kind, at, having)
         return found
 
+    def _read_kinds(self, at: int, kinds: Sequence[tuple[type[Event], str | None]]) -> None:
+        """What ``_held_of_kind`` would read of each (kind, having) at ``at``, those it has not
+        yet, in one read of the store."""
+        wanted = [(tag_of(kind), having) for kind, having in kinds if (tag_of(kind), at, having) not in self._of_kind]
+        if len(wanted) < 2:
+            return  # one or none: _held_of_kind reads it
+        if len(self._of_kind) > 64:
+            self._of_kind.clear()
+        rows = [r for r in self._store.events_of_kinds(self.row.id, wanted) if r.id <= at]
+        found = self._on_path(rows, at)
+        for tag, having in wanted:
+            self._of_kind[(tag, at, having)] = [rec for rec in found if tag_of(type(rec.event)) == tag]
+
     def _path_of_kind(self, kind: type[Event], at: int, having: str | None) -> list[Recorded]:
-        rows = [r for r in self._store.events_of_kind(self.row.id, tag_of(kind), having) if r.id <= at]
+        return self._on_path([r for r in self._store.events_of_kind(self.row.id, tag_of(kind), having) if r.id <= at], at)
+
+    def _on_path(self, rows: list[EventRow], at: int) -> list[Recorded]:
+        """Those of ``rows`` (in id order, none after ``at``) on the path to ``at``, decoded."""
         if not rows:
             return []
         # The path's runs of ids, read once, each row looked up among them (not a walk back a row).
@@ -491,31 +529,41 @@ class Encounter:
         rather than called through ``apply`` for each row; None for any other ruleset."""
         return self.ruleset.appliers() if isinstance(self.ruleset, Rules) else None
 
-    def _fold(self, state: Any, rows: Iterable[ReplayRow]) -> tuple[Any, int]:
-        """``state`` (None: before the first event) with ``rows`` applied in place, and how
-        many there were: the replay's loop without a record a row."""
-        ruleset, decode = self.ruleset, self.codec.decode
-        current, decode_current = self.codec.versions, self.codec.decode_current
+    def _fold(
+        self, state: Any, runs: Iterable[tuple[int, int]], depth: int = -1, due: list[Snapshot] | None = None
+    ) -> tuple[Any, int]:
+        """``state`` (None: before the first event) with the events of ``runs`` (runs of
+        consecutive ids, oldest first) applied in place, and how many there were: the
+        replay's loop without a record a row, reading the body alone. ``due``: the states
+        where the snapshot spacing falls (``state`` at ``depth`` below the root) added to it."""
+        ruleset, decode_current, whole = self.ruleset, self.codec.decode_current, self._decoded_whole
         appliers = self._appliers()
         count = 0
-        for event_id, _command, kind, version, body, _at in rows:
-            count += 1
-            if current.get(kind) == version:
+        for low, rows in self._store.current_rows(runs, self.codec.versions):
+            first = count
+            for (body,) in rows:
+                count += 1
                 try:
                     event = decode_current(body)
-                except msgspec.DecodeError:
-                    event = decode(body, kind, version, event_id)  # raises, naming the row
-            else:
-                event = decode(body, kind, version, event_id)  # an older layout, upcast
-            if state is None:
-                state = ruleset.initial(event)  # type: ignore[arg-type]
-            elif appliers is None:
-                ruleset.apply(state, event)
-            else:
-                applier = appliers.get(type(event))
-                if applier is not None:
-                    applier(state, event)
+                except (msgspec.DecodeError, TypeError):  # NULL: an older layout (or unreadable)
+                    event = whole(low + count - 1 - first)
+                if state is None:
+                    state = ruleset.initial(event)  # type: ignore[arg-type]
+                elif appliers is None:
+                    ruleset.apply(state, event)
+                else:
+                    applier = appliers.get(type(event))
+                    if applier is not None:
+                        applier(state, event)
+                if due is not None and (depth + count) % SNAPSHOT_EVERY == 0 and depth + count:
+                    due.append(Snapshot(low + count - 1 - first, depth + count, _state_encoder.encode(state)))
         return state, count
+
+    def _decoded_whole(self, event_id: int) -> Event:
+        """The event of a row the fold's reading left out (its layout is not the current
+        one): read whole and upcast, or refused naming the row (UnreadableEvent)."""
+        row = self._store.event(self.row.id, event_id)
+        return self.codec.decode(row.body, row.kind, row.version, row.id)
 
     def replay(self, to: int | None = None, start: int | None = None) -> Iterator[tuple[Recorded, Any]]:
         """Each event of the path to ``to`` (default: the head) with the state after it,
@@ -530,39 +578,34 @@ class Encounter:
             self._store.event(self.row.id, to)
         state: Any = None
         parent: int | None = None  # on a path, each event's parent is the one before it
-        rows = self._store.replay_rows(end, since=start)
+        runs = self._store.runs(end, since=start)
         if start is not None:
-            first = next(rows)
-            if first[0] != start:
+            if runs[0][0] != start:
                 where = f"#{to}" if to is not None else f"the head of branch {self.branch!r}"
                 raise UnknownEvent(f"event {start} is not in the history leading to {where}")
             parent = self._store.event(self.row.id, start).parent_id
             if parent is not None:
                 state = self.fold_to(parent)[0]
-            rows = itertools.chain((first,), rows)
         # _fold's loop, yielding a record and the state at each row: written out again, as
         # a generator a row would cost a long replay a fair part of its time.
-        ruleset, decode = self.ruleset, self.codec.decode
-        current, decode_current = self.codec.versions, self.codec.decode_current
+        ruleset, decode_current, whole = self.ruleset, self.codec.decode_current, self._decoded_whole
         appliers = self._appliers()
-        for event_id, command_id, kind, version, body, recorded_at in rows:
-            if current.get(kind) == version:
+        for low, rows in self._store.current_rows(runs, self.codec.versions, "command_id, recorded_at, "):
+            for event_id, (command_id, recorded_at, body) in enumerate(rows, low):
                 try:
                     event = decode_current(body)
-                except msgspec.DecodeError:
-                    event = decode(body, kind, version, event_id)  # raises, naming the row
-            else:
-                event = decode(body, kind, version, event_id)  # an older layout, upcast
-            if state is None:
-                state = ruleset.initial(event)  # type: ignore[arg-type]
-            elif appliers is None:
-                ruleset.apply(state, event)
-            else:
-                applier = appliers.get(type(event))
-                if applier is not None:
-                    applier(state, event)
-            yield Recorded(event_id, parent, command_id, event, recorded_at), state
-            parent = event_id
+                except (msgspec.DecodeError, TypeError):  # NULL: an older layout (or unreadable)
+                    event = whole(event_id)
+                if state is None:
+                    state = ruleset.initial(event)  # type: ignore[arg-type]
+                elif appliers is None:
+                    ruleset.apply(state, event)
+                else:
+                    applier = appliers.get(type(event))
+                    if applier is not None:
+                        applier(state, event)
+                yield Recorded(event_id, parent, command_id, event, recorded_at), state
+                parent = event_id
 
     def log(self, everything: bool = False) -> list[tuple[Recorded, list[str]]]:
         """The current branch's events, or every event of the tree, each with the branches
@@ -759,6 +802,7 @@ class Encounter:
             if self.pinned:
                 copy.pin(self.pinned)
             yield copy
+            self._moved_elsewhere()
             self._store.bring_back(aside)
         finally:
             aside.discard()
@@ -778,7 +822,12 @@ class Encounter:
         ``dice_from`` is the event it was first decided on, so the tool rolls the same dice;
         ``keep`` appends only the first so many events (a branch forked inside a command
         holds only those)."""
-        return self.execute_from(None, command, text, branch, dice_from, keep)[0]
+        recorded, after = self.execute_from(None, command, text, branch, dice_from, keep)
+        if after is not None:
+            # The state the decision advanced is the new head's: the view after reads it, not
+            # a fold again (execute_from's caller gets it as its own to change, so only here).
+            self._held = (after.at, after.state, after.depth)
+        return recorded
 
     def execute_from(
         self,
@@ -805,7 +854,29 @@ class Encounter:
                                  lambda ids: self.remember(ids, due))
         parents = [head.event_id, *ids[:-1]]
         after = Folded(ids[-1], state, depth + len(ids)) if len(events) == everything else None
-        return [Recorded(i, p, 0, e, "") for i, p, e in zip(ids, parents, events, strict=True)], after
+        recorded = [Recorded(i, p, 0, e, "") for i, p, e in zip(ids, parents, events, strict=True)]
+        self._moved(head, Head(head.branch, ids[-1], head.seq + 1), recorded)
+        return recorded, after
+
+    def _moved(self, head: Head, now: Head, recorded: Sequence[Recorded] = ()) -> None:
+        """This encounter moved ``head`` to ``now``: the table head held follows it, and what
+        the path to the old head held of each kind read (its ends, its notes) carries over to
+        the new one with the new events of that kind (an append's); an undo's holds nothing
+        new, so it is read again."""
+        if self._table_head is not None:
+            self._table_head = now if self._table_head == head else None
+        if not recorded:
+            return
+        for (tag, at, having), found in list(self._of_kind.items()):
+            if at == head.event_id:
+                more = [r for r in recorded if tag_of(type(r.event)) == tag
+                        and (having is None or getattr(r.event, having, None) is not None)]
+                self._of_kind[(tag, now.event_id, having)] = [*found, *more]
+
+    def _moved_elsewhere(self) -> None:
+        """A move this encounter does not follow (a fork, a switch, an amend's): read again."""
+        self._table_head = None
+        self._others = None
 
     def decide(self, command: Command, at: int, dice_from: int | None = None) -> list[Event]:
         """The events ``command`` produces when decided at event ``at`` (an event of this
@@ -868,10 +939,10 @@ class Encounter:
         # (decide has left the state as it was, so it is applied to in place).
         if taken:
             self._held = None
-        # The state advanced here is not held for the view after: that one is folded again. A
-        # state advanced command after command did not always encode byte for byte as the same
-        # events folded from a snapshot (tests/log/test_snapshots.py found one in phases), and
-        # the snapshots taken from it are checked byte for byte.
+        # The state advanced here is held for the view after by execute(): it encodes byte for
+        # byte as the same events folded from a snapshot (the snapshots taken from it are
+        # checked so), as long as a ruleset's state holds what its fields are typed (phases
+        # held an int in a float field, which a snapshot gave back as a float).
         return events, self.advance(state, depth, events), state, depth
 
     def advance(self, state: Any, depth: int, events: Sequence[Event]) -> dict[int, tuple[int, bytes]]:
@@ -892,13 +963,13 @@ class Encounter:
             raise BadInput(f"undo takes 1 or more steps, not {steps}")
         head = self.head()
         targets: list[int] = []
-        at = self._store.event(self.row.id, head.event_id)
+        at = head.event_id
         for _ in range(steps):
-            target = self._decided_on(at)
+            target = self._store.decided_on(self.row.id, at)
             if target is None:
                 break
             targets.append(target)
-            at = self._store.event(self.row.id, target)
+            at = target
         if not targets:
             raise NothingToDo("nothing to undo: this is where the encounter begins")
         self._move(head, targets, "undo", MoveHead(verb="undo", steps=steps), text)
@@ -925,6 +996,7 @@ class Encounter:
         target = self.head().event_id if at is None else self._store.event(self.row.id, at).id
         command = MoveHead(verb="branch", branch=name, at=target)
         self._store.move(self.row.id, None, name, [target], "fork", text, command_encoder.encode(command))
+        self._moved_elsewhere()
         return self.head(name)
 
     def fork_before(self, name: str, event_id: int, text: str) -> Head:
@@ -947,10 +1019,12 @@ class Encounter:
             raise NothingToDo(f"already on branch {name!r}")
         command = MoveHead(verb="switch", branch=name)
         self._store.move(self.row.id, target, name, [target.event_id], "switch", text, command_encoder.encode(command))
+        self._moved_elsewhere()
         return self.head(name)
 
     def _move(self, head: Head, targets: list[int], reason: str, command: MoveHead, text: str) -> None:
         self._store.move(self.row.id, head, head.branch, targets, reason, text, command_encoder.encode(command))
+        self._moved(head, Head(head.branch, targets[-1], head.seq + len(targets)))
 
 
 class LogFile:
@@ -985,9 +1059,17 @@ class LogFile:
         current one; UnknownEncounter says which there are. Its ruleset is not looked up."""
         return self._store.current_encounter() if name is None else self._store.encounter(name)
 
-    def open(self, name: str | None = None, branch: str | None = None) -> Encounter:
+    def open(self, name: str | None = None, branch: str | None = None, *, one_command: bool = False) -> Encounter:
         """The encounter named ``name`` (default: the current one) through its ruleset, held
-        on ``branch`` if one is given (else it follows the encounter's current branch)."""
+        on ``branch`` if one is given (else it follows the encounter's current branch).
+        ``one_command``: opened for one command and closed after it (not a console's), so
+        its current head is read once, with the encounter, and followed through its own
+        writes (an append, an undo, a redo: a move by another writer meanwhile is refused
+        as HeadMoved, as it is between the decision and the append)."""
+        if one_command and not branch:
+            table = self._store.table(name)
+            if table is not None:
+                return Encounter(self._store, table.encounter, table)
         enc = Encounter(self._store, self.encounter(name))
         if branch:
             enc.pin(branch)

@@ -56,7 +56,7 @@ from skirmish.eventlog.events import (
 )
 from skirmish.eventlog.text import check_label, check_note, quoted
 from skirmish.projections import gm
-from skirmish.projections.view import View
+from skirmish.projections.view import Glance, View
 
 
 class Fighter(Protocol):
@@ -261,6 +261,18 @@ class Ruleset(Protocol[State]):
         """The typed view every surface reads (projections/view.py)."""
         ...
 
+    def glance(self, state: State) -> Glance:
+        """What the narrated replay reads of ``view(state)``, an event at a time: the
+        moment and each combatant's figures (projections/view.py ``Glance``). ``Rules``
+        builds the whole view; a ruleset whose view is costly (an acting order, who acts
+        now and next) may build less, figure for figure the same as its view's."""
+        ...
+
+    def acting_order(self, state: State) -> tuple[str, ...]:
+        """The combatants' names in ``view(state)``'s acting order (the replay orders by it
+        what one event changed in several rows, when its glance is not ordered)."""
+        ...
+
     def describe(self, event: Event) -> str:
         """One line of narration of one of its events, for the log and the replay."""
         ...
@@ -373,6 +385,14 @@ class Rules(Generic[State]):
         after = self.copy(state)
         self.apply(after, event)
         return after
+
+    def glance(self, state: State) -> Glance:
+        # Right for any ruleset, since it is the view: a ruleset overrides it for speed.
+        view = self.view(state)  # type: ignore[attr-defined]
+        return Glance(clock=view.clock, combatants=view.combatants)
+
+    def acting_order(self, state: State) -> tuple[str, ...]:
+        return tuple(c.name for c in self.view(state).combatants)  # type: ignore[attr-defined]
 
     effects: Mapping[str, str] = {}
 

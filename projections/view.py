@@ -155,6 +155,20 @@ class View(msgspec.Struct, frozen=True, kw_only=True):
         return sides
 
 
+class Glance(msgspec.Struct, frozen=True, kw_only=True):
+    """What the narrated replay reads of a view, an event at a time: the clock's ``round``,
+    ``unit`` and ``moment`` (its ``now`` and ``next`` may be left empty), and every
+    combatant's row, whose figures (status, vital, budget, effects, ``own``) are the view's
+    (its ``acting`` may be left False). ``ordered``: the rows are in the view's acting
+    order; else in any order, and the replay builds the whole view to order the rows of
+    an event that changed two or more. A row an event left alone may be the same object
+    as the one before it: the replay compares only rows that are not."""
+
+    clock: Clock
+    combatants: tuple[Combatant, ...] = ()
+    ordered: bool = True
+
+
 class Ended(msgspec.Struct, frozen=True, kw_only=True):
     """The encounter was ended (`end`) at ``event``, for ``reason``."""
 

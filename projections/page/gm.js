@@ -158,15 +158,18 @@
       select.value = names.includes(was) ? was : (select.dataset.names === "optional" ? "" : (chosen || names[0] || ""));
     }
     $("who").hidden = !chosen || !names.includes(chosen);
+    const picked = b.combatants.find((f) => f.name === chosen);
+    $("who-name").textContent = picked && picked.vital ? chosen + ": " + picked.vital.name + " " + bar(picked.vital) : chosen;
   }
 
   function choose(name) {
     chosen = chosen === name ? "" : name;
     amount = "";
     $("amount").textContent = "0";
-    $("who-name").textContent = chosen;
     for (const select of document.querySelectorAll("select[data-names='who']")) if (chosen) select.value = chosen;
     render();
+    // On a phone the pad is under the board: bring it to the thumb (on a laptop it is in view).
+    if (chosen) $("who").scrollIntoView({ block: "nearest" });
   }
 
   async function send(words) {
@@ -213,41 +216,70 @@
     return out;
   }
 
-  function field(f, form) {
-    const label = el("label", f.flag === "--with" ? f.key : f.flag.replace(/^--/, ""));
+  // A form whose words are a combatant and an amount is the number pad's (damage, heal):
+  // its fields are set under the pad, as taps (a choice of the ruleset's list, a switch).
+  const onPad = (f) => f.arguments.length === 2 && f.arguments[0] === "who" && f.arguments[1] === "amount";
+  const padOptions = {};
+
+  // One field of a form, or of the pad, made for taps: a box to tick for a switch or a
+  // detail of one value ("yes"), a list to pick from for a detail's choices or a target,
+  // else a box to type in.
+  function field(f, prefix) {
+    const name = f.flag === "--with" ? f.key : f.flag.replace(/^--/, "");
+    const label = el("label", prefix ? prefix + ": " + name : name);
     label.title = f.doc;
+    const one = f.flag === "--with" && f.choices && f.choices.length === 1;
     let input;
-    if (f.kind === "switch") {
+    if (f.kind === "switch" || one) {
       input = el("input", null, { type: "checkbox" });
+      label.classList.add("tick");
+      label.prepend(input);
     } else if (f.flag === "--target") {
       input = el("select", null, { "data-names": "optional" });
+      label.append(input);
+    } else if (f.choices && f.choices.length) {
+      input = el("select");
+      input.append(el("option", "(none)", { value: "" }), ...f.choices.map((c) => el("option", c, { value: c })));
+      label.append(input);
     } else {
       input = el("input", null, { autocomplete: "off" });
       if (f.kind === "number") input.setAttribute("inputmode", "numeric");
-      if (f.choices && f.choices.length) {
-        const list = el("datalist", null, { id: "choices-" + form + "-" + f.key });
-        for (const c of f.choices) list.append(el("option", null, { value: c }));
-        label.append(list);
-        input.setAttribute("list", list.id);
-      }
+      label.append(input);
     }
     input.dataset.flag = f.flag === "--with" ? "--with " + f.key : f.flag;
-    label.append(input);
     const words = () => {
-      if (f.kind === "switch") return input.checked ? [f.flag] : [];
+      if (input.type === "checkbox") {
+        if (!input.checked) return [];
+        return one ? ["--with", f.key + "=" + f.choices[0]] : [f.flag];
+      }
       const v = input.value.trim();
       if (!v) return [];
       return f.flag === "--with" ? ["--with", f.key + "=" + v] : [f.flag, v];
     };
-    // After a write the form is emptied, a target too: the next declaration names its own.
-    return { label, words, reset: () => { if (f.kind === "switch") input.checked = false; else input.value = ""; } };
+    // After a write the fields are emptied, a target too: the next declaration names its own.
+    const reset = () => { if (input.type === "checkbox") input.checked = false; else input.value = ""; };
+    return { label, words, reset };
+  }
+
+  function makePad() {
+    const box = $("pad-options");
+    box.replaceChildren();
+    for (const f of inputs.forms.filter(onPad)) {
+      const made = f.fields.map((spec) => field(spec, f.command));
+      padOptions[f.command] = made;
+      if (!made.length) continue;
+      const set = el("fieldset", null, { "data-pad": f.command });
+      set.append(el("legend", f.command + " options"), ...made.map((m) => m.label));
+      box.append(set);
+    }
   }
 
   function makeForms() {
+    makePad();
     const box = $("forms");
     box.replaceChildren();
     for (const f of inputs.forms) {
-      if (f.command === "next") continue;
+      if (f.command === "next" || onPad(f)) continue;
       const form = el("form", null, { "data-command": f.command });
       const set = el("fieldset");
       set.append(el("legend", f.command));
@@ -271,12 +303,12 @@
         parts.push({ words: () => [input.value.trim()], reset: () => { if (input.tagName === "INPUT") input.value = ""; } });
       }
       for (const spec of f.fields) {
-        const made = field(spec, f.command);
+        const made = field(spec, "");
         set.append(made.label);
         parts.push(made);
       }
       if (f.dice) {
-        const label = el("label", "the GM's dice (KEY=FACES, e.g. " + (f.command === "round" ? "NAME=6,8" : "KEY=7") + ")");
+        const label = el("label", "the GM's dice (KEY=FACES, e.g. " + (f.command === "round" ? "NAME=6,8" : "KEY=7") + ")", { class: "wide" });
         const input = el("input", null, { autocomplete: "off", name: "dice", "data-flag": "--roll" });
         label.append(input);
         set.append(label);
@@ -285,7 +317,7 @@
           reset: () => { input.value = ""; },
         });
       }
-      set.append(el("button", f.command, { type: "submit" }));
+      set.append(el("button", f.command, { type: "submit", class: "wide" }));
       form.append(set);
       form.addEventListener("submit", async (e) => {
         e.preventDefault();
@@ -339,7 +371,13 @@
     }
     const withAmount = (verb) => async () => {
       if (!chosen || !amount) { show({ code: 2, out: "", err: "Error: tap a combatant and an amount first" }); return; }
-      if (await send([verb, chosen, amount])) { amount = ""; $("amount").textContent = "0"; }
+      const options = padOptions[verb] || [];
+      const words = [verb, chosen, amount].concat(...options.map((o) => o.words()));
+      if (await send(words)) {
+        amount = "";
+        $("amount").textContent = "0";
+        options.forEach((o) => o.reset());
+      }
     };
     $("damage").addEventListener("click", withAmount("damage"));
     $("heal").addEventListener("click", withAmount("heal"));

@@ -23,7 +23,12 @@ FORMS: dict[str, tuple[str, ...]] = {
     "round": (),
     "upkeep": (),
     "next": (),
+    # The number pad's: the combatant tapped and the amount typed on the pad; their fields
+    # (a damage type, temporary hit points) are the pad's options.
+    "damage": ("who", "amount"),
+    "heal": ("who", "amount"),
 }
+PAD = ("damage", "heal")
 
 
 class Choice(msgspec.Struct, frozen=True):
@@ -46,9 +51,9 @@ class Field(msgspec.Struct, frozen=True):
 
 class Form(msgspec.Struct, frozen=True):
     command: str
-    arguments: tuple[str, ...]  # "who", "action", "kind": what the words after the command are
+    arguments: tuple[str, ...]  # "who", "action", "kind", "amount": what the words after the command are
     fields: tuple[Field, ...]
-    dice: bool  # takes the GM's dice as `--roll KEY=FACES`
+    dice: bool  # takes the GM's dice as `--roll KEY=FACES` (not the pad's: its amount is the figure rolled)
 
 
 class Inputs(msgspec.Struct, frozen=True):
@@ -101,7 +106,7 @@ def inputs(ruleset: Ruleset[Any]) -> Inputs:
                 fields.append(Field("--with", "text", detail.doc, key, detail.choices))
         if command == "effect":  # the engine's own, in every ruleset (README, Effects)
             fields.append(Field("--custom", "switch", "a kind of the GM's own, not the ruleset's"))
-        forms.append(Form(command, arguments, tuple(fields), dice=command not in ("next", "upkeep", "cancel")))
+        forms.append(Form(command, arguments, tuple(fields), dice=command not in ("next", "upkeep", "cancel", *PAD)))
     return Inputs(
         ruleset=ruleset.id, rules_file=ruleset.rules_file,
         actions=tuple(Choice(name, info.cost, info.doc) for name, info in ruleset.actions.items()),

@@ -83,6 +83,8 @@ Readings chosen where the text is silent, documented here and in the README:
 from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
+from itertools import compress
+from operator import attrgetter, is_not
 from shlex import quote
 from typing import Any, ClassVar, Literal
 
@@ -134,7 +136,7 @@ from skirmish.projections.ruleset import (
     options_in_force,
     suggest,
 )
-from skirmish.projections.view import Budget, Clock, Combatant, Gauge, Own, Pending, Status, View
+from skirmish.projections.view import Budget, Clock, Combatant, Gauge, Glance, Own, Pending, Status, View
 from skirmish.projections.view import Effect as Shown
 
 RULES = "ap-countdown.md"
@@ -595,6 +597,8 @@ class ApCountdown(GoesDown, Rules[ApState]):
         return {f.name for f in state.fighters.values() if _may_declare(f, self.down(state, f))}
 
     # --- initial / apply ------------------------------------------------------------------
+    # A replay applies hundreds of thousands of these: the frequent ones read and write the
+    # fighters' table directly (two calls fewer an event than ``state.fighter`` and ``_put``).
 
     def initial(self, started: EncounterStarted) -> ApState:
         options = options_in_force(self, started)
@@ -647,9 +651,10 @@ class ApCountdown(GoesDown, Rules[ApState]):
 
     @applies(ActionContinued)
     def _continued(self, state: ApState, event: ActionContinued) -> None:
-        f = state.fighter(event.who)
+        fighters = state.fighters
+        f = fighters[event.who]
         assert f.action is not None
-        _put(state, replace(f, action=replace(f.action, step=event.step, resolves_at=event.at.value)))
+        fighters[f.name] = replace(f, action=replace(f.action, step=event.step, resolves_at=event.at.value))
 
     @applies(ClockAdvanced)
     def _clock_advanced(self, state: ApState, event: ClockAdvanced) -> None:
@@ -657,7 +662,8 @@ class ApCountdown(GoesDown, Rules[ApState]):
 
     @applies(ActionDeclared)
     def _declared(self, state: ApState, event: ActionDeclared) -> None:
-        f = state.fighter(event.who)
+        fighters = state.fighters
+        f = fighters[event.who]
         action = Action(
             name=event.action, cost=event.cost.value, declared_at=event.count, declared_round=state.round,
             step=event.step, resolves_at=event.at.value, target=event.target, trigger=event.trigger,
@@ -665,83 +671,96 @@ class ApCountdown(GoesDown, Rules[ApState]):
         )
         instants = f.instants + (1 if event.instant else 0)
         owes = f.parry_owes_melee and event.action != MELEE
-        _put(state, replace(f, action=action, instants=instants, declared_this_round=True, parry_owes_melee=owes))
+        fighters[f.name] = replace(f, action=action, instants=instants, declared_this_round=True, parry_owes_melee=owes)
 
     @applies(ActionProgressed)
     def _progressed(self, state: ApState, event: ActionProgressed) -> None:
-        f = state.fighter(event.who)
+        fighters = state.fighters
+        f = fighters[event.who]
         assert f.action is not None
         action = replace(f.action, progress=event.progress, resolves_at=None)
-        _put(state, replace(f, ap=f.ap - event.paid, spent=f.spent + event.paid, action=action))
+        fighters[f.name] = replace(f, ap=f.ap - event.paid, spent=f.spent + event.paid, action=action)
 
     @applies(ActionReadied)
     def _readied(self, state: ApState, event: ActionReadied) -> None:
-        f = state.fighter(event.who)
+        fighters = state.fighters
+        f = fighters[event.who]
         assert f.action is not None
         action = replace(f.action, step="ready", resolves_at=None, paid=True, progress=f.action.cost)
-        _put(state, replace(f, ap=f.ap - event.paid, spent=f.spent + event.paid, action=action))
+        fighters[f.name] = replace(f, ap=f.ap - event.paid, spent=f.spent + event.paid, action=action)
 
     @applies(ActionResolved)
     def _resolved(self, state: ApState, event: ActionResolved) -> None:
-        f = state.fighter(event.who)
-        _put(state, replace(f, ap=f.ap - event.paid, spent=f.spent + event.paid, action=None))
+        fighters = state.fighters
+        f = fighters[event.who]
+        fighters[f.name] = replace(f, ap=f.ap - event.paid, spent=f.spent + event.paid, action=None)
 
     @applies(ActionCancelled)
     def _cancelled(self, state: ApState, event: ActionCancelled) -> None:
-        f = state.fighter(event.who)
-        _put(state, replace(f, action=None, delay=f.delay + event.delay, out=f.out or event.out))
+        fighters = state.fighters
+        f = fighters[event.who]
+        fighters[f.name] = replace(f, action=None, delay=f.delay + event.delay, out=f.out or event.out)
 
     @applies(PaceChanged)
     def _pace_changed(self, state: ApState, event: PaceChanged) -> None:
-        f = state.fighter(event.who)
-        _put(state, replace(f, pace=event.pace, pace_penalty=event.penalty, pace_count=(state.round, event.count)))
+        fighters = state.fighters
+        f = fighters[event.who]
+        fighters[f.name] = replace(f, pace=event.pace, pace_penalty=event.penalty,
+                                   pace_count=(state.round, event.count))
 
     @applies(ParryDeclared)
     def _parry_declared(self, state: ApState, event: ParryDeclared) -> None:
-        f = state.fighter(event.who)
-        _put(state, replace(f, parry=event.amount, parry_against=event.against))
+        fighters = state.fighters
+        f = fighters[event.who]
+        fighters[f.name] = replace(f, parry=event.amount, parry_against=event.against)
 
     @applies(ParryUsed)
     def _parry_used(self, state: ApState, event: ParryUsed) -> None:
-        f = state.fighter(event.who)
+        fighters = state.fighters
+        f = fighters[event.who]
         under_way = f.action
         if under_way is not None and event.paid:
             under_way = replace(under_way, paid=True, progress=under_way.cost)
-        _put(state, replace(
+        fighters[f.name] = replace(
             f, parry_used=True, parry_owes_melee=event.owes_melee, ap=f.ap - event.paid,
             spent=f.spent + event.paid, action=under_way,
-        ))
+        )
 
     @applies(DamageTaken)
     def _damage_taken(self, state: ApState, event: DamageTaken) -> None:
-        f = state.fighter(event.who)
-        _put(state, replace(f, damage=f.damage + event.hits.value))
+        fighters = state.fighters
+        f = fighters[event.who]
+        fighters[f.name] = replace(f, damage=f.damage + event.hits.value)
 
     @applies(HitsHealed)
     def _hits_healed(self, state: ApState, event: HitsHealed) -> None:
-        f = state.fighter(event.who)
-        _put(state, replace(f, damage=f.damage - event.hits.value))
+        fighters = state.fighters
+        f = fighters[event.who]
+        fighters[f.name] = replace(f, damage=f.damage - event.hits.value)
 
     @applies(EffectApplied)
     def _effect_applied(self, state: ApState, event: EffectApplied) -> None:
-        f = state.fighter(event.who)
+        fighters = state.fighters
+        f = fighters[event.who]
         if event.kind == BLEEDING:
-            _put(state, _bleed(f, event.per_round))
+            fighters[f.name] = _bleed(f, event.per_round)
             return
         spent = event.spent_before
         effect = Effect(event.kind, event.per_round, event.rounds, spent.value if spent else 0,
                         serial=f.effects_applied, custom=event.custom)
-        _put(state, replace(f, effects=(*f.effects, effect), effects_applied=f.effects_applied + 1))
+        fighters[f.name] = replace(f, effects=(*f.effects, effect), effects_applied=f.effects_applied + 1)
 
     @applies(EffectEnded)
     def _effect_ended(self, state: ApState, event: EffectEnded) -> None:
-        f = state.fighter(event.who)
-        _put(state, replace(f, effects=_without(f.effects, event.kind)))
+        fighters = state.fighters
+        f = fighters[event.who]
+        fighters[f.name] = replace(f, effects=_without(f.effects, event.kind))
 
     @applies(BleedingStaunched)
     def _staunched(self, state: ApState, event: BleedingStaunched) -> None:
-        f = state.fighter(event.who)
-        _put(state, _bleed(f, event.per_round - _bleeding(f)))
+        fighters = state.fighters
+        f = fighters[event.who]
+        fighters[f.name] = _bleed(f, event.per_round - _bleeding(f))
 
     @applies(CounterSet)
     def _counter_set(self, state: ApState, event: CounterSet) -> None:
@@ -763,13 +782,15 @@ class ApCountdown(GoesDown, Rules[ApState]):
         if tick.step == "bleeding":
             fighters[f.name] = replace(f, damage=f.damage - tick.change)
             return
-        effects = list(f.effects)
-        i = next(i for i, e in enumerate(effects) if e.serial == tick.serial)
+        effects = f.effects
+        for i, e in enumerate(effects):  # the tick's effect is there: its upkeep was decided on this state
+            if e.serial == tick.serial:
+                break
         if tick.removed:
-            del effects[i]
+            effects = effects[:i] + effects[i + 1:]
         else:
-            effects[i] = replace(effects[i], rounds=tick.rounds_left, fresh=False)
-        fighters[f.name] = replace(f, effects=tuple(effects))
+            effects = (*effects[:i], replace(effects[i], rounds=tick.rounds_left, fresh=False), *effects[i + 1:])
+        fighters[f.name] = replace(f, effects=effects)
 
     @applies(RoundEnded)
     def _round_ended(self, state: ApState, event: RoundEnded) -> None:
@@ -779,10 +800,16 @@ class ApCountdown(GoesDown, Rules[ApState]):
         fighters = state.fighters
         for name, f in fighters.items():  # values replaced, no key added: safe while iterating
             ap = f.ap if carry else 0
-            # Most fighters have nothing to change: no effects, AP already spent.
-            if ap != f.ap or (f.effects and any(e.fresh for e in f.effects)):
-                fighters[name] = replace(f, ap=ap, effects=tuple(replace(e, fresh=False) if e.fresh else e
-                                                                 for e in f.effects))
+            # Most fighters have nothing to change: no effects, AP already spent. (Loops, not
+            # generators: this runs for every fighter at every round's end.)
+            fresh = False
+            for e in f.effects:
+                if e.fresh:
+                    fresh = True
+                    break
+            if ap != f.ap or fresh:
+                fighters[name] = replace(f, ap=ap, effects=tuple([replace(e, fresh=False) if e.fresh else e
+                                                                  for e in f.effects]))
         state.in_round, state.count = False, None
 
     # --- decide --------------------------------------------------------------------------
@@ -1215,16 +1242,20 @@ class ApCountdown(GoesDown, Rules[ApState]):
         # the same: a replay builds the rows of the one or two fighters an event changed,
         # not of all of them.
         self._rows: dict[str, tuple[Fighter, Status, bool, Combatant, Pending | None]] = {}
+        # The glance's row of each combatant, by name, with the fighter, the goes-down
+        # reading and the fighter's figures it was built from: a row follows from those
+        # alone, so a fighter whose figures are as they were keeps its row (the same object).
+        self._glanced: dict[str, tuple[Fighter, str | None, tuple[Any, ...], Combatant]] = {}
+        # The last glance's fighters and rows: an event that changed no fighter (the count
+        # moved on, a note) gets the same rows, the same tuple, which the replay skips.
+        self._last_glance: tuple[
+            tuple[Fighter, ...], str | None, tuple[Combatant, ...], Clock, tuple[int, bool, int | None]] | None = None
 
     def view(self, state: ApState) -> View:
         count = state.count
         fighters = list(state.fighters.values())
         down = {f.name: self.down(state, f) for f in fighters}
-        # Acting order: highest actual initiative first (Initiative); those without one
-        # (joined since the round's roll) after, in the order they were added; those who
-        # cannot act (down, left) last.
-        ranked = sorted(fighters, key=lambda f: (
-            f.left or down[f.name], f.initiative is None, -(f.initiative or 0)))
+        ranked = _ranked(fighters, down)
         may = {f.name for f in fighters if _may_declare(f, down[f.name])} if state.in_round else set()
         now = _acting_at(state, count, waiting=True, may=may) if state.in_round and count is not None else ()
         upcoming = _next_count(state, may) if state.in_round else None
@@ -1241,16 +1272,60 @@ class ApCountdown(GoesDown, Rules[ApState]):
             combatants.append(row[3])
             if row[4] is not None:
                 pending.append(row[4])
-        if state.in_round:
-            moment = f"count {count}"
-        else:
-            moment = "before the first round" if state.round == 0 else f"after round {state.round}"
-        clock = Clock(round=state.round, running=state.in_round, moment=moment, now=now, next=following,
+        clock = Clock(round=state.round, running=state.in_round, moment=_moment(state), now=now, next=following,
                       own=ApClock(count=count))
         return View(
             clock=clock, combatants=tuple(combatants), pending=tuple(pending),
             own=ApScene(environment=state.counters),
         )
+
+    def glance(self, state: ApState) -> Glance:
+        # The view's rows without its acting order, who acts now and next: an event changes
+        # one or two fighters, and those rows alone are built again (the others are picked
+        # out in C, by identity: a fighter the fold left alone is the same object).
+        rule = state.options.get(GOES_DOWN)
+        fighters = tuple(state.fighters.values())
+        last = self._last_glance
+        if last is not None and last[1] == rule and len(last[0]) == len(fighters):
+            combatants = last[2]
+            rows: list[Combatant] | None = None
+            for i in compress(range(len(fighters)), map(is_not, fighters, last[0])):
+                row = self._glance_row(state, fighters[i], rule)
+                if row is not combatants[i]:  # else its figures are as they were: the same row
+                    if rows is None:
+                        rows = list(combatants)
+                    rows[i] = row
+            if rows is not None:
+                combatants = tuple(rows)
+        else:
+            combatants = tuple(self._glance_row(state, f, rule) for f in fighters)
+        when = (state.round, state.in_round, state.count)  # all the clock's figures follow from
+        if last is not None and last[4] == when:
+            clock = last[3]
+        else:
+            clock = Clock(round=state.round, running=state.in_round, moment=_moment(state),
+                          own=ApClock(count=state.count))
+        self._last_glance = (fighters, rule, combatants, clock, when)
+        return Glance(clock=clock, combatants=combatants, ordered=False)
+
+    def acting_order(self, state: ApState) -> tuple[str, ...]:
+        fighters = list(state.fighters.values())
+        return tuple(f.name for f in _ranked(fighters, {f.name: self.down(state, f) for f in fighters}))
+
+    def _glance_row(self, state: ApState, f: Fighter, rule: str | None) -> Combatant:
+        row = self._glanced.get(f.name)
+        if row is not None and row[1] == rule:
+            if row[0] is f:
+                return row[3]
+            figures = _ROW_FIGURES(f)
+            if figures == row[2]:  # a new fighter, the same figures: a declaration, a pace
+                self._glanced[f.name] = (f, rule, figures, row[3])
+                return row[3]
+        else:
+            figures = _ROW_FIGURES(f)
+        status: Status = "left" if f.left else "down" if self.down(state, f) else "out" if f.out else "fighting"
+        row = self._glanced[f.name] = (f, rule, figures, _combatant(f, status, False))
+        return row[3]
 
     def harm(self, event: Event) -> Harm | None:
         # Damage is counted in hits (ap-countdown.md, Resolution); bleeding loses hits at
@@ -1348,6 +1423,19 @@ class ApCountdown(GoesDown, Rules[ApState]):
 # --- helpers -------------------------------------------------------------------------------
 
 
+def _ranked(fighters: list[Fighter], down: dict[str, bool]) -> list[Fighter]:
+    """The view's acting order (Initiative): highest actual initiative first; those without
+    one (joined since the round's roll) after, in the order they were added; those who
+    cannot act (down, left) last. ``down``: whether each is down, by name."""
+    return sorted(fighters, key=lambda f: (f.left or down[f.name], f.initiative is None, -(f.initiative or 0)))
+
+
+def _moment(state: ApState) -> str:
+    if state.in_round:
+        return f"count {state.count}"
+    return "before the first round" if state.round == 0 else f"after round {state.round}"
+
+
 def _may_declare(f: Fighter, down: bool) -> bool:
     """Whether the fighter may declare an action this round; ``down``: whether it is down."""
     return not (f.out or f.left or f.ap <= 0 or f.base is None or down)
@@ -1387,6 +1475,12 @@ def _acting_at(state: ApState, count: int, waiting: bool, may: AbstractSet[str])
     return tuple(names)
 
 
+# Every field of a fighter that its row reads (_combatant, and its status: left, out and
+# the goes-down reading of hits - damage): two fighters alike in these have the same row.
+_ROW_FIGURES = attrgetter(
+    "name", "side", "hits", "damage", "ap", "had", "spent", "effects", "base", "delay", "pace", "out", "parry", "left")
+
+
 def _combatant(f: Fighter, status: Status, acting: bool) -> Combatant:
     """A fighter's row of the view: all of it read off the fighter but its status and turn."""
     return Combatant(
@@ -1396,7 +1490,7 @@ def _combatant(f: Fighter, status: Status, acting: bool) -> Combatant:
         effects=tuple(
             Shown(kind=e.kind, left=e.rounds, detail=f"{e.per_round} a round" if e.per_round else "", custom=e.custom)
             for e in f.effects
-        ),
+        ) if f.effects else (),
         own=ApFigures(
             initiative=f.initiative, base_initiative=f.base, ap=f.ap, ap_spent=f.spent, hits=f.hits,
             damage=f.damage, pace=f.pace, delay=f.delay, out_of_round=f.out, parry=f.parry,

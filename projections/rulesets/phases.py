@@ -218,7 +218,10 @@ class Fighter(msgspec.Struct):
     prone: bool = False
     mounted: bool = False
     acted: list[int] = []  # phases acted in this turn
-    moved_m: float = 0  # half metres are kept exact (standing up halves a move)
+    # Half metres are kept exact (standing up halves a move). int | float, as Derivation.amount:
+    # typed float, a whole number held as an int came back from a snapshot as a float and
+    # encoded to other bytes than the state it was cached from.
+    moved_m: int | float = 0
     left: bool = False  # has left the fight (`leave`); back with `return`
     repeat: Repeat | None = None
     restricted: bool = False  # interrupted a repetitive action: next action is limited

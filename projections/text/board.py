@@ -8,8 +8,9 @@ to print on a terminal: names, sides, kinds and details are shown escaped (event
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable, Iterable, Sequence
-from operator import itemgetter
+from collections.abc import Callable, Sequence
+from itertools import compress
+from operator import itemgetter, ne
 from typing import Any, NamedTuple
 
 import msgspec
@@ -263,13 +264,23 @@ def view_changes(before: View, after: View) -> list[str]:
     return changes
 
 
+_PLAIN = frozenset({int, str})  # the types whose cell is str(value)
+
+
 def combatant_changes(before: Combatant, after: Combatant) -> list[str]:
     """Figure by figure, what differs between two views of one combatant."""
     plan = _plan(after)
-    compared: Iterable[tuple[str, Any, Any]]
-    if _plan(before) is plan:
-        compared = zip(plan.labels, plan.values(before), plan.values(after), strict=True)
-    else:  # a figure renamed (another vital figure): each label of the new view, by label
-        was = figures(before)
-        compared = ((key, was.get(key), value) for key, value in figures(after).items())
-    return [escape_controls(f"{after.name}: {key} {cell(old)} -> {cell(new)}") for key, old, new in compared if old != new]
+    if _plan(before) is not plan:  # a figure renamed (another vital figure): each label of the new view, by label
+        prior = figures(before)
+        return [escape_controls(f"{after.name}: {key} {cell(prior.get(key))} -> {cell(value)}")
+                for key, value in figures(after).items() if prior.get(key) != value]
+    # The figures that differ picked out in C (a replay compares a row an event): most of
+    # a row's figures are as they were.
+    was, now, labels, name = plan.values(before), plan.values(after), plan.labels, after.name
+    lines = []
+    for i in compress(range(len(labels)), map(ne, was, now)):
+        old, new = was[i], now[i]  # most are numbers or words, which are their own cell
+        line = (f"{name}: {labels[i]} {old if type(old) in _PLAIN else cell(old)} -> "
+                f"{new if type(new) in _PLAIN else cell(new)}")
+        lines.append(line if line.isprintable() else escape_controls(line))
+    return lines

@@ -9,15 +9,18 @@ escaped, so none of them can add a line or act on the terminal.
 from __future__ import annotations
 
 import re
+from itertools import compress
+from operator import is_not
 from collections.abc import Iterator, Mapping, Sequence
 
+from skirmish.eventlog.events import CORE_EVENTS, Event
 from skirmish.eventlog.rows import HeadMove
 from skirmish.eventlog.text import escape_controls
 from skirmish.projections.audit.explain import Derived, Explanation, Number, Stored
 from skirmish.projections.notes import Note
 from skirmish.projections.engine import Encounter, Recorded
-from skirmish.projections.text.board import clock_label, view_changes
-from skirmish.projections.view import View
+from skirmish.projections.text.board import clock_label, combatant_changes, view_changes
+from skirmish.projections.view import Clock, Combatant, View
 
 INDENT = " " * 9  # under the text of a "#id   " line
 
@@ -42,22 +45,95 @@ def head_move_line(m: HeadMove) -> str:
 
 def replay_text(
     enc: Encounter, notes: Mapping[int, Sequence[Note]], to: int | None = None, start: int | None = None,
+    whole: bool = False,
 ) -> Iterator[str]:
     """The narrated fight, an event at a time: the event's lines (its moment and what it
-    did, what it changed, the notes on it) joined by newlines. Each view is computed once
-    (the one after an event is the next one's before)."""
-    view_of = enc.ruleset.view
-    prior: View | None = None
+    did, what it changed, the notes on it) joined by newlines.
+
+    What is printed reads the view's moment and combatants' figures alone, so each event
+    takes the ruleset's ``glance`` (projections/ruleset.py), not its whole view, and only
+    the rows the glance did not keep as they were are compared. ``whole``: the plain way,
+    a whole view an event and every row compared (the same text; the tests hold the two
+    to it)."""
+    if whole:
+        yield from _replay_whole(enc, notes, to, start)
+        return
+    ruleset = enc.ruleset
+    glance_of, describe, describe_own = ruleset.glance, enc.describe, ruleset.describe
+    # Whether an event type is the ruleset's own, described by it straight (most of a
+    # fight), not through the engine's cases for the core events (projections/engine.py
+    # ``_describe``: CORE_EVENTS) first: the same line.
+    own: dict[type[Event], bool] = {}
+    prior: tuple[Combatant, ...] | None = None
     moment: tuple[int, str, str] | None = None
+    last_clock: Clock | None = None
     when = ""
     for rec, after in enc.replay(to, start=start):
         if prior is None and rec.parent is not None:  # from a later event: the state before it
+            prior = glance_of(enc.fold_to(rec.parent)[0]).combatants
+        glance = glance_of(after)
+        clock = glance.clock
+        if clock is not last_clock:
+            last_clock = clock
+            if (clock.round, clock.unit, clock.moment) != moment:  # most events share their moment
+                moment, when = (clock.round, clock.unit, clock.moment), escape_controls(clock_label(clock))
+        event = rec.event
+        mine = own.get(type(event))
+        if mine is None:
+            mine = own[type(event)] = not issubclass(type(event), CORE_EVENTS)
+        if mine:
+            said = describe_own(event)
+            if not said.isprintable():
+                said = escape_controls(said)
+        else:
+            said = describe(rec)
+        line = f"#{rec.id:<5} [{when}] {said}"  # its parts escaped: escaping goes character by character
+        rows = glance.combatants
+        if prior is not None and prior is not rows:
+            changed = _changed(prior, rows)
+            if changed:
+                if len(changed) > 1 and not glance.ordered:  # told in the view's acting order
+                    order = {name: i for i, name in enumerate(ruleset.acting_order(after))}
+                    changed.sort(key=lambda pair: order.get(pair[1].name, len(order)))
+                line += "".join([f"\n{INDENT}{change}" for old, new in changed
+                                 for change in combatant_changes(old, new)])
+        if rec.id in notes:
+            line += "".join("\n" + note for note in note_lines(notes[rec.id]))
+        yield line
+        prior = rows
+
+
+def _changed(before: tuple[Combatant, ...], after: tuple[Combatant, ...]) -> list[tuple[Combatant, Combatant]]:
+    """The rows of ``after`` that differ from the same combatant's in ``before`` (a
+    combatant new in ``after`` has nothing to differ from), in ``after``'s order, each
+    with its row before."""
+    changed: list[tuple[Combatant, Combatant]] = []
+    if len(before) == len(after):  # most events: the same combatants in the same places
+        # The rows that are not the same objects, picked out in C: a glance keeps the rows
+        # of the combatants an event left alone.
+        for i in compress(range(len(after)), map(is_not, before, after)):
+            old, new = before[i], after[i]
+            if old.name != new.name:
+                break
+            if old != new:
+                changed.append((old, new))
+        else:
+            return changed
+    rows = {c.name: c for c in before}
+    return [(was, c) for c in after if (was := rows.get(c.name)) is not None and was is not c and was != c]
+
+
+def _replay_whole(
+    enc: Encounter, notes: Mapping[int, Sequence[Note]], to: int | None, start: int | None,
+) -> Iterator[str]:
+    """:func:`replay_text` the plain way: a whole view an event, every row compared."""
+    view_of = enc.ruleset.view
+    prior: View | None = None
+    for rec, after in enc.replay(to, start=start):
+        if prior is None and rec.parent is not None:
             prior = view_of(enc.fold_to(rec.parent)[0])
         view = view_of(after)
-        clock = view.clock
-        if (clock.round, clock.unit, clock.moment) != moment:  # most events share their moment
-            moment, when = (clock.round, clock.unit, clock.moment), clock_label(clock)
-        lines = [escape_controls(f"#{rec.id:<5} [{when}] {enc.describe(rec)}")]
+        lines = [escape_controls(f"#{rec.id:<5} [{clock_label(view.clock)}] {enc.describe(rec)}")]
         if prior is not None:
             lines += [f"{INDENT}{change}" for change in view_changes(prior, view)]
         if rec.id in notes:

@@ -270,6 +270,7 @@ class _Rows:
         self.pending: dict[str, list[tuple[Any, ...]]] = {table: [] for table, _ in self.TABLES.values()}
         self.taken = {table: 0 for table in self.pending}
         self.codec: Any = None
+        self.last = ""  # the table of the rows last taken
 
     @property
     def counts(self) -> tuple[int, int, int]:
@@ -285,6 +286,12 @@ class _Rows:
             self._decode(row)  # type: ignore[arg-type]
         self.taken[table] += 1
         if self.into is not None:
+            if table != self.last:
+                # The last part chunk of the table before goes in first: an event naming a
+                # command not inserted yet is a deferred foreign key violation, and while
+                # one is pending SQLite looks up the children of every row inserted after.
+                self.flush()
+                self.last = table
             pending = self.pending[table]
             pending.append(row)
             if len(pending) >= CHUNK:

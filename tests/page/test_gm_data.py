@@ -58,3 +58,18 @@ def test_the_pages_code_names_no_ruleset(asset: str) -> None:
         for action in get_ruleset(ruleset_id).actions:
             if len(action) > 5:  # short words ("move", "aim") are English, not a ruleset's
                 assert f'"{action}"' not in text, (asset, action)
+
+
+def test_the_benchmarks_count_the_pads_options_and_the_forms_widgets_as_the_page_makes_them() -> None:
+    """benchmarks/gm_live.py's presses: a list is two (open, pick), a box to tick one."""
+    from benchmarks.gm_live import presses, widgets
+
+    srd = widgets("srd-5.2")
+    # the card, 2 and 1 on the pad, the damage type's list (open, pick), Damage
+    assert presses(["damage", "Hauser", "21", "--with", "type=fire"], srd) == 1 + 2 + 2 + 1
+    # the card, 5, temporary HP ticked, Heal
+    assert presses(["heal", "Hauser", "5", "--with", "temp=yes"], srd) == 1 + 1 + 1 + 1
+    # who and action (two each), the target (two), hit typed "4" and its field (two),
+    # Advantage ticked (one), the dice "Drake=6" typed (eight), declare (one)
+    assert presses(["declare", "Drake", "attack", "--target", "Hauser", "--with", "hit=4", "--with", "adv=yes",
+                    "--roll", "Drake=6"], srd) == 2 + 2 + 2 + 2 + 1 + 8 + 1

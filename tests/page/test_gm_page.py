@@ -51,6 +51,27 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
+def set_fields(box: Any, rest: list[str]) -> None:
+    """Set ``--with KEY=VALUE`` and ``--FLAG [VALUE]`` words on the fields in ``box`` as a
+    thumb would: tick a box, pick from a list, or type."""
+    at = 0
+    while at < len(rest):
+        if rest[at] == "--with":
+            key, _, value = rest[at + 1].partition("=")
+            field, at = box.locator(f"[data-flag='--with {key}']"), at + 2
+        else:
+            field, at = box.locator(f"[data-flag='{rest[at]}']"), at + 1
+            value = ""
+            if field.get_attribute("type") != "checkbox":
+                value, at = rest[at], at + 1
+        if field.get_attribute("type") == "checkbox":
+            field.check()  # a switch, or a detail of one value, e.g. --with crit=yes
+        elif field.evaluate("e => e.tagName") == "SELECT":
+            field.select_option(value)
+        else:
+            field.fill(value)
+
+
 class Gm:
     """One tab on the GM's page, with the errors its console reports."""
 
@@ -86,15 +107,13 @@ class Gm:
         command = words[0]
         if command in ("next", "undo", "redo"):
             page.click(f"#{command}")
-        elif command in ("damage", "heal") and len(words) > 3:
-            # The number pad carries a number alone: a damage type (srd-5.2's --with type=) is
-            # typed on the page's command line, as the GM would.
-            page.locator("#command").fill(shlex.join(words))
-            page.locator("#command").press("Enter")
         elif command in ("damage", "heal"):
+            # The card, the amount on the pad, the pad's options the ruleset declares (a
+            # damage type, temporary hit points), then Damage or Heal.
             self.choose(words[1])
             for digit in words[2]:
                 page.click(f"#pad button[aria-label='{digit}']")
+            self.pad_options(command, words[3:])
             page.click(f"#{command}")
         elif command in ("leave", "return"):
             self.choose(words[1])
@@ -108,33 +127,23 @@ class Gm:
                     field.fill(value)
                 else:
                     field.select_option(value)
-            rest, dice, at = words[1 + len(arguments):], [], 0
-            while at < len(rest):
-                flag = rest[at]
-                if flag == "--roll":
+            rest, dice, others, at = words[1 + len(arguments):], [], [], 0
+            while at < len(rest):  # the GM's dice go in one field; the rest are the form's fields
+                if rest[at] == "--roll":
                     dice.append(rest[at + 1])
                     at += 2
-                    continue
-                if flag == "--with":
-                    key, _, value = rest[at + 1].partition("=")
-                    form.locator(f"[data-flag='--with {key}']").fill(value)
-                    at += 2
-                    continue
-                field = form.locator(f"[data-flag='{flag}']")
-                if field.get_attribute("type") == "checkbox":
-                    field.check()
-                    at += 1
-                elif field.evaluate("e => e.tagName") == "SELECT":
-                    field.select_option(rest[at + 1])
-                    at += 2
                 else:
-                    field.fill(rest[at + 1])
-                    at += 2
+                    others.append(rest[at])
+                    at += 1
+            set_fields(form, others)
             if dice:
                 form.locator("[data-flag='--roll']").fill(" ".join(dice))
             form.locator("button[type=submit]").click()
         self.settle()
         return self.reply()
+
+    def pad_options(self, command: str, rest: list[str]) -> None:
+        set_fields(self.page.locator(f"#pad-options [data-pad='{command}']"), rest)
 
     def fits(self) -> None:
         width = self.page.evaluate("document.documentElement.scrollWidth")
@@ -229,6 +238,19 @@ def test_a_whole_round_by_taps_records_what_the_cli_records(browser: Any, tmp_pa
             assert board["x"] + board["width"] <= controls["x"] and abs(board["y"] - controls["y"]) < 20
             board, controls = gm.boxes()  # the board on top on a phone
             assert board["y"] + board["height"] <= controls["y"]
+            assert not wide.errors, wide.errors
+        if sample == "chapel-drake":  # the number pad open, with the pad's options srd-5.2 declares
+            SHOTS.mkdir(exist_ok=True)
+            gm.page.evaluate("() => window.scrollTo(0, 0)")
+            gm.choose("Drake")  # a card on the board, above the pad on a phone
+            pad = gm.page.locator("#pad").bounding_box()
+            assert pad and 0 <= pad["y"] and pad["y"] + pad["height"] <= 900, pad  # brought under the thumb
+            gm.page.screenshot(path=str(SHOTS / "gm-400.png"))
+            wide = Gm(browser, served, 1280, 800)
+            wide.choose("Drake")
+            wide.fits()
+            wide.page.screenshot(path=str(SHOTS / "gm-1280.png"))
+            assert not wide.small_targets(), wide.small_targets()
             assert not wide.errors, wide.errors
         assert not gm.small_targets(), gm.small_targets()
         assert not gm.errors, gm.errors
@@ -342,3 +364,38 @@ def test_explain_and_why_on_a_tap_say_what_the_cli_says(browser: Any, bridge: Cl
         gm.page.click("#why")
         gm.settle()
         assert gm.reply() == (False, bridge.ok("why", "Orc").strip())
+
+
+def test_the_pads_options_are_the_rulesets_and_are_emptied_after_a_write(browser: Any, tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """srd-5.2 declares a damage type on `damage` and temporary HP on `heal`: the pad offers
+    them as taps. The drake is immune to fire (samples/chapel-drake.skirmish, `immune=fire`;
+    srd-5.2-combat.md §7, Immunity): 10 fire leaves its 52 HP; the next 10, typed with no
+    type, take it to 42, which a pad keeping the last type would not. Temporary HP are not
+    healing (§8): Hauser keeps 30 of 30 HP and has 5 temporary."""
+    setup, played = lines_of_first_round("chapel-drake")
+    cli = Cli(str(tmp_path / "tapped.db"), capsys)
+    for line in setup + played[:1]:  # the set-up and the round's initiative
+        assert line[0] in ("new", "add", "round")
+        cli.ok(*line)
+    with serving(cli.db) as served:
+        gm = Gm(browser, served)
+        labels = gm.page.locator("#pad-options label").all_inner_texts()
+        gm.choose("Drake")
+        assert gm.page.locator("#pad-options [data-pad='damage'] [data-flag='--with type'] option").all_inner_texts() == \
+            ["(none)", "acid", "bludgeoning", "cold", "fire", "force", "lightning", "necrotic", "piercing", "poison",
+             "psychic", "radiant", "slashing", "thunder"]  # the thirteen types srd-5.2 declares
+        assert gm.tap(["damage", "Drake", "10", "--with", "type=fire"]) == (False, "#14 Drake takes 0 fire damage (52 HP left)")
+        assert gm.page.input_value("#pad-options [data-flag='--with type']") == ""
+        assert gm.tap(["damage", "Drake", "10"])[0] is False
+        assert gm.tap(["heal", "Hauser", "5", "--with", "temp=yes"])[0] is False
+        assert gm.page.locator("#pad-options [data-flag='--with temp']").is_checked() is False
+        assert gm.page.locator("#undo").inner_text() == "Undo: heal Hauser 5 --with temp=yes"  # the command text recorded
+        assert not gm.small_targets(), gm.small_targets()
+        assert not gm.errors, gm.errors
+    assert any(label.startswith("heal: temp") for label in labels), labels
+    state = {c["name"]: c for c in json.loads(cli.ok("state", "--json"))["combatants"]}
+    assert state["Drake"]["vital"]["value"] == 42  # 52 - 0 (immune to fire) - 10
+    assert (state["Hauser"]["vital"]["value"], state["Hauser"]["own"]["temp"]) == (30, 5)
+    assert [line.split(None, 1)[1] for line in cli.ok("log").splitlines()[-3:]] == \
+        ["Drake takes 0 fire damage (52 HP left)", "Drake takes 10 damage (42 HP left)", "Hauser has 5 temporary HP"]

@@ -1,0 +1,114 @@
+"""`skirmish replay` prints, byte for byte, what it printed when it built a whole view an event.
+
+The expected texts (tests/fixtures/replays, written once by tests/fixtures/make_replays.py
+with a skirmish installed from main before the narration read the rulesets' glances) are
+of every sample and of a generated ap-countdown fight, whole and from a later event. Then
+the narration's own reference path (``replay_text(..., whole=True)``: a whole view an
+event, every row compared) against the fast one, on fights hypothesis makes in every
+registered ruleset, from the start and from an event in the middle.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skirmish.eventlog.commands import AddNote, command_encoder
+from skirmish.eventlog.errors import SkirmishError
+from skirmish.eventlog.store import Store
+from skirmish.projections.engine import Encounter
+from skirmish.projections.notes import notes_shown
+from skirmish.projections.ruleset import registry
+from skirmish.projections.text.board import figures
+from skirmish.projections.text.narration import replay_text
+
+from support.cli import Cli, start
+from support.examples import examples
+from support.rulesets import support_for
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
+REPLAYS = FIXTURES / "replays"
+SAMPLES = sorted((ROOT / "samples").glob("*.skirmish"))
+RULESETS = sorted(registry())
+
+
+def expected(name: str) -> str:
+    return (REPLAYS / name).read_bytes().decode()
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.stem)
+def test_the_replay_of_each_sample_prints_what_it_printed_before(sample: Path, cli: Cli) -> None:
+    cli.ok("run", str(sample))
+    assert cli.ok("replay") == expected(f"{sample.stem}.txt")
+
+
+def test_the_replay_of_a_generated_fight_prints_what_it_printed_before(cli: Cli) -> None:
+    sys.path.insert(0, str(FIXTURES))
+    try:
+        import make_replays
+    finally:
+        sys.path.remove(str(FIXTURES))
+    make_replays.fight(cli.db)
+    assert cli.ok("replay") == expected("fight.txt")
+    assert cli.ok("replay", "--from", str(make_replays.FIGHT_FROM)) == expected("fight-from.txt")
+
+
+def played(store: Store, ruleset: str, seed: int, commands: int) -> Encounter:
+    """A fight of ``commands`` commands the ruleset's shared-suite support proposes, picked
+    at random from ``seed`` (the refused ones skipped), a note now and then."""
+    enc = start(store, ruleset, seed=seed)
+    support = support_for(ruleset)
+    pick = random.Random(seed)
+    for i in range(commands):
+        cmd = pick.choice(support.commands(enc))
+        try:
+            enc.execute(cmd, f"test {command_encoder.encode(cmd).decode()}")
+        except SkirmishError:
+            continue
+        if i % 23 == 0:
+            enc.execute(AddNote(event=enc.head().event_id, text=f"note {i}"), "note")
+    return enc
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+@settings(max_examples=examples(12))
+@given(seed=st.integers(0, 10_000), commands=st.integers(1, 120), at=st.floats(0, 1))
+def test_the_fast_narration_is_the_whole_views_reading(ruleset: str, seed: int, commands: int, at: float) -> None:
+    store = Store(":memory:")
+    try:
+        enc = played(store, ruleset, seed, commands)
+        notes = notes_shown(enc)
+        assert list(replay_text(enc, notes)) == list(replay_text(enc, notes, whole=True))
+        path = [link.id for link in enc.links(enc.head().event_id)]
+        middle = path[int(at * (len(path) - 1))]
+        assert list(replay_text(enc, notes, start=middle)) == list(replay_text(enc, notes, start=middle, whole=True))
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+@settings(max_examples=examples(8))
+@given(seed=st.integers(0, 10_000), commands=st.integers(1, 80))
+def test_a_glance_is_the_view_figure_for_figure_at_every_event(ruleset: str, seed: int, commands: int) -> None:
+    """The contract (projections/ruleset.py ``glance``, ``acting_order``): at every state
+    of a fight, the glance's moment and rows are the view's, and the acting order its."""
+    store = Store(":memory:")
+    try:
+        enc = played(store, ruleset, seed, commands)
+        fresh = type(enc.ruleset)()  # a view from a ruleset object of its own: nothing cached
+        for _, state in enc.replay():
+            view, glance = fresh.view(state), enc.ruleset.glance(state)
+            assert (glance.clock.round, glance.clock.unit, glance.clock.moment) == (
+                view.clock.round, view.clock.unit, view.clock.moment)
+            rows = {c.name: figures(c) for c in glance.combatants}
+            assert rows == {c.name: figures(c) for c in view.combatants}
+            assert list(rows) == [c.name for c in view.combatants] or not glance.ordered
+            assert enc.ruleset.acting_order(state) == tuple(c.name for c in view.combatants)
+    finally:
+        store.close()

@@ -1,0 +1,89 @@
+"""The fold's reading: a replay and a fold read each run of a path with one statement, the
+body alone where its layout is current, each row's id from its place in the run; a row of
+an older layout is read again whole and upcast, an unreadable one refused naming its row.
+Checked on the committed old log (three runs on its main branch, old damage events in
+each) against ``path``, which reads every row whole."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from skirmish.eventlog.errors import StoreError
+from skirmish.eventlog.store import Store
+from skirmish.projections.engine import Encounter
+
+from support.tamper import tamper
+
+OLD_DB = Path(__file__).resolve().parent.parent / "fixtures" / "bridge-ambush.db"
+
+
+@pytest.fixture
+def opened(tmp_path: Path) -> Iterator[tuple[Store, Encounter]]:
+    path = tmp_path / "old.db"
+    shutil.copy(OLD_DB, path)
+    store = Store(str(path), create=False)
+    try:
+        yield store, Encounter.open(store)
+    finally:
+        store.close()
+
+
+def statements(store: Store) -> list[str]:
+    seen: list[str] = []
+    store.conn.set_trace_callback(seen.append)
+    return seen
+
+
+def test_a_replay_yields_what_the_whole_rows_hold_reading_only_old_layouts_again(
+    opened: tuple[Store, Encounter],
+) -> None:
+    store, enc = opened
+    head = enc.head().event_id
+    runs = store.runs(head)
+    assert len(runs) == 3  # the fixture's main branch has an undo and a branch switch on it
+    whole = enc.path(head)  # every row read with all its columns and decoded by kind and version
+    old = [r.id for r in store.path(head) if r.version != enc.codec.versions[r.kind]]
+    assert len(old) >= 3 and any(r[0] < i < r[1] for r in runs[1:] for i in old)  # one inside a later run
+    seen = statements(store)
+    replayed = [rec for rec, _ in enc.replay()]
+    store.conn.set_trace_callback(None)
+    assert replayed == whole
+    assert [rec.parent for rec in replayed] == [None, *(rec.id for rec in replayed[:-1])]
+    # One statement a run, and one look-up a row of an older layout: no more.
+    lookups = [s for s in seen if "FROM events WHERE id = " in s]
+    assert len(lookups) == len(old)
+    assert sorted(int(s.split("WHERE id = ")[1].split()[0]) for s in lookups) == old
+    assert len([s for s in seen if "BETWEEN" in s]) == len(runs)
+
+
+def test_the_fold_from_the_root_ends_where_the_replay_does(opened: tuple[Store, Encounter]) -> None:
+    store, enc = opened
+    store.drop_snapshots()
+    head = enc.head().event_id
+    whole = enc.fold(enc.path(head))
+    state, depth = enc.fold_to(head)
+    assert state == whole
+    assert depth == len(enc.path(head)) - 1
+    assert enc.check_snapshots() == []
+
+
+@pytest.mark.parametrize("body", ['{"type":"ap.damage-taken",,}', '{"type":"ap.unknown-kind"}'])
+def test_an_unreadable_row_inside_a_later_run_is_refused_by_its_own_id(
+    opened: tuple[Store, Encounter], body: str
+) -> None:
+    """A bad row in the middle of the path's last run, at the current layout: every read
+    names that row, not a neighbour (its id is worked out from its place in the run)."""
+    store, enc = opened
+    store.drop_snapshots()
+    head = enc.head().event_id
+    low, high = store.runs(head)[-1]
+    bad = next(r.id for r in store.path(head) if low + 2 < r.id < high and r.version == enc.codec.versions[r.kind])
+    tamper(store, f"UPDATE events SET body = '{body}' WHERE id = {bad}")
+    for read in (lambda: list(enc.replay()), lambda: enc.fold_to(head), lambda: enc.state_at(high)):
+        with pytest.raises(StoreError) as raised:
+            read()
+        assert str(raised.value).startswith(f"event {bad} ("), raised.value
