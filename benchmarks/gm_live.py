@@ -2,14 +2,22 @@
 costs a GM's thumb beside the keyboard.
 
     python -m benchmarks.gm_live --sizes 10k,100k --dir /tmp/bench
+    python -m benchmarks.gm_live --sizes 10k,100k --dir /tmp/bench --folds   # the live data's own work
+    python -m benchmarks.gm_live --sizes 10k,100k --dir /tmp/bench --paint   # to the event shown, in Chromium
 
-For each size it runs `skirmish serve` (the installed script, its own process) on a
-generated fight (benchmarks/fight.py), opens the GM's stream and the players' stream, and
-records ``--changes`` commands (`damage NAME 1`) from another connection. For each change:
-the time from the command's commit to the frame read off each stream, and the frame's
-bytes. Then as many taps: the same command posted by the GM's page, to its answer. The
-GM's frame carries the board and the new events; the players' carries the new events the
-players are told of and what else moved (a ``more`` frame; cli/live.py).
+For each size and each served version (the players' page, `serve`; the GM's version of
+the replay page, `serve --for gm`) it runs `skirmish serve` (its own process) on its own
+copy of a generated fight (benchmarks/fight.py), opens that page's stream and the GM's
+console's (/gm/events), and makes ``--changes`` commands (`damage NAME 1`), then an undo,
+a redo, an undo past every head the server stood at and a redo back, a switch tapped on
+the GM's console to another branch and one back, an amend of the head's event, a switch
+tapped to its branch and one back (CHANGES), each from another connection. For each change and each page: the time from the
+change's commit (a tap's post) to the first frame read off the stream, and its bytes. Then,
+with the players' page, taps: `damage` posted by the GM's console, to its answer. The
+console's frame carries the board and the new events; the pages' ``more`` frames the new
+events and what else moved, a ``state`` frame the whole page (cli/live.py); the GM's
+version sends its verify digest in a frame of its own a moment later (not counted). The
+players' page is not sent the amend (its branch is not the one the page is served on).
 
 Then, for the first round of each sample (samples/*.skirmish, the same lines the page
 tests play by taps), the presses on the GM's page against the CLI's keystrokes: a button
@@ -20,10 +28,12 @@ plus one; the CLI, every character of the line and Enter (no completion).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import os
 import re
 import shlex
+import shutil
 import socket
 import statistics
 import subprocess
@@ -76,80 +86,206 @@ def _free_port() -> int:
         return port
 
 
-def _wait(reader: Reader, count: int, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while len(reader.frames) < count and time.monotonic() < deadline:
-        time.sleep(0.002)
-    return len(reader.frames) >= count
+def _quiet(readers: list[Reader], seconds: float, most: float = 120) -> None:
+    """Wait until no reader was sent a frame for ``seconds`` (the GM's version sends the
+    verify digest a moment after a change: the next change is not measured against it)."""
+    deadline = time.monotonic() + most
+    while time.monotonic() < deadline:
+        last = max((r.frames[-1][0] for r in readers if r.frames), default=0.0)
+        if time.perf_counter() - last >= seconds:
+            return
+        time.sleep(0.05)
 
 
-def measure(db: str, changes: int) -> dict[str, list[float]]:
+# The changes measured, in order: (the change's name, how it is made). "cli": the words run
+# by the command line (another connection); "tap": posted by the GM's console (a `switch`
+# moves the served pages, as one typed in another shell does not). `undo {past}` steps back
+# past every head the server stood at since it started (the players' data kept none there).
+CHANGES = [("command", "cli", ["damage", "{name}", "1"]), ("undo", "cli", ["undo"]), ("redo", "cli", ["redo"]),
+           ("undo past", "cli", ["undo", "{past}"]), ("redo past", "cli", ["redo", "{past}"]),
+           ("switch", "tap", ["switch", "{other}"]), ("switch back", "tap", ["switch", "{branch}"]),
+           ("amend", "cli", ["amend", "{head}", "--", "damage", "{name}", "2"]),
+           ("to the amend", "tap", ["switch", "amend-{amended}"]), ("and back", "tap", ["switch", "{branch}"])]
+
+
+def measure(db: str, changes: int, audience: str, script: str) -> dict[str, dict[str, list[float]]]:
+    """``serve`` (``--for gm`` for the GM's version) on ``db``: for each change and each open
+    page, the seconds from the change's commit (or the tap's post) to the page's first frame,
+    and that frame's bytes."""
     from skirmish.cli.main import run_cli
     from skirmish.projections.engine import LogFile
 
-    with LogFile(db) as log_file:
-        name = log_file.open().view().combatants[0].name
-    script = str(Path(sys.executable).parent / "skirmish")
     port = _free_port()
     said = Path(db).with_suffix(".serve.txt")
+    options = ["--for", "gm"] if audience == "gm" else []
     with said.open("w") as err:
-        server = subprocess.Popen([script, "--db", db, "serve", "--port", str(port)], stderr=err, stdout=subprocess.DEVNULL)
-    out: dict[str, list[float]] = {"gm_s": [], "gm_bytes": [], "players_s": [], "players_bytes": [], "tap_s": []}
+        server = subprocess.Popen([script, "--db", db, "serve", "--port", str(port), *options], stderr=err,
+                                  stdout=subprocess.DEVNULL)
+    pages = {"players": "the players' page", "gm": "the GM's version"}
+    out: dict[str, dict[str, list[float]]] = {}
     try:
         while not re.search(r"GM's page: \S+#(\S+)", said.read_text()):
+            assert server.poll() is None, said.read_text()
             time.sleep(0.05)
         token = re.search(r"GM's page: \S+#(\S+)", said.read_text()).group(1)  # type: ignore[union-attr]
-        gm = Reader(port, f"/gm/events?token={token}", "change")
-        players = Reader(port, "/events", "state", "more")
-        time.sleep(1.0)
-        base_gm, base_players = len(gm.frames), len(players.frames)
-        with open(os.devnull, "w") as quiet:
-            for n in range(changes):
-                stdout = sys.stdout
-                sys.stdout = quiet
-                try:
-                    run_cli(["--db", db, "damage", name, "1"])
-                finally:
-                    sys.stdout = stdout
-                done = time.perf_counter()
-                if _wait(gm, base_gm + n + 1, 60):
-                    at, size = gm.frames[base_gm + n]
-                    out["gm_s"].append(at - done)
-                    out["gm_bytes"].append(size)
-                if _wait(players, base_players + n + 1, 120):
-                    at, size = players.frames[base_players + n]
-                    out["players_s"].append(at - done)
-                    out["players_bytes"].append(size)
-        out["tap_s"] = taps(port, token, changes)
+        readers = {pages[audience]: Reader(port, "/events", "state", "more"),
+                   "the GM's console": Reader(port, f"/gm/events?token={token}", "change")}
+        _quiet(list(readers.values()), 1.0)
+        with LogFile(db) as log_file:
+            enc = log_file.open()
+            name, branch = enc.view().combatants[0].name, enc.branch
+            other = next(b for b in enc.branches() if b != branch)
+        on = branch  # the branch the GM's console plays on
+        amended = 0
+        for label, how, words in [*[CHANGES[0]] * (changes - 1), *CHANGES]:
+            with LogFile(db) as log_file:
+                head = log_file.open(None, on).head().event_id
+            amended = head if label == "amend" else amended
+            words = [w.format(name=name, branch=branch, other=other, head=head, past=changes + 2, amended=amended)
+                     for w in words]
+            before = {page: len(r.frames) for page, r in readers.items()}
+            if how == "tap":
+                started = time.perf_counter()
+                reply = _call(port, token, "POST", "/gm/run", {"words": words, "branch": on, "head": head})
+                assert reply["code"] == 0, reply
+                if words[0] == "switch":
+                    on = words[1]
+            else:
+                with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
+                    assert run_cli(["--db", db, *words]) == 0, words
+                started = time.perf_counter()
+            for page, reader in readers.items():
+                if label == "amend" and page == pages["players"]:
+                    continue  # the amend's branch is not the one the players' page is served (pinned) on
+                deadline = time.monotonic() + 120
+                while len(reader.frames) <= before[page] and time.monotonic() < deadline:
+                    time.sleep(0.002)
+                if len(reader.frames) > before[page]:
+                    at, size = reader.frames[before[page]]
+                    got = out.setdefault(f"{label}|{page}", {"s": [], "bytes": []})
+                    got["s"].append(at - started)
+                    got["bytes"].append(size)
+            _quiet(list(readers.values()), 1.5)
+        if audience == "players":
+            out["tap|a tap answered"] = {"s": taps(port, token, changes), "bytes": []}
     finally:
         server.terminate()
         server.wait(30)
     return out
 
 
+def _call(port: int, token: str, method: str, path: str, body: object = None) -> dict[str, Any]:
+    import json
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    conn.request(method, path, body=json.dumps(body) if body is not None else None,
+                 headers={"X-Skirmish-Token": token, "Content-Type": "application/json"})
+    data: dict[str, Any] = json.loads(conn.getresponse().read())
+    conn.close()
+    return data
+
+
 def taps(port: int, token: str, count: int) -> list[float]:
     """A tap's round trip: `damage NAME 1` posted by the GM's page to its answer with the
     new board, while the players' stream is sent its change by the same server."""
-    import json
-
-    def call(method: str, path: str, body: object = None) -> dict[str, Any]:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
-        conn.request(method, path, body=json.dumps(body) if body is not None else None,
-                     headers={"X-Skirmish-Token": token, "Content-Type": "application/json"})
-        data: dict[str, Any] = json.loads(conn.getresponse().read())
-        conn.close()
-        return data
-
-    board = call("GET", "/gm/state")["frame"]["board"]
+    board = _call(port, token, "GET", "/gm/state")["frame"]["board"]
     name = board["combatants"][0]["name"]
     took = []
     for _ in range(count):
         started = time.perf_counter()
-        reply = call("POST", "/gm/run", {"words": ["damage", name, "1"], "branch": board["branch"], "head": board["head"]})
+        reply = _call(port, token, "POST", "/gm/run", {"words": ["damage", name, "1"], "branch": board["branch"], "head": board["head"]})
         took.append(time.perf_counter() - started)
         assert reply["code"] == 0, reply
         board = reply["frame"]["board"]
         time.sleep(0.5)
+    return took
+
+
+def folds(db: str) -> list[tuple[str, str, float, int]]:
+    """The live data's own work for each change, in this process (no server, no poll): the
+    GM's (GMLive) and the players' (PlayersLive) ``extend`` after each change of CHANGES
+    made by the command line (a switch here moves the file's current branch, which these
+    data follow when not pinned), its seconds of CPU and the change's bytes; and the data
+    built whole, for scale."""
+    from skirmish.cli.main import run_cli
+    from skirmish.projections.engine import LogFile
+    from skirmish.projections.page import data as page_data
+    from skirmish.projections.page.shell import json_for_script
+
+    out = []
+    with LogFile(db) as log_file:
+        enc = log_file.open()
+        name, branch = enc.view().combatants[0].name, enc.branch
+        other = next(b for b in enc.branches() if b != branch)
+        kept: dict[str, Any] = {}
+        for audience, kind in (("gm", page_data.GMLive), ("players", page_data.PlayersLive)):
+            started = time.process_time()
+            kept[audience] = kind(log_file.open(), page_data.Bands())
+            out.append(("built whole", audience, time.process_time() - started, len(json_for_script(kept[audience].data))))
+    amended = 0
+    for label, _, words in CHANGES:
+        with LogFile(db) as log_file:
+            head = log_file.open().head().event_id
+        amended = head if label == "amend" else amended
+        words = [w.format(name=name, branch=branch, other=other, head=head, past=3, amended=amended) for w in words]
+        with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
+            assert run_cli(["--db", db, *words]) == 0, words
+        for audience, live in kept.items():
+            with LogFile(db) as log_file:
+                started = time.process_time()
+                change = live.extend(log_file.open())
+                took = time.process_time() - started
+            out.append((label, audience, took, len(json_for_script(change if change is not None else live.data))))
+    return out
+
+
+def painted(db: str, script: str, audience: str, changes: int) -> list[float]:
+    """In Chromium (Debian's, by Playwright): the seconds from a command's commit to the
+    served page (``--for`` the audience) showing its event at the head: the frame's way
+    and page.js folding it in."""
+    from playwright.sync_api import sync_playwright
+
+    from skirmish.cli.main import run_cli
+    from skirmish.projections.engine import LogFile
+
+    port = _free_port()
+    options = ["--for", "gm"] if audience == "gm" else []
+    server = subprocess.Popen([script, "--db", db, "serve", "--port", str(port), *options],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    took = []
+    try:
+        with LogFile(db) as log_file:
+            name = log_file.open().view().combatants[0].name
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+                                        args=["--no-sandbox", "--disable-gpu"])
+            tab = browser.new_page(viewport={"width": 1280, "height": 800})
+            tab.set_default_timeout(600_000)
+            deadline = time.monotonic() + 300
+            while True:
+                try:
+                    tab.goto(f"http://127.0.0.1:{port}/")
+                    break
+                except Exception:  # noqa: BLE001 - not listening yet
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(1)
+            tab.wait_for_function("document.getElementById('live').textContent.includes('following')")
+            time.sleep(3)
+            for _ in range(changes):
+                with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
+                    assert run_cli(["--db", db, "damage", name, "1"]) == 0
+                done = time.perf_counter()
+                with LogFile(db) as log_file:
+                    head = log_file.open().head().event_id
+                tab.wait_for_function(f"document.getElementById('position').textContent.startsWith('#{head} ')",
+                                      polling=10)
+                took.append(time.perf_counter() - done)
+                time.sleep(4)  # the GM's digest frame, folded too, before the next
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(30)
     return took
 
 
@@ -239,21 +375,50 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.gm_live", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10k,100k", help="comma-separated, e.g. 10k,100k")
     parser.add_argument("--dir", help="where the logs are (or go); default: a temporary directory")
-    parser.add_argument("--changes", type=int, default=5, help="changes recorded per size")
+    parser.add_argument("--changes", type=int, default=3, help="commands recorded per size (then one of each other change)")
+    parser.add_argument("--for", dest="audiences", default="players,gm", help="the served versions: players, gm or both")
+    parser.add_argument("--skirmish", default=str(Path(sys.executable).parent / "skirmish"),
+                        help="the skirmish command that serves (another checkout's, for a figure before a change)")
+    parser.add_argument("--folds", action="store_true", help="only the live data's own work for each change, in this process")
+    parser.add_argument("--paint", action="store_true", help="only a command's commit to its event shown in Chromium")
     args = parser.parse_args(argv)
     workdir = Path(args.dir or tempfile.mkdtemp(prefix="skirmish-gm-live-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    print(f"{'log':>6} {'GM page: s':>11} {'bytes':>8} {'players: s':>11} {'bytes':>10} {'a tap: s':>9}")
+    if args.paint:
+        print(f"{'log':>6} {'page':<8} {'s':>7}")
+        for label in args.sizes.split(","):
+            for audience in args.audiences.split(","):
+                played = workdir / f"painted-{label}-{audience}.db"
+                shutil.copy(workdir / f"skirmish-{label}.db", played)
+                took = painted(str(played), args.skirmish, audience, args.changes)
+                print(f"{label:>6} {audience:<8} {statistics.median(took):>7.3f}", flush=True)
+        return
+    if args.folds:
+        print(f"{'log':>6} {'change':<12} {'data':<8} {'CPU s':>7} {'bytes':>10}")
+        for label in args.sizes.split(","):
+            played = workdir / f"folded-{label}.db"
+            shutil.copy(workdir / f"skirmish-{label}.db", played)
+            for change, audience, cpu, sent in folds(str(played)):
+                print(f"{label:>6} {change:<12} {audience:<8} {cpu:>7.3f} {sent:>10}", flush=True)
+        return
+    print(f"{'log':>6} {'change':<12} {'page':<20} {'s':>7} {'bytes':>10}")
     for label in args.sizes.split(","):
         db = workdir / f"skirmish-{label}.db"
         if not db.exists():
             print(f"{label}: generating {db}", file=sys.stderr, flush=True)
             store, _ = generate(str(db), _count(label))
             store.close()
-        got = measure(str(db), args.changes)
-        med = {k: statistics.median(v) if v else float("nan") for k, v in got.items()}
-        print(f"{label:>6} {med['gm_s']:>11.3f} {med['gm_bytes']:>8.0f} {med['players_s']:>11.3f} {med['players_bytes']:>10.0f} {med['tap_s']:>9.3f}")
-    print("(medians: a change's commit to the frame read off each stream; a tap's post to its answer)")
+        for audience in args.audiences.split(","):
+            played = workdir / f"played-{label}-{audience}.db"  # each served version on its own copy
+            shutil.copy(db, played)
+            for suffix in ("-wal", "-shm"):
+                Path(str(played) + suffix).unlink(missing_ok=True)
+            for key, got in measure(str(played), args.changes, audience, args.skirmish).items():
+                change, page = key.split("|")
+                seconds = statistics.median(got["s"]) if got["s"] else float("nan")
+                size = f"{statistics.median(got['bytes']):.0f}" if got["bytes"] else "-"
+                print(f"{label:>6} {change:<12} {page:<20} {seconds:>7.3f} {size:>10}", flush=True)
+    print("(medians: a change's commit, or a tap's post, to the first frame read off each page's stream)")
     print(f"\n{'sample':<20} {'lines':>5} {'taps':>5} {'CLI keys':>9}")
     for sample, lines, taps, keys in turns():
         print(f"{sample:<20} {lines:>5} {taps:>5} {keys:>9}")

@@ -11,12 +11,22 @@ between changes (:class:`~skirmish.projections.page.data.PlayersLive`), and a ch
 carries the branch on down its path (a command, a redo) is one ``more`` frame: the new
 events the players are told of, the strings they use, and what else moved (the notes, the
 bands, the branch's head), made by the same step and policy as the whole page. A change
-that moved the path under the page (an undo, an amend, another branch) is one ``state``
-frame: the whole data again, built once and sent to every page. Frames carry an id; a page
+that moved the path under the page (an undo, a switch to another branch or an amend's) is
+one ``more`` frame too: how many events the page keeps (``back``, up to where the paths
+meet) and the new path's after it. Another encounter is one ``state`` frame: the whole
+data again, built once and sent to every page. Frames carry an id; a page
 that reconnects (a phone that slept) sends the last it had (``Last-Event-ID``, or
 ``?since=`` for the first connection, the id its page was built at) and is sent the frames
-it missed, or the whole data when one of them was whole or they are no longer kept. The
-GM's version (``serve --for gm``, every branch) is sent whole at each change.
+it missed, or the whole data when one of them was whole or they are no longer kept.
+
+The GM's version (``serve --for gm``, every branch) is live and incremental too
+(:class:`~skirmish.projections.page.data.GMLive`): its data never loses an event, so a
+command, a note, a rename, a new branch or an amend is a ``more`` frame of the new events
+(each folded from the fold at its parent) and what else moved, and an undo, a redo or a
+switch one of the branches and their heads. It is whole again only for another encounter
+or a file read afresh. Its verify digest reads the whole log: after a change it is worked
+out again in another process (the machine's other core), and sent as a frame of its own
+when it is of the log as it stands.
 
 Every request's Host header is checked (:class:`HostCheck`): an address (127.0.0.1, a LAN
 address a phone types) or ``localhost`` is served, any other name is refused. A page
@@ -29,8 +39,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
+import json
 import os
 import secrets
+import subprocess
 import sys
 import threading
 from collections import deque
@@ -44,7 +56,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from skirmish.projections.page import data as page_data, shell as page_shell
-from skirmish.projections.engine import LogFile
+from skirmish.projections.engine import Encounter, LogFile
 
 POLL = 0.2  # seconds between looks at the file
 TICK = 0.05  # seconds between looks at a stream's frames (a change reaches a page within 300 ms)
@@ -81,7 +93,9 @@ class Follower:
         self._data: dict[str, Any] | None = None
         self._live: page_data.PlayersLive | None = None
         self._whole: tuple[int, bytes] = (0, b"")  # the whole data as JSON at a version, made when asked
-        self._gm_plain = b""  # the GM's version: its data as JSON without the stream's address
+        self._gm: page_data.GMLive | None = None  # the GM's version, kept between changes
+        self._digest_asked: int | None = None  # the encounter whose verify digest is to be worked out again
+        self._digesting: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
         self.thread.start()
@@ -97,8 +111,8 @@ class Follower:
         """The whole data as JSON (safe in a script element, and one SSE line) and the frame
         it stands at: encoded once a version, when a page first asks for it."""
         with self._lock:
-            if self._data is None:  # the GM's version keeps only its JSON (_build); else not built yet
-                return self._whole if self._whole[1] else (0, b"")
+            if self._data is None:  # not built yet
+                return (0, b"")
             if self._whole[0] != self.version or not self._whole[1]:
                 data = {**self._data, "live": f"{EVENTS}?since={self.run}.{self.version}"}
                 self._whole = (self.version, page_shell.json_for_script(data))
@@ -110,14 +124,7 @@ class Follower:
         with self._lock:
             self.encounter = enc.row.name
             if self.audience != "players":
-                # Kept as its JSON alone: the data as Python objects is many times its size.
-                data = page_data.build(enc, self.audience, self.bands)
-                plain = page_shell.json_for_script(data)
-                if plain != self._gm_plain:
-                    self._gm_plain = plain
-                    self._frame(None)
-                    data["live"] = f"{EVENTS}?since={self.run}.{self.version}"
-                    self._whole = (self.version, page_shell.json_for_script(data))
+                self._build_gm(enc)
                 return
             try:
                 change = None if self._live is None else self._live.extend(enc)
@@ -131,6 +138,52 @@ class Follower:
                 self._frame(None)
             elif change:
                 self._frame(page_shell.json_for_script(change))
+
+    def _build_gm(self, enc: Encounter) -> None:
+        try:
+            change = None if self._gm is None else self._gm.extend(enc)
+            if self._gm is None:
+                self._gm = page_data.GMLive(enc, self.bands)
+        except BaseException:
+            self._gm = None  # half folded: the next look builds it whole
+            raise
+        if change is None:
+            self._data = self._gm.data
+            self._frame(None)
+        elif change:
+            self._frame(page_shell.json_for_script(change))
+        # The verify digest reads the whole log: worked out again apart (:meth:`_digest`)
+        # after each commit to the file (one that changed nothing shown may have edited a
+        # row: a log that no longer verifies is said on the terminal), and sent as a change
+        # of its own; a page built whole has it.
+        self._digest_asked = enc.row.id if change is not None else None
+
+    def _digest(self, log_file: LogFile) -> None:
+        """The GM's version: the log's verify digest worked out anew in another process
+        (eventlog/verifying.py, on the other core) after a change, and sent to the pages
+        when it is of the log as it stands (its rows counted alike: else a change came
+        meanwhile, which asked for it again)."""
+        job = self._digesting
+        if job is not None:
+            if job.poll() is None:
+                return
+            self._digesting = None
+            out, err = job.communicate()
+            if job.returncode > 0:  # a log that does not verify (its one line), or the check failed
+                said = err.decode(errors="replace").strip().splitlines()
+                self._report(f"cannot verify {self.db}: {said[-1] if said else f'exit code {job.returncode}'}")
+            elif job.returncode == 0 and self._gm is not None:
+                answer = json.loads(out)
+                if tuple(answer["counts"]) == tuple(log_file.open(*self.pins).counts()):
+                    with self._lock:
+                        change = self._gm.digested(str(answer["digest"]))
+                        if change:
+                            self._frame(page_shell.json_for_script(change))
+        if self._digest_asked is not None:
+            self._digesting = subprocess.Popen(
+                [sys.executable, "-m", "skirmish.eventlog.verifying", self.db, str(self._digest_asked)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            self._digest_asked = None
 
     def _frame(self, change: bytes | None) -> None:
         self.version += 1
@@ -182,12 +235,17 @@ class Follower:
                         if self.error:
                             self.say(f"reading {self.db} again")
                         self.error = ""
+                    if self.audience != "players":
+                        self._digest(log_file)
                 except Exception as exc:  # noqa: BLE001 - said on the terminal and the page, the server stays up
                     self._report(f"cannot read {self.db}: {type(exc).__name__}: {exc}")
                     seen = None  # look again at the next tick
                 self.ready.set()
                 self.stopping.wait(POLL)
         finally:
+            if self._digesting is not None:
+                self._digesting.kill()
+                self._digesting.wait()
             if log_file is not None:
                 log_file.close()
 

@@ -13,6 +13,7 @@ Two audiences: the GM's data is everything; the players' data is what the player
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -35,7 +36,7 @@ from skirmish.projections.ruleset import Harm
 from skirmish.projections.policy import Audience, Bands, Players, Sight, Told, audience, bands, explanation_lines, names_any
 from skirmish.projections.view import Combatant, Gauge, Own, View
 
-__all__ = ["Audience", "Bands", "audience", "bands", "build", "event_count"]  # cli/ reads these here
+__all__ = ["Audience", "Bands", "GMLive", "PlayersLive", "audience", "bands", "build", "event_count"]  # cli/ reads these here
 
 FORMAT = 1  # the shape of the page's data (page.js reads it)
 
@@ -331,9 +332,12 @@ class _Pass:
     """One pass down the branches' events: what every path's fold shares (the strings,
     the keys, the entries made), and the step that turns one event into the page's entry."""
 
-    def __init__(self, enc: Encounter, players: Players | None, cut: int, forks: set[int]) -> None:
+    def __init__(self, enc: Encounter, players: Players | None, cut: int, forks: set[int], every: int = 0) -> None:
         self.players, self.cut, self.forks = players, cut, forks
         self.kept: dict[int, _PageFold] = {}
+        # Past each multiple of ``every`` ids down a path, its fold is kept too (0: none): the
+        # GM's live data folds an event off a past one (an amend) from the nearest (GMLive).
+        self.every = every
         self.texts: dict[int, str] = {}  # the commands of the events the page steps through (the GM's page shows them)
         # Each entry's view delta encoded as it is made: a long fight's deltas as Python dicts
         # took ten times the page's size.
@@ -349,6 +353,8 @@ class _Pass:
 
     def step(self, rec: Recorded, state: Any, fold: _PageFold) -> None:
         players, names, cut, forks, kept = self.players, self.names, self.cut, self.forks, self.kept
+        if self.every and rec.id // self.every != (fold.last or 0) // self.every:
+            forks = {*forks, rec.id}  # a checkpoint: kept below as a fork is
         text_cmd, body = self.commands.of(rec.command_id)
         tag, who = str(body.get("type", "")), body.get("who")
         who = who if isinstance(who, str) else None
@@ -418,7 +424,7 @@ class _Pass:
 
 def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Callable[[int], None], most: int,
            chain_digest: Callable[[], str],
-           keep: Callable[[_Pass, _PageFold, _Branch, set[int]], None] | None = None) -> dict[str, Any]:
+           keep: Callable[[_Pass, _PageFold, _Branch, set[int]], None] | None = None, every: int = 0) -> dict[str, Any]:
     bands = bands or Bands()
     players = Players(bands.party) if audience == "players" else None
     branches = _branches(enc)
@@ -431,7 +437,9 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
     if total > most:  # the page steps through the last ``most`` of them, whatever branch holds them
         cut = _nth_id([run for b in branches for run in b.path.between(b.start, b.path.deepest)], total - most)
     forks = {b.split for b in branches if b.split is not None}
-    run = _Pass(enc, players, cut, forks)
+    if every:  # the GM's live data: the fold at each branch's head kept too, to go on from
+        forks |= {b.head for b in branches}
+    run = _Pass(enc, players, cut, forks, every)
     heads: dict[str, int] = {}  # a players' branch ends at the last event they are told of
     fold = _PageFold(Attribution(enc.ruleset), {}, Sight(bands))
     for b in branches:
@@ -502,10 +510,19 @@ class PlayersLive:
     amend, an undo past what is kept: the path changed under the page) is built whole
     again. The policy is the one :func:`build` applies: the increment is made by the same
     step, from the same fold. After an undo the data may hold strings and keys no event
-    uses any more (a page ignores them); a page built whole again holds none."""
+    uses any more (a page ignores them); a page built whole again holds none.
+
+    A head elsewhere on the encounter's tree (an undo past the heads kept, a `switch` tapped
+    on the GM's page, to an amend's branch say) is a change too: the page keeps its events
+    up to where the two paths meet (``back``), and the new path's events after it are folded
+    from the fold kept nearest above that point (one past each multiple of :attr:`EVERY` ids,
+    or a head's), so the work is bounded by what changed, not by the log. Whole again only
+    for another encounter, paths that meet before the summarised part ends, or more than
+    :attr:`WALK` events to fold."""
 
     WALK = 2_000  # events walked back from the new head looking for the old one; past it, whole again
     MARKS = 256  # heads kept to step back to
+    EVERY = 512  # a fold kept past each multiple of this many ids down the path
 
     def __init__(self, enc: Encounter, bands: Bands) -> None:
         self.bands = bands
@@ -515,8 +532,9 @@ class PlayersLive:
         kept: list[tuple[_Pass, _PageFold, _Branch, set[int]]] = []
         with enc.verifying(aside=False) as chain_digest:
             self.data = _build(enc, "players", self.bands, lambda _: None, MOST_EVENTS, chain_digest,
-                               keep=lambda *held: kept.append(held))
+                               keep=lambda *held: kept.append(held), every=self.EVERY)
         self.run, self.fold, branch, self.told = kept[0]
+        self.ids = sorted(self.told)  # each entry's id, in the page's order
         self.encounter, self.branch = enc.row.name, branch.name
         self.head = branch.head  # the last event folded, told to the players or not
         self.last_id = max(self.told, default=0)  # the last entry the page holds (its steps go on from it)
@@ -538,6 +556,9 @@ class PlayersLive:
             head = enc.head().event_id
             if self._same_table(enc) and head < self.head and head in self._marks:
                 return self._back(enc, head)
+            moved = self._elsewhere(enc) if enc.row.name == self.encounter else None
+            if moved is not None:
+                return moved
             self._whole(enc)
             return None
         if first == 0:
@@ -553,6 +574,7 @@ class PlayersLive:
         self.head = head
         new = run.entries
         self.told.update(e.id for e in new)
+        self.ids.extend(e.id for e in new)
         for entry in new:  # as steps from the entry the page holds last (the players' carry no command)
             entry.id, self.last_id = entry.id - self.last_id, entry.id
         change: dict[str, Any] = {}
@@ -588,9 +610,67 @@ class PlayersLive:
         for later in [h for h in self._marks if h > head]:  # no longer on the path
             del self._marks[later]
         del self.data["events"][count:]
+        del self.ids[count:]
         self.told = {i for i in self.told if i <= head}  # ids grow down a path
         self.data["branches"][0]["head"] = self.fold.last if self.fold.last is not None else head
         return self._moved(enc, {"back": count, "branches": self.data["branches"]})
+
+    def _elsewhere(self, enc: Encounter) -> dict[str, Any] | None:
+        """To a head off the path the data holds (see the class): the entries up to where
+        the paths meet kept, the new path's after it folded; None where it cannot."""
+        head = enc.head().event_id
+        run = self.run
+        old, path = enc.runs(self.head), enc.runs(head)
+        shared = _common(old.runs, path.runs)
+        meet = path.at(shared - 1) if shared else None
+        if meet is None or meet < run.cut or path.deepest - shared >= self.WALK:
+            return None
+        depth = shared - 1  # the fold nearest above the meeting point, or the root's
+        fold: _PageFold | None = None
+        while fold is None:
+            at = path.at(depth)
+            if at in self._marks:
+                fold = _copy(self._marks[at][0])
+            elif at in run.kept:
+                fold = _copy(run.kept[at])
+            elif depth == 0:
+                depth = -1  # from the root
+                fold = _PageFold(Attribution(enc.ruleset), {}, Sight(self.bands))
+            elif shared - depth > self.WALK:
+                return None
+            else:
+                depth -= 1
+        count = bisect.bisect_right(self.ids, meet)
+        data = self.data
+        del data["events"][count:]
+        del self.ids[count:]
+        self.last_id = self.ids[-1] if self.ids else 0
+        self.told = {i for i in self.told if i <= meet}
+        for later in [h for h in self._marks if h > meet]:  # on the old path only
+            del self._marks[later]
+        run.reading(enc)
+        run.names.path = fold.keys
+        run.entries = []
+        strings_before = len(run.strings.table)
+        if depth < path.deepest:
+            for rec, state in enc.replay(head, start=path.at(depth + 1)):
+                run.step(rec, state, fold)
+        new = [e for e in run.entries if e.id > meet]  # those up to it the page holds
+        self.fold, self.head, self.encounter, self.branch = fold, head, enc.row.name, enc.branch
+        self.told.update(e.id for e in new)
+        self.ids.extend(e.id for e in new)
+        for entry in new:
+            entry.id, self.last_id = entry.id - self.last_id, entry.id
+        data["events"].extend(new)
+        data["current"] = enc.branch
+        data["branches"] = [{"name": enc.branch, "head": fold.last if fold.last is not None else head,
+                             "split": None, "from": None}]
+        data["figures"] = [label(name) for name in run.names.figures]
+        data["unit"] = data["unit"] or run.unit
+        self._mark()
+        return self._moved(enc, {"back": count, "events": new, "strings": run.strings.table[strings_before:],
+                                 "branches": data["branches"], "current": data["current"],
+                                 "figures": data["figures"], "unit": data["unit"]})
 
     def _same_table(self, enc: Encounter) -> bool:
         return enc.row.name == self.encounter and enc.branch == self.branch
@@ -613,6 +693,136 @@ class PlayersLive:
             below = at
             at = enc.event(at).parent
         return None
+
+
+class GMLive:
+    """The GM's page data (every branch) kept between changes, for `serve --for gm`. The
+    data holds events, never loses one: a command, a note, a rename, a new branch or an
+    amend (events made off a past one) folds only the new events, each from the fold at
+    its parent, and :meth:`extend` gives what a page adds to its data (the new entries, as
+    steps from the last one it holds, the strings and commands they add) with what else
+    moved (the branches and their heads, the current one, the notes, the end, the
+    figures); an undo, a redo or a switch moves heads only, and the change is the branch
+    list. The fold at a past event is the one kept at each branch's head, at each fork, or
+    past each multiple of :attr:`EVERY` ids down a path, carried on to it: an amend at the
+    first event of a long fight folds at most that many events again. Built whole again
+    (None) for another encounter, a log read afresh, or a change it cannot place: a path
+    that meets no event the data holds within :attr:`WALK` events, or new events older
+    than its last (a redo of events undone before the data was built). Events an undo
+    left on no branch stay in the data (the page walks from the heads and never reaches
+    them). The verify digest is the whole log's: made with the data, then set anew by the
+    caller (:meth:`digested`), which works it out apart (cli/live.py)."""
+
+    WALK = 2_000  # new events folded in one change; past it, whole again
+    EVERY = 512  # a fold kept past each multiple of this many ids down a path
+    HEADS = 64  # folds kept at the heads branches stood at (an undo then a command goes on from one)
+
+    def __init__(self, enc: Encounter, bands: Bands) -> None:
+        self.bands = bands
+        self._whole(enc)
+
+    def _whole(self, enc: Encounter) -> None:
+        kept: list[tuple[_Pass, int, int, set[int]]] = []
+
+        def keep(run: _Pass, _fold: _PageFold, _branch: _Branch, held: set[int]) -> None:
+            last = run.entries[-1] if run.entries else None  # before its id becomes a step
+            kept.append((run, last.id if last else 0, last.command if last else 0, held))
+
+        with enc.verifying(aside=True) as chain_digest:  # as build: the chain verified on the other core
+            self.data = _build(enc, "gm", self.bands, lambda _: None, MOST_EVENTS, chain_digest, keep=keep,
+                               every=self.EVERY)
+        self.run, self.last_id, self.last_command, self.held = kept[0]
+        self.encounter = enc.row.name
+        self.heads: dict[int, _PageFold] = {}
+
+    def extend(self, enc: Encounter) -> dict[str, Any] | None:
+        """What a page adds to its data for what changed since (empty: nothing it shows),
+        or None: the data was built whole again (:attr:`data`), the page is sent that."""
+        if enc.row.name != self.encounter:
+            self._whole(enc)
+            return None
+        run, data = self.run, self.data
+        run.reading(enc)
+        strings_before = len(run.strings.table)
+        new: list[Entry] = []
+        for head in sorted({h.event_id for h in enc.branches().values()} | {enc.head().event_id}):
+            if head in self.held:
+                continue
+            made = self._fold_to(enc, head)
+            if made is None:
+                self._whole(enc)
+                return None
+            new.extend(made)
+        change: dict[str, Any] = {}
+        if new:
+            new.sort(key=lambda e: e.id)
+            commands = {}
+            for entry in new:
+                commands[str(entry.command)] = run.texts[entry.command]
+                entry.id, self.last_id = entry.id - self.last_id, entry.id
+                entry.command, self.last_command = entry.command - self.last_command, entry.command
+            data["events"].extend(new)
+            data["commands"].update(commands)
+            data["figures"] = [label(name) for name in run.names.figures]
+            data["unit"] = data["unit"] or run.unit
+            change.update(events=new, strings=run.strings.table[strings_before:], commands=commands,
+                          figures=data["figures"], unit=data["unit"])
+            if data["summarised"] is not None:  # a path begun anew past the cut (an amend before it)
+                change["summarised"] = data["summarised"]
+        branches = _branches(enc)
+        listed = [{"name": b.name, "head": b.head, "split": b.split, "from": b.source} for b in branches]
+        if listed != data["branches"] or branches[0].name != data["current"]:
+            change["branches"] = data["branches"] = listed
+            change["current"] = data["current"] = branches[0].name
+        notes = _notes(notes_shown(enc), "gm")
+        if notes != data["notes"]:
+            change["notes"] = data["notes"] = notes
+        ended = _ended(enc)
+        if ended != data.get("ended", {}):
+            change["ended"] = data["ended"] = ended
+        return change
+
+    def digested(self, digest: str) -> dict[str, Any]:
+        """The change a page is sent for the log's verify digest worked out anew (empty: the same)."""
+        if digest == self.data["digest"]:
+            return {}
+        self.data["digest"] = digest
+        return {"digest": digest}
+
+    def _fold_to(self, enc: Encounter, head: int) -> list[Entry] | None:
+        """The entries of the events down to ``head`` the data does not hold, folded from
+        the nearest fold kept on its path; None where that cannot be placed (see the class)."""
+        run, kept = self.run, self.run.kept
+        path: list[int] = []  # from ``head`` up to the event after the fold it goes on from
+        at: int | None = head
+        while at is not None and at not in self.held and at >= run.cut:  # an event summarised: held, in its way
+            if len(path) >= self.WALK:
+                return None
+            path.append(at)
+            at = enc.event(at).parent
+        if at is None or path[-1] < self.last_id:
+            return None  # a path from the root the data never held, or events older than its last
+        # Where the path meets the data: the nearest fold kept at or above it.
+        start = at
+        while at is not None and at not in kept and at not in self.heads:
+            if len(path) >= self.WALK + 2 * self.EVERY:
+                return None
+            path.append(at)
+            at = enc.event(at).parent
+        if at is None:
+            fold = _PageFold(Attribution(enc.ruleset), {}, Sight(self.bands))
+        else:
+            fold = _copy(self.heads.get(at) or kept[at])
+        run.names.path = fold.keys
+        run.entries = []
+        for rec, state in enc.replay(head, start=path[-1]):
+            run.step(rec, state, fold)
+        made = [e for e in run.entries if e.id > start]  # the events between held already
+        self.held.update(e.id for e in made)
+        self.heads[head] = _copy(fold)
+        while len(self.heads) > self.HEADS:
+            del self.heads[next(iter(self.heads))]
+        return made
 
 
 def _board(names: _Names, view: View, fold: _PageFold, players: Players | None) -> dict[str, Any]:

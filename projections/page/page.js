@@ -21,13 +21,20 @@
   }
   function clear(n) { while (n.firstChild) n.removeChild(n.firstChild); return n; }
 
+  var lastId = 0, lastCmd = 0; // the last entry read: a change's entries are steps from it
+
   function load(data) {
     D = data; S = D.strings; byId = new Map();
-    var id = 0, cmd = 0;
-    D.events.forEach(function (e) {
-      id += e[0];
-      if (D.audience === "gm") cmd += e[2];
-      byId.set(id, { id: id, parent: e[1] === null ? null : id - e[1], cmd: cmd, text: S[e[3]], d: e[4],
+    lastId = lastCmd = 0;
+    read(D.events);
+  }
+
+  function read(events) {
+    events.forEach(function (e) {
+      lastId += e[0];
+      if (D.audience === "gm") lastCmd += e[2];
+      var id = lastId;
+      byId.set(id, { id: id, parent: e[1] === null ? null : id - e[1], cmd: lastCmd, text: S[e[3]], d: e[4],
                      x: e[5], h: e[6] ? [String(e[6][0]), e[6][1], e[6][2] == null ? null : String(e[6][2]), e[6][3] || 0] : null });
     });
   }
@@ -68,6 +75,8 @@
   }
   function clone(st) { return JSON.parse(JSON.stringify(st)); }
 
+  var tip = null, chartTimer = null; // the board after the path's last event; a chart to draw again
+
   function select(name) {
     branch = branchNamed(name);
     path = walk(branch.head);
@@ -79,10 +88,46 @@
       points.add(st, path[i], i);
       if (i % KEYFRAME === 0) frames.push(clone(st));
     }
+    tip = st;
     var range = $("scrub");
     range.max = String(Math.max(0, path.length - 1));
     drawForks();
+    if (chartTimer) { clearTimeout(chartTimer); chartTimer = null; }
     drawChart(points);
+  }
+
+  // A live change that carries the branch shown on down its path (a command, a redo): the
+  // new events folded on the board the page holds, and the chart (which spans the whole
+  // path) drawn again just after the board is shown. False: the path changed under the
+  // page (an undo, another branch), which select folds again.
+  function extend(name) {
+    if (!branch || branch.name !== name || !tip || !path.length) return false;
+    var b = branchNamed(name), end = path[path.length - 1].id, added = [], ev = byId.get(b.head);
+    while (ev && ev.id > end) { added.push(ev); ev = ev.parent === null ? null : byId.get(ev.parent); }
+    if (!ev || ev.id !== end) return false;
+    branch = b;
+    for (var i = added.length - 1; i >= 0; i--) {
+      path.push(added[i]);
+      apply(tip, added[i]);
+      var n = path.length - 1;
+      if (n % KEYFRAME === 0) frames.push(clone(tip));
+      if (endedAt < 0 && D.ended && String(added[i].id) in D.ended) endedAt = n;
+    }
+    $("scrub").max = String(Math.max(0, path.length - 1));
+    drawForks();
+    if (added.length) chartLater();
+    return true;
+  }
+
+  function chartLater() {
+    if (chartTimer) clearTimeout(chartTimer);
+    chartTimer = setTimeout(function () {
+      chartTimer = null;
+      var st = empty(path[0]), points = chartPoints();
+      for (var i = 0; i < path.length; i++) { apply(st, path[i]); points.add(st, path[i], i); }
+      drawChart(points);
+      moveCursor();
+    }, 50);
   }
 
   function stateAt(i) {
@@ -365,12 +410,17 @@
   }
 
   function start(data, position) {
-    var keep = branch ? branch.name : null;
     load(data);
+    redraw(position);
+  }
+
+  function redraw(position, live) {
+    var keep = branch ? branch.name : null;
     header();
     // The players' version holds the current branch alone: no picker, no list of others.
     $("branches").hidden = $("branch-pick").hidden = D.audience === "players";
-    select(keep && D.branches.some(function (b) { return b.name === keep; }) ? keep : D.current);
+    var name = keep && D.branches.some(function (b) { return b.name === keep; }) ? keep : D.current;
+    if (!live || !extend(name)) select(name);
     drawBranches();
     show(position === null ? path.length - 1 : position);
   }
@@ -418,18 +468,24 @@
       connection = "open";
       liveStatus();
     });
-    // A change down the branch (cli/live.py): the new events, as steps from the last one
-    // the page holds, the strings they add, and whatever else moved; folded into the data.
-    // An undo to a head the page held: how many events it keeps, and what else moved.
+    // A change (cli/live.py): the new events, as steps from the last one the page holds,
+    // the strings they add, and whatever else moved (the branches and their heads: the
+    // GM's undo, redo, switch); folded into the data. The players' undo to a head the page
+    // held: how many events it keeps, and what else moved.
     source.addEventListener("more", function (e) {
-      var change = JSON.parse(e.data);
-      if ("back" in change) D.events = D.events.slice(0, change.back); // an undo: the events after dropped
-      if (change.events) D.events = D.events.concat(change.events);
-      if (change.strings) D.strings = D.strings.concat(change.strings);
-      ["branches", "figures", "unit", "notes", "ended", "bands"].forEach(function (key) {
+      var change = JSON.parse(e.data), whole = "back" in change;
+      if (whole) D.events = D.events.slice(0, change.back); // an undo: the events after dropped, read again
+      // Added in place (a long fight's page holds 100,000 of them): only the new ones are read.
+      (change.strings || []).forEach(function (text) { D.strings.push(text); });
+      (change.events || []).forEach(function (entry) { D.events.push(entry); });
+      // The GM's version: the new events' commands added; the current branch, the summary
+      // and the verify digest as they stand now.
+      if (change.commands) D.commands = Object.assign({}, D.commands, change.commands);
+      ["branches", "figures", "unit", "notes", "ended", "bands", "current", "summarised", "digest"].forEach(function (key) {
         if (key in change) D[key] = change[key];
       });
-      start(D, at >= path.length - 1 ? null : at);
+      if (whole) load(D); else read(change.events || []);
+      redraw(at >= path.length - 1 ? null : at, !whole);
       connection = "open";
       liveStatus();
     });

@@ -1,7 +1,7 @@
 """The players' stream is incremental (issue 25; cli/live.py, projections/page/data.py
 PlayersLive): a change down the branch sends the new events and what else moved, folded
-into the page as page.js folds it; the path moved under the page (an undo) sends the whole
-data once; a page that reconnects catches up from its Last-Event-ID; and no frame carries
+into the page as page.js folds it; the path moved under the page (an undo) sends what the
+page keeps and the new path after it; a page that reconnects catches up from its Last-Event-ID; and no frame carries
 what the players' policy withholds."""
 
 from __future__ import annotations
@@ -218,7 +218,7 @@ def names(data: dict[str, Any]) -> set[str]:
     return {row["n"] for row in board.values()}
 
 
-def test_commands_and_undos_send_changes_and_an_undo_past_them_the_whole_page(bridge: Path) -> None:
+def test_commands_and_undos_send_changes_even_an_undo_past_the_heads_held(bridge: Path) -> None:
     db = str(bridge)
     with serving(db) as served:  # at #3, the Orc's add
         stream = served.stream()
@@ -228,7 +228,7 @@ def test_commands_and_undos_send_changes_and_an_undo_past_them_the_whole_page(br
             (["undo"], "more", 40),  # back to #3, a head the server held
             (["redo"], "more", 35),
             (["undo"], "more", 40),
-            (["undo"], "state", 40),  # back to #2, before any head it held: the whole page
+            (["undo"], "more", 40),  # back to #2, before any head it held: still a change (the page keeps #1, #2)
         ]
         for n, (words, kind, hits) in enumerate(expected):
             assert run_cli(["--db", db, *words]) == 0

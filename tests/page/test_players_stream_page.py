@@ -1,5 +1,5 @@
 """The players' page in Chromium folds the stream's frames (page.js): a command's change,
-an undo's step back, a redo, and an undo past what the server held (the whole page), each
+an undo's step back, a redo, and an undo past what the server held (what the page keeps), each
 shown on the board as the command line's `state` has it."""
 
 from __future__ import annotations
