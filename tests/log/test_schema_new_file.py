@@ -115,3 +115,20 @@ def test_an_older_file_is_still_migrated_through_sqlite_utils(tmp_path: Path) ->
     new_kinds = [(t, n, tb, sql) for t, n, tb, _page, sql in _master(new)]
     assert older_kinds == new_kinds
     assert _record(path)[:2] == _record(new)[:2]
+
+
+def test_import_into_a_new_file_does_not_import_sqlite_utils(tmp_path: Path) -> None:
+    """`skirmish import` into a free path: the new file made the fast way, the log imported."""
+    export = Path(__file__).parents[1] / "fixtures" / "exports" / "bridge-ambush.jsonl"
+    path = tmp_path / "imported.db"
+    code = ("import sys; from skirmish.cli.main import run_cli; "
+            f"code = run_cli(['--db', {str(path)!r}, 'import', {str(export)!r}]); "
+            "print(code, 'sqlite_utils' in sys.modules, file=sys.stderr)")
+    err = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stderr
+    assert err.strip().splitlines()[-1] == "0 False"
+    conn = connect(str(path), create=False)
+    try:
+        assert conn.execute("SELECT count(*) FROM events").fetchone()[0] == 83
+        assert schema.missing(conn) == []
+    finally:
+        conn.close()
