@@ -41,70 +41,70 @@ class _Executes(Protocol):
 
 def _event_tree(db: _Executes) -> None:
     db.execute("""
-        CREATE TABLE encounters (
-            id INTEGER PRIMARY KEY,
-            name TEXT NOT NULL UNIQUE,
-            ruleset TEXT NOT NULL,
-            created_at TEXT NOT NULL
-        )""")
+            CREATE TABLE encounters (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL UNIQUE,
+                ruleset TEXT NOT NULL,
+                created_at TEXT NOT NULL
+            )""")
     db.execute("""
-        CREATE TABLE commands (
-            id INTEGER PRIMARY KEY,
-            encounter_id INTEGER NOT NULL REFERENCES encounters(id),
-            branch TEXT NOT NULL,
-            text TEXT NOT NULL,
-            body TEXT NOT NULL,
-            recorded_at TEXT NOT NULL,
-            hash TEXT NOT NULL
-        )""")
+            CREATE TABLE commands (
+                id INTEGER PRIMARY KEY,
+                encounter_id INTEGER NOT NULL REFERENCES encounters(id),
+                branch TEXT NOT NULL,
+                text TEXT NOT NULL,
+                body TEXT NOT NULL,
+                recorded_at TEXT NOT NULL,
+                hash TEXT NOT NULL
+            )""")
     db.execute("""
-        CREATE TABLE events (
-            id INTEGER PRIMARY KEY,
-            encounter_id INTEGER NOT NULL REFERENCES encounters(id),
-            parent_id INTEGER REFERENCES events(id),
-            command_id INTEGER NOT NULL REFERENCES commands(id),
-            kind TEXT NOT NULL,
-            version INTEGER NOT NULL,
-            body TEXT NOT NULL,
-            recorded_at TEXT NOT NULL,
-            hash TEXT NOT NULL
-        )""")
+            CREATE TABLE events (
+                id INTEGER PRIMARY KEY,
+                encounter_id INTEGER NOT NULL REFERENCES encounters(id),
+                parent_id INTEGER REFERENCES events(id),
+                command_id INTEGER NOT NULL REFERENCES commands(id),
+                kind TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                body TEXT NOT NULL,
+                recorded_at TEXT NOT NULL,
+                hash TEXT NOT NULL
+            )""")
     db.execute("CREATE INDEX events_by_parent ON events(parent_id)")
     db.execute("CREATE INDEX events_by_encounter ON events(encounter_id, id)")
     db.execute("""
-        CREATE TABLE head_moves (
-            id INTEGER PRIMARY KEY,
-            encounter_id INTEGER NOT NULL REFERENCES encounters(id),
-            branch TEXT NOT NULL,
-            seq INTEGER NOT NULL,
-            from_event INTEGER REFERENCES events(id),
-            to_event INTEGER NOT NULL REFERENCES events(id),
-            reason TEXT NOT NULL,
-            command_id INTEGER NOT NULL REFERENCES commands(id),
-            recorded_at TEXT NOT NULL,
-            hash TEXT NOT NULL,
-            UNIQUE (encounter_id, branch, seq)
-        )""")
+            CREATE TABLE head_moves (
+                id INTEGER PRIMARY KEY,
+                encounter_id INTEGER NOT NULL REFERENCES encounters(id),
+                branch TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                from_event INTEGER REFERENCES events(id),
+                to_event INTEGER NOT NULL REFERENCES events(id),
+                reason TEXT NOT NULL,
+                command_id INTEGER NOT NULL REFERENCES commands(id),
+                recorded_at TEXT NOT NULL,
+                hash TEXT NOT NULL,
+                UNIQUE (encounter_id, branch, seq)
+            )""")
     db.execute("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     for table in IMMUTABLE_TABLES:
         for verb in ("UPDATE", "DELETE"):
             db.execute(f"""
-                CREATE TRIGGER {table}_refuse_{verb.lower()}
-                BEFORE {verb} ON {table}
-                BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END""")
+                    CREATE TRIGGER {table}_refuse_{verb.lower()}
+                    BEFORE {verb} ON {table}
+                    BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END""")
     # Readable views for sqlite-utils, Datasette and the sqlite3 shell.
     db.execute("""
-        CREATE VIEW branches AS
-        SELECT e.name AS encounter, m.branch, m.to_event AS head, m.seq AS moves
-        FROM head_moves m JOIN encounters e ON e.id = m.encounter_id
-        WHERE m.seq = (SELECT max(seq) FROM head_moves
-                       WHERE encounter_id = m.encounter_id AND branch = m.branch)""")
+            CREATE VIEW branches AS
+            SELECT e.name AS encounter, m.branch, m.to_event AS head, m.seq AS moves
+            FROM head_moves m JOIN encounters e ON e.id = m.encounter_id
+            WHERE m.seq = (SELECT max(seq) FROM head_moves
+                           WHERE encounter_id = m.encounter_id AND branch = m.branch)""")
     db.execute("""
-        CREATE VIEW timeline AS
-        SELECT ev.id, e.name AS encounter, ev.parent_id AS parent, ev.kind,
-               c.text AS command, ev.body, ev.recorded_at
-        FROM events ev JOIN encounters e ON e.id = ev.encounter_id
-        JOIN commands c ON c.id = ev.command_id""")
+            CREATE VIEW timeline AS
+            SELECT ev.id, e.name AS encounter, ev.parent_id AS parent, ev.kind,
+                   c.text AS command, ev.body, ev.recorded_at
+            FROM events ev JOIN encounters e ON e.id = ev.encounter_id
+            JOIN commands c ON c.id = ev.command_id""")
 
 def _readable_views(db: _Executes) -> None:
     # `timeline` decodes the fields most events share (who, action, target, the
@@ -113,55 +113,55 @@ def _readable_views(db: _Executes) -> None:
     # encounter, with the declarations made in their name.
     db.execute("DROP VIEW timeline")
     db.execute("""
-        CREATE VIEW timeline AS
-        WITH RECURSIVE tip(branch, event_id) AS (
-            SELECT m.branch, m.to_event FROM head_moves m
-            WHERE m.seq = (SELECT max(seq) FROM head_moves
-                           WHERE encounter_id = m.encounter_id AND branch = m.branch)
-            UNION ALL
-            SELECT tip.branch, e.parent_id FROM tip JOIN events e ON e.id = tip.event_id
-            WHERE e.parent_id IS NOT NULL
-        ),
-        held AS (SELECT event_id, group_concat(branch, ', ') AS branches FROM tip GROUP BY event_id)
-        SELECT ev.id, e.name AS encounter, held.branches, ev.parent_id AS parent, ev.kind,
-               coalesce(json_extract(ev.body, '$.who'),
-                        CASE ev.kind WHEN 'combatant-added' THEN json_extract(ev.body, '$.name') END) AS who,
-               json_extract(ev.body, '$.action') AS action,
-               json_extract(ev.body, '$.target') AS target,
-               coalesce(json_extract(ev.body, '$.outcome'),
-                        CASE ev.kind WHEN 'note-added' THEN json_extract(ev.body, '$.text') END) AS text,
-               c.text AS command, ev.body, ev.recorded_at
-        FROM events ev JOIN encounters e ON e.id = ev.encounter_id
-        JOIN commands c ON c.id = ev.command_id
-        LEFT JOIN held ON held.event_id = ev.id""")
+            CREATE VIEW timeline AS
+            WITH RECURSIVE tip(branch, event_id) AS (
+                SELECT m.branch, m.to_event FROM head_moves m
+                WHERE m.seq = (SELECT max(seq) FROM head_moves
+                               WHERE encounter_id = m.encounter_id AND branch = m.branch)
+                UNION ALL
+                SELECT tip.branch, e.parent_id FROM tip JOIN events e ON e.id = tip.event_id
+                WHERE e.parent_id IS NOT NULL
+            ),
+            held AS (SELECT event_id, group_concat(branch, ', ') AS branches FROM tip GROUP BY event_id)
+            SELECT ev.id, e.name AS encounter, held.branches, ev.parent_id AS parent, ev.kind,
+                   coalesce(json_extract(ev.body, '$.who'),
+                            CASE ev.kind WHEN 'combatant-added' THEN json_extract(ev.body, '$.name') END) AS who,
+                   json_extract(ev.body, '$.action') AS action,
+                   json_extract(ev.body, '$.target') AS target,
+                   coalesce(json_extract(ev.body, '$.outcome'),
+                            CASE ev.kind WHEN 'note-added' THEN json_extract(ev.body, '$.text') END) AS text,
+                   c.text AS command, ev.body, ev.recorded_at
+            FROM events ev JOIN encounters e ON e.id = ev.encounter_id
+            JOIN commands c ON c.id = ev.command_id
+            LEFT JOIN held ON held.event_id = ev.id""")
     db.execute("""
-        CREATE VIEW combatants AS
-        SELECT e.name AS encounter, json_extract(ev.body, '$.name') AS name,
-               json_extract(ev.body, '$.side') AS side, json_extract(ev.body, '$.stats') AS stats,
-               ev.id AS added_at,
-               (SELECT count(*) FROM commands c
-                WHERE c.encounter_id = ev.encounter_id AND json_extract(c.body, '$.type') = 'declare'
-                  AND lower(json_extract(c.body, '$.who')) = lower(json_extract(ev.body, '$.name'))
-               ) AS declarations,
-               (SELECT count(*) FROM events x
-                WHERE x.encounter_id = ev.encounter_id
-                  AND json_extract(x.body, '$.who') = json_extract(ev.body, '$.name')) AS events
-        FROM events ev JOIN encounters e ON e.id = ev.encounter_id
-        WHERE ev.kind = 'combatant-added'""")
+            CREATE VIEW combatants AS
+            SELECT e.name AS encounter, json_extract(ev.body, '$.name') AS name,
+                   json_extract(ev.body, '$.side') AS side, json_extract(ev.body, '$.stats') AS stats,
+                   ev.id AS added_at,
+                   (SELECT count(*) FROM commands c
+                    WHERE c.encounter_id = ev.encounter_id AND json_extract(c.body, '$.type') = 'declare'
+                      AND lower(json_extract(c.body, '$.who')) = lower(json_extract(ev.body, '$.name'))
+                   ) AS declarations,
+                   (SELECT count(*) FROM events x
+                    WHERE x.encounter_id = ev.encounter_id
+                      AND json_extract(x.body, '$.who') = json_extract(ev.body, '$.name')) AS events
+            FROM events ev JOIN encounters e ON e.id = ev.encounter_id
+            WHERE ev.kind = 'combatant-added'""")
 
 def _snapshots(db: _Executes) -> None:
     # A cache of folded states, not part of the log: no append-only triggers, no hash
     # chain. ``depth`` is the event's distance from the root, which decides where the
     # next snapshot falls on a path whatever branch the path belongs to.
     db.execute("""
-        CREATE TABLE snapshots (
-            event_id INTEGER NOT NULL REFERENCES events(id),
-            projection TEXT NOT NULL,
-            version INTEGER NOT NULL,
-            depth INTEGER NOT NULL,
-            state BLOB NOT NULL,
-            PRIMARY KEY (event_id, projection, version)
-        ) WITHOUT ROWID""")
+            CREATE TABLE snapshots (
+                event_id INTEGER NOT NULL REFERENCES events(id),
+                projection TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                depth INTEGER NOT NULL,
+                state BLOB NOT NULL,
+                PRIMARY KEY (event_id, projection, version)
+            ) WITHOUT ROWID""")
 
 def _lookups(db: _Executes) -> None:
     # Without these, every append (the encounter's latest head move, which its hash
@@ -192,51 +192,51 @@ def _flat(db: _Executes) -> None:
     # A migration is history: the view's columns are stated again, as 0002 left them.
     db.execute("DROP VIEW timeline")
     db.execute(f"""
-        CREATE VIEW timeline AS
-        WITH RECURSIVE heads AS ({_BRANCHES}),
-        runs(encounter_id, branch, low, high) AS (
-            SELECT e.id, heads.branch, (SELECT max(j.id) FROM events j INDEXED BY events_jumps
-                                        WHERE j.parent_id IS NOT j.id - 1 AND j.id <= heads.head), heads.head
-            FROM heads JOIN encounters e ON e.name = heads.encounter
-            UNION ALL
-            SELECT runs.encounter_id, runs.branch,
-                   (SELECT max(j.id) FROM events j INDEXED BY events_jumps
-                    WHERE j.parent_id IS NOT j.id - 1 AND j.id <= p.parent_id), p.parent_id
-            FROM runs JOIN events p ON p.id = runs.low WHERE p.parent_id IS NOT NULL
-        )
-        SELECT ev.id, e.name AS encounter,
-               (SELECT group_concat(runs.branch, ', ') FROM runs
-                WHERE runs.low = (SELECT max(j.id) FROM events j INDEXED BY events_jumps
-                                  WHERE j.parent_id IS NOT j.id - 1 AND j.id <= ev.id)
-                  AND runs.high >= ev.id AND runs.encounter_id = ev.encounter_id) AS branches,
-               ev.parent_id AS parent, ev.kind,
-               coalesce(json_extract(ev.body, '$.who'),
-                        CASE ev.kind WHEN 'combatant-added' THEN json_extract(ev.body, '$.name') END) AS who,
-               json_extract(ev.body, '$.action') AS action,
-               json_extract(ev.body, '$.target') AS target,
-               coalesce(json_extract(ev.body, '$.outcome'),
-                        CASE ev.kind WHEN 'note-added' THEN json_extract(ev.body, '$.text') END) AS text,
-               c.text AS command, ev.body, ev.recorded_at
-        FROM events ev JOIN encounters e ON e.id = ev.encounter_id
-        JOIN commands c ON c.id = ev.command_id""")
+            CREATE VIEW timeline AS
+            WITH RECURSIVE heads AS ({_BRANCHES}),
+            runs(encounter_id, branch, low, high) AS (
+                SELECT e.id, heads.branch, (SELECT max(j.id) FROM events j INDEXED BY events_jumps
+                                            WHERE j.parent_id IS NOT j.id - 1 AND j.id <= heads.head), heads.head
+                FROM heads JOIN encounters e ON e.name = heads.encounter
+                UNION ALL
+                SELECT runs.encounter_id, runs.branch,
+                       (SELECT max(j.id) FROM events j INDEXED BY events_jumps
+                        WHERE j.parent_id IS NOT j.id - 1 AND j.id <= p.parent_id), p.parent_id
+                FROM runs JOIN events p ON p.id = runs.low WHERE p.parent_id IS NOT NULL
+            )
+            SELECT ev.id, e.name AS encounter,
+                   (SELECT group_concat(runs.branch, ', ') FROM runs
+                    WHERE runs.low = (SELECT max(j.id) FROM events j INDEXED BY events_jumps
+                                      WHERE j.parent_id IS NOT j.id - 1 AND j.id <= ev.id)
+                      AND runs.high >= ev.id AND runs.encounter_id = ev.encounter_id) AS branches,
+                   ev.parent_id AS parent, ev.kind,
+                   coalesce(json_extract(ev.body, '$.who'),
+                            CASE ev.kind WHEN 'combatant-added' THEN json_extract(ev.body, '$.name') END) AS who,
+                   json_extract(ev.body, '$.action') AS action,
+                   json_extract(ev.body, '$.target') AS target,
+                   coalesce(json_extract(ev.body, '$.outcome'),
+                            CASE ev.kind WHEN 'note-added' THEN json_extract(ev.body, '$.text') END) AS text,
+                   c.text AS command, ev.body, ev.recorded_at
+            FROM events ev JOIN encounters e ON e.id = ev.encounter_id
+            JOIN commands c ON c.id = ev.command_id""")
     # Each count in one pass over the log, not one pass a combatant.
     db.execute("DROP VIEW combatants")
     db.execute("""
-        CREATE VIEW combatants AS
-        WITH declared AS (
-            SELECT encounter_id, lower(json_extract(body, '$.who')) AS who, count(*) AS n FROM commands
-            WHERE json_extract(body, '$.type') = 'declare' GROUP BY 1, 2
-        ),
-        named AS (
-            SELECT encounter_id, json_extract(body, '$.who') AS who, count(*) AS n FROM events GROUP BY 1, 2
-        )
-        SELECT e.name AS encounter, json_extract(ev.body, '$.name') AS name,
-               json_extract(ev.body, '$.side') AS side, json_extract(ev.body, '$.stats') AS stats,
-               ev.id AS added_at, coalesce(d.n, 0) AS declarations, coalesce(x.n, 0) AS events
-        FROM events ev INDEXED BY events_by_kind JOIN encounters e ON e.id = ev.encounter_id
-        LEFT JOIN declared d ON d.encounter_id = ev.encounter_id AND d.who = lower(json_extract(ev.body, '$.name'))
-        LEFT JOIN named x ON x.encounter_id = ev.encounter_id AND x.who = json_extract(ev.body, '$.name')
-        WHERE ev.kind = 'combatant-added'""")
+            CREATE VIEW combatants AS
+            WITH declared AS (
+                SELECT encounter_id, lower(json_extract(body, '$.who')) AS who, count(*) AS n FROM commands
+                WHERE json_extract(body, '$.type') = 'declare' GROUP BY 1, 2
+            ),
+            named AS (
+                SELECT encounter_id, json_extract(body, '$.who') AS who, count(*) AS n FROM events GROUP BY 1, 2
+            )
+            SELECT e.name AS encounter, json_extract(ev.body, '$.name') AS name,
+                   json_extract(ev.body, '$.side') AS side, json_extract(ev.body, '$.stats') AS stats,
+                   ev.id AS added_at, coalesce(d.n, 0) AS declarations, coalesce(x.n, 0) AS events
+            FROM events ev INDEXED BY events_by_kind JOIN encounters e ON e.id = ev.encounter_id
+            LEFT JOIN declared d ON d.encounter_id = ev.encounter_id AND d.who = lower(json_extract(ev.body, '$.name'))
+            LEFT JOIN named x ON x.encounter_id = ev.encounter_id AND x.who = json_extract(ev.body, '$.name')
+            WHERE ev.kind = 'combatant-added'""")
 
 
 # The migrations in order, by the names recorded in the file.

@@ -132,3 +132,24 @@ def test_import_into_a_new_file_does_not_import_sqlite_utils(tmp_path: Path) -> 
         assert schema.missing(conn) == []
     finally:
         conn.close()
+
+
+def test_new_file_states_the_first_migration_as_an_earlier_skirmish_wrote_it(tmp_path: Path) -> None:
+    """tests/fixtures/bridge-ambush.db was made by an earlier skirmish at schema 1: the tables,
+    indexes and triggers of 0001 that no later migration replaced are in a new file word for
+    word (a statement reworded or re-indented in the code would show here)."""
+    fixture = Path(__file__).parents[1] / "fixtures" / "bridge-ambush.db"
+    conn = sqlite3.connect(f"file:{fixture}?mode=ro", uri=True)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        earlier = {(t, n): sql for t, n, sql in conn.execute(
+            "SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'index', 'trigger') "
+            "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%migrations%'")}
+    finally:
+        conn.close()
+    new = tmp_path / "new.db"
+    _fast_way(new)
+    made = {(t, n): sql for t, n, _tb, _page, sql in _master(new)}
+    assert len(earlier) == 5 + 2 + 4 * 2  # four log tables and settings, two indexes, two triggers a log table
+    for key, sql in earlier.items():
+        assert made[key] == sql, key
