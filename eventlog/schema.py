@@ -18,25 +18,27 @@ with nothing but sqlite3.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from skirmish.eventlog.errors import StoreError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Protocol
+
     import sqlite_utils
 
     from skirmish.eventlog.connection import Connection
 
+    # Only for the type checker: every command imports this module, none needs the class.
+    class _Executes(Protocol):
+        """What a migration uses of its database: sqlite-utils' Database, or a plain sqlite3
+        connection where a new file is made without sqlite-utils (`_make_new`)."""
+
+        def execute(self, sql: str, /) -> Any: ...
+
+
 IMMUTABLE_TABLES = ("encounters", "commands", "events", "head_moves")
-
-
-class _Executes(Protocol):
-    """What a migration uses of its database: sqlite-utils' Database, or a plain sqlite3
-    connection where a new file is made without sqlite-utils (`_make_new`)."""
-
-    def execute(self, sql: str, /) -> Any: ...
-
 
 
 def _event_tree(db: _Executes) -> None:
