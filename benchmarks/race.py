@@ -10,8 +10,11 @@ sides of one group end apart. Every contender that writes is given its own copy 
 Groups, at each size: the full replay of the generated fight and of the upkeep-heavy one;
 the state at past events; commands at the table (skirmish beside the peer appending the
 events skirmish decided, and beside the peer doing skirmish's work: get from its snapshot,
-decide, save); bulk appends; and a table command as a whole process against the
-interpreter's own start. ``before``: an interpreter with another skirmish installed (a
+decide, save); bulk appends (`skirmish import` and the peer's saves into a new store, each
+timed as its whole job from the same point: making the new store, its schema and the lazy
+imports that needs included on both sides; the peer's reading of its source, handed to it
+decoded, is left out, the import's reading of its file is not); and a table command as a
+whole process against the interpreter's own start. ``before``: an interpreter with another skirmish installed (a
 wheel of an earlier commit), raced in the same rounds.
 """
 

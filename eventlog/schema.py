@@ -23,28 +23,33 @@ from typing import TYPE_CHECKING
 from skirmish.eventlog.errors import StoreError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Protocol
+
     import sqlite_utils
 
     from skirmish.eventlog.connection import Connection
 
+    # Only for the type checker: every command imports this module, none needs the class.
+    class _Executes(Protocol):
+        """What a migration uses of its database: sqlite-utils' Database, or a plain sqlite3
+        connection where a new file is made without sqlite-utils (`_make_new`)."""
+
+        def execute(self, sql: str, /) -> Any: ...
+
+
 IMMUTABLE_TABLES = ("encounters", "commands", "events", "head_moves")
 
 
-def _migration_set() -> sqlite_utils.Migrations:
-    from sqlite_utils import Migrations
-
-    migrations = Migrations("skirmish")
-
-    @migrations(name="0001_event_tree")
-    def event_tree(db: sqlite_utils.Database) -> None:
-        db.execute("""
+def _event_tree(db: _Executes) -> None:
+    db.execute("""
             CREATE TABLE encounters (
                 id INTEGER PRIMARY KEY,
                 name TEXT NOT NULL UNIQUE,
                 ruleset TEXT NOT NULL,
                 created_at TEXT NOT NULL
             )""")
-        db.execute("""
+    db.execute("""
             CREATE TABLE commands (
                 id INTEGER PRIMARY KEY,
                 encounter_id INTEGER NOT NULL REFERENCES encounters(id),
@@ -54,7 +59,7 @@ def _migration_set() -> sqlite_utils.Migrations:
                 recorded_at TEXT NOT NULL,
                 hash TEXT NOT NULL
             )""")
-        db.execute("""
+    db.execute("""
             CREATE TABLE events (
                 id INTEGER PRIMARY KEY,
                 encounter_id INTEGER NOT NULL REFERENCES encounters(id),
@@ -66,9 +71,9 @@ def _migration_set() -> sqlite_utils.Migrations:
                 recorded_at TEXT NOT NULL,
                 hash TEXT NOT NULL
             )""")
-        db.execute("CREATE INDEX events_by_parent ON events(parent_id)")
-        db.execute("CREATE INDEX events_by_encounter ON events(encounter_id, id)")
-        db.execute("""
+    db.execute("CREATE INDEX events_by_parent ON events(parent_id)")
+    db.execute("CREATE INDEX events_by_encounter ON events(encounter_id, id)")
+    db.execute("""
             CREATE TABLE head_moves (
                 id INTEGER PRIMARY KEY,
                 encounter_id INTEGER NOT NULL REFERENCES encounters(id),
@@ -82,35 +87,34 @@ def _migration_set() -> sqlite_utils.Migrations:
                 hash TEXT NOT NULL,
                 UNIQUE (encounter_id, branch, seq)
             )""")
-        db.execute("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        for table in IMMUTABLE_TABLES:
-            for verb in ("UPDATE", "DELETE"):
-                db.execute(f"""
+    db.execute("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    for table in IMMUTABLE_TABLES:
+        for verb in ("UPDATE", "DELETE"):
+            db.execute(f"""
                     CREATE TRIGGER {table}_refuse_{verb.lower()}
                     BEFORE {verb} ON {table}
                     BEGIN SELECT RAISE(ABORT, '{table} are append-only'); END""")
-        # Readable views for sqlite-utils, Datasette and the sqlite3 shell.
-        db.execute("""
+    # Readable views for sqlite-utils, Datasette and the sqlite3 shell.
+    db.execute("""
             CREATE VIEW branches AS
             SELECT e.name AS encounter, m.branch, m.to_event AS head, m.seq AS moves
             FROM head_moves m JOIN encounters e ON e.id = m.encounter_id
             WHERE m.seq = (SELECT max(seq) FROM head_moves
                            WHERE encounter_id = m.encounter_id AND branch = m.branch)""")
-        db.execute("""
+    db.execute("""
             CREATE VIEW timeline AS
             SELECT ev.id, e.name AS encounter, ev.parent_id AS parent, ev.kind,
                    c.text AS command, ev.body, ev.recorded_at
             FROM events ev JOIN encounters e ON e.id = ev.encounter_id
             JOIN commands c ON c.id = ev.command_id""")
 
-    @migrations(name="0002_readable_views")
-    def readable_views(db: sqlite_utils.Database) -> None:
-        # `timeline` decodes the fields most events share (who, action, target, the
-        # outcome or a note's text) and names the branches whose history holds each
-        # event (NULL: undone, on no branch). `combatants` lists who joined each
-        # encounter, with the declarations made in their name.
-        db.execute("DROP VIEW timeline")
-        db.execute("""
+def _readable_views(db: _Executes) -> None:
+    # `timeline` decodes the fields most events share (who, action, target, the
+    # outcome or a note's text) and names the branches whose history holds each
+    # event (NULL: undone, on no branch). `combatants` lists who joined each
+    # encounter, with the declarations made in their name.
+    db.execute("DROP VIEW timeline")
+    db.execute("""
             CREATE VIEW timeline AS
             WITH RECURSIVE tip(branch, event_id) AS (
                 SELECT m.branch, m.to_event FROM head_moves m
@@ -132,7 +136,7 @@ def _migration_set() -> sqlite_utils.Migrations:
             FROM events ev JOIN encounters e ON e.id = ev.encounter_id
             JOIN commands c ON c.id = ev.command_id
             LEFT JOIN held ON held.event_id = ev.id""")
-        db.execute("""
+    db.execute("""
             CREATE VIEW combatants AS
             SELECT e.name AS encounter, json_extract(ev.body, '$.name') AS name,
                    json_extract(ev.body, '$.side') AS side, json_extract(ev.body, '$.stats') AS stats,
@@ -147,12 +151,11 @@ def _migration_set() -> sqlite_utils.Migrations:
             FROM events ev JOIN encounters e ON e.id = ev.encounter_id
             WHERE ev.kind = 'combatant-added'""")
 
-    @migrations(name="0003_snapshots")
-    def snapshots(db: sqlite_utils.Database) -> None:
-        # A cache of folded states, not part of the log: no append-only triggers, no hash
-        # chain. ``depth`` is the event's distance from the root, which decides where the
-        # next snapshot falls on a path whatever branch the path belongs to.
-        db.execute("""
+def _snapshots(db: _Executes) -> None:
+    # A cache of folded states, not part of the log: no append-only triggers, no hash
+    # chain. ``depth`` is the event's distance from the root, which decides where the
+    # next snapshot falls on a path whatever branch the path belongs to.
+    db.execute("""
             CREATE TABLE snapshots (
                 event_id INTEGER NOT NULL REFERENCES events(id),
                 projection TEXT NOT NULL,
@@ -162,37 +165,35 @@ def _migration_set() -> sqlite_utils.Migrations:
                 PRIMARY KEY (event_id, projection, version)
             ) WITHOUT ROWID""")
 
-    @migrations(name="0004_lookups_that_stay_flat")
-    def lookups(db: sqlite_utils.Database) -> None:
-        # Without these, every append (the encounter's latest head move, which its hash
-        # chains to), undo (a command's first event) and every command (the current branch:
-        # the latest start or switch) scan the log, and slow down as it grows.
-        db.execute("CREATE INDEX head_moves_by_encounter ON head_moves(encounter_id, id)")
-        db.execute("CREATE INDEX events_by_command ON events(command_id, id)")
-        # An event whose parent is not the event just before it starts a new run of the
-        # path it is on (the root, the first append after an undo or on a branch). Only
-        # those are indexed: a path is read as a few runs of ids (see `path`).
-        db.execute("CREATE INDEX events_jumps ON events(id) WHERE parent_id IS NOT id - 1")
-        db.execute(
-            "CREATE INDEX head_moves_switches ON head_moves(encounter_id, id) "
-            "WHERE reason IN ('start', 'switch')"
-        )
+def _lookups(db: _Executes) -> None:
+    # Without these, every append (the encounter's latest head move, which its hash
+    # chains to), undo (a command's first event) and every command (the current branch:
+    # the latest start or switch) scan the log, and slow down as it grows.
+    db.execute("CREATE INDEX head_moves_by_encounter ON head_moves(encounter_id, id)")
+    db.execute("CREATE INDEX events_by_command ON events(command_id, id)")
+    # An event whose parent is not the event just before it starts a new run of the
+    # path it is on (the root, the first append after an undo or on a branch). Only
+    # those are indexed: a path is read as a few runs of ids (see `path`).
+    db.execute("CREATE INDEX events_jumps ON events(id) WHERE parent_id IS NOT id - 1")
+    db.execute(
+        "CREATE INDEX head_moves_switches ON head_moves(encounter_id, id) "
+        "WHERE reason IN ('start', 'switch')"
+    )
 
-    @migrations(name="0005_flat_at_a_million")
-    def flat(db: sqlite_utils.Database) -> None:
-        # The notes (and any one kind of event) without a scan of the log; the branches in
-        # the order they were made (each one's first head move is its seq 1) without a
-        # scan of every head move.
-        db.execute("CREATE INDEX events_by_kind ON events(encounter_id, kind, id)")
-        db.execute("CREATE INDEX head_moves_branch_starts ON head_moves(encounter_id, id) WHERE seq = 1")
-        # The views, read as the store reads: a branch's head is one lookup, and which
-        # branches hold an event comes from their paths' runs of ids (eventlog/shape.py),
-        # walked over the jumps, never event by event from every head to the root.
-        db.execute("DROP VIEW branches")
-        db.execute(f"CREATE VIEW branches AS {_BRANCHES}")
-        # A migration is history: the view's columns are stated again, as 0002 left them.
-        db.execute("DROP VIEW timeline")
-        db.execute(f"""
+def _flat(db: _Executes) -> None:
+    # The notes (and any one kind of event) without a scan of the log; the branches in
+    # the order they were made (each one's first head move is its seq 1) without a
+    # scan of every head move.
+    db.execute("CREATE INDEX events_by_kind ON events(encounter_id, kind, id)")
+    db.execute("CREATE INDEX head_moves_branch_starts ON head_moves(encounter_id, id) WHERE seq = 1")
+    # The views, read as the store reads: a branch's head is one lookup, and which
+    # branches hold an event comes from their paths' runs of ids (eventlog/shape.py),
+    # walked over the jumps, never event by event from every head to the root.
+    db.execute("DROP VIEW branches")
+    db.execute(f"CREATE VIEW branches AS {_BRANCHES}")
+    # A migration is history: the view's columns are stated again, as 0002 left them.
+    db.execute("DROP VIEW timeline")
+    db.execute(f"""
             CREATE VIEW timeline AS
             WITH RECURSIVE heads AS ({_BRANCHES}),
             runs(encounter_id, branch, low, high) AS (
@@ -220,9 +221,9 @@ def _migration_set() -> sqlite_utils.Migrations:
                    c.text AS command, ev.body, ev.recorded_at
             FROM events ev JOIN encounters e ON e.id = ev.encounter_id
             JOIN commands c ON c.id = ev.command_id""")
-        # Each count in one pass over the log, not one pass a combatant.
-        db.execute("DROP VIEW combatants")
-        db.execute("""
+    # Each count in one pass over the log, not one pass a combatant.
+    db.execute("DROP VIEW combatants")
+    db.execute("""
             CREATE VIEW combatants AS
             WITH declared AS (
                 SELECT encounter_id, lower(json_extract(body, '$.who')) AS who, count(*) AS n FROM commands
@@ -239,6 +240,23 @@ def _migration_set() -> sqlite_utils.Migrations:
             LEFT JOIN named x ON x.encounter_id = ev.encounter_id AND x.who = json_extract(ev.body, '$.name')
             WHERE ev.kind = 'combatant-added'""")
 
+
+# The migrations in order, by the names recorded in the file.
+_MIGRATIONS: tuple[tuple[str, Callable[[_Executes], None]], ...] = (
+    ("0001_event_tree", _event_tree),
+    ("0002_readable_views", _readable_views),
+    ("0003_snapshots", _snapshots),
+    ("0004_lookups_that_stay_flat", _lookups),
+    ("0005_flat_at_a_million", _flat),
+)
+
+
+def _migration_set() -> sqlite_utils.Migrations:
+    from sqlite_utils import Migrations
+
+    migrations = Migrations("skirmish")
+    for name, fn in _MIGRATIONS:
+        migrations(name=name)(fn)
     return migrations
 
 
@@ -312,10 +330,6 @@ def prepare(conn: Connection) -> None:
 
 
 def _migrate(conn: Connection) -> None:
-    import sqlite3
-
-    import sqlite_utils
-
     if conn.file != ":memory:":
         # WAL lets readers run beside the one writer. The mode is kept in the file, so
         # it is set once, here, and a read-only file can still be read later.
@@ -326,7 +340,40 @@ def _migrate(conn: Connection) -> None:
         if conn.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
             return
         try:
-            _migration_set().apply(sqlite_utils.Database(conn))
+            if conn.execute("SELECT EXISTS (SELECT 1 FROM sqlite_master)").fetchone()[0]:
+                import sqlite_utils
+
+                _migration_set().apply(sqlite_utils.Database(conn))
+            else:
+                _make_new(conn)
         except sqlite3.OperationalError as exc:
             raise StoreError(f"{conn.file} cannot be migrated: {exc}") from exc
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+# The migration record as sqlite-utils' Migrations makes it (its table and unique index,
+# word for word), so a file made by `_make_new` is one sqlite-utils migrates on.
+_RECORD_TABLE = (
+    'CREATE TABLE "_sqlite_migrations" (\n   "id" INTEGER PRIMARY KEY,\n   "migration_set" TEXT,\n'
+    '   "name" TEXT,\n   "applied_at" TEXT\n)'
+)
+_RECORD_INDEX = (
+    'CREATE UNIQUE INDEX "idx__sqlite_migrations_migration_set_name"\n'
+    '    ON "_sqlite_migrations" ("migration_set", "name")'
+)
+
+
+def _make_new(conn: Connection) -> None:
+    """A new, empty file's schema without importing sqlite-utils: the migrations' own DDL run
+    in their order on the plain connection, with the same record of each, in the same order,
+    that sqlite-utils would write (tests/eventlog/test_schema_new_file.py compares the two)."""
+    import datetime
+
+    conn.execute(_RECORD_TABLE)
+    conn.execute(_RECORD_INDEX)
+    for name, fn in _MIGRATIONS:
+        fn(conn)
+        conn.execute(
+            "INSERT INTO _sqlite_migrations (migration_set, name, applied_at) VALUES ('skirmish', ?, ?)",
+            (name, str(datetime.datetime.now(datetime.timezone.utc))),
+        )
