@@ -1342,6 +1342,19 @@ class ApCountdown(GoesDown, Rules[ApState]):
 
     def describe(self, event: Event) -> str:
         match event:
+            # The upkeep's ticks first: most of a long fight's events (the cases are of
+            # distinct event types, so their order changes no line).
+            case UpkeepTick(step=step, who=who, effect=effect, change=change, rounds_left=left, removed=removed,
+                            reason=reason):
+                if step == "bleeding":
+                    return f"Upkeep: {who} bleeds {-change} hits"
+                if step == "environment":
+                    return f"Upkeep: {reason}"
+                if removed:
+                    return f"Upkeep: {who}'s {effect} ends"
+                if reason:
+                    return f"Upkeep: {who}'s {effect} {reason}"
+                return f"Upkeep: {who}'s {effect} has {left} round{'' if left == 1 else 's'} left"
             case RoundStarted(round=number, count=count, initiatives=inits):
                 order = ", ".join(f"{i.who} {i.actual.value}" for i in sorted(inits, key=lambda i: -i.actual.value))
                 sitting = f"; sitting it out: {', '.join(event.idle)}" if event.idle else ""
@@ -1404,17 +1417,6 @@ class ApCountdown(GoesDown, Rules[ApState]):
                 if ended:
                     return f"The scene's {name} stops"
                 return f"The scene's {name} stands at {value}, {per_round:+d} each upkeep"
-            case UpkeepTick(step=step, who=who, effect=effect, change=change, rounds_left=left, removed=removed,
-                            reason=reason):
-                if step == "bleeding":
-                    return f"Upkeep: {who} bleeds {-change} hits"
-                if step == "environment":
-                    return f"Upkeep: {reason}"
-                if removed:
-                    return f"Upkeep: {who}'s {effect} ends"
-                if reason:
-                    return f"Upkeep: {who}'s {effect} {reason}"
-                return f"Upkeep: {who}'s {effect} has {left} round{'' if left == 1 else 's'} left"
             case RoundEnded(round=number, ap_lost=lost):
                 tail = "; unspent AP lost: " + ", ".join(f"{k} {v}" for k, v in lost.items()) if lost else ""
                 return f"Round {number} ends{tail}"
