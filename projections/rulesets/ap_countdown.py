@@ -1250,7 +1250,8 @@ class ApCountdown(GoesDown, Rules[ApState]):
         # The last glance's fighters and rows: an event that changed no fighter (the count
         # moved on, a note) gets the same rows, the same tuple, which the replay skips.
         self._last_glance: tuple[
-            tuple[Fighter, ...], str | None, tuple[Combatant, ...], Clock, tuple[int, bool, int | None]] | None = None
+            tuple[Fighter, ...], str | None, tuple[Combatant, ...], Clock, tuple[int, bool, int | None], Glance,
+        ] | None = None
 
     def view(self, state: ApState) -> View:
         count = state.count
@@ -1306,8 +1307,12 @@ class ApCountdown(GoesDown, Rules[ApState]):
         else:
             clock = Clock(round=state.round, running=state.in_round, moment=_moment(state),
                           own=ApClock(count=state.count))
-        self._last_glance = (fighters, rule, combatants, clock, when)
-        return Glance(clock=clock, combatants=combatants, ordered=False)
+        if last is not None and combatants is last[2] and clock is last[3]:
+            glance = last[5]  # the same glance: the replay takes it as the one before, all of it
+        else:
+            glance = Glance(clock=clock, combatants=combatants, ordered=False)
+        self._last_glance = (fighters, rule, combatants, clock, when, glance)
+        return glance
 
     def acting_order(self, state: ApState) -> tuple[str, ...]:
         fighters = list(state.fighters.values())

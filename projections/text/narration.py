@@ -22,7 +22,7 @@ from skirmish.projections.notes import Note
 from skirmish.projections.engine import Encounter, Recorded
 from skirmish.projections.text.board import _plan as figure_plan
 from skirmish.projections.text.board import clock_label, combatant_changes, figure_lines, view_changes
-from skirmish.projections.view import Clock, Combatant, View
+from skirmish.projections.view import Clock, Combatant, Glance, View
 
 INDENT = " " * 9  # under the text of a "#id   " line
 
@@ -69,17 +69,20 @@ def replay_text(
     prior: tuple[Combatant, ...] | None = None
     moment: tuple[int, str, str] | None = None
     last_clock: Clock | None = None
+    last_glance: Glance | None = None
     when = ""
     read: dict[str, tuple[Combatant, Any, tuple[Any, ...]]] = {}  # _row_changes: the figures of each one's last row
     for rec, after in enc.replay(to, start=start):
         if prior is None and rec.parent is not None:  # from a later event: the state before it
             prior = glance_of(enc.fold_to(rec.parent)[0]).combatants
         glance = glance_of(after)
-        clock = glance.clock
-        if clock is not last_clock:
-            last_clock = clock
-            if (clock.round, clock.unit, clock.moment) != moment:  # most events share their moment
-                moment, when = (clock.round, clock.unit, clock.moment), escape_controls(clock_label(clock))
+        if glance is not last_glance:  # else the moment and the rows are those of the event before
+            last_glance = glance
+            clock = glance.clock
+            if clock is not last_clock:
+                last_clock = clock
+                if (clock.round, clock.unit, clock.moment) != moment:  # most events share their moment
+                    moment, when = (clock.round, clock.unit, clock.moment), escape_controls(clock_label(clock))
         event = rec.event
         mine = own.get(type(event))
         if mine is None:
