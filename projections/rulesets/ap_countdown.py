@@ -1346,20 +1346,21 @@ class ApCountdown(GoesDown, Rules[ApState]):
         return None
 
     def describe(self, event: Event) -> str:
+        if type(event) is UpkeepTick:
+            # Most of a long fight's events: told first, their fields read straight (a
+            # class pattern looks up each field it captures by name).
+            step, who, effect = event.step, event.who, event.effect
+            if step == "bleeding":
+                return f"Upkeep: {who} bleeds {-event.change} hits"
+            if step == "environment":
+                return f"Upkeep: {event.reason}"
+            if event.removed:
+                return f"Upkeep: {who}'s {effect} ends"
+            if event.reason:
+                return f"Upkeep: {who}'s {effect} {event.reason}"
+            left = event.rounds_left
+            return f"Upkeep: {who}'s {effect} has {left} round{'' if left == 1 else 's'} left"
         match event:
-            # The upkeep's ticks first: most of a long fight's events (the cases are of
-            # distinct event types, so their order changes no line).
-            case UpkeepTick(step=step, who=who, effect=effect, change=change, rounds_left=left, removed=removed,
-                            reason=reason):
-                if step == "bleeding":
-                    return f"Upkeep: {who} bleeds {-change} hits"
-                if step == "environment":
-                    return f"Upkeep: {reason}"
-                if removed:
-                    return f"Upkeep: {who}'s {effect} ends"
-                if reason:
-                    return f"Upkeep: {who}'s {effect} {reason}"
-                return f"Upkeep: {who}'s {effect} has {left} round{'' if left == 1 else 's'} left"
             case RoundStarted(round=number, count=count, initiatives=inits):
                 order = ", ".join(f"{i.who} {i.actual.value}" for i in sorted(inits, key=lambda i: -i.actual.value))
                 sitting = f"; sitting it out: {', '.join(event.idle)}" if event.idle else ""
