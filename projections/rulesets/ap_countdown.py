@@ -1349,10 +1349,10 @@ class ApCountdown(GoesDown, Rules[ApState]):
         if type(event) is UpkeepTick:
             # Most of a long fight's events: told first, their fields read straight (a
             # class pattern looks up each field it captures by name).
-            step, who, effect = event.step, event.who, event.effect
-            if step == "bleeding":
+            tick, who, effect = event.step, event.who, event.effect
+            if tick == "bleeding":
                 return f"Upkeep: {who} bleeds {-event.change} hits"
-            if step == "environment":
+            if tick == "environment":
                 return f"Upkeep: {event.reason}"
             if event.removed:
                 return f"Upkeep: {who}'s {effect} ends"
@@ -1368,12 +1368,14 @@ class ApCountdown(GoesDown, Rules[ApState]):
             case ActionContinued(who=who, action=action, step=step, at=at):
                 verb = "resolves at" if step == "resolves" else "carries on to"
                 return f"{who}'s {action} goes on: {verb} count {at.value}"
-            case ClockAdvanced(count=count, declaring=d, resolving=r):
+            case ClockAdvanced():  # the commonest: bare patterns, the fields read straight (see above)
+                count, d, r = event.count, event.declaring, event.resolving
                 parts = [f"{', '.join(d)} to declare"] if d else []
                 parts += [f"{', '.join(r)} to resolve"] if r else []
                 return f"Count {count}" + (f": {'; '.join(parts)}" if parts else "")
-            case ActionDeclared(who=who, action=action, cost=cost, count=count, step=step, at=at,
-                                penalty=penalty, target=target, trigger=trigger):
+            case ActionDeclared():
+                who, action, cost, count, step = event.who, event.action, event.cost, event.count, event.step
+                at, penalty, target, trigger = event.at, event.penalty, event.target, event.trigger
                 on = f" on {target}" if target else ""
                 pen = f", penalty {penalty.value}" if penalty.value else ""
                 if step == "readies":
@@ -1387,10 +1389,11 @@ class ApCountdown(GoesDown, Rules[ApState]):
                 return f"{who} puts {paid} AP into {action} ({progress} of {cost})"
             case ActionReadied(who=who, action=action, paid=paid, trigger=trigger):
                 return f"{who}'s {action} is ready ({paid} AP), held until: {trigger}"
-            case ActionResolved(who=who, action=action, paid=paid, count=count, outcome=outcome, target=target,
-                                charge=charge):
+            case ActionResolved():
+                who, action, paid, at_count = event.who, event.action, event.paid, event.count
+                outcome, target, charge = event.outcome, event.target, event.charge
                 on = f" on {target}" if target else ""
-                when = f" at {count}" if count is not None else ""
+                when = f" at {at_count}" if at_count is not None else ""
                 res = f": {outcome}" if outcome else ""
                 ch = f" (charge x{charge.value}, critical +{event.critical_bonus})" if charge else ""
                 pen = f", penalty now {event.penalty.value} (pace)" if event.penalty else ""
@@ -1407,8 +1410,8 @@ class ApCountdown(GoesDown, Rules[ApState]):
                 return f"{who} parries {amount}" + (f" against {against}" if against else "")
             case ParryUsed(who=who, against=against, paid=paid):
                 return f"{who} parries {against}'s attack" + (f": {paid} AP spent on the melee attack" if paid else "")
-            case DamageTaken(who=who, hits=amount, hits_left=left):
-                return f"{who} takes {amount.value} hits ({left} left)"
+            case DamageTaken():
+                return f"{event.who} takes {event.hits.value} hits ({event.hits_left} left)"
             case HitsHealed(who=who, hits=amount, hits_left=left):
                 return f"{who} is healed {amount.value} hits ({left} left)"
             case EffectApplied(who=who, kind=kind, per_round=per_round, rounds=rounds):
