@@ -1250,7 +1250,8 @@ class ApCountdown(GoesDown, Rules[ApState]):
         # The last glance's fighters and rows: an event that changed no fighter (the count
         # moved on, a note) gets the same rows, the same tuple, which the replay skips.
         self._last_glance: tuple[
-            tuple[Fighter, ...], str | None, tuple[Combatant, ...], Clock, tuple[int, bool, int | None]] | None = None
+            tuple[Fighter, ...], str | None, tuple[Combatant, ...], Clock, tuple[int, bool, int | None], Glance,
+        ] | None = None
 
     def view(self, state: ApState) -> View:
         count = state.count
@@ -1306,8 +1307,12 @@ class ApCountdown(GoesDown, Rules[ApState]):
         else:
             clock = Clock(round=state.round, running=state.in_round, moment=_moment(state),
                           own=ApClock(count=state.count))
-        self._last_glance = (fighters, rule, combatants, clock, when)
-        return Glance(clock=clock, combatants=combatants, ordered=False)
+        if last is not None and combatants is last[2] and clock is last[3]:
+            glance = last[5]  # the same glance: the replay takes it as the one before, all of it
+        else:
+            glance = Glance(clock=clock, combatants=combatants, ordered=False)
+        self._last_glance = (fighters, rule, combatants, clock, when, glance)
+        return glance
 
     def acting_order(self, state: ApState) -> tuple[str, ...]:
         fighters = list(state.fighters.values())
@@ -1341,6 +1346,20 @@ class ApCountdown(GoesDown, Rules[ApState]):
         return None
 
     def describe(self, event: Event) -> str:
+        if type(event) is UpkeepTick:
+            # Most of a long fight's events: told first, their fields read straight (a
+            # class pattern looks up each field it captures by name).
+            tick, who, effect = event.step, event.who, event.effect
+            if tick == "bleeding":
+                return f"Upkeep: {who} bleeds {-event.change} hits"
+            if tick == "environment":
+                return f"Upkeep: {event.reason}"
+            if event.removed:
+                return f"Upkeep: {who}'s {effect} ends"
+            if event.reason:
+                return f"Upkeep: {who}'s {effect} {event.reason}"
+            left = event.rounds_left
+            return f"Upkeep: {who}'s {effect} has {left} round{'' if left == 1 else 's'} left"
         match event:
             case RoundStarted(round=number, count=count, initiatives=inits):
                 order = ", ".join(f"{i.who} {i.actual.value}" for i in sorted(inits, key=lambda i: -i.actual.value))
@@ -1349,12 +1368,14 @@ class ApCountdown(GoesDown, Rules[ApState]):
             case ActionContinued(who=who, action=action, step=step, at=at):
                 verb = "resolves at" if step == "resolves" else "carries on to"
                 return f"{who}'s {action} goes on: {verb} count {at.value}"
-            case ClockAdvanced(count=count, declaring=d, resolving=r):
+            case ClockAdvanced():  # the commonest: bare patterns, the fields read straight (see above)
+                count, d, r = event.count, event.declaring, event.resolving
                 parts = [f"{', '.join(d)} to declare"] if d else []
                 parts += [f"{', '.join(r)} to resolve"] if r else []
                 return f"Count {count}" + (f": {'; '.join(parts)}" if parts else "")
-            case ActionDeclared(who=who, action=action, cost=cost, count=count, step=step, at=at,
-                                penalty=penalty, target=target, trigger=trigger):
+            case ActionDeclared():
+                who, action, cost, count, step = event.who, event.action, event.cost, event.count, event.step
+                at, penalty, target, trigger = event.at, event.penalty, event.target, event.trigger
                 on = f" on {target}" if target else ""
                 pen = f", penalty {penalty.value}" if penalty.value else ""
                 if step == "readies":
@@ -1368,10 +1389,11 @@ class ApCountdown(GoesDown, Rules[ApState]):
                 return f"{who} puts {paid} AP into {action} ({progress} of {cost})"
             case ActionReadied(who=who, action=action, paid=paid, trigger=trigger):
                 return f"{who}'s {action} is ready ({paid} AP), held until: {trigger}"
-            case ActionResolved(who=who, action=action, paid=paid, count=count, outcome=outcome, target=target,
-                                charge=charge):
+            case ActionResolved():
+                who, action, paid, at_count = event.who, event.action, event.paid, event.count
+                outcome, target, charge = event.outcome, event.target, event.charge
                 on = f" on {target}" if target else ""
-                when = f" at {count}" if count is not None else ""
+                when = f" at {at_count}" if at_count is not None else ""
                 res = f": {outcome}" if outcome else ""
                 ch = f" (charge x{charge.value}, critical +{event.critical_bonus})" if charge else ""
                 pen = f", penalty now {event.penalty.value} (pace)" if event.penalty else ""
@@ -1388,8 +1410,8 @@ class ApCountdown(GoesDown, Rules[ApState]):
                 return f"{who} parries {amount}" + (f" against {against}" if against else "")
             case ParryUsed(who=who, against=against, paid=paid):
                 return f"{who} parries {against}'s attack" + (f": {paid} AP spent on the melee attack" if paid else "")
-            case DamageTaken(who=who, hits=amount, hits_left=left):
-                return f"{who} takes {amount.value} hits ({left} left)"
+            case DamageTaken():
+                return f"{event.who} takes {event.hits.value} hits ({event.hits_left} left)"
             case HitsHealed(who=who, hits=amount, hits_left=left):
                 return f"{who} is healed {amount.value} hits ({left} left)"
             case EffectApplied(who=who, kind=kind, per_round=per_round, rounds=rounds):
@@ -1404,17 +1426,6 @@ class ApCountdown(GoesDown, Rules[ApState]):
                 if ended:
                     return f"The scene's {name} stops"
                 return f"The scene's {name} stands at {value}, {per_round:+d} each upkeep"
-            case UpkeepTick(step=step, who=who, effect=effect, change=change, rounds_left=left, removed=removed,
-                            reason=reason):
-                if step == "bleeding":
-                    return f"Upkeep: {who} bleeds {-change} hits"
-                if step == "environment":
-                    return f"Upkeep: {reason}"
-                if removed:
-                    return f"Upkeep: {who}'s {effect} ends"
-                if reason:
-                    return f"Upkeep: {who}'s {effect} {reason}"
-                return f"Upkeep: {who}'s {effect} has {left} round{'' if left == 1 else 's'} left"
             case RoundEnded(round=number, ap_lost=lost):
                 tail = "; unspent AP lost: " + ", ".join(f"{k} {v}" for k, v in lost.items()) if lost else ""
                 return f"Round {number} ends{tail}"

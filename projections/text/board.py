@@ -274,9 +274,14 @@ def combatant_changes(before: Combatant, after: Combatant) -> list[str]:
         prior = figures(before)
         return [escape_controls(f"{after.name}: {key} {cell(prior.get(key))} -> {cell(value)}")
                 for key, value in figures(after).items() if prior.get(key) != value]
+    return figure_lines(after.name, plan.labels, plan.values(before), plan.values(after))
+
+
+def figure_lines(name: str, labels: Sequence[str], was: Sequence[Any], now: Sequence[Any]) -> list[str]:
+    """:func:`combatant_changes` from a combatant's figures before and after, read with
+    one plan (``labels``)."""
     # The figures that differ picked out in C (a replay compares a row an event): most of
     # a row's figures are as they were.
-    was, now, labels, name = plan.values(before), plan.values(after), plan.labels, after.name
     lines = []
     for i in compress(range(len(labels)), map(ne, was, now)):
         old, new = was[i], now[i]  # most are numbers or words, which are their own cell

@@ -12,6 +12,7 @@ import re
 from itertools import compress
 from operator import is_not
 from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from skirmish.eventlog.events import CORE_EVENTS, Event
 from skirmish.eventlog.rows import HeadMove
@@ -19,8 +20,9 @@ from skirmish.eventlog.text import escape_controls
 from skirmish.projections.audit.explain import Derived, Explanation, Number, Stored
 from skirmish.projections.notes import Note
 from skirmish.projections.engine import Encounter, Recorded
-from skirmish.projections.text.board import clock_label, combatant_changes, view_changes
-from skirmish.projections.view import Clock, Combatant, View
+from skirmish.projections.text.board import _plan as figure_plan
+from skirmish.projections.text.board import clock_label, combatant_changes, figure_lines, view_changes
+from skirmish.projections.view import Clock, Combatant, Glance, View
 
 INDENT = " " * 9  # under the text of a "#id   " line
 
@@ -67,16 +69,20 @@ def replay_text(
     prior: tuple[Combatant, ...] | None = None
     moment: tuple[int, str, str] | None = None
     last_clock: Clock | None = None
+    last_glance: Glance | None = None
     when = ""
+    read: dict[str, tuple[Combatant, Any, tuple[Any, ...]]] = {}  # _row_changes: the figures of each one's last row
     for rec, after in enc.replay(to, start=start):
         if prior is None and rec.parent is not None:  # from a later event: the state before it
             prior = glance_of(enc.fold_to(rec.parent)[0]).combatants
         glance = glance_of(after)
-        clock = glance.clock
-        if clock is not last_clock:
-            last_clock = clock
-            if (clock.round, clock.unit, clock.moment) != moment:  # most events share their moment
-                moment, when = (clock.round, clock.unit, clock.moment), escape_controls(clock_label(clock))
+        if glance is not last_glance:  # else the moment and the rows are those of the event before
+            last_glance = glance
+            clock = glance.clock
+            if clock is not last_clock:
+                last_clock = clock
+                if (clock.round, clock.unit, clock.moment) != moment:  # most events share their moment
+                    moment, when = (clock.round, clock.unit, clock.moment), escape_controls(clock_label(clock))
         event = rec.event
         mine = own.get(type(event))
         if mine is None:
@@ -96,11 +102,31 @@ def replay_text(
                     order = {name: i for i, name in enumerate(ruleset.acting_order(after))}
                     changed.sort(key=lambda pair: order.get(pair[1].name, len(order)))
                 line += "".join([f"\n{INDENT}{change}" for old, new in changed
-                                 for change in combatant_changes(old, new)])
+                                 for change in _row_changes(old, new, read)])
         if rec.id in notes:
             line += "".join("\n" + note for note in note_lines(notes[rec.id]))
         yield line
         prior = rows
+
+
+def _row_changes(
+    old: Combatant, new: Combatant, read: dict[str, tuple[Combatant, Any, tuple[Any, ...]]],
+) -> list[str]:
+    """``combatant_changes(old, new)``, with the figures of a row read once: the row after
+    an event that changed a combatant is the row before the next one that does (a glance
+    keeps it, the same object), so its figures (and plan) are kept in ``read`` by name,
+    with the row they were read off."""
+    seen = read.get(old.name)
+    if seen is not None and seen[0] is old:
+        plan, was = seen[1], seen[2]
+    else:
+        plan, was = figure_plan(old), None
+    if figure_plan(new) is not plan:  # a figure renamed: each label of the new view, by label
+        read.pop(old.name, None)
+        return combatant_changes(old, new)
+    now = plan.values(new)
+    read[new.name] = (new, plan, now)
+    return figure_lines(new.name, plan.labels, plan.values(old) if was is None else was, now)
 
 
 def _changed(before: tuple[Combatant, ...], after: tuple[Combatant, ...]) -> list[tuple[Combatant, Combatant]]:

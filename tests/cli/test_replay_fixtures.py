@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -24,8 +25,9 @@ from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
 from skirmish.projections.notes import notes_shown
 from skirmish.projections.ruleset import registry
-from skirmish.projections.text.board import figures
-from skirmish.projections.text.narration import replay_text
+from skirmish.projections.text.board import combatant_changes, figures
+from skirmish.projections.text.narration import _row_changes, replay_text
+from skirmish.projections.view import Combatant
 
 from support.cli import Cli, start
 from support.examples import examples
@@ -110,5 +112,28 @@ def test_a_glance_is_the_view_figure_for_figure_at_every_event(ruleset: str, see
             assert rows == {c.name: figures(c) for c in view.combatants}
             assert list(rows) == [c.name for c in view.combatants] or not glance.ordered
             assert enc.ruleset.acting_order(state) == tuple(c.name for c in view.combatants)
+    finally:
+        store.close()
+
+
+def test_a_rows_figures_kept_by_the_narration_serve_that_row_alone() -> None:
+    """The narration keeps the figures of each combatant's last row (``_row_changes``):
+    asked about another row of the same combatant, it reads that row, not the one kept."""
+    store = Store(":memory:")
+    try:
+        enc = played(store, "ap-countdown", 7, 80)
+        fresh = type(enc.ruleset)()
+        distinct: dict[str, list[Combatant]] = {}
+        for _, state in enc.replay():
+            for row in fresh.view(state).combatants:
+                seen = distinct.setdefault(row.name, [])
+                if all(figures(row) != figures(other) for other in seen):
+                    seen.append(row)
+        a, b, c = next(rows for rows in distinct.values() if len(rows) >= 3)[:3]
+        read: dict[str, Any] = {}
+        assert _row_changes(a, b, read) == combatant_changes(a, b)  # b's figures kept
+        assert _row_changes(c, a, read) == combatant_changes(c, a)  # c is not b: c read
+        assert _row_changes(a, c, read) == combatant_changes(a, c)
+        assert _row_changes(c, b, read) == combatant_changes(c, b)  # c kept just now
     finally:
         store.close()
