@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.errors import BadInput

@@ -35,7 +35,6 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from importlib.resources import files
-from typing import Any
 
 import msgspec
 from starlette.requests import Request

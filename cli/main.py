@@ -44,7 +44,6 @@ from skirmish.eventlog import commands as c
 from skirmish.eventlog.errors import BadInput, SkirmishError
 from skirmish.eventlog.text import json_safe
 from skirmish.projections.engine import LogFile, Recorded
-from skirmish.projections.view import printed
 
 
 def _execute(ctx: typer.Context, cmd: c.Command) -> None:

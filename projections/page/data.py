@@ -21,9 +21,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.events import (
-    CombatantAdded, CombatantCarried, CombatantRenamed, EncounterEnded, EncounterStarted, NoteAdded,
+    CombatantRenamed, EncounterEnded, NoteAdded,
 )
 from skirmish.projections.audit.explain import Number, number_entries
 from skirmish.projections.engine import PathRuns

@@ -108,7 +108,7 @@ def _text_timeline(r: Round) -> list[str]:
     for label, s in zip(labels, r.spans, strict=True):
         first, last = _span_reach(s, len(r.moments))
         bar = ""
-        for i, cell in enumerate(cells):
+        for i, span_width in enumerate(cells):
             mark = "=" if first <= i <= last else "."
             if i == first and s.carried:
                 mark = "<"
@@ -116,7 +116,7 @@ def _text_timeline(r: Round) -> list[str]:
                 mark = ">"
             if s.point and i == first:
                 mark = "*"
-            bar += mark.rjust(cell)
+            bar += mark.rjust(span_width)
         lines.append(label.ljust(width) + "  " + bar)
     return lines
 

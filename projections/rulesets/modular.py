@@ -67,19 +67,16 @@ Readings chosen where the text is silent:
 # annotation written as a string, at every command's start (README: Speed).
 
 from shlex import quote
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
-from msgspec.structs import replace
 
 from skirmish.eventlog.commands import (
     CarriedEffect,
-    AddCombatant,
     ApplyEffect,
     Heal,
     Leave,
     Cancel,
-    Command,
     Damage,
     Declare,
     Next,
@@ -94,7 +91,6 @@ from skirmish.eventlog.events import (
     Derivation,
     EncounterStarted,
     Event,
-    NoteAdded,
     Roll,
     Term,
 )

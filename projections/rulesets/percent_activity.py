@@ -116,7 +116,7 @@ from skirmish.projections.ruleset import (
     suggest,
     why_down,
 )
-from skirmish.projections.view import Budget, Clock, Combatant, Gauge, NoOwn, Own, Pending, Status, View
+from skirmish.projections.view import Budget, Clock, Combatant, Gauge, NoOwn, Own, Pending, View
 from skirmish.projections.view import Effect as EffectRow
 
 RULES = "percent-activity.md"

@@ -81,7 +81,7 @@ class _Plan(NamedTuple):
 _plans: dict[tuple[type[Own], str, str], _Plan] = {}
 
 
-def _plan(c: Combatant) -> _Plan:
+def figure_plan(c: Combatant) -> _Plan:
     """How to read a combatant's figures: the same for every combatant with the same kind of
     own part and the same names of vital figure and budget, so made once for those (a
     replay reads the figures of every combatant an event changed)."""
@@ -102,7 +102,7 @@ def figures(c: Combatant) -> dict[str, Any]:
     """Every figure of a combatant as label -> value: the core's, then the ruleset's own
     (but those that repeat the core's, ``Own.repeats``). The labels are those
     `state --wide` prints and `why WHO FIGURE` takes."""
-    plan = _plan(c)
+    plan = figure_plan(c)
     return dict(zip(plan.labels, plan.values(c), strict=True))
 
 
@@ -269,8 +269,8 @@ _PLAIN = frozenset({int, str})  # the types whose cell is str(value)
 
 def combatant_changes(before: Combatant, after: Combatant) -> list[str]:
     """Figure by figure, what differs between two views of one combatant."""
-    plan = _plan(after)
-    if _plan(before) is not plan:  # a figure renamed (another vital figure): each label of the new view, by label
+    plan = figure_plan(after)
+    if figure_plan(before) is not plan:  # a figure renamed (another vital figure): each label of the new view, by label
         prior = figures(before)
         return [escape_controls(f"{after.name}: {key} {cell(prior.get(key))} -> {cell(value)}")
                 for key, value in figures(after).items() if prior.get(key) != value]

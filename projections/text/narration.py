@@ -20,7 +20,7 @@ from skirmish.eventlog.text import escape_controls
 from skirmish.projections.audit.explain import Derived, Explanation, Number, Stored
 from skirmish.projections.notes import Note
 from skirmish.projections.engine import Encounter, Recorded
-from skirmish.projections.text.board import _plan as figure_plan
+from skirmish.projections.text.board import figure_plan
 from skirmish.projections.text.board import clock_label, combatant_changes, figure_lines, view_changes
 from skirmish.projections.view import Clock, Combatant, Glance, View
 
