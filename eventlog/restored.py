@@ -12,6 +12,13 @@ order, an event's by its id, and the events' ids and hashes once more, narrowly,
 digest (which takes the head moves first). Memory holds three integers a command, as
 ``verify_streamed`` does.
 
+It is the import's inner loop (three rows an event, each hashed): each row's hashed bytes
+are written in one format, as chain.py's ASCII fast path writes them, the whole text
+checked ASCII once (then every field is, and a length is its bytes'); a row with other
+text takes chain.py's general functions. The rows are an export's typed records (ids and
+numbers ints, text str: projections/write/transfer.py decodes them so), and a hash a row
+links to is one this walk has already proved, so 64 hex digits.
+
 At anything out of place (a row out of order, a hash that does not match, a link it
 cannot follow) it gives up, and the import verifies the inserted rows the usual way
 (Store.verify), which names the fault or finds the rows whole after all.
@@ -19,15 +26,20 @@ cannot follow) it gives up, and the import verifies the inserted rows the usual 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from array import array
 from collections.abc import Callable, Iterator, Sequence
+from operator import itemgetter
 from typing import Any
 
 from skirmish.eventlog.chain import command_hash, event_hash, move_hash
 from skirmish.eventlog.rows import CommandRow, EncounterRow, EventRow, HeadMove
 
 TABLES = ("commands", "events", "head_moves")  # the order an export writes them in
+
+_sha256 = hashlib.sha256
+_hash_of_move = itemgetter(8)  # a head move row's hash (rows.MOVE_COLUMNS)
 
 
 class _GiveUp(Exception):
@@ -39,21 +51,27 @@ class InHand:
 
     ``hashes(table)``: (id, hash) of the encounter's rows of ``table`` in id order, read
     from the file; ``event_hash(id)``: the hash of the encounter's event ``id``, None if
-    it has no such event."""
+    it has no such event; ``event_digest_parts()``: the encounter's events' ids and hashes,
+    each as ``"id:hash"``, in id order, a few thousand joined in each text, read from the
+    file (what the digest takes of each event, after the head moves)."""
 
     def __init__(
         self,
         encounter: EncounterRow,
         hashes: Callable[[str], Iterator[tuple[int, str]]],
         event_hash_of: Callable[[int], str | None],
+        event_digest_parts: Callable[[], Iterator[str]],
     ) -> None:
         self.encounter, self.hashes, self.event_hash_of = encounter, hashes, event_hash_of
+        self.event_digest_parts = event_digest_parts
+        enc = str(encounter.id)
+        self.enc = f"{len(enc)}:{enc}"  # the encounter's id as every row's hash writes it
         self.gave_up: str | None = None  # why, once given up
         self.stage = -1  # the index in TABLES of the table being taken
         self.last_id = 0  # the last row's id in that table: ids go up
-        # the events: the one before (its id and hash), each command's run of events
-        # as (command, the run's first parent or 0, its last event)
-        self.previous: tuple[int, str] | None = None
+        # the events: the one before (its id, as text, and hash), each command's run of
+        # events as (command, the run's first parent or 0, its last event)
+        self.previous: tuple[int, str, str] = (0, "", "")
         self.runs = (array("q"), array("q"), array("q"))
         self.event_commands: Iterator[tuple[int, str]] | None = None
         self.event_command: tuple[int, str] = (0, "")
@@ -63,6 +81,7 @@ class InHand:
         self.previous_move: str | None = None
         self.matched = 0
         self.appended_ends: Iterator[tuple[int, str]] | None = None
+        self.appended_end: tuple[int, str] = (0, "")
         self.digest_so_far: Any = None
 
     def take(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
@@ -84,6 +103,8 @@ class InHand:
                 self._moves(rows)
         except _GiveUp as exc:
             self.gave_up = str(exc)
+        except (TypeError, ValueError) as exc:  # a row not of its record's types: verify names it
+            self.gave_up = f"{table}: {exc}"
 
     def digest(self) -> str | None:
         """``verify``'s digest of the rows taken, or None: the walk gave up (``gave_up``)."""
@@ -97,8 +118,6 @@ class InHand:
     # --- each table ------------------------------------------------------------------------------
 
     def _begin(self, table: str) -> None:
-        import hashlib
-
         if table == "events":
             self.event_commands = self.hashes("commands")
         elif table == "head_moves":
@@ -106,108 +125,148 @@ class InHand:
             self.appended_ends = self.hashes("events")
             self.digest_so_far = hashlib.sha256()
 
-    def _ascending(self, row_id: Any, what: str) -> None:
-        if type(row_id) is not int or row_id <= self.last_id:
-            raise _GiveUp(f"{what} {row_id} out of order")
-        self.last_id = row_id
-
     def _commands(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        encounter_id = self.encounter.id
+        encounter_id, enc, last = self.encounter.id, self.enc, self.last_id
         for row in rows:
-            c = row if type(row) is CommandRow else CommandRow(*row)
-            self._ascending(c.id, "command")
-            if command_hash(encounter_id, c) != c.hash:
-                raise _GiveUp(f"command {c.id}")
+            command_id, branch, text, body, recorded_at, hash_ = row
+            if type(command_id) is not int or command_id <= last:
+                raise _GiveUp(f"command {command_id} out of order")
+            last = command_id
+            i = str(command_id)
+            hashed = (f"7:command{len(i)}:{i}{enc}{len(branch)}:{branch}{len(text)}:{text}"
+                      f"{len(body)}:{body}{len(recorded_at)}:{recorded_at}")
+            if not hashed.isascii():  # lengths in characters are not bytes: the general format
+                if command_hash(encounter_id, CommandRow(*row)) != hash_:
+                    raise _GiveUp(f"command {command_id}")
+            elif _sha256(hashed.encode()).hexdigest() != hash_:
+                raise _GiveUp(f"command {command_id}")
+        self.last_id = last
 
     def _events(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        encounter_id, enc = self.encounter.id, (self.encounter.name, self.encounter.ruleset)
-        runs = self.runs
+        encounter_id, enc, last = self.encounter.id, self.enc, self.last_id
+        previous_id, previous_text, previous_hash = self.previous
+        command, command_hash_ = self.event_command
+        commands, first_parents, ends = self.runs
+        run, run_end = (commands[-1], ends[-1]) if commands else (0, 0)
         for row in rows:
-            e = row if type(row) is EventRow else EventRow(*row)
-            self._ascending(e.id, "event")
-            parent_hash: str | None = None
-            if e.parent_id is None:
-                try:
-                    first = json.loads(e.body)
-                    named = (first.get("name"), first.get("ruleset"))
-                except (ValueError, TypeError, AttributeError):
-                    raise _GiveUp(f"event {e.id}") from None
-                if named != enc:
-                    raise _GiveUp(f"event {e.id}")
-            elif type(e.parent_id) is not int or e.parent_id >= e.id:
-                raise _GiveUp(f"event {e.id}")
-            elif self.previous is not None and self.previous[0] == e.parent_id:
-                parent_hash = self.previous[1]
+            event_id, parent_id, command_id, kind, version, body, recorded_at, hash_ = row
+            if type(event_id) is not int or event_id <= last:
+                raise _GiveUp(f"event {event_id} out of order")
+            last = event_id
+            if parent_id is None:
+                self._first(row)
+                link, parent_hash = "~~", None
+            elif parent_id == previous_id:  # the event before: most events follow it
+                link, parent_hash = f"{len(previous_text)}:{previous_text}64:{previous_hash}", previous_hash
+            elif type(parent_id) is not int or parent_id >= event_id:
+                raise _GiveUp(f"event {event_id}")
             else:  # a jump back (an undo, a branch): the parent was inserted before
-                parent_hash = self.event_hash_of(e.parent_id)
+                parent_hash = self.event_hash_of(parent_id)
                 if parent_hash is None:
-                    raise _GiveUp(f"event {e.id}")
-            cmd_hash = self._command_of_event(e.command_id)
-            if event_hash(encounter_id, e, parent_hash, cmd_hash) != e.hash:
-                raise _GiveUp(f"event {e.id}")
-            self.previous = (e.id, e.hash)
+                    raise _GiveUp(f"event {event_id}")
+                p = str(parent_id)
+                link = f"{len(p)}:{p}64:{parent_hash}"
+            if command_id != command:
+                command, command_hash_ = self._command_of_event(command_id)
+            i, v = str(event_id), str(version)
+            hashed = (f"5:event{len(i)}:{i}{enc}{link}64:{command_hash_}{len(kind)}:{kind}{len(v)}:{v}"
+                      f"{len(recorded_at)}:{recorded_at}{len(body)}:{body}")
+            if not hashed.isascii():
+                if event_hash(encounter_id, EventRow(*row), parent_hash, command_hash_) != hash_:
+                    raise _GiveUp(f"event {event_id}")
+            elif _sha256(hashed.encode()).hexdigest() != hash_:
+                raise _GiveUp(f"event {event_id}")
+            previous_id, previous_text, previous_hash = event_id, i, hash_
             # Each command's events are one run, chained one to the next (chain._command_runs).
-            if runs[0] and runs[0][-1] == e.command_id:
-                if e.parent_id != runs[2][-1]:
-                    raise _GiveUp(f"event {e.id}")
-                runs[2][-1] = e.id
+            if commands and command_id == run:
+                if parent_id != run_end:
+                    raise _GiveUp(f"event {event_id}")
+                run_end = ends[-1] = event_id
             else:
-                for column, value in zip(runs, (e.command_id, e.parent_id or 0, e.id), strict=True):
-                    column.append(value)
+                commands.append(command_id)
+                first_parents.append(parent_id or 0)
+                ends.append(event_id)
+                run, run_end = command_id, event_id
+        self.last_id = last
+        self.previous = (previous_id, previous_text, previous_hash)
+        self.event_command = (command, command_hash_)
 
-    def _command_of_event(self, command_id: Any) -> str:
+    def _first(self, row: tuple[Any, ...]) -> None:
+        """The encounter's first event: the encounters row is not chained, so it must agree."""
+        try:
+            first = json.loads(row[5])
+            named = (first.get("name"), first.get("ruleset"))
+        except (ValueError, TypeError, AttributeError):
+            raise _GiveUp(f"event {row[0]}") from None
+        if named != (self.encounter.name, self.encounter.ruleset):
+            raise _GiveUp(f"event {row[0]}")
+
+    def _command_of_event(self, command_id: Any) -> tuple[int, str]:
         """The hash of an event's command: the events' commands go up, so one cursor serves."""
         assert self.event_commands is not None
-        while self.event_command[0] != command_id:
-            if type(command_id) is not int or command_id < self.event_command[0]:
+        found = self.event_command
+        while found[0] != command_id:
+            if type(command_id) is not int or command_id < found[0]:
                 raise _GiveUp(f"command {command_id} out of order")
-            found = next(self.event_commands, None)
-            if found is None:
+            following = next(self.event_commands, None)
+            if following is None:
                 raise _GiveUp(f"command {command_id} missing")
-            self.event_command = found
-        return self.event_command[1]
+            found = following
+        self.event_command = found
+        return found
 
     def _moves(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        assert self.move_commands is not None and self.digest_so_far is not None
-        encounter_id, runs = self.encounter.id, self.runs
+        assert self.move_commands is not None and self.appended_ends is not None and self.digest_so_far is not None
+        encounter_id, enc, last = self.encounter.id, self.enc, self.last_id
+        command, command_hash_ = self.move_command
+        previous = self.previous_move
+        commands, first_parents, ends = self.runs
+        matched, end, end_hash = self.matched, *self.appended_end
         for row in rows:
-            m = row if type(row) is HeadMove else HeadMove(*row)
-            self._ascending(m.id, "head move")
-            if m.command_id != self.move_command[0]:  # every command moves a head, in command order
+            move_id, branch, seq, from_event, to_event, reason, command_id, recorded_at, hash_ = row
+            if type(move_id) is not int or move_id <= last:
+                raise _GiveUp(f"head move {move_id} out of order")
+            last = move_id
+            if command_id != command:  # every command moves a head, in command order
                 found = next(self.move_commands, None)
-                if found is None or found[0] != m.command_id:
-                    raise _GiveUp(f"head move {m.id}")
-                self.move_command = found
-            if m.reason in ("append", "start"):
+                if found is None or found[0] != command_id:
+                    raise _GiveUp(f"head move {move_id}")
+                command, command_hash_ = found
+            if reason == "append" or reason == "start":
                 # The run of events its command appended: from where the head was to here.
-                k = self.matched
-                if k >= len(runs[0]) or (runs[0][k], runs[1][k], runs[2][k]) != (
-                    m.command_id, m.from_event or 0, m.to_event
+                if matched >= len(commands) or commands[matched] != command_id or (
+                    first_parents[matched] != (from_event or 0) or ends[matched] != to_event
                 ):
-                    raise _GiveUp(f"head move {m.id}")
-                self.matched += 1
-                to_hash = self._appended_end(m.to_event)
+                    raise _GiveUp(f"head move {move_id}")
+                matched += 1
+                while end < to_event:  # the hash of the run's last event: the runs go up, one cursor
+                    end, end_hash = next(self.appended_ends, (to_event + 1, ""))
+                if end != to_event:
+                    raise _GiveUp(f"event {to_event}")
+                to_hash = end_hash
             else:
-                to_event = self.event_hash_of(m.to_event) if type(m.to_event) is int else None
-                if to_event is None or (m.from_event is not None and (
-                    type(m.from_event) is not int or self.event_hash_of(m.from_event) is None
+                found_hash = self.event_hash_of(to_event) if type(to_event) is int else None
+                if found_hash is None or (from_event is not None and (
+                    type(from_event) is not int or self.event_hash_of(from_event) is None
                 )):
-                    raise _GiveUp(f"head move {m.id}")
-                to_hash = to_event
-            if move_hash(encounter_id, m, self.previous_move, self.move_command[1], to_hash) != m.hash:
-                raise _GiveUp(f"head move {m.id}")
-            self.previous_move = m.hash
-            self.digest_so_far.update(m.hash.encode())
-
-    def _appended_end(self, event_id: int) -> str:
-        """The hash of the last event of an append's run: the runs go up, so one cursor serves."""
-        assert self.appended_ends is not None
-        for found_id, found_hash in self.appended_ends:
-            if found_id == event_id:
-                return found_hash
-            if found_id > event_id:
-                break
-        raise _GiveUp(f"event {event_id}")
+                    raise _GiveUp(f"head move {move_id}")
+                to_hash = found_hash
+            i, n, to = str(move_id), str(seq), str(to_event)
+            start = "~" if from_event is None else f"{len(f := str(from_event))}:{f}"
+            before = "~" if previous is None else f"64:{previous}"
+            hashed = (f"4:move{len(i)}:{i}{enc}{len(branch)}:{branch}{len(n)}:{n}{start}{len(to)}:{to}"
+                      f"{len(reason)}:{reason}{len(recorded_at)}:{recorded_at}{before}64:{command_hash_}"
+                      f"64:{to_hash}")
+            if not hashed.isascii():
+                if move_hash(encounter_id, HeadMove(*row), previous, command_hash_, to_hash) != hash_:
+                    raise _GiveUp(f"head move {move_id}")
+            elif _sha256(hashed.encode()).hexdigest() != hash_:
+                raise _GiveUp(f"head move {move_id}")
+            previous = hash_
+        # every move of the chunk holds: the digest takes their hashes, in order
+        self.digest_so_far.update("".join(map(_hash_of_move, rows)).encode())
+        self.last_id, self.previous_move, self.matched = last, previous, matched
+        self.move_command, self.appended_end = (command, command_hash_), (end, end_hash)
 
     def _digest(self) -> str:
         if self.stage != len(TABLES) - 1:
@@ -220,6 +279,6 @@ class InHand:
         if not self.matched:  # an encounter is created with its first event
             raise _GiveUp("no events")
         digest = self.digest_so_far
-        for event_id, h in self.hashes("events"):
-            digest.update(f"{event_id}:{h}".encode())
+        for parts in self.event_digest_parts():
+            digest.update(parts.encode())
         return str(digest.hexdigest())

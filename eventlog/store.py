@@ -27,6 +27,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from skirmish.eventlog import chain, connection, restored, schema, snapshots
@@ -191,6 +192,7 @@ def _taken(table: str, row_id: int, file: str) -> str:
             "hash chain, import into a new database (--db)")
 
 
+_first = itemgetter(0)  # a row's id, or a one-column row's value
 _LINKED_TABLES = {"commands": "command", "events": "event", "head_moves": "head move"}  # a row's name in a message
 
 
@@ -202,7 +204,11 @@ class Restoring:
     def __init__(self, store: Store, encounter: EncounterRow, dropped: Sequence[str] = ()) -> None:
         self.store, self.encounter = store, encounter
         self.dropped = dropped  # the indexes to build once the rows are in (a new file)
-        self.walk = restored.InHand(encounter, self._hashes, self._event_hash)
+        self.walk = restored.InHand(encounter, self._hashes, self._event_hash, self._event_digest_parts)
+        # The encounter's id written into each INSERT (an int, checked): a row goes to
+        # executemany as it is, not copied into a new tuple behind the id.
+        given = f"VALUES ({int(encounter.id)}, "
+        self.inserts = {table: sql.replace("VALUES (?, ", given, 1) for table, sql in self._INSERTS.items()}
 
     def _hashes(self, table: str) -> Iterator[tuple[int, str]]:
         assert table in restored.TABLES
@@ -214,13 +220,23 @@ class Restoring:
             "SELECT hash FROM events WHERE id = ? AND encounter_id = ?", (event_id, self.encounter.id)).fetchone()
         return None if row is None else str(row[0])
 
+    def _event_digest_parts(self) -> Iterator[str]:
+        # SQLite writes each "id:hash"; Python joins a page of them: no loop a row here
+        cursor = self.store.conn.execute(
+            "SELECT id || ':' || hash FROM events WHERE encounter_id = ? ORDER BY id", (self.encounter.id,))
+        while page := cursor.fetchmany(4096):
+            yield "".join(map(_first, page))
+
     def add(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
         """Insert rows of ``table`` (commands, events or head_moves) as they were, ids kept:
-        an id another encounter holds is refused, and so are rows that do not fit."""
+        an id another encounter holds is refused, and so are rows that do not fit. Each row
+        is a tuple of its row type's fields (eventlog/rows.py) of their declared types, as an
+        export's typed records give them (projections/write/transfer.py): the chain walked
+        over them in hand (eventlog/restored.py) relies on it."""
         import json  # an import's ids: not at every command's start (README: Speed)
 
         conn, enc = self.store.conn, self.encounter.id
-        ids = [r[0] for r in rows]
+        ids = list(map(_first, rows))
         # One range lookup on the key (in a new database: nothing there); only when another
         # encounter's rows fall in the range are the ids looked up one by one.
         if conn.execute(
@@ -234,7 +250,7 @@ class Restoring:
             if taken is not None:
                 raise BadInput(_taken(table, taken, self.store.file))
         try:
-            conn.executemany(self._INSERTS[table], [(enc, *r) for r in rows])
+            conn.executemany(self.inserts[table], rows)
         except sqlite3.IntegrityError as exc:
             raise TamperedLog(f"the rows do not hold together: {exc}") from exc
         self.walk.take(table, rows)

@@ -16,7 +16,9 @@ with nothing written.
 
 from __future__ import annotations
 
+import io
 import itertools
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, NamedTuple, TypeVar, Union, get_type_hints
@@ -84,6 +86,7 @@ EventRecord = _record_of(EventRow, "event")
 MoveRecord = _record_of(HeadMove, "move")
 _union: Any = Union[Header, EncounterRecord, CommandRecord, EventRecord, MoveRecord]  # noqa: UP007 - runtime union
 _encoder = msgspec.json.Encoder()
+_astuple = msgspec.structs.astuple
 _decoder: msgspec.json.Decoder[_Record] = msgspec.json.Decoder(_union)
 
 
@@ -170,19 +173,88 @@ class Imported:
     already: bool  # the same log was there already: nothing written
 
 
-def read_jsonl(lines: Iterable[bytes], source: str, advance: Advance = _quiet) -> Iterator[tuple[int, _Record]]:
-    """Each record of an export with its line number, parsed as it is read; a malformed
-    line is refused with its number. ``advance`` is told each line's size in bytes."""
-    for number, line in enumerate(lines, 1):
+BLOCK = 1 << 20  # bytes of a file read and decoded at once: about 2,500 lines of an export
+# A line break not followed by a record's start (checked on all but a block's last byte)
+_NOT_BEFORE_A_RECORD = re.compile(rb"\n(?!\{)")
+
+
+def read_blocks(
+    lines: Iterable[bytes], source: str, advance: Advance = _quiet
+) -> Iterator[tuple[Sequence[int], list[_Record]]]:
+    """The records of an export a block at a time, each block with its records' line
+    numbers; a malformed line is refused with its number, once the records before it are
+    handed on. ``advance`` is told the bytes read.
+
+    From a file, a block of whole lines is decoded in one call (msgspec's decode_lines,
+    which reads JSON values apart by any whitespace), and taken as it is when each line
+    holds one record: as many records as lines, every line starting with a record's ``{``.
+    (A raw line break is never inside a JSON string, and a record's fields are plain
+    values, so a ``{`` after one starts a record: no record spans two lines, each line
+    holds one or more, and as many as the lines means one each.) Any other block (a blank
+    line, a record over two lines, a line that does not decode) is read line by line, as
+    any other iterable of lines is, to the same records or the same refusal."""
+    read = getattr(lines, "read", None)
+    if read is None:
+        yield from _line_by_line(enumerate(lines, 1), source, advance)
+        return
+    number, carry = 1, b""
+    while True:
+        data = read(BLOCK)
+        if data:
+            cut = data.rfind(b"\n") + 1
+            if not cut:  # a line longer than a block: read on to its end
+                carry += data
+                continue
+            block, carry = carry + data[:cut], data[cut:]
+        elif carry:  # the last line, without its line break
+            block, carry = carry, b""
+        else:
+            return
+        advance(len(block))
+        held = block.count(b"\n") + (not block.endswith(b"\n"))
+        try:
+            records = _decoder.decode_lines(block)
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            records = None
+        if (
+            records is not None and len(records) == held and block.startswith(b"{")
+            and _NOT_BEFORE_A_RECORD.search(block, 0, len(block) - 1) is None
+        ):
+            yield range(number, number + held), records
+        else:
+            yield from _line_by_line(zip(itertools.count(number), io.BytesIO(block)), source, _quiet)
+        number += held
+
+
+def _line_by_line(
+    numbered: Iterable[tuple[int, bytes]], source: str, advance: Advance
+) -> Iterator[tuple[list[int], list[_Record]]]:
+    """Each line decoded alone, handed on CHUNK records at a time: the records before a line
+    that does not decode are handed on before it is refused."""
+    numbers: list[int] = []
+    records: list[_Record] = []
+    for number, line in numbered:
         advance(len(line))
         if not line.strip():
             continue
         try:
-            yield number, _decoder.decode(line)
+            record = _decoder.decode(line)
         except msgspec.DecodeError as exc:  # its message may quote a field: cut it short
-            raise BadInput(f"{source}:{number}: not a skirmish export line ({clip(str(exc), 200)})") from None
+            refused = BadInput(f"{source}:{number}: not a skirmish export line ({clip(str(exc), 200)})")
         except UnicodeDecodeError:  # msgspec's, inside a string: find the byte in the line
-            raise BadInput(f"{source}:{number}: not a skirmish export line ({_not_utf8(line)})") from None
+            refused = BadInput(f"{source}:{number}: not a skirmish export line ({_not_utf8(line)})")
+        else:
+            numbers.append(number)
+            records.append(record)
+            if len(records) >= CHUNK:
+                yield numbers, records
+                numbers, records = [], []
+            continue
+        if records:
+            yield numbers, records
+        raise refused
+    if records:
+        yield numbers, records
 
 
 def _check_first_event(enc: EncounterRow, first: EventRow, source: str) -> None:
@@ -213,15 +285,15 @@ def _not_utf8(line: bytes) -> str:
 def import_jsonl(log_file: LogFile, lines: Iterable[bytes], source: str, advance: Advance = _quiet) -> Imported:
     """Restore an exported encounter exactly as it was; see the module's import policy.
 
-    The file is read once, a line at a time, its rows inserted a chunk at a time in one
-    transaction and verified streamed: memory stays flat in the file's size."""
-    records = read_jsonl(lines, source, advance)
-    _, header = next(records, (0, None))
+    The file is read once, a block of lines at a time, its rows inserted a chunk at a time
+    in one transaction and verified streamed: memory stays flat in the file's size."""
+    records = _Opening(read_blocks(lines, source, advance))
+    _, header = records.next()
     if not isinstance(header, Header) or header.format != FORMAT:
         raise BadInput(f"{source} is not a skirmish export (no {FORMAT} header on its first line)")
     if header.version != FORMAT_VERSION:
         raise BadInput(f"{source} is export format {header.version}; this skirmish reads {FORMAT_VERSION}")
-    number, second = next(records, (0, None))
+    number, second = records.next()
     if not isinstance(second, EncounterRecord):
         where = f"{source}:{number}" if number else source
         raise BadInput(f"{where}: not the encounter record: {LAYOUT}")
@@ -237,14 +309,14 @@ def import_jsonl(log_file: LogFile, lines: Iterable[bytes], source: str, advance
                 f"an encounter named {quoted(enc.name)} already exists in {log_file.path} with another log: "
                 "import into a new database (--db)"
             )
-        for number, record in records:  # the same log: the file is still read through, and must be whole
-            rows.take(number, record)
+        for numbers, block in records.rest():  # the same log: the file is still read through, and must be whole
+            rows.take(numbers, block)
         rows.check_count()
         return Imported(existing, header.digest, *rows.counts, already=True)
     with log_file.restoring(enc) as restoring:
         rows.into = restoring.add
-        for number, record in records:
-            rows.take(number, record)
+        for numbers, block in records.rest():
+            rows.take(numbers, block)
         rows.flush()
         rows.check_count()
         try:
@@ -252,6 +324,31 @@ def import_jsonl(log_file: LogFile, lines: Iterable[bytes], source: str, advance
         except TamperedLog as exc:
             raise TamperedLog(f"{source} does not verify: {exc}") from None
     return Imported(log_file.encounter(enc.name), digest, *rows.counts, already=False)
+
+
+class _Opening:
+    """An export's blocks of records, its first records taken one by one (the header, the
+    encounter), then the rest a block at a time."""
+
+    def __init__(self, blocks: Iterator[tuple[Sequence[int], list[_Record]]]) -> None:
+        self.blocks = blocks
+        self.numbers: Sequence[int] = ()
+        self.records: list[_Record] = []
+
+    def next(self) -> tuple[int, _Record | None]:
+        while not self.records:
+            got = next(self.blocks, None)
+            if got is None:
+                return 0, None
+            self.numbers, self.records = got
+        number, record = self.numbers[0], self.records[0]
+        self.numbers, self.records = self.numbers[1:], self.records[1:]
+        return number, record
+
+    def rest(self) -> Iterator[tuple[Sequence[int], list[_Record]]]:
+        if self.records:
+            yield self.numbers, self.records
+        yield from self.blocks
 
 
 class _Rows:
@@ -276,26 +373,36 @@ class _Rows:
     def counts(self) -> tuple[int, int, int]:
         return self.taken["commands"], self.taken["events"], self.taken["head_moves"]
 
-    def take(self, number: int, record: _Record) -> None:
-        kind = self.TABLES.get(type(record))
-        if kind is None:
-            raise BadInput(f"{self.source}:{number}: a second {record.__struct_config__.tag} record: {LAYOUT}")
-        table, row_type = kind
-        row = row_type(*msgspec.structs.astuple(record))
-        if table == "events":
-            self._decode(row)  # type: ignore[arg-type]
-        self.taken[table] += 1
-        if self.into is not None:
-            if table != self.last:
+    def take(self, numbers: Sequence[int], records: list[_Record]) -> None:
+        """A block of records, each from the line ``numbers`` gives in turn: each table's run
+        of them in chunks, as the rows were read one by one (each decoded, counted, and a
+        chunk handed on once CHUNK are pending), with the tuples made in C."""
+        at = 0
+        for kind, group in itertools.groupby(records, type):
+            found = self.TABLES.get(kind)
+            if found is None:
+                tag = records[at].__struct_config__.tag
+                raise BadInput(f"{self.source}:{numbers[at]}: a second {tag} record: {LAYOUT}")
+            table = found[0]
+            rows = list(map(_astuple, group))
+            at += len(rows)
+            if self.into is not None and table != self.last:
                 # The last part chunk of the table before goes in first: an event naming a
                 # command not inserted yet is a deferred foreign key violation, and while
                 # one is pending SQLite looks up the children of every row inserted after.
                 self.flush()
                 self.last = table
             pending = self.pending[table]
-            pending.append(row)
-            if len(pending) >= CHUNK:
-                self.flush(table)
+            while rows:
+                room = CHUNK - len(pending)
+                part, rows = (rows, []) if len(rows) <= room else (rows[:room], rows[room:])
+                if table == "events":
+                    self._decode(part)
+                self.taken[table] += len(part)
+                if self.into is not None:
+                    pending.extend(part)
+                    if len(pending) >= CHUNK:
+                        self.flush(table)
 
     def flush(self, only: str | None = None) -> None:
         assert self.into is not None
@@ -312,16 +419,26 @@ class _Rows:
                 "the file was cut short or rows were added"
             )
 
-    def _decode(self, event: EventRow) -> None:
+    def _decode(self, events: list[tuple[Any, ...]]) -> None:
+        """Each event decoded under the encounter's ruleset: a body that does not is refused."""
         if self.codec is None:  # the first event: the ruleset it names, then its codec
-            _check_first_event(self.encounter, event, self.source)
+            _check_first_event(self.encounter, EventRow(*events[0]), self.source)
             try:
                 self.codec = codec_for(self.encounter.ruleset)
             except UnknownRuleset:
                 raise UnknownRuleset(f"{self.source}: {not_installed(self.encounter.name, self.encounter.ruleset)}") from None
-        try:
-            self.codec.decode(event.body, event.kind, event.version, event.id)
-        except UnreadableEvent as exc:
-            raise BadInput(
-                f"{self.source}: event {event.id} ({event.kind}) does not decode under {self.encounter.ruleset}: {exc.reason}"
-            ) from None
+        codec = self.codec
+        versions, decode = codec.versions, codec.decode_current
+        for event_id, _, _, kind, version, body, _, _ in events:
+            if versions.get(kind) == version:  # at its kind's current layout: the bare decoder
+                try:
+                    decode(body)
+                    continue
+                except msgspec.DecodeError:
+                    pass
+            try:  # an older layout (upcast), or the message of one that does not decode
+                codec.decode(body, kind, version, event_id)
+            except UnreadableEvent as exc:
+                raise BadInput(
+                    f"{self.source}: event {event_id} ({kind}) does not decode under {self.encounter.ruleset}: {exc.reason}"
+                ) from None
