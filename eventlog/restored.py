@@ -6,11 +6,13 @@ commits. Reading them back to walk the chain (chain.verify_streamed) costs a sec
 over every column, bodies and all, joined to the hashes each row links to. This walk
 checks the rows in hand instead, as each chunk is inserted, every check
 ``verify_streamed`` makes, in the same order of the same rows, so the digest it gives is
-``verify``'s. What it does not hold (a command's hash, an event some row links back to)
-it reads from the rows already inserted: a command's by a cursor over the commands in id
-order, an event's by its id, and the events' ids and hashes once more, narrowly, for the
-digest (which takes the head moves first). Memory holds three integers a command, as
-``verify_streamed`` does.
+``verify``'s. What a later table links back to (the commands' hashes, for the events and
+the head moves; the hash of each command's last event, for its head move; every event's
+id and hash, for the digest, which takes the head moves first) it keeps from the rows in
+hand while their table has at most KEEP rows (a few MB), and reads back from the rows
+inserted past that: the commands' or the events' ids and hashes by a cursor in id order,
+narrowly. An event a jump links back to (an undo's, a branch's) is read by its id. Beyond
+what it keeps, memory holds three integers a command, as ``verify_streamed`` does.
 
 It is the import's inner loop (three rows an event, each hashed): each row's hashed bytes
 are written in one format, as chain.py's ASCII fast path writes them, the whole text
@@ -39,7 +41,13 @@ from skirmish.eventlog.rows import CommandRow, EncounterRow, EventRow, HeadMove
 TABLES = ("commands", "events", "head_moves")  # the order an export writes them in
 
 _sha256 = hashlib.sha256
+_first = itemgetter(0)  # a row's id
 _hash_of_move = itemgetter(8)  # a head move row's hash (rows.MOVE_COLUMNS)
+_id_and_hash = "{}:{}".format  # what the digest takes of each event
+# The hashes of at most this many rows of a table are kept for the tables after it (about
+# 8 MB of text); a longer table's are read back from the file, so memory stays flat. Kept,
+# the race's 20,000-event import skips three passes over the rows it inserted (a tenth of it).
+KEEP = 65_536
 
 
 class _GiveUp(Exception):
@@ -73,12 +81,20 @@ class InHand:
         # events as (command, the run's first parent or 0, its last event)
         self.previous: tuple[int, str, str] = (0, "", "")
         self.runs = (array("q"), array("q"), array("q"))
+        self.kinds: dict[str, tuple[int, str]] = {}  # each kind's (version, its text as hashed)
+        # What the next table needs of the rows in hand, kept while a table has at most KEEP
+        # rows (else read back from the file): the commands' ids and hashes; the events'
+        # ids and hashes (for the digest) and the hash of each run's last event.
+        self.kept_commands: tuple[array[int], list[str]] | None = (array("q"), [])
+        self.kept_events: tuple[array[int], list[str]] | None = (array("q"), [])
+        self.run_end_hashes: list[str] | None = []
         self.event_commands: Iterator[tuple[int, str]] | None = None
         self.event_command: tuple[int, str] = (0, "")
         # the head moves: the move before's hash, the command moving, the runs matched so far
         self.move_commands: Iterator[tuple[int, str]] | None = None
         self.move_command: tuple[int, str] = (0, "")
         self.previous_move: str | None = None
+        self.previous_to: tuple[int | None, str] = (None, "~")  # where the move before went, as hashed
         self.matched = 0
         self.appended_ends: Iterator[tuple[int, str]] | None = None
         self.appended_end: tuple[int, str] = (0, "")
@@ -119,11 +135,18 @@ class InHand:
 
     def _begin(self, table: str) -> None:
         if table == "events":
-            self.event_commands = self.hashes("commands")
+            self.event_commands = self._commands_again()
         elif table == "head_moves":
-            self.move_commands = self.hashes("commands")
-            self.appended_ends = self.hashes("events")
+            self.move_commands = self._commands_again()
+            if self.run_end_hashes is None:
+                self.appended_ends = self.hashes("events")
             self.digest_so_far = hashlib.sha256()
+
+    def _commands_again(self) -> Iterator[tuple[int, str]]:
+        """The commands' ids and hashes in id order: kept, or read back."""
+        if self.kept_commands is None:
+            return self.hashes("commands")
+        return zip(*self.kept_commands)
 
     def _commands(self, rows: Sequence[tuple[Any, ...]]) -> None:
         encounter_id, enc, last = self.encounter.id, self.enc, self.last_id
@@ -141,6 +164,7 @@ class InHand:
             elif _sha256(hashed.encode()).hexdigest() != hash_:
                 raise _GiveUp(f"command {command_id}")
         self.last_id = last
+        self.kept_commands = _kept(self.kept_commands, rows, 5)
 
     def _events(self, rows: Sequence[tuple[Any, ...]]) -> None:
         encounter_id, enc, last = self.encounter.id, self.enc, self.last_id
@@ -148,16 +172,18 @@ class InHand:
         command, command_hash_ = self.event_command
         commands, first_parents, ends = self.runs
         run, run_end = (commands[-1], ends[-1]) if commands else (0, 0)
+        end_hashes, kinds = self.run_end_hashes, self.kinds
+        p: str | None
+        parent_hash: str | None
         for row in rows:
             event_id, parent_id, command_id, kind, version, body, recorded_at, hash_ = row
             if type(event_id) is not int or event_id <= last:
                 raise _GiveUp(f"event {event_id} out of order")
             last = event_id
-            if parent_id is None:
-                self._first(row)
-                link, parent_hash = "~~", None
-            elif parent_id == previous_id:  # the event before: most events follow it
-                link, parent_hash = f"{len(previous_text)}:{previous_text}64:{previous_hash}", previous_hash
+            if parent_id == previous_id:  # the event before: most events follow it
+                p, parent_hash = previous_text, previous_hash
+            elif parent_id is None:  # the encounter's first event
+                p = parent_hash = None
             elif type(parent_id) is not int or parent_id >= event_id:
                 raise _GiveUp(f"event {event_id}")
             else:  # a jump back (an undo, a branch): the parent was inserted before
@@ -165,16 +191,23 @@ class InHand:
                 if parent_hash is None:
                     raise _GiveUp(f"event {event_id}")
                 p = str(parent_id)
-                link = f"{len(p)}:{p}64:{parent_hash}"
             if command_id != command:
                 command, command_hash_ = self._command_of_event(command_id)
-            i, v = str(event_id), str(version)
-            hashed = (f"5:event{len(i)}:{i}{enc}{link}64:{command_hash_}{len(kind)}:{kind}{len(v)}:{v}"
-                      f"{len(recorded_at)}:{recorded_at}{len(body)}:{body}")
-            if not hashed.isascii():
-                if event_hash(encounter_id, EventRow(*row), parent_hash, command_hash_) != hash_:
-                    raise _GiveUp(f"event {event_id}")
-            elif _sha256(hashed.encode()).hexdigest() != hash_:
+            i = str(event_id)
+            kind_version = kinds.get(kind)
+            if kind_version is None or kind_version[0] != version:
+                kind_version = self._kind_version(kind, version)
+            if p is None:
+                self._first(row)
+                expected = event_hash(encounter_id, EventRow(*row), None, command_hash_)
+            else:
+                hashed = (f"5:event{len(i)}:{i}{enc}{len(p)}:{p}64:{parent_hash}64:{command_hash_}{kind_version[1]}"
+                          f"{len(recorded_at)}:{recorded_at}{len(body)}:{body}")
+                if hashed.isascii():
+                    expected = _sha256(hashed.encode()).hexdigest()
+                else:  # lengths in characters are not bytes: the general format
+                    expected = event_hash(encounter_id, EventRow(*row), parent_hash, command_hash_)
+            if expected != hash_:
                 raise _GiveUp(f"event {event_id}")
             previous_id, previous_text, previous_hash = event_id, i, hash_
             # Each command's events are one run, chained one to the next (chain._command_runs).
@@ -182,14 +215,29 @@ class InHand:
                 if parent_id != run_end:
                     raise _GiveUp(f"event {event_id}")
                 run_end = ends[-1] = event_id
+                if end_hashes is not None:
+                    end_hashes[-1] = hash_
             else:
                 commands.append(command_id)
                 first_parents.append(parent_id or 0)
                 ends.append(event_id)
                 run, run_end = command_id, event_id
+                if end_hashes is not None:
+                    end_hashes.append(hash_)
         self.last_id = last
         self.previous = (previous_id, previous_text, previous_hash)
         self.event_command = (command, command_hash_)
+        self.kept_events = _kept(self.kept_events, rows, 7)
+        if self.kept_events is None:
+            self.run_end_hashes = None
+
+    def _kind_version(self, kind: str, version: int) -> tuple[int, str]:
+        """An event's kind and layout version as its hash writes them (a few kinds: kept)."""
+        if len(self.kinds) > 256:  # a ruleset has a few dozen kinds: a file naming more is not kept
+            self.kinds.clear()
+        v = str(version)
+        found = self.kinds[kind] = (version, f"{len(kind)}:{kind}{len(v)}:{v}")
+        return found
 
     def _first(self, row: tuple[Any, ...]) -> None:
         """The encounter's first event: the encounters row is not chained, so it must agree."""
@@ -216,10 +264,13 @@ class InHand:
         return found
 
     def _moves(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        assert self.move_commands is not None and self.appended_ends is not None and self.digest_so_far is not None
+        assert self.move_commands is not None and self.digest_so_far is not None
         encounter_id, enc, last = self.encounter.id, self.enc, self.last_id
+        end_hashes = self.run_end_hashes
         command, command_hash_ = self.move_command
         previous = self.previous_move
+        before = "~" if previous is None else f"64:{previous}"
+        previous_to, previous_to_piece = self.previous_to
         commands, first_parents, ends = self.runs
         matched, end, end_hash = self.matched, *self.appended_end
         for row in rows:
@@ -238,12 +289,16 @@ class InHand:
                     first_parents[matched] != (from_event or 0) or ends[matched] != to_event
                 ):
                     raise _GiveUp(f"head move {move_id}")
+                if end_hashes is not None:  # the hash of the run's last event, kept
+                    to_hash = end_hashes[matched]
+                else:  # read back: the runs go up, so one cursor serves
+                    assert self.appended_ends is not None
+                    while end < to_event:
+                        end, end_hash = next(self.appended_ends, (to_event + 1, ""))
+                    if end != to_event:
+                        raise _GiveUp(f"event {to_event}")
+                    to_hash = end_hash
                 matched += 1
-                while end < to_event:  # the hash of the run's last event: the runs go up, one cursor
-                    end, end_hash = next(self.appended_ends, (to_event + 1, ""))
-                if end != to_event:
-                    raise _GiveUp(f"event {to_event}")
-                to_hash = end_hash
             else:
                 found_hash = self.event_hash_of(to_event) if type(to_event) is int else None
                 if found_hash is None or (from_event is not None and (
@@ -252,9 +307,12 @@ class InHand:
                     raise _GiveUp(f"head move {move_id}")
                 to_hash = found_hash
             i, n, to = str(move_id), str(seq), str(to_event)
-            start = "~" if from_event is None else f"{len(f := str(from_event))}:{f}"
-            before = "~" if previous is None else f"64:{previous}"
-            hashed = (f"4:move{len(i)}:{i}{enc}{len(branch)}:{branch}{len(n)}:{n}{start}{len(to)}:{to}"
+            if from_event == previous_to:  # most moves start where the one before ended
+                start = previous_to_piece
+            else:
+                start = "~" if from_event is None else f"{len(f := str(from_event))}:{f}"
+            previous_to, previous_to_piece = to_event, f"{len(to)}:{to}"
+            hashed = (f"4:move{len(i)}:{i}{enc}{len(branch)}:{branch}{len(n)}:{n}{start}{previous_to_piece}"
                       f"{len(reason)}:{reason}{len(recorded_at)}:{recorded_at}{before}64:{command_hash_}"
                       f"64:{to_hash}")
             if not hashed.isascii():
@@ -262,11 +320,12 @@ class InHand:
                     raise _GiveUp(f"head move {move_id}")
             elif _sha256(hashed.encode()).hexdigest() != hash_:
                 raise _GiveUp(f"head move {move_id}")
-            previous = hash_
+            previous, before = hash_, f"64:{hash_}"
         # every move of the chunk holds: the digest takes their hashes, in order
         self.digest_so_far.update("".join(map(_hash_of_move, rows)).encode())
         self.last_id, self.previous_move, self.matched = last, previous, matched
         self.move_command, self.appended_end = (command, command_hash_), (end, end_hash)
+        self.previous_to = (previous_to, previous_to_piece)
 
     def _digest(self) -> str:
         if self.stage != len(TABLES) - 1:
@@ -279,6 +338,20 @@ class InHand:
         if not self.matched:  # an encounter is created with its first event
             raise _GiveUp("no events")
         digest = self.digest_so_far
-        for parts in self.event_digest_parts():
-            digest.update(parts.encode())
+        if self.kept_events is None:
+            for parts in self.event_digest_parts():
+                digest.update(parts.encode())
+        else:
+            digest.update("".join(map(_id_and_hash, *self.kept_events)).encode())
         return str(digest.hexdigest())
+
+
+def _kept(kept: tuple[array[int], list[str]] | None, rows: Sequence[tuple[Any, ...]], column: int) -> (
+    tuple[array[int], list[str]] | None
+):
+    """``kept`` with the ids and hashes (``column``) of ``rows``, or None past KEEP rows."""
+    if kept is None or len(kept[0]) + len(rows) > KEEP:
+        return None
+    kept[0].extend(map(_first, rows))
+    kept[1].extend(map(itemgetter(column), rows))
+    return kept

@@ -292,13 +292,16 @@ def walked(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str | None, str | None
     return seen
 
 
+@pytest.mark.parametrize("keep", [restored.KEEP, 3, 0])
 def test_an_intact_log_is_verified_in_hand_to_verify_s_digest(
-    tmp_path: Path, walked: list[tuple[str | None, str | None]], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, walked: list[tuple[str | None, str | None]], monkeypatch: pytest.MonkeyPatch, keep: int
 ) -> None:
     """Two encounters played in turn (their ids interleave), undo, redo, a branch, a switch,
-    a note, an amend: the walk in hand never gives up on it, and gives verify's digest."""
+    a note, an amend: the walk in hand never gives up on it, and gives verify's digest,
+    whether it keeps the hashes the next table needs (KEEP rows) or reads them back."""
     from test_streaming import TABLE, play
 
+    monkeypatch.setattr(restored, "KEEP", keep)
     db = str(tmp_path / "fight.db")
     play(db, TABLE)
     for name in ("Bridge", "Cellar"):
@@ -311,6 +314,17 @@ def test_an_intact_log_is_verified_in_hand_to_verify_s_digest(
     assert len(walked) == 4
     for in_hand, truth in walked:
         assert in_hand is not None and in_hand == truth
+
+
+@pytest.mark.parametrize("keep", [restored.KEEP, 3, 0])
+def test_an_export_with_a_command_of_two_events_is_verified_in_hand(
+    export: Path, tmp_path: Path, walked: list[tuple[str | None, str | None]], monkeypatch: pytest.MonkeyPatch,
+    keep: int,
+) -> None:
+    """The last `next` appends two events: its head move links to the second's hash."""
+    monkeypatch.setattr(restored, "KEEP", keep)
+    assert run_cli(["--db", str(tmp_path / "copy.db"), "import", str(export)]) == 0
+    assert len(walked) == 1 and walked[0][0] is not None and walked[0][0] == walked[0][1]
 
 
 def _rehashed(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -358,7 +372,10 @@ def test_the_walk_in_hand_never_passes_what_verify_refuses(
     records[0]["digest"] = "0" * 64  # not the check at stake here
     source = _written(_rehashed(records), tmp_path_factory.mktemp("walk") / "forged.jsonl")
     walked.clear()
-    run_cli(["--db", str(source.with_suffix(".db")), "import", str(source)])
+    keep = data.draw(st.sampled_from([restored.KEEP, 2]))  # the hashes in hand, or read back
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(restored, "KEEP", keep)
+        run_cli(["--db", str(source.with_suffix(".db")), "import", str(source)])
     for in_hand, truth in walked:
         assert in_hand is None or in_hand == truth, (in_hand, truth)
 
@@ -383,11 +400,13 @@ def _append_from_elsewhere(records: list[dict[str, Any]]) -> None:
     moves[-1]["from_event"] = moves[-1]["from_event"] - 1
 
 
+@pytest.mark.parametrize("keep", [restored.KEEP, 2])
 @pytest.mark.parametrize("forge", [_relink_in_a_run, _undo_from_nowhere, _append_from_elsewhere])
 def test_a_forged_link_with_every_hash_made_again_is_refused_by_both_walks(
     cli: Cli, export: Path, tmp_path: Path, walked: list[tuple[str | None, str | None]],
-    forge: Callable[[list[dict[str, Any]]], None],
+    forge: Callable[[list[dict[str, Any]]], None], keep: int, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(restored, "KEEP", keep)
     records = _records(export)
     forge(records)
     source = _written(_rehashed(records), tmp_path / "forged.jsonl")
