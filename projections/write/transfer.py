@@ -173,7 +173,7 @@ class Imported:
     already: bool  # the same log was there already: nothing written
 
 
-BLOCK = 1 << 20  # bytes of a file read and decoded at once: about 2,500 lines of an export
+BLOCK = 1 << 18  # bytes of a file read and decoded at once: about 600 lines of an export
 # A line break not followed by a record's start (checked on all but a block's last byte)
 _NOT_BEFORE_A_RECORD = re.compile(rb"\n(?!\{)")
 
