@@ -197,6 +197,10 @@ def read_blocks(
     if read is None:
         yield from _line_by_line(enumerate(lines, 1), source, advance)
         return
+    # From a file that can seek, a block ends at its last line break and the next is read
+    # from there: no block is copied to put a part line in front of the next.
+    seekable = getattr(lines, "seekable", None)
+    seek = getattr(lines, "seek", None) if seekable is not None and seekable() else None
     number, carry = 1, b""
     while True:
         data = read(BLOCK)
@@ -205,24 +209,29 @@ def read_blocks(
             if not cut:  # a line longer than a block: read on to its end
                 carry += data
                 continue
-            block, carry = carry + data[:cut], data[cut:]
+            block, end = (carry + data[:cut], len(carry) + cut) if carry else (data, cut)
+            if seek is not None:  # the part line after the block: the next block's start
+                seek(cut - len(data), io.SEEK_CUR)
+                carry = b""
+            else:
+                carry = data[cut:]
         elif carry:  # the last line, without its line break
-            block, carry = carry, b""
+            block, end, carry = carry, len(carry), b""
         else:
             return
-        advance(len(block))
-        held = block.count(b"\n") + (not block.endswith(b"\n"))
+        advance(end)
+        held = block.count(b"\n", 0, end) + (block[end - 1] != 10)  # 10: a line break
         try:
-            records = _decoder.decode_lines(block)
+            records = _decoder.decode_lines(memoryview(block)[:end])
         except (msgspec.DecodeError, UnicodeDecodeError):
             records = None
         if (
             records is not None and len(records) == held and block.startswith(b"{")
-            and _NOT_BEFORE_A_RECORD.search(block, 0, len(block) - 1) is None
+            and _NOT_BEFORE_A_RECORD.search(block, 0, end - 1) is None
         ):
             yield range(number, number + held), records
         else:
-            yield from _line_by_line(zip(itertools.count(number), io.BytesIO(block)), source, _quiet)
+            yield from _line_by_line(zip(itertools.count(number), io.BytesIO(block[:end])), source, _quiet)
         number += held
 
 

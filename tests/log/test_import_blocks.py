@@ -7,12 +7,15 @@ is read line by line. These tests hold the shortcut to what line-by-line reading
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from skirmish.cli.main import run_cli
+from skirmish.projections.engine import LogFile
 from skirmish.projections.write import transfer
 
 from support.cli import Cli
@@ -147,3 +150,34 @@ def test_the_records_before_a_malformed_line_are_taken_first(cli: Cli, tmp_path:
     assert refused(cli, tmp_path, b"\n".join(damaged) + b"\n") == (
         "Error: FILE is export format 2; this skirmish reads 1"
     )
+
+
+class _Unseekable(io.RawIOBase):
+    """A file read from a pipe: read, never seek."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        return self.data.readinto(buffer)
+
+
+@pytest.mark.parametrize("block", [64, 500])
+def test_a_file_that_cannot_seek_imports_the_same(
+    export: bytes, tmp_path: Path, block: int, monkeypatch: pytest.MonkeyPatch, line_by_line: list[int]
+) -> None:
+    """A file that can seek has each block's part line read again as the next block's start;
+    one that cannot carries it over: the same records either way."""
+    monkeypatch.setattr(transfer, "BLOCK", block)
+    log_file = LogFile(str(tmp_path / "copy.db"), create=True)
+    try:
+        with io.BufferedReader(_Unseekable(export)) as lines:
+            assert not lines.seekable()
+            done = transfer.import_jsonl(log_file, lines, "fight.jsonl")
+    finally:
+        log_file.close()
+    assert done.digest == digest_of(export) and not done.already
+    assert line_by_line == []
