@@ -28,7 +28,6 @@ cannot follow) it gives up, and the import verifies the inserted rows the usual 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from array import array
 from collections.abc import Callable, Iterator, Sequence
@@ -40,7 +39,6 @@ from skirmish.eventlog.rows import CommandRow, EncounterRow, EventRow, HeadMove
 
 TABLES = ("commands", "events", "head_moves")  # the order an export writes them in
 
-_sha256 = hashlib.sha256
 _first = itemgetter(0)  # a row's id
 _hash_of_move = itemgetter(8)  # a head move row's hash (rows.MOVE_COLUMNS)
 _id_and_hash = "{}:{}".format  # what the digest takes of each event
@@ -70,6 +68,9 @@ class InHand:
         event_hash_of: Callable[[int], str | None],
         event_digest_parts: Callable[[], Iterator[str]],
     ) -> None:
+        import hashlib  # an import's, not every command's start (README: Speed; store.py imports this module)
+
+        self.sha256 = hashlib.sha256  # OpenSSL's: the walk hashes thousands of rows
         self.encounter, self.hashes, self.event_hash_of = encounter, hashes, event_hash_of
         self.event_digest_parts = event_digest_parts
         enc = str(encounter.id)
@@ -140,7 +141,7 @@ class InHand:
             self.move_commands = self._commands_again()
             if self.run_end_hashes is None:
                 self.appended_ends = self.hashes("events")
-            self.digest_so_far = hashlib.sha256()
+            self.digest_so_far = self.sha256()
 
     def _commands_again(self) -> Iterator[tuple[int, str]]:
         """The commands' ids and hashes in id order: kept, or read back."""
@@ -150,6 +151,7 @@ class InHand:
 
     def _commands(self, rows: Sequence[tuple[Any, ...]]) -> None:
         encounter_id, enc, last = self.encounter.id, self.enc, self.last_id
+        sha256 = self.sha256
         for row in rows:
             command_id, branch, text, body, recorded_at, hash_ = row
             if type(command_id) is not int or command_id <= last:
@@ -161,13 +163,14 @@ class InHand:
             if not hashed.isascii():  # lengths in characters are not bytes: the general format
                 if command_hash(encounter_id, CommandRow(*row)) != hash_:
                     raise _GiveUp(f"command {command_id}")
-            elif _sha256(hashed.encode()).hexdigest() != hash_:
+            elif sha256(hashed.encode()).hexdigest() != hash_:
                 raise _GiveUp(f"command {command_id}")
         self.last_id = last
         self.kept_commands = _kept(self.kept_commands, rows, 5)
 
     def _events(self, rows: Sequence[tuple[Any, ...]]) -> None:
         encounter_id, enc, last = self.encounter.id, self.enc, self.last_id
+        sha256 = self.sha256
         previous_id, previous_text, previous_hash = self.previous
         command, command_hash_ = self.event_command
         commands, first_parents, ends = self.runs
@@ -204,7 +207,7 @@ class InHand:
                 hashed = (f"5:event{len(i)}:{i}{enc}{len(p)}:{p}64:{parent_hash}64:{command_hash_}{kind_version[1]}"
                           f"{len(recorded_at)}:{recorded_at}{len(body)}:{body}")
                 if hashed.isascii():
-                    expected = _sha256(hashed.encode()).hexdigest()
+                    expected = sha256(hashed.encode()).hexdigest()
                 else:  # lengths in characters are not bytes: the general format
                     expected = event_hash(encounter_id, EventRow(*row), parent_hash, command_hash_)
             if expected != hash_:
@@ -267,6 +270,7 @@ class InHand:
         assert self.move_commands is not None and self.digest_so_far is not None
         encounter_id, enc, last = self.encounter.id, self.enc, self.last_id
         end_hashes = self.run_end_hashes
+        sha256 = self.sha256
         command, command_hash_ = self.move_command
         previous = self.previous_move
         before = "~" if previous is None else f"64:{previous}"
@@ -318,7 +322,7 @@ class InHand:
             if not hashed.isascii():
                 if move_hash(encounter_id, HeadMove(*row), previous, command_hash_, to_hash) != hash_:
                     raise _GiveUp(f"head move {move_id}")
-            elif _sha256(hashed.encode()).hexdigest() != hash_:
+            elif sha256(hashed.encode()).hexdigest() != hash_:
                 raise _GiveUp(f"head move {move_id}")
             previous, before = hash_, f"64:{hash_}"
         # every move of the chunk holds: the digest takes their hashes, in order
