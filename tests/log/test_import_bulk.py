@@ -413,3 +413,85 @@ def test_a_forged_link_with_every_hash_made_again_is_refused_by_both_walks(
     line = Cli(str(tmp_path / "new.db"), cli.capsys).fails("import", str(source))
     assert "does not verify: " in line, line
     assert walked == [(None, None)]
+
+
+# --- one byte changed in a row, hashes left as exported: the walk in hand gives up, and the
+# import is refused naming the row, as verify names it (eventlog/chain.py) ---------------------
+
+
+def _one_changed(field: str, value: object) -> object:
+    """``value`` with one character or its number changed: a body still JSON (its first
+    digit), an id to the one before (a parent: an event there), a move's seq past the rest."""
+    if isinstance(value, int):
+        return value + 1000 if field == "seq" else value - 1
+    text = str(value)
+    if field == "body":
+        at = next(i for i, c in enumerate(text) if c.isdigit())
+        return text[:at] + str((int(text[at]) + 1) % 10) + text[at + 1:]
+    return text[:-1] + ("0" if text[-1] != "0" else "1")
+
+
+def _first_of(records: list[dict[str, Any]], record: str, **where: object) -> dict[str, Any]:
+    return next(r for r in records if r["record"] == record and all(r[k] == v for k, v in where.items()))
+
+
+@pytest.mark.parametrize("keep", [restored.KEEP, 2])
+@pytest.mark.parametrize(("record", "field"), [
+    ("event", "body"), ("event", "hash"), ("event", "parent_id"), ("event", "recorded_at"),
+    ("command", "text"), ("command", "hash"), ("move", "recorded_at"), ("move", "hash"), ("move", "seq"),
+])
+def test_a_byte_changed_in_a_row_is_refused_naming_the_row(
+    cli: Cli, export: Path, tmp_path: Path, walked: list[tuple[str | None, str | None]],
+    monkeypatch: pytest.MonkeyPatch, record: str, field: str, keep: int,
+) -> None:
+    monkeypatch.setattr(restored, "KEEP", keep)
+    records = _records(export)
+    if record == "event":  # the second event of the `next` that appended two: a parent in its run
+        events = [r for r in records if r["record"] == "event"]
+        row = next(b for a, b in zip(events, events[1:]) if a["command_id"] == b["command_id"])
+        said = f"event {row['id']} ({row['kind']}) was altered or re-ordered after it was recorded"
+    elif record == "command":
+        row = _first_of(records, "command", text="undo")
+        said = f"command {row['id']} ('{'und0' if field == 'text' else 'undo'}') was altered after it was recorded"
+    else:
+        row = _first_of(records, "move", reason="undo")
+        said = (f"head move {row['id']} (undo on main) was altered, removed or re-ordered: it moves the head to "
+                f"event {row['to_event']}")
+    row[field] = _one_changed(field, row[field])
+    source = _written(records, tmp_path / "changed.jsonl")
+    line = Cli(str(tmp_path / "new.db"), cli.capsys).fails("import", str(source))
+    assert line == f"Error: {source} does not verify: {said}", line
+    assert walked == [(None, None)]  # the walk in hand gave up; verify refused the rows
+    assert list(tmp_path.glob("new.db*")) == []
+
+
+@pytest.mark.parametrize("keep", [restored.KEEP, 2])
+def test_rows_of_other_text_than_ascii_are_walked_in_hand_and_checked(
+    cli: Cli, tmp_path: Path, walked: list[tuple[str | None, str | None]], monkeypatch: pytest.MonkeyPatch,
+    keep: int,
+) -> None:
+    """A note, a branch and a combatant named in other letters than ASCII: their rows take
+    chain.py's general format in hand, to verify's digest; one letter changed is refused."""
+    monkeypatch.setattr(restored, "KEEP", keep)
+    db = str(tmp_path / "fight.db")
+    for line in (
+        ["new", "Brücke", "--rules", "ap-countdown", "--seed", "5"],
+        ["add", "Håkon", "--side", "players", "--stat", "qu=1", "--stat", "hits=40"],
+        ["add", "Orc", "--side", "foes", "--stat", "qu=0", "--stat", "hits=30"],
+        ["round", "--roll", "Håkon=6,8", "--roll", "Orc=5,5"],
+        ["damage", "Orc", "4"], ["branch", "vielleicht-ß", "--at", "3"], ["note", "3", "l'Orc hésite, 日本"],
+    ):
+        assert run_cli(["--db", db, *line]) == 0, line
+    out = tmp_path / "fight.jsonl"
+    assert run_cli(["--db", db, "export", "--out", str(out)]) == 0
+    assert run_cli(["--db", str(tmp_path / "copy.db"), "import", str(out)]) == 0
+    assert len(walked) == 1 and walked[0][0] is not None and walked[0][0] == walked[0][1]
+    records = _records(out)
+    note = next(r for r in records if r["record"] == "event" and "hésite" in r["body"])
+    note["body"] = note["body"].replace("hésite", "hésitè")
+    source = _written(records, tmp_path / "changed.jsonl")
+    walked.clear()
+    line = Cli(str(tmp_path / "new.db"), cli.capsys).fails("import", str(source))
+    assert line == (f"Error: {source} does not verify: event {note['id']} ({note['kind']}) was altered or "
+                    "re-ordered after it was recorded"), line
+    assert walked == [(None, None)]
