@@ -19,7 +19,6 @@ cannot follow) it gives up, and the import verifies the inserted rows the usual 
 
 from __future__ import annotations
 
-import json
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -127,6 +126,8 @@ class InHand:
             self._ascending(e.id, "event")
             parent_hash: str | None = None
             if e.parent_id is None:
+                import json  # here, not at the top: every command imports this module (README: Speed)
+
                 try:
                     first = json.loads(e.body)
                     named = (first.get("name"), first.get("ruleset"))
