@@ -394,7 +394,7 @@ def table_commands(source: str, workdir: Path, label: str, settings: Settings, l
     def make_copies(r: int) -> None:
         """Round ``r``'s copies (the round before's removed), then one interpreter start, untimed."""
         for name in writers:
-            for suffix in ("", "-wal", "-shm"):
+            for suffix in ("", "-wal", "-shm", ".fight"):
                 Path(copy_of(name, r - 1) + suffix).unlink(missing_ok=True)
             copy_log(base, copy_of(name, r))
         subprocess.run(floor_argv, env=env, check=True)
@@ -416,7 +416,7 @@ def table_commands(source: str, workdir: Path, label: str, settings: Settings, l
     rounds = max(settings.rounds, 5)
     group = run_rounds(Group("whole process", contenders, unit="process", before_round=make_copies), rounds, log, env)
     for name in writers:
-        for suffix in ("", "-wal", "-shm"):
+        for suffix in ("", "-wal", "-shm", ".fight"):
             Path(copy_of(name, rounds - 1) + suffix).unlink(missing_ok=True)
     floor = "python -c 'import msgspec, sqlite3'"
     comparisons = [(f"{c.name} over the interpreter's start (target <= 1.5x)", c.name, floor, "process wall", False)
