@@ -423,7 +423,7 @@ def table_commands(source: str, workdir: Path, label: str, settings: Settings, l
                    for c in contenders[1:]]
     # CPU beside wall: a write's wall time is its CPU and its syncs to disk, which another
     # process's disk traffic can stretch many times over on a busy machine.
-    comparisons += [(f"{c.name} over the interpreter's start, cpu", c.name, floor, "process cpu", False)
+    comparisons += [(f"{c.name}, cpu over the interpreter's start", c.name, floor, "process cpu", False)
                     for c in contenders[1:]]
     rows = rows_of(group, comparisons)
     notes = [f"whole process, refused (timed all the same): {r}" for r in refusals(group)]
