@@ -28,7 +28,6 @@ cannot follow) it gives up, and the import verifies the inserted rows the usual 
 
 from __future__ import annotations
 
-import json
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from operator import itemgetter
@@ -244,6 +243,8 @@ class InHand:
 
     def _first(self, row: tuple[Any, ...]) -> None:
         """The encounter's first event: the encounters row is not chained, so it must agree."""
+        import json  # here, not at the top: every command imports this module (README: Speed)
+
         try:
             first = json.loads(row[5])
             named = (first.get("name"), first.get("ruleset"))
