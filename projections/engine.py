@@ -100,6 +100,10 @@ def codec_for(ruleset_id: str) -> Codec:
     return Codec((*CORE_EVENTS, *get_ruleset(ruleset_id).event_types))
 
 
+def _unchanged(state: Any, event: Any) -> None:
+    """The fold's handler of an event that changes nothing in a Rules ruleset's state."""
+
+
 class Recorded(msgspec.Struct, frozen=True, gc=False):
     """An event as stored and decoded: its id, its parent and the event itself.
 
@@ -524,10 +528,15 @@ class Encounter:
             by.setdefault(name, []).append(note)
         return {name: tuple(notes) for name, notes in by.items()}
 
-    def _appliers(self) -> Mapping[type[Event], Callable[[Any, Any], None]] | None:
-        """A Rules ruleset's dispatch table (``Rules.appliers``), read once by a long fold
-        rather than called through ``apply`` for each row; None for any other ruleset."""
-        return self.ruleset.appliers() if isinstance(self.ruleset, Rules) else None
+    def _dispatch(self) -> dict[type[Event], Callable[[Any, Any], None]]:
+        """The fold's handler for every event type of the codec, looked up once a row with no
+        test around it: a Rules ruleset's own handlers (``Rules.appliers``, a type without
+        one left as it is, as ``Rules.apply`` leaves it), else the ruleset's ``apply``."""
+        types = (*CORE_EVENTS, *self.ruleset.event_types)
+        own = self.ruleset.appliers() if isinstance(self.ruleset, Rules) else None
+        if own is None:
+            return dict.fromkeys(types, self.ruleset.apply)
+        return {t: own.get(t, _unchanged) for t in types}
 
     def _fold(
         self, state: Any, runs: Iterable[tuple[int, int]], depth: int = -1, due: list[Snapshot] | None = None
@@ -537,7 +546,7 @@ class Encounter:
         replay's loop without a record a row, reading the body alone. ``due``: the states
         where the snapshot spacing falls (``state`` at ``depth`` below the root) added to it."""
         ruleset, decode_current, whole = self.ruleset, self.codec.decode_current, self._decoded_whole
-        appliers = self._appliers()
+        dispatch = self._dispatch()
         count = 0
         for low, rows in self._store.current_rows(runs, self.codec.versions):
             first = count
@@ -549,12 +558,8 @@ class Encounter:
                     event = whole(low + count - 1 - first)
                 if state is None:
                     state = ruleset.initial(event)  # type: ignore[arg-type]
-                elif appliers is None:
-                    ruleset.apply(state, event)
                 else:
-                    applier = appliers.get(type(event))
-                    if applier is not None:
-                        applier(state, event)
+                    dispatch[type(event)](state, event)
                 if due is not None and (depth + count) % SNAPSHOT_EVERY == 0 and depth + count:
                     due.append(Snapshot(low + count - 1 - first, depth + count, _state_encoder.encode(state)))
         return state, count
@@ -589,7 +594,7 @@ class Encounter:
         # _fold's loop, yielding a record and the state at each row: written out again, as
         # a generator a row would cost a long replay a fair part of its time.
         ruleset, decode_current, whole = self.ruleset, self.codec.decode_current, self._decoded_whole
-        appliers = self._appliers()
+        dispatch = self._dispatch()
         for low, rows in self._store.current_rows(runs, self.codec.versions, "command_id, recorded_at, "):
             for event_id, (command_id, recorded_at, body) in enumerate(rows, low):
                 try:
@@ -598,12 +603,8 @@ class Encounter:
                     event = whole(event_id)
                 if state is None:
                     state = ruleset.initial(event)  # type: ignore[arg-type]
-                elif appliers is None:
-                    ruleset.apply(state, event)
                 else:
-                    applier = appliers.get(type(event))
-                    if applier is not None:
-                        applier(state, event)
+                    dispatch[type(event)](state, event)
                 yield Recorded(event_id, parent, command_id, event, recorded_at), state
                 parent = event_id
 

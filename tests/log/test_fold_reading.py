@@ -145,3 +145,31 @@ def test_a_kind_whose_layout_moved_on_is_read_at_once_when_current_and_upcast_wh
     assert lookups == old
     assert msgspec.to_builtins(replayed[-2].event)["hits"]["value"] == 2
     assert msgspec.to_builtins(replayed[-1].event)["hits"]["value"] == 3
+
+
+def test_a_ruleset_with_its_own_apply_has_every_event_folded_through_it(opened: tuple[Store, Encounter]) -> None:
+    """A Rules ruleset that overrides ``apply`` (Rules.appliers is then None) gets every event
+    after the first through it, in order, in the replay and the fold alike; the states are
+    those of the ruleset's own handlers, which its ``apply`` hands each event on to."""
+    store, enc = opened
+    store.drop_snapshots()
+    head = enc.head().event_id
+    path = enc.path(head)
+    handed: list[object] = []
+    base = type(enc.ruleset)
+
+    class OwnFold(base):  # type: ignore[valid-type,misc]
+        def apply(self, state: object, event: object) -> None:
+            handed.append(event)
+            super().apply(state, event)
+
+    plain = [msgspec.json.encode(state) for _, state in enc.replay()]
+    own = OwnFold()
+    assert own.appliers() is None
+    enc.ruleset = own
+    assert [msgspec.json.encode(state) for _, state in enc.replay()] == plain
+    assert handed == [rec.event for rec in path[1:]]
+    handed.clear()
+    state, _ = enc.fold_to(head)
+    assert msgspec.json.encode(state) == plain[-1]
+    assert handed == [rec.event for rec in path[1:]]
