@@ -568,6 +568,13 @@ class Store:
             raise UnknownEvent(f"no event {event_id} in this encounter (see `skirmish log --all`)")
         return EventRow(*row)
 
+    def recorded_at(self, event_id: int) -> str:
+        """When the event was recorded, as stored (a replay's record reads it when asked)."""
+        row = self.conn.execute("SELECT recorded_at FROM events WHERE id = ?", (event_id,)).fetchone()
+        if row is None:
+            raise UnknownEvent(f"no event {event_id} in this file")
+        return str(row[0])
+
     def path(self, event_id: int, since: int | None = None) -> Iterator[EventRow]:
         """The events from the root (or from ``since``, if it is on the way) to ``event_id``,
         in order (ids grow from parent to child), streamed: a replay of a long log holds

@@ -104,18 +104,37 @@ def _unchanged(state: Any, event: Any) -> None:
     """The fold's handler of an event that changes nothing in a Rules ruleset's state."""
 
 
-class Recorded(msgspec.Struct, frozen=True, gc=False):
+class Recorded(msgspec.Struct, frozen=True, gc=False, eq=False):
     """An event as stored and decoded: its id, its parent and the event itself.
 
     A Struct, not a dataclass: a replay makes one per event, and a frozen dataclass costs
     as much to build as decoding the event does. Not tracked by the garbage collector
-    (``gc=False``): it holds an id, text and an event, never a cycle."""
+    (``gc=False``): it holds an id, text, an event and the store's look-up, never a cycle.
+
+    ``recorded_at`` is the row's text as stored, or, in a replay's records, read from the
+    store when first asked for: no surface that replays a path shows it, and reading it
+    with every row was a tenth of a replay's cost (README: Speed). Records are equal when
+    their id, parent, command, event and time are."""
 
     id: int
     parent: int | None
     command_id: int
     event: Event
-    recorded_at: str
+    _at: str | Callable[[int], str]  # the time as stored, or the look-up that reads it
+
+    @property
+    def recorded_at(self) -> str:
+        at = self._at
+        return at if isinstance(at, str) else at(self.id)
+
+    def _key(self) -> tuple[int, int | None, int, Event, str]:
+        return self.id, self.parent, self.command_id, self.event, self.recorded_at
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, Recorded) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     @property
     def kind(self) -> str:
@@ -595,8 +614,9 @@ class Encounter:
         # a generator a row would cost a long replay a fair part of its time.
         ruleset, decode_current, whole = self.ruleset, self.codec.decode_current, self._decoded_whole
         dispatch = self._dispatch()
-        for low, rows in self._store.current_rows(runs, self.codec.versions, "command_id, recorded_at, "):
-            for event_id, (command_id, recorded_at, body) in enumerate(rows, low):
+        at = self._store.recorded_at
+        for low, rows in self._store.current_rows(runs, self.codec.versions, "command_id, "):
+            for event_id, (command_id, body) in enumerate(rows, low):
                 try:
                     event = decode_current(body)
                 except (msgspec.DecodeError, TypeError):  # NULL: an older layout (or unreadable)
@@ -605,7 +625,7 @@ class Encounter:
                     state = ruleset.initial(event)  # type: ignore[arg-type]
                 else:
                     dispatch[type(event)](state, event)
-                yield Recorded(event_id, parent, command_id, event, recorded_at), state
+                yield Recorded(event_id, parent, command_id, event, at), state
                 parent = event_id
 
     def log(self, everything: bool = False) -> list[tuple[Recorded, list[str]]]:

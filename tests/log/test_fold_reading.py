@@ -173,3 +173,27 @@ def test_a_ruleset_with_its_own_apply_has_every_event_folded_through_it(opened: 
     state, _ = enc.fold_to(head)
     assert msgspec.json.encode(state) == plain[-1]
     assert handed == [rec.event for rec in path[1:]]
+
+
+def test_a_replays_records_read_their_time_when_asked_for_as_it_was_stored(opened: tuple[Store, Encounter]) -> None:
+    """A replay reads no row's time (no surface that replays shows it); a record read for it
+    gives the row's time as stored, and equals the record read whole."""
+    from skirmish.projections.engine import Recorded
+
+    store, enc = opened
+    head = enc.head().event_id
+    seen = statements(store)
+    replayed = [rec for rec, _ in enc.replay()]
+    store.conn.set_trace_callback(None)
+    runs = [s for s in seen if "BETWEEN" in s]  # the runs' reads (a row of an older layout is read whole)
+    assert runs and not [s for s in runs if "recorded_at" in s]
+    assert not [s for s in seen if s.startswith("SELECT recorded_at")]
+    rows = list(store.path(head))
+    assert len({r.recorded_at for r in rows}) > 1  # the times differ, so a time read off by a row shows
+    assert [rec.recorded_at for rec in replayed] == [r.recorded_at for r in rows]
+    whole = enc.path(head)
+    assert replayed == whole
+    first = replayed[1]
+    assert first == whole[1]
+    assert first != Recorded(first.id, first.parent, first.command_id, first.event, "2000-01-01T00:00:00+00:00")
+    assert first.to_json()["recorded_at"] == rows[1].recorded_at
