@@ -112,7 +112,7 @@ class Recorded(msgspec.Struct, frozen=True, gc=False, eq=False):
     (``gc=False``): it holds an id, text, an event and the store's look-up, never a cycle.
 
     ``recorded_at`` is the row's text as stored, or, in a replay's records, read from the
-    store when first asked for: no surface that replays a path shows it, and reading it
+    store each time it is asked for: no surface that replays a path shows it, and reading it
     with every row was a tenth of a replay's cost (README: Speed). Records are equal when
     their id, parent, command, event and time are."""
 
