@@ -113,8 +113,8 @@ class Recorded(msgspec.Struct, frozen=True, gc=False, eq=False):
 
     ``recorded_at`` is the row's text as stored, or, in a replay's records, read from the
     store each time it is asked for: no surface that replays a path shows it, and reading it
-    with every row was a tenth of a replay's cost (README: Speed). Records are equal when
-    their id, parent, command, event and time are."""
+    with every row cost a replay about 6% of its instructions (README: Speed). Records are
+    equal when their id, parent, command, event and time are."""
 
     id: int
     parent: int | None
@@ -596,7 +596,8 @@ class Encounter:
         the nearest snapshot.
 
         The state is the fold's one working copy, changed in place by the next event: read
-        it (``view``) before taking the next, or ``ruleset.copy`` it to keep it."""
+        it (``view``) before taking the next, or ``ruleset.copy`` it to keep it. A record's
+        ``recorded_at`` is read from the store when asked for, while it is open."""
         end = to if to is not None else self.head().event_id
         if to is not None:
             self._store.event(self.row.id, to)
