@@ -126,6 +126,28 @@ _TABLE = (
 )
 
 
+def _current_body(layouts: Mapping[str, int]) -> str:
+    """The SQL expression of a row's body where its version is its kind's in ``layouts``,
+    else NULL: a replay evaluates it on every row, so it is kept to a version test and a
+    short comparison. Most kinds are at layout 1, so a row at version 1 gives its body unless
+    its kind is one of the few whose layout has moved on (it is then an older layout, to be
+    upcast); a row at any other version gives it only if its kind is at that version (else
+    it is older, or written by a newer skirmish). A row of a kind the ruleset does not know,
+    at version 1, gives its body too: the decoder then refuses the body's unknown tag, the
+    row is read whole and refused naming its kind, as any row read whole is
+    (Codec.decode). Kinds are stored tags, quoted as SQL literals."""
+    by_version: dict[int, list[str]] = {}
+    for kind, version in layouts.items():
+        by_version.setdefault(int(version), []).append("'" + kind.replace("'", "''") + "'")
+    moved = [kind for version, kinds in by_version.items() if version != 1 for kind in kinds]
+    first = f"CASE WHEN kind IN ({', '.join(moved)}) THEN NULL ELSE body END" if moved else "body"
+    parts = [f"WHEN 1 THEN {first}"] + [
+        f"WHEN {version} THEN CASE WHEN kind IN ({', '.join(kinds)}) THEN body END"
+        for version, kinds in sorted(by_version.items()) if version != 1
+    ]
+    return f"CASE version {' '.join(parts)} END"
+
+
 class Table(NamedTuple):
     """What one command reads first (Store.table)."""
 
@@ -562,6 +584,13 @@ class Store:
             raise UnknownEvent(f"no event {event_id} in this encounter (see `skirmish log --all`)")
         return EventRow(*row)
 
+    def recorded_at(self, event_id: int) -> str:
+        """When the event was recorded, as stored (a replay's record reads it when asked)."""
+        row = self.conn.execute("SELECT recorded_at FROM events WHERE id = ?", (event_id,)).fetchone()
+        if row is None:
+            raise UnknownEvent(f"no event {event_id} in this file")
+        return str(row[0])
+
     def path(self, event_id: int, since: int | None = None) -> Iterator[EventRow]:
         """The events from the root (or from ``since``, if it is on the way) to ``event_id``,
         in order (ids grow from parent to child), streamed: a replay of a long log holds
@@ -578,19 +607,14 @@ class Store:
     ) -> Iterator[tuple[int, Iterator[Any]]]:
         """Each run of consecutive ids (as ``runs`` gives them) as its first id and its rows
         in order: ``columns`` (none, or names each followed by a comma) then the body, or
-        NULL where the row's kind is not at the layout version ``layouts`` gives it (read
+        NULL where the row is not at the layout version ``layouts`` gives its kind (read
         that row whole with ``event`` to upcast or refuse it). A run holds every id from its
         first to its last (``runs_back``), so a row's id is its first id plus its place:
-        the fold reads the one column it needs, and SQL checks each row's kind and version."""
-        by_version: dict[int, list[str]] = {}
-        for kind, version in layouts.items():
-            by_version.setdefault(version, []).append(kind)
-        body = " ".join(f"WHEN {int(version)} THEN CASE WHEN kind IN ({', '.join('?' * len(kinds))}) THEN body END"
-                        for version, kinds in by_version.items())
-        query = f"SELECT {columns}CASE version {body} END FROM events WHERE id BETWEEN ? AND ? ORDER BY id"
-        kinds = tuple(kind for group in by_version.values() for kind in group)
+        the fold reads the one column it needs, and SQL checks each row's version
+        (``_current_body``)."""
+        query = f"SELECT {columns}{_current_body(layouts)} FROM events WHERE id BETWEEN ? AND ? ORDER BY id"
         execute = self.conn.execute
-        return ((low, execute(query, (*kinds, low, high))) for low, high in runs)
+        return ((run[0], execute(query, run)) for run in runs)
 
     def _path_rows(self, columns: str, event_id: int, since: int | None) -> Iterator[Any]:
         return self._rows(columns, self.runs(event_id, since))

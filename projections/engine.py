@@ -100,18 +100,41 @@ def codec_for(ruleset_id: str) -> Codec:
     return Codec((*CORE_EVENTS, *get_ruleset(ruleset_id).event_types))
 
 
-class Recorded(msgspec.Struct, frozen=True, gc=False):
+def _unchanged(state: Any, event: Any) -> None:
+    """The fold's handler of an event that changes nothing in a Rules ruleset's state."""
+
+
+class Recorded(msgspec.Struct, frozen=True, gc=False, eq=False):
     """An event as stored and decoded: its id, its parent and the event itself.
 
     A Struct, not a dataclass: a replay makes one per event, and a frozen dataclass costs
     as much to build as decoding the event does. Not tracked by the garbage collector
-    (``gc=False``): it holds an id, text and an event, never a cycle."""
+    (``gc=False``): it holds an id, text, an event and the store's look-up, never a cycle.
+
+    ``recorded_at`` is the row's text as stored, or, in a replay's records, read from the
+    store each time it is asked for: no surface that replays a path shows it, and reading it
+    with every row cost a replay about 6% of its instructions (README: Speed). Records are
+    equal when their id, parent, command, event and time are."""
 
     id: int
     parent: int | None
     command_id: int
     event: Event
-    recorded_at: str
+    _at: str | Callable[[int], str]  # the time as stored, or the look-up that reads it
+
+    @property
+    def recorded_at(self) -> str:
+        at = self._at
+        return at if isinstance(at, str) else at(self.id)
+
+    def _key(self) -> tuple[int, int | None, int, Event, str]:
+        return self.id, self.parent, self.command_id, self.event, self.recorded_at
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, Recorded) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     @property
     def kind(self) -> str:
@@ -524,10 +547,15 @@ class Encounter:
             by.setdefault(name, []).append(note)
         return {name: tuple(notes) for name, notes in by.items()}
 
-    def _appliers(self) -> Mapping[type[Event], Callable[[Any, Any], None]] | None:
-        """A Rules ruleset's dispatch table (``Rules.appliers``), read once by a long fold
-        rather than called through ``apply`` for each row; None for any other ruleset."""
-        return self.ruleset.appliers() if isinstance(self.ruleset, Rules) else None
+    def _dispatch(self) -> dict[type[Event], Callable[[Any, Any], None]]:
+        """The fold's handler for every event type of the codec, looked up once a row with no
+        test around it: a Rules ruleset's own handlers (``Rules.appliers``, a type without
+        one left as it is, as ``Rules.apply`` leaves it), else the ruleset's ``apply``."""
+        types = (*CORE_EVENTS, *self.ruleset.event_types)
+        own = self.ruleset.appliers() if isinstance(self.ruleset, Rules) else None
+        if own is None:
+            return dict.fromkeys(types, self.ruleset.apply)
+        return {t: own.get(t, _unchanged) for t in types}
 
     def _fold(
         self, state: Any, runs: Iterable[tuple[int, int]], depth: int = -1, due: list[Snapshot] | None = None
@@ -537,7 +565,7 @@ class Encounter:
         replay's loop without a record a row, reading the body alone. ``due``: the states
         where the snapshot spacing falls (``state`` at ``depth`` below the root) added to it."""
         ruleset, decode_current, whole = self.ruleset, self.codec.decode_current, self._decoded_whole
-        appliers = self._appliers()
+        dispatch = self._dispatch()
         count = 0
         for low, rows in self._store.current_rows(runs, self.codec.versions):
             first = count
@@ -549,12 +577,8 @@ class Encounter:
                     event = whole(low + count - 1 - first)
                 if state is None:
                     state = ruleset.initial(event)  # type: ignore[arg-type]
-                elif appliers is None:
-                    ruleset.apply(state, event)
                 else:
-                    applier = appliers.get(type(event))
-                    if applier is not None:
-                        applier(state, event)
+                    dispatch[type(event)](state, event)
                 if due is not None and (depth + count) % SNAPSHOT_EVERY == 0 and depth + count:
                     due.append(Snapshot(low + count - 1 - first, depth + count, _state_encoder.encode(state)))
         return state, count
@@ -572,7 +596,8 @@ class Encounter:
         the nearest snapshot.
 
         The state is the fold's one working copy, changed in place by the next event: read
-        it (``view``) before taking the next, or ``ruleset.copy`` it to keep it."""
+        it (``view``) before taking the next, or ``ruleset.copy`` it to keep it. A record's
+        ``recorded_at`` is read from the store when asked for, while it is open."""
         end = to if to is not None else self.head().event_id
         if to is not None:
             self._store.event(self.row.id, to)
@@ -589,22 +614,19 @@ class Encounter:
         # _fold's loop, yielding a record and the state at each row: written out again, as
         # a generator a row would cost a long replay a fair part of its time.
         ruleset, decode_current, whole = self.ruleset, self.codec.decode_current, self._decoded_whole
-        appliers = self._appliers()
-        for low, rows in self._store.current_rows(runs, self.codec.versions, "command_id, recorded_at, "):
-            for event_id, (command_id, recorded_at, body) in enumerate(rows, low):
+        dispatch = self._dispatch()
+        at = self._store.recorded_at
+        for low, rows in self._store.current_rows(runs, self.codec.versions, "command_id, "):
+            for event_id, (command_id, body) in enumerate(rows, low):
                 try:
                     event = decode_current(body)
                 except (msgspec.DecodeError, TypeError):  # NULL: an older layout (or unreadable)
                     event = whole(event_id)
                 if state is None:
                     state = ruleset.initial(event)  # type: ignore[arg-type]
-                elif appliers is None:
-                    ruleset.apply(state, event)
                 else:
-                    applier = appliers.get(type(event))
-                    if applier is not None:
-                        applier(state, event)
-                yield Recorded(event_id, parent, command_id, event, recorded_at), state
+                    dispatch[type(event)](state, event)
+                yield Recorded(event_id, parent, command_id, event, at), state
                 parent = event_id
 
     def log(self, everything: bool = False) -> list[tuple[Recorded, list[str]]]:
