@@ -90,7 +90,7 @@ from shlex import quote
 from typing import Any, ClassVar, Literal
 
 import msgspec
-from msgspec.structs import astuple, replace
+from msgspec.structs import replace
 
 from skirmish.eventlog.commands import (
     CarriedEffect,
@@ -228,8 +228,8 @@ class Action(msgspec.Struct, frozen=True):
 
 class Fighter(msgspec.Struct):
     """A combatant as the fold keeps it: changed in place by the appliers (ApState). Its
-    action and effects are frozen values, replaced whole when they change, so a tuple of
-    its fields (``msgspec.structs.astuple``) is a snapshot of it that no later event alters."""
+    action and effects are frozen values, replaced whole when they change, so a shallow
+    copy (``replace(f)``) is a snapshot of it that no later event alters."""
 
     name: str
     side: str
@@ -277,10 +277,11 @@ class ApState(msgspec.Struct):
     event was most of this fold's cost). ``copy`` and ``evolve`` give states sharing no
     fighter. What a fighter holds besides numbers, strings and flags (its ``action``, its
     ``effects``, ``pace_count``) is a frozen value or a tuple of them, set whole, never
-    changed in place: so a tuple of a fighter's fields, taken before an event, still
-    says what the fighter was after it. The view and the glance keep each combatant's row
-    keyed by such a tuple (``ApCountdown._rows``, ``_glanced``), never by the fighter
-    object, which an event changes without becoming another object."""
+    changed in place: so a shallow copy of a fighter, taken before an event, still says
+    what the fighter was after it. The view and the glance keep each combatant's row with
+    such a copy, compared field by field (in C) with the fighter to know whether the row
+    still holds (``ApCountdown._rows``, ``_glanced``), never by the fighter object, which
+    an event changes without becoming another object."""
 
     options: dict[str, str]
     seed: int
@@ -1212,23 +1213,23 @@ class ApCountdown(GoesDown, Rules[ApState]):
     # --- view and narration ----------------------------------------------------------------
 
     def __init__(self) -> None:
-        # The view's row of each combatant as last built, by name: (the fighter's fields it
-        # was built from, ``astuple``: its action included; its status, whether it acts,
-        # the row, its pending action). The fold changes a fighter in place, so the row is
-        # keyed by the values of its fields, not by the object (ApState): while they, the
-        # status and the turn to act are as they were, the row is the same, and a replay
-        # builds the rows of the one or two fighters an event changed, not of all of them.
-        self._rows: dict[str, tuple[tuple[Any, ...], Status, bool, Combatant, Pending | None]] = {}
-        # The glance's row of each combatant, by name, with the fighter's fields, the
+        # The view's row of each combatant as last built, by name: (a copy of the fighter
+        # it was built from, its action included; its status, whether it acts, the row,
+        # its pending action). The fold changes a fighter in place, so the row is kept
+        # with a copy, compared field by field, not with the object (ApState): while the
+        # fighter equals it, and the status and turn to act are as they were, the row is
+        # the same, and a replay builds the rows of the one or two fighters an event
+        # changed, not of all of them.
+        self._rows: dict[str, tuple[Fighter, Status, bool, Combatant, Pending | None]] = {}
+        # The glance's row of each combatant, by name, with a copy of the fighter, the
         # goes-down reading and the figures of the row it was built from: a row follows
         # from those alone, so a fighter whose row's figures are as they were (a
         # declaration, a pace) keeps its row (the same object).
-        self._glanced: dict[str, tuple[tuple[Any, ...], str | None, tuple[Any, ...], Combatant]] = {}
-        # The last glance's fighters' fields and rows: an event that changed no fighter (the
+        self._glanced: dict[str, tuple[Fighter, str | None, tuple[Any, ...], Combatant]] = {}
+        # The last glance's fighters (copies) and rows: an event that changed no fighter (the
         # count moved on, a note) gets the same rows, the same tuple, which the replay skips.
         self._last_glance: tuple[
-            tuple[tuple[Any, ...], ...], str | None, tuple[Combatant, ...], Clock, tuple[int, bool, int | None],
-            Glance,
+            tuple[Fighter, ...], str | None, tuple[Combatant, ...], Clock, tuple[int, bool, int | None], Glance,
         ] | None = None
 
     def view(self, state: ApState) -> View:
@@ -1246,10 +1247,9 @@ class ApCountdown(GoesDown, Rules[ApState]):
         for f in ranked:
             status: Status = "left" if f.left else "down" if down[f.name] else "out" if f.out else "fighting"
             acting = f.name in now
-            fields = astuple(f)
             row = rows.get(f.name)
-            if row is None or row[0] != fields or row[1] != status or row[2] != acting:
-                row = rows[f.name] = (fields, status, acting, _combatant(f, status, acting), _pending(f))
+            if row is None or row[0] != f or row[1] != status or row[2] != acting:
+                row = rows[f.name] = (replace(f), status, acting, _combatant(f, status, acting), _pending(f))
             combatants.append(row[3])
             if row[4] is not None:
                 pending.append(row[4])
@@ -1263,25 +1263,32 @@ class ApCountdown(GoesDown, Rules[ApState]):
     def glance(self, state: ApState) -> Glance:
         # The view's rows without its acting order, who acts now and next: an event changes
         # one or two fighters, and those rows alone are built again (the others are picked
-        # out in C: each fighter's fields as a tuple, compared with the last glance's; an
-        # event changes a fighter in place, so the object says nothing).
+        # out in C: each fighter compared field by field with its copy kept by the last
+        # glance; an event changes a fighter in place, so the object says nothing).
         rule = state.options.get(GOES_DOWN)
         fighters = tuple(state.fighters.values())
-        fields = tuple(map(astuple, fighters))
         last = self._last_glance
         if last is not None and last[1] == rule and len(last[0]) == len(fighters):
+            kept = last[0]
             combatants = last[2]
             rows: list[Combatant] | None = None
-            for i in compress(range(len(fighters)), map(ne, fields, last[0])):
-                row = self._glance_row(state, fighters[i], fields[i], rule)
+            copies: list[Fighter] | None = None
+            for i in compress(range(len(fighters)), map(ne, fighters, kept)):
+                if copies is None:
+                    copies = list(kept)
+                copies[i], row = self._glance_row(state, fighters[i], rule)
                 if row is not combatants[i]:  # else its figures are as they were: the same row
                     if rows is None:
                         rows = list(combatants)
                     rows[i] = row
+            if copies is not None:
+                kept = tuple(copies)
             if rows is not None:
                 combatants = tuple(rows)
         else:
-            combatants = tuple(self._glance_row(state, f, key, rule) for f, key in zip(fighters, fields, strict=True))
+            built = [self._glance_row(state, f, rule) for f in fighters]
+            kept = tuple(copy for copy, _ in built)
+            combatants = tuple(row for _, row in built)
         when = (state.round, state.in_round, state.count)  # all the clock's figures follow from
         if last is not None and last[4] == when:
             clock = last[3]
@@ -1292,28 +1299,28 @@ class ApCountdown(GoesDown, Rules[ApState]):
             glance = last[5]  # the same glance: the replay takes it as the one before, all of it
         else:
             glance = Glance(clock=clock, combatants=combatants, ordered=False)
-        self._last_glance = (fields, rule, combatants, clock, when, glance)
+        self._last_glance = (kept, rule, combatants, clock, when, glance)
         return glance
 
     def acting_order(self, state: ApState) -> tuple[str, ...]:
         fighters = list(state.fighters.values())
         return tuple(f.name for f in _ranked(fighters, {f.name: self.down(state, f) for f in fighters}))
 
-    def _glance_row(self, state: ApState, f: Fighter, fields: tuple[Any, ...], rule: str | None) -> Combatant:
-        """``f``'s row of the glance; ``fields``: ``astuple(f)``."""
+    def _glance_row(self, state: ApState, f: Fighter, rule: str | None) -> tuple[Fighter, Combatant]:
+        """``f``'s row of the glance, with a copy of ``f`` as it is now (the glance's to keep)."""
         row = self._glanced.get(f.name)
         if row is not None and row[1] == rule:
-            if row[0] == fields:
-                return row[3]
+            if row[0] == f:
+                return row[0], row[3]
             figures = _ROW_FIGURES(f)
             if figures == row[2]:  # other fields, the same figures: a declaration, a pace
-                self._glanced[f.name] = (fields, rule, figures, row[3])
-                return row[3]
+                row = self._glanced[f.name] = (replace(f), rule, figures, row[3])
+                return row[0], row[3]
         else:
             figures = _ROW_FIGURES(f)
         status: Status = "left" if f.left else "down" if self.down(state, f) else "out" if f.out else "fighting"
-        row = self._glanced[f.name] = (fields, rule, figures, _combatant(f, status, False))
-        return row[3]
+        row = self._glanced[f.name] = (replace(f), rule, figures, _combatant(f, status, False))
+        return row[0], row[3]
 
     def harm(self, event: Event) -> Harm | None:
         # Damage is counted in hits (ap-countdown.md, Resolution); bleeding loses hits at
