@@ -1221,11 +1221,11 @@ class ApCountdown(GoesDown, Rules[ApState]):
         # the same, and a replay builds the rows of the one or two fighters an event
         # changed, not of all of them.
         self._rows: dict[str, tuple[Fighter, Status, bool, Combatant, Pending | None]] = {}
-        # The glance's row of each combatant, by name, with a copy of the fighter, the
-        # goes-down reading and the figures of the row it was built from: a row follows
-        # from those alone, so a fighter whose row's figures are as they were (a
-        # declaration, a pace) keeps its row (the same object).
-        self._glanced: dict[str, tuple[Fighter, str | None, tuple[Any, ...], Combatant]] = {}
+        # The glance's row of each combatant, by name, with the goes-down reading and the
+        # figures of the row it was built from: a row follows from those alone, so a
+        # fighter whose row's figures are as they were (a declaration, a pace) keeps its
+        # row (the same object).
+        self._glanced: dict[str, tuple[str | None, tuple[Any, ...], Combatant]] = {}
         # The last glance's fighters (copies) and rows: an event that changed no fighter (the
         # count moved on, a note) gets the same rows, the same tuple, which the replay skips.
         self._last_glance: tuple[
@@ -1276,7 +1276,8 @@ class ApCountdown(GoesDown, Rules[ApState]):
             for i in compress(range(len(fighters)), map(ne, fighters, kept)):
                 if copies is None:
                     copies = list(kept)
-                copies[i], row = self._glance_row(state, fighters[i], rule)
+                f = fighters[i]
+                copies[i], row = replace(f), self._glance_row(state, f, rule)
                 if row is not combatants[i]:  # else its figures are as they were: the same row
                     if rows is None:
                         rows = list(combatants)
@@ -1286,9 +1287,8 @@ class ApCountdown(GoesDown, Rules[ApState]):
             if rows is not None:
                 combatants = tuple(rows)
         else:
-            built = [self._glance_row(state, f, rule) for f in fighters]
-            kept = tuple(copy for copy, _ in built)
-            combatants = tuple(row for _, row in built)
+            kept = tuple([replace(f) for f in fighters])
+            combatants = tuple([self._glance_row(state, f, rule) for f in fighters])
         when = (state.round, state.in_round, state.count)  # all the clock's figures follow from
         if last is not None and last[4] == when:
             clock = last[3]
@@ -1306,21 +1306,14 @@ class ApCountdown(GoesDown, Rules[ApState]):
         fighters = list(state.fighters.values())
         return tuple(f.name for f in _ranked(fighters, {f.name: self.down(state, f) for f in fighters}))
 
-    def _glance_row(self, state: ApState, f: Fighter, rule: str | None) -> tuple[Fighter, Combatant]:
-        """``f``'s row of the glance, with a copy of ``f`` as it is now (the glance's to keep)."""
+    def _glance_row(self, state: ApState, f: Fighter, rule: str | None) -> Combatant:
         row = self._glanced.get(f.name)
-        if row is not None and row[1] == rule:
-            if row[0] == f:
-                return row[0], row[3]
-            figures = _ROW_FIGURES(f)
-            if figures == row[2]:  # other fields, the same figures: a declaration, a pace
-                row = self._glanced[f.name] = (replace(f), rule, figures, row[3])
-                return row[0], row[3]
-        else:
-            figures = _ROW_FIGURES(f)
+        figures = _ROW_FIGURES(f)
+        if row is not None and row[1] == figures and row[0] == rule:  # a declaration, a pace: the same row
+            return row[2]
         status: Status = "left" if f.left else "down" if self.down(state, f) else "out" if f.out else "fighting"
-        row = self._glanced[f.name] = (replace(f), rule, figures, _combatant(f, status, False))
-        return row[0], row[3]
+        row = self._glanced[f.name] = (rule, figures, _combatant(f, status, False))
+        return row[2]
 
     def harm(self, event: Event) -> Harm | None:
         # Damage is counted in hits (ap-countdown.md, Resolution); bleeding loses hits at
