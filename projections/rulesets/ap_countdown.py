@@ -631,13 +631,17 @@ class ApCountdown(GoesDown, Rules[ApState]):
             f = fighters[init.who]
             base = init.base
             f.base, f.base_derivation, f.ap, f.had = base.value, base, init.ap, init.ap if budgets else None
-            _new_round(f)
+            f.spent = f.instants = f.delay = 0  # as below, written out: a call a fighter a round
+            f.out = f.parry_used = f.parry_owes_melee = f.declared_this_round = False
+            f.parry = f.parry_against = None
         for name in event.idle:
             # No initiative and no AP this round (back up or back, it waits for the next);
             # its base is kept for option initiative=once.
             f = fighters[name]
             f.base, f.ap, f.had = None, 0, 0 if budgets else None
-            _new_round(f)
+            f.spent = f.instants = f.delay = 0
+            f.out = f.parry_used = f.parry_owes_melee = f.declared_this_round = False
+            f.parry = f.parry_against = None
         state.round, state.in_round, state.count = event.round, True, event.count
 
     @applies(ActionContinued)
@@ -1627,12 +1631,6 @@ def _bleed(f: Fighter, change: int) -> None:
     # Bleeding is one running total, never ticked by serial: it keeps serial -1.
     f.effects = others + ((Effect(BLEEDING, per_round=total, serial=-1),) if total > 0 else ())
 
-
-def _new_round(f: Fighter) -> None:
-    """What a round's start sets afresh on every fighter, rolled or sitting it out (an applier's)."""
-    f.spent = f.instants = f.delay = 0
-    f.out = f.parry_used = f.parry_owes_melee = f.declared_this_round = False
-    f.parry = f.parry_against = None
 
 
 def _without(effects: tuple[Effect, ...], kind: str) -> tuple[Effect, ...]:
