@@ -274,14 +274,14 @@ class Counter(msgspec.Struct, frozen=True):
 class ApState(msgspec.Struct):
     """Mutable: the fold applies events to a working copy in place (Rules.apply), its
     fighters included, as every ruleset's does (a ``replace`` of a 26-field fighter an
-    event was most of this fold's cost). ``copy`` and ``evolve`` give states sharing no
-    fighter. What a fighter holds besides numbers, strings and flags (its ``action``, its
-    ``effects``, ``pace_count``) is a frozen value or a tuple of them, set whole, never
+    event was most of what the appliers cost). ``copy`` and ``evolve`` give states sharing
+    no fighter. What a fighter holds besides numbers, strings and flags (its ``action``,
+    its ``effects``, ``pace_count``) is a frozen value or a tuple of them, set whole, never
     changed in place: so a shallow copy of a fighter, taken before an event, still says
-    what the fighter was after it. The view and the glance keep each combatant's row with
-    such a copy, compared field by field (in C) with the fighter to know whether the row
-    still holds (``ApCountdown._rows``, ``_glanced``), never by the fighter object, which
-    an event changes without becoming another object."""
+    what the fighter was after it. The view and the glance keep such a copy beside the
+    rows they built (``ApCountdown._rows``, ``_last_glance``), compared field by field (in
+    C) with the fighter to know whether a row still holds: never the fighter object itself,
+    which an event changes without becoming another object."""
 
     options: dict[str, str]
     seed: int
@@ -1632,7 +1632,6 @@ def _bleed(f: Fighter, change: int) -> None:
     others = tuple(e for e in f.effects if e.kind != BLEEDING)
     # Bleeding is one running total, never ticked by serial: it keeps serial -1.
     f.effects = others + ((Effect(BLEEDING, per_round=total, serial=-1),) if total > 0 else ())
-
 
 
 def _without(effects: tuple[Effect, ...], kind: str) -> tuple[Effect, ...]:
