@@ -85,7 +85,7 @@ Readings chosen where the text is silent, documented here and in the README:
 
 from collections.abc import Set as AbstractSet
 from itertools import compress
-from operator import attrgetter, is_not
+from operator import attrgetter, ne
 from shlex import quote
 from typing import Any, ClassVar, Literal
 
@@ -109,8 +109,6 @@ from skirmish.eventlog.errors import BadInput, RuleViolation
 from skirmish.eventlog.events import (
     CombatantCarried,
     CombatantAdded,
-    CombatantLeft,
-    CombatantReturned,
     Derivation,
     EncounterStarted,
     Event,
@@ -228,7 +226,11 @@ class Action(msgspec.Struct, frozen=True):
     pace_penalty: int = 0  # the pace's part of ``penalty``, as it was at declaration
 
 
-class Fighter(msgspec.Struct, frozen=True):
+class Fighter(msgspec.Struct):
+    """A combatant as the fold keeps it: changed in place by the appliers (ApState). Its
+    action and effects are frozen values, replaced whole when they change, so a shallow
+    copy (``replace(f)``) is a snapshot of it that no later event alters."""
+
     name: str
     side: str
     qu: int
@@ -270,16 +272,16 @@ class Counter(msgspec.Struct, frozen=True):
 
 
 class ApState(msgspec.Struct):
-    """Mutable: the fold applies events to a working copy in place (Rules.apply). A
-    fighter is a frozen value, replaced whole in ``fighters`` when an event changes it.
-
-    The other rulesets mutate their fighters in place; this one does not, on purpose: its
-    view (who acts at each count) is most of a replay's time, and it keeps each
-    combatant's row as last built, keyed by the fighter object (``ApCountdown._rows``). A
-    fighter no event touched is the same object, so a replay rebuilds the rows of the one
-    or two fighters an event replaced, not all of them; a fighter changed in place would
-    look unchanged. Hence ``replace`` in every applier here, and nowhere a fighter is
-    mutated."""
+    """Mutable: the fold applies events to a working copy in place (Rules.apply), its
+    fighters included, as every ruleset's does (a ``replace`` of a 26-field fighter an
+    event was most of what the appliers cost). ``copy`` and ``evolve`` give states sharing
+    no fighter. What a fighter holds besides numbers, strings and flags (its ``action``,
+    its ``effects``, ``pace_count``) is a frozen value or a tuple of them, set whole, never
+    changed in place: so a shallow copy of a fighter, taken before an event, still says
+    what the fighter was after it. The view and the glance keep such a copy beside the
+    rows they built (``ApCountdown._rows``, ``_last_glance``), compared field by field (in
+    C) with the fighter to know whether a row still holds: never the fighter object itself,
+    which an event changes without becoming another object."""
 
     options: dict[str, str]
     seed: int
@@ -294,10 +296,6 @@ class ApState(msgspec.Struct):
 
     def fighter(self, name: str) -> Fighter:
         return self.fighters[name]
-
-
-def _put(state: ApState, fighter: Fighter) -> None:
-    state.fighters[fighter.name] = fighter
 
 
 # --- the view's own parts ---------------------------------------------------------------------
@@ -598,8 +596,9 @@ class ApCountdown(GoesDown, Rules[ApState]):
         return {f.name for f in state.fighters.values() if _may_declare(f, self.down(state, f))}
 
     # --- initial / apply ------------------------------------------------------------------
-    # A replay applies hundreds of thousands of these: the frequent ones read and write the
-    # fighters' table directly (two calls fewer an event than ``state.fighter`` and ``_put``).
+    # A replay applies hundreds of thousands of these: each changes the fighter in place
+    # (ApState), read off the fighters' table directly. An action or effect is a frozen
+    # value: set anew, never changed in place (the view's and glance's rows rely on it).
 
     def initial(self, started: EncounterStarted) -> ApState:
         options = options_in_force(self, started)
@@ -608,54 +607,48 @@ class ApCountdown(GoesDown, Rules[ApState]):
     @applies(CombatantAdded)
     def _added(self, state: ApState, event: CombatantAdded) -> None:
         stats = event.stats
-        _put(state, Fighter(name=event.name, side=event.side, qu=stats["qu"], hits=stats["hits"],
-                            penalty=stats.get("penalty", 0)))
+        state.fighters[event.name] = Fighter(name=event.name, side=event.side, qu=stats["qu"], hits=stats["hits"],
+                                             penalty=stats.get("penalty", 0))
 
     @applies(CombatantCarried)
     def _carried(self, state: ApState, event: CombatantCarried) -> None:
-        f = state.fighter(event.who)
         if event.vital is not None:  # hits taken in an earlier fight (README, the party between fights)
-            _put(state, replace(f, damage=f.hits - event.vital))
+            f = state.fighters[event.who]
+            f.damage = f.hits - event.vital
 
     def lasting(self, state: ApState, who: str) -> list[CarriedEffect]:
         # Bleeding runs until staunched; stuns count rounds and staggered ends at the upkeep.
         bleed = _bleeding(state.fighter(who))
         return [CarriedEffect(kind=BLEEDING, per_round=bleed)] if bleed > 0 else []
 
-    @applies(CombatantLeft)
-    def _left(self, state: ApState, event: CombatantLeft) -> None:
-        _put(state, replace(state.fighter(event.who), left=True))
-
-    @applies(CombatantReturned)
-    def _returned(self, state: ApState, event: CombatantReturned) -> None:
-        _put(state, replace(state.fighter(event.who), left=False))
+    # Leaving and coming back: the shared handlers (Rules), setting ``left`` in place.
 
     @applies(RoundStarted)
     def _round_started(self, state: ApState, event: RoundStarted) -> None:
-        fighters = state.fighters  # read directly: a round start replaces every fighter
+        fighters = state.fighters  # read directly: a round start changes every fighter
+        budgets = event.budgets
         for init in event.initiatives:
-            fighters[init.who] = replace(
-                fighters[init.who], base=init.base.value, base_derivation=init.base, ap=init.ap, spent=0,
-                instants=0, delay=0, out=False, parry=None, parry_against=None,
-                parry_used=False, parry_owes_melee=False, declared_this_round=False,
-                had=init.ap if event.budgets else None,
-            )
+            f = fighters[init.who]
+            base = init.base
+            f.base, f.base_derivation, f.ap, f.had = base.value, base, init.ap, init.ap if budgets else None
+            f.spent = f.instants = f.delay = 0  # as below, written out: a call a fighter a round
+            f.out = f.parry_used = f.parry_owes_melee = f.declared_this_round = False
+            f.parry = f.parry_against = None
         for name in event.idle:
             # No initiative and no AP this round (back up or back, it waits for the next);
             # its base is kept for option initiative=once.
-            fighters[name] = replace(
-                fighters[name], base=None, ap=0, spent=0, instants=0, delay=0, out=False, parry=None,
-                parry_against=None, parry_used=False, parry_owes_melee=False, declared_this_round=False,
-                had=0 if event.budgets else None,
-            )
+            f = fighters[name]
+            f.base, f.ap, f.had = None, 0, 0 if budgets else None
+            f.spent = f.instants = f.delay = 0
+            f.out = f.parry_used = f.parry_owes_melee = f.declared_this_round = False
+            f.parry = f.parry_against = None
         state.round, state.in_round, state.count = event.round, True, event.count
 
     @applies(ActionContinued)
     def _continued(self, state: ApState, event: ActionContinued) -> None:
-        fighters = state.fighters
-        f = fighters[event.who]
+        f = state.fighters[event.who]
         assert f.action is not None
-        fighters[f.name] = replace(f, action=replace(f.action, step=event.step, resolves_at=event.at.value))
+        f.action = replace(f.action, step=event.step, resolves_at=event.at.value)
 
     @applies(ClockAdvanced)
     def _clock_advanced(self, state: ApState, event: ClockAdvanced) -> None:
@@ -663,105 +656,98 @@ class ApCountdown(GoesDown, Rules[ApState]):
 
     @applies(ActionDeclared)
     def _declared(self, state: ApState, event: ActionDeclared) -> None:
-        fighters = state.fighters
-        f = fighters[event.who]
-        action = Action(
-            name=event.action, cost=event.cost.value, declared_at=event.count, declared_round=state.round,
-            step=event.step, resolves_at=event.at.value, target=event.target, trigger=event.trigger,
-            penalty=event.penalty.value, pace_penalty=f.pace_penalty,
+        f = state.fighters[event.who]
+        f.action = Action(
+            event.action, event.cost.value, event.count, state.round, event.step, event.at.value, event.target,
+            event.trigger, event.penalty.value, 0, False, f.pace_penalty,
         )
-        instants = f.instants + (1 if event.instant else 0)
-        owes = f.parry_owes_melee and event.action != MELEE
-        fighters[f.name] = replace(f, action=action, instants=instants, declared_this_round=True, parry_owes_melee=owes)
+        if event.instant:
+            f.instants += 1
+        f.declared_this_round = True
+        if f.parry_owes_melee:
+            f.parry_owes_melee = event.action != MELEE
 
     @applies(ActionProgressed)
     def _progressed(self, state: ApState, event: ActionProgressed) -> None:
-        fighters = state.fighters
-        f = fighters[event.who]
+        f = state.fighters[event.who]
         assert f.action is not None
-        action = replace(f.action, progress=event.progress, resolves_at=None)
-        fighters[f.name] = replace(f, ap=f.ap - event.paid, spent=f.spent + event.paid, action=action)
+        f.action = replace(f.action, progress=event.progress, resolves_at=None)
+        f.ap -= event.paid
+        f.spent += event.paid
 
     @applies(ActionReadied)
     def _readied(self, state: ApState, event: ActionReadied) -> None:
-        fighters = state.fighters
-        f = fighters[event.who]
+        f = state.fighters[event.who]
         assert f.action is not None
-        action = replace(f.action, step="ready", resolves_at=None, paid=True, progress=f.action.cost)
-        fighters[f.name] = replace(f, ap=f.ap - event.paid, spent=f.spent + event.paid, action=action)
+        f.action = replace(f.action, step="ready", resolves_at=None, paid=True, progress=f.action.cost)
+        f.ap -= event.paid
+        f.spent += event.paid
 
     @applies(ActionResolved)
     def _resolved(self, state: ApState, event: ActionResolved) -> None:
-        fighters = state.fighters
-        f = fighters[event.who]
-        fighters[f.name] = replace(f, ap=f.ap - event.paid, spent=f.spent + event.paid, action=None)
+        f = state.fighters[event.who]
+        paid = event.paid
+        f.ap -= paid
+        f.spent += paid
+        f.action = None
 
     @applies(ActionCancelled)
     def _cancelled(self, state: ApState, event: ActionCancelled) -> None:
-        fighters = state.fighters
-        f = fighters[event.who]
-        fighters[f.name] = replace(f, action=None, delay=f.delay + event.delay, out=f.out or event.out)
+        f = state.fighters[event.who]
+        f.action = None
+        f.delay += event.delay
+        if event.out:
+            f.out = True
 
     @applies(PaceChanged)
     def _pace_changed(self, state: ApState, event: PaceChanged) -> None:
-        fighters = state.fighters
-        f = fighters[event.who]
-        fighters[f.name] = replace(f, pace=event.pace, pace_penalty=event.penalty,
-                                   pace_count=(state.round, event.count))
+        f = state.fighters[event.who]
+        f.pace, f.pace_penalty, f.pace_count = event.pace, event.penalty, (state.round, event.count)
 
     @applies(ParryDeclared)
     def _parry_declared(self, state: ApState, event: ParryDeclared) -> None:
-        fighters = state.fighters
-        f = fighters[event.who]
-        fighters[f.name] = replace(f, parry=event.amount, parry_against=event.against)
+        f = state.fighters[event.who]
+        f.parry, f.parry_against = event.amount, event.against
 
     @applies(ParryUsed)
     def _parry_used(self, state: ApState, event: ParryUsed) -> None:
-        fighters = state.fighters
-        f = fighters[event.who]
+        f = state.fighters[event.who]
         under_way = f.action
         if under_way is not None and event.paid:
-            under_way = replace(under_way, paid=True, progress=under_way.cost)
-        fighters[f.name] = replace(
-            f, parry_used=True, parry_owes_melee=event.owes_melee, ap=f.ap - event.paid,
-            spent=f.spent + event.paid, action=under_way,
-        )
+            f.action = replace(under_way, paid=True, progress=under_way.cost)
+        f.parry_used, f.parry_owes_melee = True, event.owes_melee
+        f.ap -= event.paid
+        f.spent += event.paid
 
     @applies(DamageTaken)
     def _damage_taken(self, state: ApState, event: DamageTaken) -> None:
-        fighters = state.fighters
-        f = fighters[event.who]
-        fighters[f.name] = replace(f, damage=f.damage + event.hits.value)
+        state.fighters[event.who].damage += event.hits.value
 
     @applies(HitsHealed)
     def _hits_healed(self, state: ApState, event: HitsHealed) -> None:
-        fighters = state.fighters
-        f = fighters[event.who]
-        fighters[f.name] = replace(f, damage=f.damage - event.hits.value)
+        state.fighters[event.who].damage -= event.hits.value
 
     @applies(EffectApplied)
     def _effect_applied(self, state: ApState, event: EffectApplied) -> None:
-        fighters = state.fighters
-        f = fighters[event.who]
+        f = state.fighters[event.who]
         if event.kind == BLEEDING:
-            fighters[f.name] = _bleed(f, event.per_round)
+            _bleed(f, event.per_round)
             return
         spent = event.spent_before
         effect = Effect(event.kind, event.per_round, event.rounds, spent.value if spent else 0,
                         serial=f.effects_applied, custom=event.custom)
-        fighters[f.name] = replace(f, effects=(*f.effects, effect), effects_applied=f.effects_applied + 1)
+        f.effects = (*f.effects, effect)
+        f.effects_applied += 1
 
     @applies(EffectEnded)
     def _effect_ended(self, state: ApState, event: EffectEnded) -> None:
-        fighters = state.fighters
-        f = fighters[event.who]
-        fighters[f.name] = replace(f, effects=_without(f.effects, event.kind))
+        f = state.fighters[event.who]
+        f.effects = _without(f.effects, event.kind)
 
     @applies(BleedingStaunched)
     def _staunched(self, state: ApState, event: BleedingStaunched) -> None:
-        fighters = state.fighters
-        f = fighters[event.who]
-        fighters[f.name] = _bleed(f, event.per_round - _bleeding(f))
+        f = state.fighters[event.who]
+        _bleed(f, event.per_round - _bleeding(f))
 
     @applies(CounterSet)
     def _counter_set(self, state: ApState, event: CounterSet) -> None:
@@ -772,17 +758,18 @@ class ApCountdown(GoesDown, Rules[ApState]):
 
     @applies(UpkeepTick)
     def _upkeep_tick(self, state: ApState, tick: UpkeepTick) -> None:
-        # The most frequent event of a long fight: the fighters' table read directly.
-        if tick.step == "environment":
+        # The most frequent event of a long fight, bleeding the most frequent tick: the
+        # fighters' table read directly.
+        step = tick.step
+        if step == "bleeding":
+            state.fighters[tick.who].damage -= tick.change
+            return
+        if step == "environment":
             state.counters = tuple(
                 replace(c, value=c.value + tick.change) if c.name == tick.effect else c for c in state.counters
             )
             return
-        fighters = state.fighters
-        f = fighters[tick.who]
-        if tick.step == "bleeding":
-            fighters[f.name] = replace(f, damage=f.damage - tick.change)
-            return
+        f = state.fighters[tick.who]
         effects = f.effects
         for i, e in enumerate(effects):  # the tick's effect is there: its upkeep was decided on this state
             if e.serial == tick.serial:
@@ -791,26 +778,22 @@ class ApCountdown(GoesDown, Rules[ApState]):
             effects = effects[:i] + effects[i + 1:]
         else:
             effects = (*effects[:i], replace(effects[i], rounds=tick.rounds_left, fresh=False), *effects[i + 1:])
-        fighters[f.name] = replace(f, effects=effects)
+        f.effects = effects
 
     @applies(RoundEnded)
     def _round_ended(self, state: ApState, event: RoundEnded) -> None:
         # Every effect still on has now been through an upkeep, ticked or not: the
         # "spent 2 AP before" check governs only the first one (Upkeep).
         carry = state.options["carry-ap"] == "yes"
-        fighters = state.fighters
-        for name, f in fighters.items():  # values replaced, no key added: safe while iterating
-            ap = f.ap if carry else 0
-            # Most fighters have nothing to change: no effects, AP already spent. (Loops, not
-            # generators: this runs for every fighter at every round's end.)
-            fresh = False
+        for f in state.fighters.values():
+            if not carry:
+                f.ap = 0
+            # Most fighters have no effect fresh. (Loops, not generators: this runs for
+            # every fighter at every round's end.)
             for e in f.effects:
                 if e.fresh:
-                    fresh = True
+                    f.effects = tuple([replace(e, fresh=False) if e.fresh else e for e in f.effects])
                     break
-            if ap != f.ap or fresh:
-                fighters[name] = replace(f, ap=ap, effects=tuple([replace(e, fresh=False) if e.fresh else e
-                                                                  for e in f.effects]))
         state.in_round, state.count = False, None
 
     # --- decide --------------------------------------------------------------------------
@@ -1236,19 +1219,21 @@ class ApCountdown(GoesDown, Rules[ApState]):
     # --- view and narration ----------------------------------------------------------------
 
     def __init__(self) -> None:
-        # The view's row of each combatant as last built, by name: (the fighter it was
-        # built from, its status, whether it acts, the row, its pending action). A fighter
-        # is a frozen value the fold replaces whole when an event changes it, so while the
-        # same object stands in the state with the same status and turn to act, its row is
-        # the same: a replay builds the rows of the one or two fighters an event changed,
-        # not of all of them.
+        # The view's row of each combatant as last built, by name: (a copy of the fighter
+        # it was built from, its action included; its status, whether it acts, the row,
+        # its pending action). The fold changes a fighter in place, so the row is kept
+        # with a copy, compared field by field, not with the object (ApState): while the
+        # fighter equals it, and the status and turn to act are as they were, the row is
+        # the same, and a replay builds the rows of the one or two fighters an event
+        # changed, not of all of them.
         self._rows: dict[str, tuple[Fighter, Status, bool, Combatant, Pending | None]] = {}
-        # The glance's row of each combatant, by name, with the fighter, the goes-down
-        # reading and the fighter's figures it was built from: a row follows from those
-        # alone, so a fighter whose figures are as they were keeps its row (the same object).
-        self._glanced: dict[str, tuple[Fighter, str | None, tuple[Any, ...], Combatant]] = {}
-        # The last glance's fighters and rows: an event that changed no fighter (the count
-        # moved on, a note) gets the same rows, the same tuple, which the replay skips.
+        # The glance's row of each combatant, by name, with the goes-down reading and the
+        # figures of the row it was built from: a row follows from those alone, so a
+        # fighter whose row's figures are as they were (a declaration, a pace) keeps its
+        # row (the same object).
+        self._glanced: dict[str, tuple[str | None, tuple[Any, ...], Combatant]] = {}
+        # The last glance's fighters (copies) and rows: an event that changed no fighter (the
+        # count moved on, a note) gets the same rows, the same tuple, which the replay skips.
         self._last_glance: tuple[
             tuple[Fighter, ...], str | None, tuple[Combatant, ...], Clock, tuple[int, bool, int | None], Glance,
         ] | None = None
@@ -1269,8 +1254,8 @@ class ApCountdown(GoesDown, Rules[ApState]):
             status: Status = "left" if f.left else "down" if down[f.name] else "out" if f.out else "fighting"
             acting = f.name in now
             row = rows.get(f.name)
-            if row is None or row[0] is not f or row[1] != status or row[2] != acting:
-                row = rows[f.name] = (f, status, acting, _combatant(f, status, acting), _pending(f))
+            if row is None or row[0] != f or row[1] != status or row[2] != acting:
+                row = rows[f.name] = (replace(f), status, acting, _combatant(f, status, acting), _pending(f))
             combatants.append(row[3])
             if row[4] is not None:
                 pending.append(row[4])
@@ -1284,23 +1269,32 @@ class ApCountdown(GoesDown, Rules[ApState]):
     def glance(self, state: ApState) -> Glance:
         # The view's rows without its acting order, who acts now and next: an event changes
         # one or two fighters, and those rows alone are built again (the others are picked
-        # out in C, by identity: a fighter the fold left alone is the same object).
+        # out in C: each fighter compared field by field with its copy kept by the last
+        # glance; an event changes a fighter in place, so the object says nothing).
         rule = state.options.get(GOES_DOWN)
         fighters = tuple(state.fighters.values())
         last = self._last_glance
         if last is not None and last[1] == rule and len(last[0]) == len(fighters):
+            kept = last[0]
             combatants = last[2]
             rows: list[Combatant] | None = None
-            for i in compress(range(len(fighters)), map(is_not, fighters, last[0])):
-                row = self._glance_row(state, fighters[i], rule)
+            copies: list[Fighter] | None = None
+            for i in compress(range(len(fighters)), map(ne, fighters, kept)):
+                if copies is None:
+                    copies = list(kept)
+                f = fighters[i]
+                copies[i], row = replace(f), self._glance_row(state, f, rule)
                 if row is not combatants[i]:  # else its figures are as they were: the same row
                     if rows is None:
                         rows = list(combatants)
                     rows[i] = row
+            if copies is not None:
+                kept = tuple(copies)
             if rows is not None:
                 combatants = tuple(rows)
         else:
-            combatants = tuple(self._glance_row(state, f, rule) for f in fighters)
+            kept = tuple([replace(f) for f in fighters])
+            combatants = tuple([self._glance_row(state, f, rule) for f in fighters])
         when = (state.round, state.in_round, state.count)  # all the clock's figures follow from
         if last is not None and last[4] == when:
             clock = last[3]
@@ -1311,7 +1305,7 @@ class ApCountdown(GoesDown, Rules[ApState]):
             glance = last[5]  # the same glance: the replay takes it as the one before, all of it
         else:
             glance = Glance(clock=clock, combatants=combatants, ordered=False)
-        self._last_glance = (fighters, rule, combatants, clock, when, glance)
+        self._last_glance = (kept, rule, combatants, clock, when, glance)
         return glance
 
     def acting_order(self, state: ApState) -> tuple[str, ...]:
@@ -1320,18 +1314,12 @@ class ApCountdown(GoesDown, Rules[ApState]):
 
     def _glance_row(self, state: ApState, f: Fighter, rule: str | None) -> Combatant:
         row = self._glanced.get(f.name)
-        if row is not None and row[1] == rule:
-            if row[0] is f:
-                return row[3]
-            figures = _ROW_FIGURES(f)
-            if figures == row[2]:  # a new fighter, the same figures: a declaration, a pace
-                self._glanced[f.name] = (f, rule, figures, row[3])
-                return row[3]
-        else:
-            figures = _ROW_FIGURES(f)
+        figures = _ROW_FIGURES(f)
+        if row is not None and row[1] == figures and row[0] == rule:  # a declaration, a pace: the same row
+            return row[2]
         status: Status = "left" if f.left else "down" if self.down(state, f) else "out" if f.out else "fighting"
-        row = self._glanced[f.name] = (f, rule, figures, _combatant(f, status, False))
-        return row[3]
+        row = self._glanced[f.name] = (rule, figures, _combatant(f, status, False))
+        return row[2]
 
     def harm(self, event: Event) -> Harm | None:
         # Damage is counted in hits (ap-countdown.md, Resolution); bleeding loses hits at
@@ -1638,11 +1626,12 @@ def _bleeding(f: Fighter) -> int:
     return sum(e.per_round for e in f.effects if e.kind == BLEEDING)
 
 
-def _bleed(f: Fighter, change: int) -> Fighter:
+def _bleed(f: Fighter, change: int) -> None:
+    """Change the fighter's bleeding by ``change`` hits a round, in place (an applier's)."""
     total = _bleeding(f) + change
     others = tuple(e for e in f.effects if e.kind != BLEEDING)
     # Bleeding is one running total, never ticked by serial: it keeps serial -1.
-    return replace(f, effects=others + ((Effect(BLEEDING, per_round=total, serial=-1),) if total > 0 else ()))
+    f.effects = others + ((Effect(BLEEDING, per_round=total, serial=-1),) if total > 0 else ())
 
 
 def _without(effects: tuple[Effect, ...], kind: str) -> tuple[Effect, ...]:

@@ -1,0 +1,156 @@
+"""ap-countdown's fold changes its fighters in place (projections/rulesets/ap_countdown.py,
+ApState): no copy, view, glance, held state or decision shares a fighter with another state
+or sees what a later event changed.
+
+The fight: Hauser (Qu +1, 40 hits) rolls 6 + 8 = 14, base 15, 35 with 4 AP; the Orc (Qu 0,
+30 hits) rolls 5 + 5, base 10, 30 with 4 AP (ap-countdown.md, Initiative: base + 5 x AP).
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from skirmish.eventlog.commands import AddCombatant, Damage, Declare, Next, Resolve, StartRound
+from skirmish.eventlog.events import Event
+from skirmish.eventlog.store import Store
+from skirmish.projections.engine import Encounter
+from skirmish.projections.ruleset import Dice
+from skirmish.projections.rulesets.ap_countdown import RULESET, ActionCancelled, ActionDeclared, ApCountdown, ApState
+from skirmish.projections.text.board import figures
+from skirmish.projections.text.narration import replay_text
+from skirmish.projections.view import Combatant, Glance, View
+
+from support.cli import start
+from support.encounter import do
+
+DICE = {"Hauser": (6, 8), "Orc": (5, 5)}
+
+
+def fight(store: Store) -> Encounter:
+    """Round 1 under way at count 35: Hauser 35, the Orc 30, 4 AP each."""
+    enc = start(store)
+    do(enc, AddCombatant(name="Hauser", side="players", stats={"qu": "1", "hits": "40"}))
+    do(enc, AddCombatant(name="Orc", side="foes", stats={"qu": "0", "hits": "30"}))
+    do(enc, StartRound(rolls=DICE))
+    return enc
+
+
+def at_head(enc: Encounter) -> ApState:
+    state = enc.fold_to(enc.head().event_id)[0]
+    assert isinstance(state, ApState)
+    return state
+
+
+def decided(enc: Encounter, command: Damage | Declare) -> list[Event]:
+    """What the command records at the head (nothing written)."""
+    return enc.decide(command, enc.head().event_id)
+
+
+def applied(ruleset: ApCountdown, state: ApState, events: list[Event]) -> None:
+    for event in events:
+        ruleset.apply(state, event)
+
+
+def row(rows: View | Glance, name: str) -> Combatant:
+    return next(c for c in rows.combatants if c.name == name)
+
+
+def test_a_copy_shares_no_fighter_and_an_event_on_one_leaves_the_other(memory_store: Store) -> None:
+    enc = fight(memory_store)
+    state = at_head(enc)
+    kept = RULESET.copy(state)
+    encoded = msgspec.msgpack.encode(kept)
+    assert all(state.fighters[name] is not kept.fighters[name] for name in state.fighters)
+    applied(RULESET, state, decided(enc, Damage(who="Orc", amount=7)))
+    assert (state.fighters["Orc"].damage, kept.fighters["Orc"].damage) == (7, 0)
+    assert msgspec.msgpack.encode(kept) == encoded
+    # evolve: the state after, and the one it was given as it was.
+    after = RULESET.evolve(kept, decided(enc, Damage(who="Orc", amount=5))[0])
+    assert (after.fighters["Orc"].damage, kept.fighters["Orc"].damage) == (5, 0)
+    assert msgspec.msgpack.encode(kept) == encoded
+    assert row(RULESET.view(kept), "Orc").vital.value == 30
+    assert row(RULESET.view(after), "Orc").vital.value == 25  # 30 hits - 5
+    assert row(RULESET.view(state), "Orc").vital.value == 23  # 30 hits - 7
+
+
+def test_a_view_before_an_event_is_unchanged_after_it_and_the_view_after_shows_it(memory_store: Store) -> None:
+    """The same ruleset object views the state before and after events applied to it in
+    place: its rows kept from the first view are not taken for the second's."""
+    enc = fight(memory_store)
+    ruleset = ApCountdown()
+    state = at_head(enc)
+    before = ruleset.view(state)
+    as_it_was = msgspec.json.encode(before)
+    # Resolution: Hauser's 3 AP melee attack declared at 35 resolves at 35 - 5 x 3 = 20.
+    applied(ruleset, state, decided(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc")))
+    declared = ruleset.view(state)
+    assert before.pending == ()
+    assert [(p.who, p.action, p.resolves) for p in declared.pending] == [("Hauser", "melee-attack", "count 20")]
+    applied(ruleset, state, decided(enc, Damage(who="Orc", amount=7)))
+    hurt = ruleset.view(state)
+    assert msgspec.json.encode(before) == as_it_was
+    assert (row(before, "Orc").vital.value, row(declared, "Orc").vital.value, row(hurt, "Orc").vital.value) == (
+        30, 30, 23)
+
+
+def test_the_view_before_a_command_at_the_table_is_not_the_view_after_it(memory_store: Store) -> None:
+    """`damage` at the table views the head before and after (cli/table.py), the state held
+    between them advanced in place by the command (Encounter._held)."""
+    enc = fight(memory_store)
+    before = enc.view()
+    do(enc, Damage(who="Orc", amount=7))
+    after = enc.view()
+    assert before.combatant("Orc").vital.value == 30
+    assert after.combatant("Orc").vital.value == 23
+    # Hauser's melee attack: 3 of his 4 AP paid when it resolves at 20 (Resolution), 1 left of 4.
+    do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
+    declared = enc.view()
+    do(enc, Next())
+    do(enc, Next())
+    do(enc, Resolve(who="Hauser"))
+    resolved = enc.view()
+    assert (declared.combatant("Hauser").budget.left, declared.combatant("Hauser").budget.of) == (4, 4)
+    assert (resolved.combatant("Hauser").budget.left, resolved.combatant("Hauser").budget.of) == (1, 4)
+    assert [p.who for p in declared.pending] == ["Hauser"] and resolved.pending == ()
+
+
+def test_a_glance_finds_the_row_an_event_changed_in_place_and_keeps_the_others(memory_store: Store) -> None:
+    enc = fight(memory_store)
+    ruleset = ApCountdown()
+    state = at_head(enc)
+    first = ruleset.glance(state)
+    applied(ruleset, state, decided(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc")))
+    declared = ruleset.glance(state)
+    # A declaration changes no figure of a row: the same rows, the same objects.
+    assert declared.combatants is first.combatants
+    applied(ruleset, state, decided(enc, Damage(who="Orc", amount=7)))
+    hurt = ruleset.glance(state)
+    assert row(first, "Orc").vital.value == 30 and row(hurt, "Orc").vital.value == 23
+    assert row(hurt, "Hauser") is row(first, "Hauser")
+    assert {c.name: figures(c) for c in hurt.combatants} == {
+        c.name: figures(c) for c in ApCountdown().view(state).combatants}
+
+
+def test_a_decision_leaves_the_state_it_reads_as_it_was(memory_store: Store) -> None:
+    """Conditional Actions: declaring another action cancels a held one. Deciding it works
+    the fighter out without its held action, never on the fighter in the state."""
+    enc = fight(memory_store)
+    do(enc, Declare(who="Hauser", action="ranged-attack", trigger="the orc charges"))
+    state = at_head(enc)
+    encoded = msgspec.msgpack.encode(state)
+    events = RULESET.decide(state, Declare(who="Hauser", action="draw"), Dice.of(enc.started, str(enc.head().event_id)))
+    assert [type(e) for e in events] == [ActionCancelled, ActionDeclared]
+    assert msgspec.msgpack.encode(state) == encoded
+    held = state.fighters["Hauser"].action
+    assert held is not None and (held.name, held.trigger) == ("ranged-attack", "the orc charges")
+
+
+def test_the_narrated_replay_tells_a_figure_changed_in_place(memory_store: Store) -> None:
+    """Two hits of 7 and 5 on the Orc's 30: hits left 30 -> 23, then 23 -> 18."""
+    enc = fight(memory_store)
+    do(enc, Damage(who="Orc", amount=7))
+    do(enc, Damage(who="Orc", amount=5))
+    text = "\n".join(replay_text(enc, {}))
+    assert "Orc: hits left 30 -> 23" in text
+    assert "Orc: hits left 23 -> 18" in text
+    assert text == "\n".join(replay_text(enc, {}, whole=True))
