@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from itertools import compress
-from operator import is_not
+from operator import is_not, ne
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -72,6 +72,7 @@ def replay_text(
     last_glance: Glance | None = None
     when = ""
     read: dict[str, tuple[Combatant, Any, tuple[Any, ...]]] = {}  # _row_changes: the figures of each one's last row
+    told: dict[tuple[str, str, Any, Any], str] = {}  # _change_lines: the line of a figure's change
     for rec, after in enc.replay(to, start=start):
         if prior is None and rec.parent is not None:  # from a later event: the state before it
             prior = glance_of(enc.fold_to(rec.parent)[0]).combatants
@@ -101,12 +102,57 @@ def replay_text(
                 if len(changed) > 1 and not glance.ordered:  # told in the view's acting order
                     order = {name: i for i, name in enumerate(ruleset.acting_order(after))}
                     changed.sort(key=lambda pair: order.get(pair[1].name, len(order)))
-                line += "".join([f"\n{INDENT}{change}" for old, new in changed
-                                 for change in _row_changes(old, new, read)])
+                line += _change_lines(changed, read, told)
         if rec.id in notes:
             line += "".join("\n" + note for note in note_lines(notes[rec.id]))
         yield line
         prior = rows
+
+
+# The types of figure whose line is kept for the next time the same change comes (a number
+# or a word, or none: "-"); an int and a str are never equal, so neither reads as the other.
+_TOLD_TYPES = frozenset({int, str, type(None)})
+TOLD_AT_MOST = 50_000  # lines kept; beyond it they are forgotten and kept anew
+
+
+def _change_lines(
+    changed: list[tuple[Combatant, Combatant]], read: dict[str, tuple[Combatant, Any, tuple[Any, ...]]],
+    told: dict[tuple[str, str, Any, Any], str],
+) -> str:
+    """The lines of what changed in each pair of rows, each after a newline and the indent:
+    ``combatant_changes`` of each pair, its figures read as ``_row_changes`` reads them,
+    and the line of a change of a number or a word kept in ``told`` by name, label, value
+    before and value after (a fight says "Mira: AP left 4 -> 3" many times)."""
+    text = ""
+    for old, new in changed:
+        name = old.name
+        seen = read.get(name)
+        if seen is not None and seen[0] is old:
+            plan, was = seen[1], seen[2]
+        else:
+            plan, was = figure_plan(old), None
+        if figure_plan(new) is not plan:  # a figure renamed: each label of the new view, by label
+            read.pop(name, None)
+            text += "".join([f"\n{INDENT}{change}" for change in combatant_changes(old, new)])
+            continue
+        now = plan.values(new)
+        read[name] = (new, plan, now)
+        if was is None:
+            was = plan.values(old)
+        labels = plan.labels
+        for i in compress(range(len(labels)), map(ne, was, now)):
+            before, after = was[i], now[i]
+            if type(before) in _TOLD_TYPES and type(after) in _TOLD_TYPES:
+                key = (name, labels[i], before, after)
+                line = told.get(key)
+                if line is None:
+                    if len(told) >= TOLD_AT_MOST:
+                        told.clear()
+                    line = told[key] = f"\n{INDENT}" + figure_lines(name, labels[i:i + 1], (before,), (after,))[0]
+                text += line
+            else:
+                text += f"\n{INDENT}" + figure_lines(name, labels[i:i + 1], (before,), (after,))[0]
+    return text
 
 
 def _row_changes(
