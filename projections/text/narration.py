@@ -20,7 +20,7 @@ from skirmish.eventlog.text import escape_controls
 from skirmish.projections.audit.explain import Derived, Explanation, Number, Stored
 from skirmish.projections.notes import Note
 from skirmish.projections.engine import Encounter, Recorded
-from skirmish.projections.text.board import figure_plan
+from skirmish.projections.text.board import cell, figure_plan
 from skirmish.projections.text.board import clock_label, combatant_changes, figure_lines, view_changes
 from skirmish.projections.view import Clock, Combatant, Glance, View
 
@@ -126,19 +126,18 @@ def _change_lines(
     text = ""
     for old, new in changed:
         name = old.name
+        plan = figure_plan(new)
         seen = read.get(name)
-        if seen is not None and seen[0] is old:
-            plan, was = seen[1], seen[2]
-        else:
-            plan, was = figure_plan(old), None
-        if figure_plan(new) is not plan:  # a figure renamed: each label of the new view, by label
+        if seen is not None and seen[0] is old and seen[1] is plan:
+            was = seen[2]
+        elif figure_plan(old) is plan:
+            was = plan.values(old)
+        else:  # a figure renamed: each label of the new view, by label
             read.pop(name, None)
             text += "".join([f"\n{INDENT}{change}" for change in combatant_changes(old, new)])
             continue
         now = plan.values(new)
         read[name] = (new, plan, now)
-        if was is None:
-            was = plan.values(old)
         labels = plan.labels
         for i in compress(range(len(labels)), map(ne, was, now)):
             before, after = was[i], now[i]
@@ -148,11 +147,18 @@ def _change_lines(
                 if line is None:
                     if len(told) >= TOLD_AT_MOST:
                         told.clear()
-                    line = told[key] = f"\n{INDENT}" + figure_lines(name, labels[i:i + 1], (before,), (after,))[0]
+                    line = told[key] = _change_line(name, labels[i], before, after)
                 text += line
             else:
-                text += f"\n{INDENT}" + figure_lines(name, labels[i:i + 1], (before,), (after,))[0]
+                text += _change_line(name, labels[i], before, after)
     return text
+
+
+def _change_line(name: str, label: str, before: Any, after: Any) -> str:
+    """One line of :func:`~skirmish.projections.text.board.figure_lines`, after a newline
+    and the indent."""
+    line = f"{name}: {label} {cell(before)} -> {cell(after)}"
+    return f"\n{INDENT}{line if line.isprintable() else escape_controls(line)}"
 
 
 def _row_changes(
