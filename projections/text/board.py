@@ -74,6 +74,7 @@ class _Plan(NamedTuple):
     # The figures in the labels' order, read off a combatant in C by their attribute paths
     # (``vital.value``, ``own.ap_spent``): a replay reads a row for each change it prints.
     values: Callable[[Combatant], tuple[Any, ...]]
+    paths: tuple[str, ...]  # those paths, in the labels' order
 
 
 _plans: dict[tuple[type[Own], str, str], _Plan] = {}
@@ -92,7 +93,7 @@ def figure_plan(c: Combatant) -> _Plan:
             if name not in c.own.repeats and label(name) not in ("status", vital):
                 at[label(name)] = f"own.{name}"
         at["effects"] = "effects"
-        plan = _plans[key] = _Plan(tuple(at), attrgetter(*at.values()))
+        plan = _plans[key] = _Plan(tuple(at), attrgetter(*at.values()), tuple(at.values()))
     return plan
 
 
