@@ -112,7 +112,7 @@ def replay_text(
 # The types of figure whose line is kept for the next time the same change comes (a number
 # or a word, or none: "-"); an int and a str are never equal, so neither reads as the other.
 _TOLD_TYPES = frozenset({int, str, type(None)})
-TOLD_AT_MOST = 50_000  # lines kept; beyond it they are forgotten and kept anew
+TOLD_AT_MOST = 20_000  # lines kept (about 200 bytes each); beyond it they are forgotten and kept anew
 
 
 Differ = Callable[[Combatant, Combatant], list[tuple[str, Any, Any]]]
