@@ -83,6 +83,7 @@ Readings chosen where the text is silent, documented here and in the README:
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
 # annotation written as a string, at every command's start (README: Speed).
 
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from itertools import compress
 from operator import attrgetter, ne
@@ -514,6 +515,142 @@ class UpkeepTick(Event, frozen=True, tag="ap.upkeep-tick"):
 class RoundEnded(Event, frozen=True, tag="ap.round-ended"):
     round: int
     ap_lost: dict[str, int] = {}
+
+
+# --- how each event reads (ApCountdown.describe) ---------------------------------------
+# The fields read straight off the event: a class pattern would look each one up by name.
+
+
+def _say_upkeep(event: UpkeepTick) -> str:
+    tick, who, effect = event.step, event.who, event.effect
+    if tick == "bleeding":
+        return f"Upkeep: {who} bleeds {-event.change} hits"
+    if tick == "environment":
+        return f"Upkeep: {event.reason}"
+    if event.removed:
+        return f"Upkeep: {who}'s {effect} ends"
+    if event.reason:
+        return f"Upkeep: {who}'s {effect} {event.reason}"
+    left = event.rounds_left
+    return f"Upkeep: {who}'s {effect} has {left} round{'' if left == 1 else 's'} left"
+
+
+def _say_round_started(event: RoundStarted) -> str:
+    order = ", ".join(f"{i.who} {i.actual.value}" for i in sorted(event.initiatives, key=lambda i: -i.actual.value))
+    sitting = f"; sitting it out: {', '.join(event.idle)}" if event.idle else ""
+    return f"Round {event.round} begins: initiative {order}; the count starts at {event.count}{sitting}"
+
+
+def _say_continued(event: ActionContinued) -> str:
+    verb = "resolves at" if event.step == "resolves" else "carries on to"
+    return f"{event.who}'s {event.action} goes on: {verb} count {event.at.value}"
+
+
+def _say_count(event: ClockAdvanced) -> str:
+    d, r = event.declaring, event.resolving
+    if d and not r:  # the commonest: someone to declare
+        return f"Count {event.count}: {', '.join(d)} to declare"
+    parts = [f"{', '.join(d)} to declare"] if d else []
+    parts += [f"{', '.join(r)} to resolve"] if r else []
+    return f"Count {event.count}" + (f": {'; '.join(parts)}" if parts else "")
+
+
+def _say_declared(event: ActionDeclared) -> str:
+    step, at, penalty, target = event.step, event.at, event.penalty, event.target
+    on = f" on {target}" if target else ""
+    pen = f", penalty {penalty.value}" if penalty.value else ""
+    if step == "readies":
+        tail = f"ready at {at.value}, then held until: {event.trigger}"
+    elif step == "progresses":
+        tail = f"round-to-round, this round's share ends at {at.value}"
+    else:
+        tail = f"resolves at {at.value}"
+    return f"{event.who} declares {event.action}{on} ({event.cost.value} AP{pen}) at {event.count}: {tail}"
+
+
+def _say_progressed(event: ActionProgressed) -> str:
+    return f"{event.who} puts {event.paid} AP into {event.action} ({event.progress} of {event.cost})"
+
+
+def _say_readied(event: ActionReadied) -> str:
+    return f"{event.who}'s {event.action} is ready ({event.paid} AP), held until: {event.trigger}"
+
+
+def _say_resolved(event: ActionResolved) -> str:
+    outcome, target, charge, at_count = event.outcome, event.target, event.charge, event.count
+    on = f" on {target}" if target else ""
+    when = f" at {at_count}" if at_count is not None else ""
+    res = f": {outcome}" if outcome else ""
+    ch = f" (charge x{charge.value}, critical +{event.critical_bonus})" if charge else ""
+    pen = f", penalty now {event.penalty.value} (pace)" if event.penalty else ""
+    return f"{event.who} resolves {event.action}{on}{when}{ch}, {event.paid} AP{pen}{res}"
+
+
+def _say_cancelled(event: ActionCancelled) -> str:
+    extra = ""
+    if event.orientation:
+        extra = " (Orientation Maneuver failed: no more actions this round)" if event.out else (
+            f" (Orientation Maneuver {event.orientation}: delay {event.delay})")
+    return f"{event.who}'s {event.action} {event.reason}{extra}"
+
+
+def _say_pace(event: PaceChanged) -> str:
+    return f"{event.who} moves at {event.pace} pace from count {event.count} (penalty {event.penalty})"
+
+
+def _say_parry(event: ParryDeclared) -> str:
+    return f"{event.who} parries {event.amount}" + (f" against {event.against}" if event.against else "")
+
+
+def _say_parry_used(event: ParryUsed) -> str:
+    return f"{event.who} parries {event.against}'s attack" + (
+        f": {event.paid} AP spent on the melee attack" if event.paid else "")
+
+
+def _say_damage(event: DamageTaken) -> str:
+    return f"{event.who} takes {event.hits.value} hits ({event.hits_left} left)"
+
+
+def _say_healed(event: HitsHealed) -> str:
+    return f"{event.who} is healed {event.hits.value} hits ({event.hits_left} left)"
+
+
+def _say_effect(event: EffectApplied) -> str:
+    per_round, rounds = event.per_round, event.rounds
+    detail = f"{per_round} a round" if per_round else (
+        f"{rounds} round{'' if rounds == 1 else 's'}" if rounds else "until upkeep")
+    return f"{event.who} is {event.kind} ({detail})"
+
+
+def _say_effect_ended(event: EffectEnded) -> str:
+    return f"{event.who} is no longer {event.kind} ({event.reason})"
+
+
+def _say_staunched(event: BleedingStaunched) -> str:
+    return f"{event.by} staunches {event.who}'s bleeding to {event.per_round} a round"
+
+
+def _say_counter(event: CounterSet) -> str:
+    if event.ended:
+        return f"The scene's {event.name} stops"
+    return f"The scene's {event.name} stands at {event.value}, {event.per_round:+d} each upkeep"
+
+
+def _say_round_ended(event: RoundEnded) -> str:
+    lost = event.ap_lost
+    tail = "; unspent AP lost: " + ", ".join(f"{k} {v}" for k, v in lost.items()) if lost else ""
+    return f"Round {event.round} ends{tail}"
+
+
+# In the order the kinds were told before (a subclass of one is told as the first it is).
+_SAYS: dict[type[Event], Callable[[Any], str]] = {
+    UpkeepTick: _say_upkeep, RoundStarted: _say_round_started, ActionContinued: _say_continued,
+    ClockAdvanced: _say_count, ActionDeclared: _say_declared, ActionProgressed: _say_progressed,
+    ActionReadied: _say_readied, ActionResolved: _say_resolved, ActionCancelled: _say_cancelled,
+    PaceChanged: _say_pace, ParryDeclared: _say_parry, ParryUsed: _say_parry_used, DamageTaken: _say_damage,
+    HitsHealed: _say_healed, EffectApplied: _say_effect, EffectEnded: _say_effect_ended,
+    BleedingStaunched: _say_staunched, CounterSet: _say_counter, RoundEnded: _say_round_ended,
+}
 
 
 # --- the ruleset ---------------------------------------------------------------------------
@@ -1334,89 +1471,15 @@ class ApCountdown(GoesDown, Rules[ApState]):
         return None
 
     def describe(self, event: Event) -> str:
-        if type(event) is UpkeepTick:
-            # Most of a long fight's events: told first, their fields read straight (a
-            # class pattern looks up each field it captures by name).
-            tick, who, effect = event.step, event.who, event.effect
-            if tick == "bleeding":
-                return f"Upkeep: {who} bleeds {-event.change} hits"
-            if tick == "environment":
-                return f"Upkeep: {event.reason}"
-            if event.removed:
-                return f"Upkeep: {who}'s {effect} ends"
-            if event.reason:
-                return f"Upkeep: {who}'s {effect} {event.reason}"
-            left = event.rounds_left
-            return f"Upkeep: {who}'s {effect} has {left} round{'' if left == 1 else 's'} left"
-        match event:
-            case RoundStarted(round=number, count=count, initiatives=inits):
-                order = ", ".join(f"{i.who} {i.actual.value}" for i in sorted(inits, key=lambda i: -i.actual.value))
-                sitting = f"; sitting it out: {', '.join(event.idle)}" if event.idle else ""
-                return f"Round {number} begins: initiative {order}; the count starts at {count}{sitting}"
-            case ActionContinued(who=who, action=action, step=step, at=at):
-                verb = "resolves at" if step == "resolves" else "carries on to"
-                return f"{who}'s {action} goes on: {verb} count {at.value}"
-            case ClockAdvanced():  # the commonest: bare patterns, the fields read straight (see above)
-                count, d, r = event.count, event.declaring, event.resolving
-                parts = [f"{', '.join(d)} to declare"] if d else []
-                parts += [f"{', '.join(r)} to resolve"] if r else []
-                return f"Count {count}" + (f": {'; '.join(parts)}" if parts else "")
-            case ActionDeclared():
-                who, action, cost, count, step = event.who, event.action, event.cost, event.count, event.step
-                at, penalty, target, trigger = event.at, event.penalty, event.target, event.trigger
-                on = f" on {target}" if target else ""
-                pen = f", penalty {penalty.value}" if penalty.value else ""
-                if step == "readies":
-                    tail = f"ready at {at.value}, then held until: {trigger}"
-                elif step == "progresses":
-                    tail = f"round-to-round, this round's share ends at {at.value}"
-                else:
-                    tail = f"resolves at {at.value}"
-                return f"{who} declares {action}{on} ({cost.value} AP{pen}) at {count}: {tail}"
-            case ActionProgressed(who=who, action=action, paid=paid, progress=progress, cost=cost):
-                return f"{who} puts {paid} AP into {action} ({progress} of {cost})"
-            case ActionReadied(who=who, action=action, paid=paid, trigger=trigger):
-                return f"{who}'s {action} is ready ({paid} AP), held until: {trigger}"
-            case ActionResolved():
-                who, action, paid, at_count = event.who, event.action, event.paid, event.count
-                outcome, target, charge = event.outcome, event.target, event.charge
-                on = f" on {target}" if target else ""
-                when = f" at {at_count}" if at_count is not None else ""
-                res = f": {outcome}" if outcome else ""
-                ch = f" (charge x{charge.value}, critical +{event.critical_bonus})" if charge else ""
-                pen = f", penalty now {event.penalty.value} (pace)" if event.penalty else ""
-                return f"{who} resolves {action}{on}{when}{ch}, {paid} AP{pen}{res}"
-            case ActionCancelled(who=who, action=action, reason=reason, orientation=o, delay=delay, out=out):
-                extra = ""
-                if o:
-                    extra = " (Orientation Maneuver failed: no more actions this round)" if out else (
-                        f" (Orientation Maneuver {o}: delay {delay})")
-                return f"{who}'s {action} {reason}{extra}"
-            case PaceChanged(who=who, pace=pace, penalty=penalty, count=count):
-                return f"{who} moves at {pace} pace from count {count} (penalty {penalty})"
-            case ParryDeclared(who=who, amount=amount, against=against):
-                return f"{who} parries {amount}" + (f" against {against}" if against else "")
-            case ParryUsed(who=who, against=against, paid=paid):
-                return f"{who} parries {against}'s attack" + (f": {paid} AP spent on the melee attack" if paid else "")
-            case DamageTaken():
-                return f"{event.who} takes {event.hits.value} hits ({event.hits_left} left)"
-            case HitsHealed(who=who, hits=amount, hits_left=left):
-                return f"{who} is healed {amount.value} hits ({left} left)"
-            case EffectApplied(who=who, kind=kind, per_round=per_round, rounds=rounds):
-                detail = f"{per_round} a round" if per_round else (
-                    f"{rounds} round{'' if rounds == 1 else 's'}" if rounds else "until upkeep")
-                return f"{who} is {kind} ({detail})"
-            case EffectEnded(who=who, kind=kind, reason=reason):
-                return f"{who} is no longer {kind} ({reason})"
-            case BleedingStaunched(who=who, by=by, per_round=per_round):
-                return f"{by} staunches {who}'s bleeding to {per_round} a round"
-            case CounterSet(name=name, value=value, per_round=per_round, ended=ended):
-                if ended:
-                    return f"The scene's {name} stops"
-                return f"The scene's {name} stands at {value}, {per_round:+d} each upkeep"
-            case RoundEnded(round=number, ap_lost=lost):
-                tail = "; unspent AP lost: " + ", ".join(f"{k} {v}" for k, v in lost.items()) if lost else ""
-                return f"Round {number} ends{tail}"
+        # Each kind of event told by its own function, found by its type (a long fight's
+        # events are most of all count steps, declarations, resolutions, damage and upkeep
+        # ticks: a match would try its cases one by one).
+        say = _SAYS.get(type(event))
+        if say is not None:
+            return say(event)
+        for kind, told in _SAYS.items():  # a kind of one of these events: told as that one
+            if kind is not UpkeepTick and isinstance(event, kind):
+                return told(event)
         return type(event).__name__
 
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable, Sequence
 from itertools import compress
-from operator import itemgetter, ne
+from operator import attrgetter, ne
 from typing import Any, NamedTuple
 
 import msgspec
-from msgspec.structs import astuple
 
 from skirmish.eventlog.text import escape_controls
 from skirmish.projections.view import Budget, Clock, Combatant, Effect, Gauge, Own, Shown, View, second_gauge
@@ -72,10 +71,10 @@ class _Plan(NamedTuple):
     """The labels of a combatant's figures in order, and their values read off a combatant."""
 
     labels: tuple[str, ...]
-    pick: Callable[[tuple[Any, ...]], tuple[Any, ...]]  # from (status, vital, budget, effects, *own)
-
-    def values(self, c: Combatant) -> tuple[Any, ...]:
-        return self.pick((c.status, c.vital.value, c.budget.left, c.effects, *astuple(c.own)))
+    # The figures in the labels' order, read off a combatant in C by their attribute paths
+    # (``vital.value``, ``own.ap_spent``): a replay reads a row for each change it prints.
+    values: Callable[[Combatant], tuple[Any, ...]]
+    paths: tuple[str, ...]  # those paths, in the labels' order
 
 
 _plans: dict[tuple[type[Own], str, str], _Plan] = {}
@@ -89,12 +88,12 @@ def figure_plan(c: Combatant) -> _Plan:
     plan = _plans.get(key)
     if plan is None:
         vital = vital_label(c)
-        at = {"status": 0, vital: 1, budget_label(c): 2}  # a label's place in what pick reads
-        for i, name in enumerate(c.own.__struct_fields__, start=4):
+        at = {"status": "status", vital: "vital.value", budget_label(c): "budget.left"}  # a label's attribute path
+        for name in c.own.__struct_fields__:
             if name not in c.own.repeats and label(name) not in ("status", vital):
-                at[label(name)] = i
-        at["effects"] = 3
-        plan = _plans[key] = _Plan(tuple(at), itemgetter(*at.values()))
+                at[label(name)] = f"own.{name}"
+        at["effects"] = "effects"
+        plan = _plans[key] = _Plan(tuple(at), attrgetter(*at.values()), tuple(at.values()))
     return plan
 
 

@@ -26,7 +26,7 @@ from skirmish.projections.engine import Encounter
 from skirmish.projections.notes import notes_shown
 from skirmish.projections.ruleset import registry
 from skirmish.projections.text.board import combatant_changes, figures
-from skirmish.projections.text.narration import _row_changes, replay_text
+from skirmish.projections.text.narration import INDENT, _change_lines, replay_text
 from skirmish.projections.view import Combatant
 
 from support.cli import Cli, start
@@ -117,8 +117,8 @@ def test_a_glance_is_the_view_figure_for_figure_at_every_event(ruleset: str, see
 
 
 def test_a_rows_figures_kept_by_the_narration_serve_that_row_alone() -> None:
-    """The narration keeps the figures of each combatant's last row (``_row_changes``):
-    asked about another row of the same combatant, it reads that row, not the one kept."""
+    """The narration keeps each combatant's last row and how its figures are read
+    (``_change_lines``): asked about another row of the same combatant, it reads that row."""
     store = Store(":memory:")
     try:
         enc = played(store, "ap-countdown", 7, 80)
@@ -131,9 +131,14 @@ def test_a_rows_figures_kept_by_the_narration_serve_that_row_alone() -> None:
                     seen.append(row)
         a, b, c = next(rows for rows in distinct.values() if len(rows) >= 3)[:3]
         read: dict[str, Any] = {}
-        assert _row_changes(a, b, read) == combatant_changes(a, b)  # b's figures kept
-        assert _row_changes(c, a, read) == combatant_changes(c, a)  # c is not b: c read
-        assert _row_changes(a, c, read) == combatant_changes(a, c)
-        assert _row_changes(c, b, read) == combatant_changes(c, b)  # c kept just now
+        told: dict[Any, str] = {}
+
+        def lines(old: Combatant, new: Combatant) -> str:
+            return "".join(f"\n{INDENT}{line}" for line in combatant_changes(old, new))
+
+        assert _change_lines([(a, b)], read, told) == lines(a, b)  # b's plan kept
+        assert _change_lines([(c, a)], read, told) == lines(c, a)  # c is not b: c read
+        assert _change_lines([(a, c)], read, told) == lines(a, c)
+        assert _change_lines([(c, b)], read, told) == lines(c, b)  # c kept just now
     finally:
         store.close()
