@@ -14,29 +14,19 @@ from typing import Any
 
 import pytest
 
-from skirmish.cli.main import run_cli
 from skirmish.projections.engine import LogFile
 from skirmish.projections.write import transfer
 
 from support.cli import Cli
+from support.exported import exported_fight
 
 
 @pytest.fixture(scope="module")
 def export(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     """A small fight's export: an undo, a branch, a note; about 35 lines."""
-    db = str(tmp_path_factory.mktemp("export") / "fight.db")
-    for line in (
-        ["new", "Bridge ambush", "--rules", "ap-countdown", "--seed", "5"],
-        ["add", "Hauser", "--side", "players", "--stat", "qu=1", "--stat", "hits=40"],
-        ["add", "Orc", "--side", "foes", "--stat", "qu=0", "--stat", "hits=30"],
-        ["round", "--roll", "Hauser=6,8", "--roll", "Orc=5,5"],
-        ["damage", "Orc", "4"], ["undo"], ["damage", "Orc", "5"], ["branch", "what-if", "--at", "3"],
+    return exported_fight(tmp_path_factory.mktemp("export"), (
         ["note", "3", "the Orc hesitated"], ["next"], ["next"],
-    ):
-        assert run_cli(["--db", db, *line]) == 0, line
-    out = Path(db).with_name("fight.jsonl")
-    assert run_cli(["--db", db, "export", "--out", str(out)]) == 0
-    return out.read_bytes()
+    )).read_bytes()
 
 
 def digest_of(export: bytes) -> str:

@@ -27,27 +27,18 @@ from skirmish.projections.write import transfer
 
 from support.cli import Cli
 from support.examples import examples
+from support.exported import exported_fight
 
 
 @pytest.fixture(scope="module")
 def export(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fight with an undo, a branch, a note and a command of two events: every kind of row,
     links that jump."""
-    db = str(tmp_path_factory.mktemp("export") / "fight.db")
-    for line in (
-        ["new", "Bridge ambush", "--rules", "ap-countdown", "--seed", "5"],
-        ["add", "Hauser", "--side", "players", "--stat", "qu=1", "--stat", "hits=40"],
-        ["add", "Orc", "--side", "foes", "--stat", "qu=0", "--stat", "hits=30"],
-        ["round", "--roll", "Hauser=6,8", "--roll", "Orc=5,5"],
-        ["damage", "Orc", "4"], ["undo"], ["damage", "Orc", "5"], ["branch", "what-if", "--at", "3"],
+    return exported_fight(tmp_path_factory.mktemp("export"), (
         ["switch", "what-if"], ["damage", "Hauser", "3"], ["switch", "main"],
         ["note", "3", "the Orc hesitated"],
         ["effect", "Orc", "bleeding", "--per-round", "2"], ["next"], ["next"],  # the last: two events
-    ):
-        assert run_cli(["--db", db, *line]) == 0, line
-    out = Path(db).with_name("fight.jsonl")
-    assert run_cli(["--db", db, "export", "--out", str(out)]) == 0
-    return out
+    ))
 
 
 def test_rows_are_handed_over_a_table_at_a_time(

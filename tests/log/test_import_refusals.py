@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from support.cli import Cli
 from support.examples import examples
+from support.exported import exported_fight
 
 CRASH = 70  # run_cli's exit code for a bug: never the answer to a file
 
@@ -19,21 +20,9 @@ CRASH = 70  # run_cli's exit code for a bug: never the answer to a file
 @pytest.fixture(scope="module")
 def export(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     """A small fight's export: a branch, an undo, a note, every kind of row."""
-    from skirmish.cli.main import run_cli
-
-    db = str(tmp_path_factory.mktemp("export") / "fight.db")
-    for line in (
-        ["new", "Bridge ambush", "--rules", "ap-countdown", "--seed", "5"],
-        ["add", "Hauser", "--side", "players", "--stat", "qu=1", "--stat", "hits=40"],
-        ["add", "Orc", "--side", "foes", "--stat", "qu=0", "--stat", "hits=30"],
-        ["round", "--roll", "Hauser=6,8", "--roll", "Orc=5,5"],
-        ["damage", "Orc", "4"], ["undo"], ["damage", "Orc", "5"], ["branch", "what-if", "--at", "3"],
+    return exported_fight(tmp_path_factory.mktemp("export"), (
         ["note", "3", "the Orc hesitated"],
-    ):
-        assert run_cli(["--db", db, *line]) == 0, line
-    out = Path(db).with_name("fight.jsonl")
-    assert run_cli(["--db", db, "export", "--out", str(out)]) == 0
-    return out.read_bytes()
+    )).read_bytes()
 
 
 def importing(cli: Cli, tmp_path: Path, data: bytes) -> str:
