@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 import shutil
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,23 +15,13 @@ import pytest
 from skirmish.cli.main import run_cli
 from skirmish.projections.engine import LogFile
 
-from support.browser import chromium
 from test_gm_server import post
 from test_gm_stream_page import SHOWN
 from test_live_slips import serving
+from test_players_stream_page import browser  # noqa: F401 - a fixture: the page tests' Chromium
 from test_players_policy import FIGHTS, fought  # noqa: F401 - fought: a fixture
 
 pytestmark = pytest.mark.slow  # Chromium and a live server
-
-playwright_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium(), args=["--no-sandbox", "--disable-gpu"])
-        yield b
-        b.close()
 
 
 def token_of(served: Any) -> str:
