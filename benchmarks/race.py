@@ -195,10 +195,15 @@ def table(labels: Sequence[str], measured: Sequence[list[tuple[str, str]]], note
 @dataclass
 class Settings:
     rounds: int = 5
+    groups: tuple[str, ...] = ()  # the groups to race (GROUPS); none named: all of them
     at_table: int = 100  # commands played at the table a round
     state_samples: int = 300
     bulk_events: int = BULK_EVENTS
 
+
+# The race's groups, by the name `--groups` takes: the full replays, the state at past events,
+# commands at the table, bulk appends and the table commands as whole processes.
+GROUPS = ("replay", "state", "table", "bulk", "process")
 
 QUICK = Settings(rounds=2, at_table=10, state_samples=30, bulk_events=1_000)
 
@@ -273,8 +278,10 @@ def race(label: str, events: int, workdir: Path, settings: Settings, log: Callab
     def on_copy(python: list[str], kind: str, source: str, *rest: str) -> Callable[[int], list[str]]:
         return lambda r: worker(python, kind, copy_log(source, f"{scratch}-{kind}-{r}.db"), *rest)
 
+    wanted = set(settings.groups or GROUPS)
+
     # The full replay, of the fight and of the upkeep-heavy log.
-    for log_kind, db in (("fight", paths["fight"]), ("upkeep", paths["upkeep"])):
+    for log_kind, db in (("fight", paths["fight"]), ("upkeep", paths["upkeep"])) if "replay" in wanted else ():
         contenders = [Contender("skirmish", fixed(worker(py, "skirmish", db)))]
         if log_kind == "fight":
             contenders += [Contender("fold alone", fixed(worker(py, "fold", db))),
@@ -294,62 +301,70 @@ def race(label: str, events: int, workdir: Path, settings: Settings, log: Callab
             ("skirmish over skirmish before", "skirmish", "skirmish before", "wall", False),
         ])
 
-    group = Group("state at a past event", [
-        Contender("skirmish", fixed(worker(py, "skirmish-state", paths["fight"], str(settings.state_samples)))),
-        Contender("eventsourcing -O", fixed(worker(tuned, "eventsourcing-state", paths["es"],
-                                                   str(settings.state_samples)))),
-        *([Contender("skirmish before", fixed(worker(old, "skirmish-state", paths["fight"],
-                                                      str(settings.state_samples))))] if old else []),
-    ], unit="ms")
-    run_rounds(group, settings.rounds, log)
-    measured += rows_of(group, [("tuned peer p50 over skirmish p50", "eventsourcing -O", "skirmish", "p50 ms", False),
-                                ("tuned peer p99 over skirmish p99", "eventsourcing -O", "skirmish", "p99 ms", False)])
+    if "state" in wanted:
+        group = Group("state at a past event", [
+            Contender("skirmish", fixed(worker(py, "skirmish-state", paths["fight"], str(settings.state_samples)))),
+            Contender("eventsourcing -O", fixed(worker(tuned, "eventsourcing-state", paths["es"],
+                                                       str(settings.state_samples)))),
+            *([Contender("skirmish before", fixed(worker(old, "skirmish-state", paths["fight"],
+                                                          str(settings.state_samples))))] if old else []),
+        ], unit="ms")
+        run_rounds(group, settings.rounds, log)
+        measured += rows_of(group, [
+            ("tuned peer p50 over skirmish p50", "eventsourcing -O", "skirmish", "p50 ms", False),
+            ("tuned peer p99 over skirmish p99", "eventsourcing -O", "skirmish", "p99 ms", False),
+        ])
 
-    group = Group("at the table, 1 txn/command", [
-        Contender("skirmish", on_copy(py, "skirmish-append", paths["fight"], paths["played"])),
-        Contender("eventsourcing -O, same work", on_copy(tuned, "eventsourcing-decide", paths["es"], paths["played"])),
-        Contender("eventsourcing -O, raw append", on_copy(tuned, "eventsourcing-append", paths["es"], paths["played"])),
-        *([Contender("skirmish before", on_copy(old, "skirmish-append", paths["fight"], paths["played"]))]
-          if old else []),
-    ], unit="ms")
-    run_rounds(group, settings.rounds, log)
-    measured += rows_of(group, [
-        ("same-work peer p50 over skirmish p50", "eventsourcing -O, same work", "skirmish", "p50 ms", False),
-        ("raw-append peer p50 over skirmish p50", "eventsourcing -O, raw append", "skirmish", "p50 ms", False),
-    ])
+    if "table" in wanted:
+        group = Group("at the table, 1 txn/command", [
+            Contender("skirmish", on_copy(py, "skirmish-append", paths["fight"], paths["played"])),
+            Contender("eventsourcing -O, same work",
+                      on_copy(tuned, "eventsourcing-decide", paths["es"], paths["played"])),
+            Contender("eventsourcing -O, raw append",
+                      on_copy(tuned, "eventsourcing-append", paths["es"], paths["played"])),
+            *([Contender("skirmish before", on_copy(old, "skirmish-append", paths["fight"], paths["played"]))]
+              if old else []),
+        ], unit="ms")
+        run_rounds(group, settings.rounds, log)
+        measured += rows_of(group, [
+            ("same-work peer p50 over skirmish p50", "eventsourcing -O, same work", "skirmish", "p50 ms", False),
+            ("raw-append peer p50 over skirmish p50", "eventsourcing -O, raw append", "skirmish", "p50 ms", False),
+        ])
 
-    def fresh(python: list[str], kind: str, *rest: str) -> Callable[[int], list[str]]:
-        def argv(r: int) -> list[str]:
-            target = f"{scratch}-{kind}-{r}.db"
-            for suffix in ("", "-wal", "-shm", ".fight"):
-                Path(target + suffix).unlink(missing_ok=True)
-            return worker(python, kind, target, *rest)
-        return argv
+    if "bulk" in wanted:
+        def fresh(python: list[str], kind: str, *rest: str) -> Callable[[int], list[str]]:
+            def argv(r: int) -> list[str]:
+                target = f"{scratch}-{kind}-{r}.db"
+                for suffix in ("", "-wal", "-shm", ".fight"):
+                    Path(target + suffix).unlink(missing_ok=True)
+                return worker(python, kind, target, *rest)
+            return argv
 
-    n = str(settings.bulk_events)
-    group = Group(f"bulk append, {settings.bulk_events:,} events of the fight", [
-        Contender("skirmish", fresh(py, "skirmish-bulk", n, "fight")),
-        Contender("eventsourcing -O", fresh(tuned, "eventsourcing-bulk", paths["bulk source"], str(PER_SAVE))),
-        Contender("skirmish import", fresh(py, "skirmish-import", paths["export"], str(_events(paths["bulk source"]))),
-                  checked=False),
-        *([Contender("skirmish before", fresh(old, "skirmish-bulk", n, "fight")),
-           Contender("skirmish import before", fresh(old, "skirmish-import", paths["export"],
-                                                     str(_events(paths["bulk source"]))), checked=False)]
-          if old else []),
-    ])
-    if settings.bulk_events in _BULK_RUN:  # the same 20,000 events at every size: raced once
-        group.results = _BULK_RUN[settings.bulk_events]
-    else:
-        _BULK_RUN[settings.bulk_events] = run_rounds(group, settings.rounds, log).results
-    measured += rows_of(group, [("skirmish over tuned peer", "skirmish", "eventsourcing -O", "wall", False),
-                                ("import over tuned peer (target >= 1x)", "skirmish import", "eventsourcing -O",
-                                 "wall", False),
-                                ("import over import before", "skirmish import", "skirmish import before", "wall",
-                                 False)])
+        n = str(settings.bulk_events)
+        group = Group(f"bulk append, {settings.bulk_events:,} events of the fight", [
+            Contender("skirmish", fresh(py, "skirmish-bulk", n, "fight")),
+            Contender("eventsourcing -O", fresh(tuned, "eventsourcing-bulk", paths["bulk source"], str(PER_SAVE))),
+            Contender("skirmish import",
+                      fresh(py, "skirmish-import", paths["export"], str(_events(paths["bulk source"]))), checked=False),
+            *([Contender("skirmish before", fresh(old, "skirmish-bulk", n, "fight")),
+               Contender("skirmish import before", fresh(old, "skirmish-import", paths["export"],
+                                                         str(_events(paths["bulk source"]))), checked=False)]
+              if old else []),
+        ])
+        if settings.bulk_events in _BULK_RUN:  # the same 20,000 events at every size: raced once
+            group.results = _BULK_RUN[settings.bulk_events]
+        else:
+            _BULK_RUN[settings.bulk_events] = run_rounds(group, settings.rounds, log).results
+        measured += rows_of(group, [("skirmish over tuned peer", "skirmish", "eventsourcing -O", "wall", False),
+                                    ("import over tuned peer (target >= 1x)", "skirmish import", "eventsourcing -O",
+                                     "wall", False),
+                                    ("import over import before", "skirmish import", "skirmish import before", "wall",
+                                     False)])
 
-    cli, cli_notes = table_commands(paths["fight"], workdir, label, settings, log, before)
-    measured += cli
-    notes += cli_notes
+    if "process" in wanted:
+        cli, cli_notes = table_commands(paths["fight"], workdir, label, settings, log, before)
+        measured += cli
+        notes += cli_notes
     for path in workdir.glob(f"race-{label}-*"):
         path.unlink()
     return measured, notes

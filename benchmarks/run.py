@@ -108,6 +108,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                              "size (reuses skirmish-SIZE.db in --dir when there, else generates it)")
     parser.add_argument("--race", action="store_true", help="only the race (no growth or whole-log table)")
     parser.add_argument("--rounds", type=int, help="interleaved rounds of the race (default 5)")
+    parser.add_argument("--groups", help="the race's groups to run, comma-separated, of "
+                                         f"{', '.join(race.GROUPS)} (default: all), e.g. --groups replay at 1M")
     parser.add_argument("--before", help="a python with another skirmish installed (e.g. a wheel of an earlier "
                                          "commit in its own venv), raced in the same rounds as 'skirmish before'")
     args = parser.parse_args(argv)
@@ -117,6 +119,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     settings = race.QUICK if args.quick else race.Settings()
     if args.rounds:
         settings.rounds = args.rounds
+    if args.groups:
+        settings.groups = tuple(g.strip() for g in args.groups.split(","))
+        unknown = [g for g in settings.groups if g not in race.GROUPS]
+        if unknown:
+            parser.error(f"--groups: no group {unknown[0]!r} in the race (its groups: {', '.join(race.GROUPS)})")
     workdir = Path(args.dir or tempfile.mkdtemp(prefix="skirmish-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()

@@ -44,3 +44,29 @@ def test_quick_benchmarks_print_the_table(tmp_path: Path) -> None:
         assert line.count("k/s") == 2 and line.count(" MB") == 2, line
     # The generated logs are real skirmish logs: their hash chains verify.
     assert sorted(p.name for p in tmp_path.glob("skirmish-*.db")) == ["skirmish-1k.db", "skirmish-5k.db"]
+
+
+def test_the_race_runs_only_the_groups_named(tmp_path: Path) -> None:
+    # `--groups replay` is how the replay is raced at 1M without the table commands' copies of
+    # the log: only the two replay groups run, and only their rows are printed.
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "--race", "--sizes", "1k", "--groups", "replay",
+         "--dir", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line.split(":")[0] for line in done.stdout.splitlines() if line.startswith(("replay", "state", "at the",
+                                                                                       "bulk", "whole process"))]
+    assert rows and set(rows) == {"replay (fight)", "replay (upkeep)"}, rows
+    assert "whole process" not in done.stderr and "bulk append" not in done.stderr
+
+
+def test_an_unknown_group_is_refused_in_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "--race", "--groups", "replay,replays", "--dir", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1].endswith(
+        "--groups: no group 'replays' in the race (its groups: replay, state, table, bulk, process)")
+    assert not list(tmp_path.glob("*.db"))  # refused before any log was generated
