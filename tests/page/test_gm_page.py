@@ -13,7 +13,6 @@ import json
 import re
 import shlex
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +27,6 @@ pytest.importorskip("uvicorn")
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 SHOTS = Path("/tmp/shots")
 ARGUMENTS = {"declare": ("who", "action"), "resolve": ("who",), "cancel": ("who",), "effect": ("who", "kind"),
              "round": (), "upkeep": ()}
@@ -40,15 +36,6 @@ ARGUMENTS = {"declare": ("who", "action"), "resolve": ("who",), "cancel": ("who"
 def unpinned(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SKIRMISH_ENCOUNTER", raising=False)
     monkeypatch.delenv("SKIRMISH_BRANCH", raising=False)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    assert Path(CHROMIUM).exists(), "the page tests need Debian's chromium (.ci/run installs it)"
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def set_fields(box: Any, rest: list[str]) -> None:

@@ -17,7 +17,6 @@ from skirmish.projections.engine import LogFile
 
 from test_gm_stream import COMMANDS
 from test_live_slips import serving
-from test_players_stream_page import browser  # noqa: F401 - a fixture: the page tests' Chromium
 from test_players_policy import FIGHTS, fought  # noqa: F401 - fought: a fixture
 
 pytestmark = pytest.mark.slow  # Chromium and a live server
@@ -59,7 +58,7 @@ AT_HEAD = """() => {
 
 
 def test_the_gms_page_that_followed_every_kind_of_change_shows_the_page_opened_at_the_end(
-        browser: Any, fought: dict[str, Path], tmp_path: Path) -> None:  # noqa: F811 - the fixture
+        browser: Any, fought: dict[str, Path], tmp_path: Path) -> None:
     fight = FIGHTS[0]
     db = tmp_path / "fight.db"
     shutil.copy(fought[fight.ruleset], db)

@@ -12,11 +12,11 @@ import pytest
 from skirmish.cli.main import run_cli
 
 playwright_api = pytest.importorskip("playwright.sync_api")
-from test_replay_page import Page, browser  # noqa: E402,F401  (the module's browser fixture)
+from test_replay_page import Page  # noqa: E402
 
 
 @pytest.mark.parametrize("audience", ["gm", "players"])
-def test_the_board_says_ended_from_the_end_on(browser: Any, tmp_path: Path, audience: str) -> None:  # noqa: F811
+def test_the_board_says_ended_from_the_end_on(browser: Any, tmp_path: Path, audience: str) -> None:
     db = str(tmp_path / "ended.db")
     for line in (["new", "Ends", "--rules", "ap-countdown", "--seed", "1"],
                  ["add", "Orc", "--side", "foes", "--stat", "qu=0", "--stat", "hits=9"],
@@ -38,7 +38,7 @@ def test_the_board_says_ended_from_the_end_on(browser: Any, tmp_path: Path, audi
     page.close()
 
 
-def test_a_renamed_combatant_keeps_its_row_and_totals_on_the_page(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_a_renamed_combatant_keeps_its_row_and_totals_on_the_page(browser: Any, tmp_path: Path) -> None:
     """30 hits: 3 taken as the Orc, 4 as Urgash. One card, hits left 23/30; one summary row,
     30 -> 23 with 7 taken."""
     db = str(tmp_path / "renamed.db")
@@ -64,7 +64,7 @@ def test_a_renamed_combatant_keeps_its_row_and_totals_on_the_page(browser: Any, 
     ("gm", "notes: private: secretly the baron; wears a red cloak"),
     ("players", "notes: wears a red cloak"),
 ])
-def test_notes_on_a_combatant_are_on_its_card(browser: Any, tmp_path: Path, audience: str, shown: str) -> None:  # noqa: F811
+def test_notes_on_a_combatant_are_on_its_card(browser: Any, tmp_path: Path, audience: str, shown: str) -> None:
     db = str(tmp_path / "noted.db")
     for line in (["new", "Notes", "--rules", "ap-countdown", "--seed", "1"],
                  ["add", "Orc", "--side", "foes", "--stat", "qu=0", "--stat", "hits=30"],
@@ -84,7 +84,7 @@ def test_notes_on_a_combatant_are_on_its_card(browser: Any, tmp_path: Path, audi
     page.close()
 
 
-def test_a_name_freed_by_a_rename_is_a_new_combatant_on_the_page(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_a_name_freed_by_a_rename_is_a_new_combatant_on_the_page(browser: Any, tmp_path: Path) -> None:
     """`rename Orc Urgash`, then a second Orc joins: two cards. Urgash took 3 + 4 (23/30),
     the new Orc 5 (25/30); on a branch forked before the rename the first Orc is still Orc
     with its 3 taken (27/30)."""

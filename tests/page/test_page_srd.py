@@ -11,13 +11,13 @@ import pytest
 from skirmish.cli.main import run_cli
 
 playwright_api = pytest.importorskip("playwright.sync_api")
-from test_replay_page import Page, browser  # noqa: E402,F401  (the module's browser fixture)
+from test_replay_page import Page  # noqa: E402
 
 pytestmark = pytest.mark.slow
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "chapel-drake.skirmish"
 
 
-def test_many_options_are_counted_in_the_header(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_many_options_are_counted_in_the_header(browser: Any, tmp_path: Path) -> None:
     db = str(tmp_path / "chapel.db")
     assert run_cli(["--db", db, "run", str(SAMPLE)]) == 0
     page_file = tmp_path / "chapel.html"
@@ -31,7 +31,7 @@ def test_many_options_are_counted_in_the_header(browser: Any, tmp_path: Path) ->
     page.close()
 
 
-def test_a_few_options_are_listed_in_the_header(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_a_few_options_are_listed_in_the_header(browser: Any, tmp_path: Path) -> None:
     db = str(tmp_path / "few.db")
     assert run_cli(["--db", db, "new", "Few", "--rules", "phases", "--seed", "1"]) == 0
     page_file = tmp_path / "few.html"

@@ -8,7 +8,6 @@ import shutil
 import socket
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,22 +15,12 @@ import pytest
 
 from skirmish.cli.main import run_cli
 
-from support.browser import chromium
 
 pytestmark = pytest.mark.slow  # Chromium and a live server: `pytest -m "not slow"` leaves it out
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    found = chromium()
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=found, args=["--no-sandbox", "--disable-gpu"])
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,6 @@ from skirmish.projections.engine import LogFile
 from test_gm_server import post
 from test_gm_stream_page import SHOWN
 from test_live_slips import serving
-from test_players_stream_page import browser  # noqa: F401 - a fixture: the page tests' Chromium
 from test_players_policy import FIGHTS, fought  # noqa: F401 - fought: a fixture
 
 pytestmark = pytest.mark.slow  # Chromium and a live server
@@ -38,7 +37,7 @@ def head_of(db: Path, branch: str) -> int:
         return log_file.open("Bridge", branch).head().event_id
 
 
-def test_the_players_page_follows_a_tapped_switch_as_a_change(browser: Any, fought: dict[str, Path], tmp_path: Path) -> None:  # noqa: F811
+def test_the_players_page_follows_a_tapped_switch_as_a_change(browser: Any, fought: dict[str, Path], tmp_path: Path) -> None:
     fight = FIGHTS[0]  # ap-countdown: main, and what-if from #7 where the Orc takes 29
     db = tmp_path / "fight.db"
     shutil.copy(fought[fight.ruleset], db)

@@ -16,7 +16,6 @@ import pytest
 
 from skirmish.cli.main import run_cli
 
-from support.browser import chromium
 from support.cli import Cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -230,17 +229,6 @@ def test_the_samples_foes_are_every_foe_they_add() -> None:
 
 
 # --- branches ---------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    # Imported here: without Playwright only this part is skipped, not the players' pages.
-    sync_api = pytest.importorskip("playwright.sync_api")
-    found = chromium()
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=found, args=["--no-sandbox", "--disable-gpu"])
-        yield b
-        b.close()
 
 
 def last_id(reply: str) -> int:

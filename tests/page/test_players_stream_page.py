@@ -5,7 +5,6 @@ shown on the board as the command line's `state` has it."""
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,20 +12,11 @@ import pytest
 
 from skirmish.cli.main import run_cli
 
-from support.browser import chromium
 from test_live_slips import serving
 
 pytestmark = pytest.mark.slow  # Chromium and a live server
 
 playwright_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium(), args=["--no-sandbox", "--disable-gpu"])
-        yield b
-        b.close()
 
 
 CARD = """([who, shown]) => Array.from(document.querySelectorAll('#board li')).some(

@@ -13,7 +13,6 @@ import shutil
 import socket
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,15 +21,12 @@ import pytest
 
 from skirmish.cli.main import run_cli
 
-from support.browser import chromium
 
 pytestmark = pytest.mark.slow  # Chromium and a live server: `pytest -m "not slow"` leaves it out
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 ROOT = Path(__file__).resolve().parents[2]
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 
 
 @dataclass(frozen=True)
@@ -82,15 +78,6 @@ FIGHTS = [
           (["damage", "Hauser", "5"], "Hauser", "hits left: 27/40")),
 ]
 IDS = [f.sample for f in FIGHTS]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    found = chromium()
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=found, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

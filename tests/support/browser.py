@@ -13,6 +13,10 @@ import pytest
 
 VARIABLE = "SKIRMISH_CHROMIUM"
 NAMES = ("chromium", "chromium-browser")  # Debian's package, Ubuntu's
+# How the page tests start it: headless on a CI machine, no sandbox (CI runs as root), and
+# none of Chromium's own traffic (updates, sync, first-run pages) beside the page's.
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
 HOW = (f"the browser tests need Chromium: `apt-get install chromium` (Debian), `chromium-browser` (Ubuntu), "
        f"or {VARIABLE}=/path/to/chromium")
 
