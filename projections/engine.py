@@ -109,18 +109,26 @@ class Recorded(msgspec.Struct, frozen=True, gc=False, eq=False):
 
     A Struct, not a dataclass: a replay makes one per event, and a frozen dataclass costs
     as much to build as decoding the event does. Not tracked by the garbage collector
-    (``gc=False``): it holds an id, text, an event and the store's look-up, never a cycle.
+    (``gc=False``): it holds ids, text, an event and the store's look-ups, never a cycle.
 
-    ``recorded_at`` is the row's text as stored, or, in a replay's records, read from the
-    store each time it is asked for: no surface that replays a path shows it, and reading it
-    with every row cost a replay about 6% of its instructions (README: Speed). Records are
-    equal when their id, parent, command, event and time are."""
+    ``command_id`` and ``recorded_at`` are the row's as stored, or, in a replay's records,
+    read from the store when asked for: few surfaces that replay a path show them, and
+    reading them with every row cost a replay about 6% of its instructions each (README:
+    Speed). A replay's commands are read a block of the path at a time (``_CommandIds``),
+    so a surface that asks every record for its command pays one statement a block, not
+    one an event. Records are equal when their id, parent, command, event and time are."""
 
     id: int
     parent: int | None
-    command_id: int
+    _command: int | Callable[[int], int]  # the command as stored, or the look-up that reads it
     event: Event
     _at: str | Callable[[int], str]  # the time as stored, or the look-up that reads it
+
+    @property
+    def command_id(self) -> int:
+        """The command that appended the event (Encounter.command reads it)."""
+        command = self._command
+        return command if isinstance(command, int) else command(self.id)
 
     @property
     def recorded_at(self) -> str:
@@ -145,6 +153,35 @@ class Recorded(msgspec.Struct, frozen=True, gc=False, eq=False):
         body = msgspec.to_builtins(self.event)
         body.pop("type", None)
         return {"id": self.id, "parent": self.parent, "kind": self.kind, **body, "recorded_at": self.recorded_at}
+
+
+class _CommandIds:
+    """The command of each event of one replay's path, read from the store when a record is
+    asked for it: the ids of the block of the path around it (BLOCK events of one run, from
+    a multiple of BLOCK down the run) in one statement, the latest block held. A caller that
+    asks every record, in any order, pays one statement a block it visits; one that asks
+    none pays nothing."""
+
+    BLOCK = 4096
+    __slots__ = ("_read", "_runs", "_lows", "_low", "_ids")
+
+    def __init__(self, read: Callable[[int, int], list[int]], runs: Sequence[tuple[int, int]]) -> None:
+        self._read, self._runs = read, runs
+        self._lows = [low for low, _ in runs]
+        self._low = 0
+        self._ids: list[int] = []
+
+    def __call__(self, event_id: int) -> int:
+        at = event_id - self._low
+        if 0 <= at < len(self._ids):
+            return self._ids[at]
+        i = bisect.bisect_right(self._lows, event_id) - 1
+        if i < 0 or event_id > self._runs[i][1]:
+            raise UnknownEvent(f"event {event_id} is not on the path this replay read")
+        low, high = self._runs[i]
+        first = event_id - (event_id - low) % self.BLOCK
+        self._ids, self._low = self._read(first, min(high, first + self.BLOCK - 1)), first
+        return self._ids[event_id - first]
 
 
 class CommandsAlong:
@@ -597,7 +634,8 @@ class Encounter:
 
         The state is the fold's one working copy, changed in place by the next event: read
         it (``view``) before taking the next, or ``ruleset.copy`` it to keep it. A record's
-        ``recorded_at`` is read from the store when asked for, while it is open."""
+        ``command_id`` and ``recorded_at`` are read from the store when asked for, while it
+        is open."""
         end = to if to is not None else self.head().event_id
         if to is not None:
             self._store.event(self.row.id, to)
@@ -615,9 +653,9 @@ class Encounter:
         # a generator a row would cost a long replay a fair part of its time.
         ruleset, decode_current, whole = self.ruleset, self.codec.decode_current, self._decoded_whole
         dispatch = self._dispatch()
-        at = self._store.recorded_at
-        for low, rows in self._store.current_rows(runs, self.codec.versions, "command_id, "):
-            for event_id, (command_id, body) in enumerate(rows, low):
+        at, command = self._store.recorded_at, _CommandIds(self._store.command_ids, runs)
+        for low, rows in self._store.current_rows(runs, self.codec.versions):
+            for event_id, (body,) in enumerate(rows, low):
                 try:
                     event = decode_current(body)
                 except (msgspec.DecodeError, TypeError):  # NULL: an older layout (or unreadable)
@@ -626,7 +664,7 @@ class Encounter:
                     state = ruleset.initial(event)  # type: ignore[arg-type]
                 else:
                     dispatch[type(event)](state, event)
-                yield Recorded(event_id, parent, command_id, event, at), state
+                yield Recorded(event_id, parent, command, event, at), state
                 parent = event_id
 
     def log(self, everything: bool = False) -> list[tuple[Recorded, list[str]]]:
