@@ -592,13 +592,13 @@ class Store:
         return str(row[0])
 
     def command_ids(self, low: int, high: int) -> list[int]:
-        """The command of each event from ``low`` to ``high`` (a stretch of one run of a path,
-        so every id in it is an event's), in order of id, in one statement: a replay's records
+        """The command of each event from ``low`` to ``high`` (a stretch of one run of a path:
+        every id in it is an event's), in order of id, in one statement: a replay's records
         read them a block at a time, when asked (Recorded.command_id)."""
         ids = [c for (c,) in self.conn.execute(
             "SELECT command_id FROM events WHERE id BETWEEN ? AND ? ORDER BY id", (low, high))]
-        if len(ids) != high - low + 1:  # not one run: a place in the list would not be an id's
-            raise UnknownEvent(f"events {low} to {high} are not one run of a path in this file")
+        if len(ids) != high - low + 1:  # an id missing: a place in the list would not be an id's
+            raise UnknownEvent(f"events {low} to {high} are not all in this file")
         return ids
 
     def path(self, event_id: int, since: int | None = None) -> Iterator[EventRow]:
