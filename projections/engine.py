@@ -601,10 +601,14 @@ class Encounter:
         consecutive ids, oldest first) applied in place, and how many there were: the
         replay's loop without a record a row, reading the body alone. ``due``: the states
         where the snapshot spacing falls (``state`` at ``depth`` below the root) added to it."""
-        ruleset, decode_current, whole = self.ruleset, self.codec.decode_current, self._decoded_whole
-        dispatch = self._dispatch()
+        decode_current, whole, dispatch = self.codec.decode_current, self._decoded_whole, self._dispatch()
         count = 0
-        for low, rows in self._store.current_rows(runs, self.codec.versions):
+        chunks: Iterator[tuple[int, Iterator[Any]]] = self._store.current_rows(runs, self.codec.versions)
+        if state is None:  # from the root: its event starts the state, before the loop
+            low, rows = next(chunks)
+            state, count = self._started_by(next(rows)[0], low)[1], 1
+            chunks = itertools.chain(((low + 1, rows),), chunks)
+        for low, rows in chunks:
             first = count
             for (body,) in rows:
                 count += 1
@@ -612,13 +616,18 @@ class Encounter:
                     event = decode_current(body)
                 except (msgspec.DecodeError, TypeError):  # NULL: an older layout (or unreadable)
                     event = whole(low + count - 1 - first)
-                if state is None:
-                    state = ruleset.initial(event)  # type: ignore[arg-type]
-                else:
-                    dispatch[type(event)](state, event)
+                dispatch[type(event)](state, event)
                 if due is not None and (depth + count) % SNAPSHOT_EVERY == 0 and depth + count:
                     due.append(Snapshot(low + count - 1 - first, depth + count, _state_encoder.encode(state)))
         return state, count
+
+    def _started_by(self, body: str | None, event_id: int) -> tuple[Event, Any]:
+        """The first event of a path (its row's body as the fold reads it) and the state it starts."""
+        try:
+            event = self.codec.decode_current(body)
+        except (msgspec.DecodeError, TypeError):  # NULL: an older layout (or unreadable)
+            event = self._decoded_whole(event_id)
+        return event, self.ruleset.initial(event)  # type: ignore[arg-type]
 
     def _decoded_whole(self, event_id: int) -> Event:
         """The event of a row the fold's reading left out (its layout is not the current
@@ -650,21 +659,25 @@ class Encounter:
             if parent is not None:
                 state = self.fold_to(parent)[0]
         # _fold's loop, yielding a record and the state at each row: written out again, as
-        # a generator a row would cost a long replay a fair part of its time.
-        ruleset, decode_current, whole = self.ruleset, self.codec.decode_current, self._decoded_whole
-        dispatch = self._dispatch()
-        at, command = self._store.recorded_at, _CommandIds(self._store.command_ids, runs)
-        for low, rows in self._store.current_rows(runs, self.codec.versions):
+        # a generator a row would cost a long replay a fair part of its time. The first event
+        # of a replay from the root starts the state, before the loop: no test a row for it.
+        dispatch, decode_current, whole = self._dispatch(), self.codec.decode_current, self._decoded_whole
+        at, command, record = self._store.recorded_at, _CommandIds(self._store.command_ids, runs), Recorded
+        chunks: Iterator[tuple[int, Iterator[Any]]] = self._store.current_rows(runs, self.codec.versions)
+        if state is None:
+            low, rows = next(chunks)
+            event, state = self._started_by(next(rows)[0], low)
+            yield record(low, None, command, event, at), state
+            parent = low
+            chunks = itertools.chain(((low + 1, rows),), chunks)
+        for low, rows in chunks:
             for event_id, (body,) in enumerate(rows, low):
                 try:
                     event = decode_current(body)
                 except (msgspec.DecodeError, TypeError):  # NULL: an older layout (or unreadable)
                     event = whole(event_id)
-                if state is None:
-                    state = ruleset.initial(event)  # type: ignore[arg-type]
-                else:
-                    dispatch[type(event)](state, event)
-                yield Recorded(event_id, parent, command, event, at), state
+                dispatch[type(event)](state, event)
+                yield record(event_id, parent, command, event, at), state
                 parent = event_id
 
     def log(self, everything: bool = False) -> list[tuple[Recorded, list[str]]]:

@@ -167,3 +167,38 @@ def test_the_store_refuses_a_stretch_with_an_id_that_is_no_event(opened: tuple[S
     assert store.command_ids(1, 28) == [c for i, c in stored_commands(store, 83).items() if i <= 28]
     with pytest.raises(UnknownEvent, match="events 80 to 90 are not all in this file"):
         store.command_ids(80, 90)
+
+
+# The first event of a path starts the state before the fold's loop (Encounter._started_by):
+# it is read, refused and replayed as any other row.
+
+
+@pytest.mark.parametrize(("edit", "why"), [
+    ("body = '{\"type\":\"encounter-started\",,}'", "cannot be read"),
+    ("version = 2", "it has layout version 2, this skirmish knows 1"),  # read again whole, refused
+])
+def test_the_first_event_unreadable_is_refused_by_its_id_by_every_read(
+    opened: tuple[Store, Encounter], edit: str, why: str
+) -> None:
+    from skirmish.eventlog.errors import StoreError
+
+    from support.tamper import tamper
+
+    store, enc = opened
+    store.drop_snapshots()
+    head = enc.head().event_id
+    tamper(store, f"UPDATE events SET {edit} WHERE id = 1")
+    for read in (lambda: list(enc.replay()), lambda: enc.fold_to(head), lambda: list(enc.replay(start=1))):
+        with pytest.raises(StoreError) as raised:
+            read()
+        assert str(raised.value).startswith("event 1 (encounter-started) cannot be read"), raised.value
+        assert why in str(raised.value)
+
+
+def test_a_replay_from_the_first_event_is_the_replay_from_the_root(opened: tuple[Store, Encounter]) -> None:
+    store, enc = opened
+    whole = [(rec, enc.ruleset.view(state)) for rec, state in enc.replay()]
+    assert [(rec, enc.ruleset.view(state)) for rec, state in enc.replay(start=1)] == whole
+    assert whole[0][0].id == 1 and whole[0][0].parent is None and len(whole) == 77
+    store.drop_snapshots()
+    assert enc.fold_to(enc.head().event_id)[0] == enc.fold([rec for rec, _ in whole])
