@@ -621,8 +621,9 @@ class Encounter:
                     due.append(Snapshot(low + count - 1 - first, depth + count, _state_encoder.encode(state)))
         return state, count
 
-    def _started_by(self, body: str | None, event_id: int) -> tuple[Event, Any]:
-        """The first event of a path (its row's body as the fold reads it) and the state it starts."""
+    def _started_by(self, body: Any, event_id: int) -> tuple[Event, Any]:
+        """The first event of a path (its row's body as the fold reads it: text, or NULL where its
+        layout is not current) and the state it starts."""
         try:
             event = self.codec.decode_current(body)
         except (msgspec.DecodeError, TypeError):  # NULL: an older layout (or unreadable)
