@@ -113,8 +113,8 @@ class Recorded(msgspec.Struct, frozen=True, gc=False, eq=False):
 
     ``command_id`` and ``recorded_at`` are the row's as stored, or, in a replay's records,
     read from the store when asked for: few surfaces that replay a path show them, and
-    reading them with every row cost a replay about 6% of its instructions each (README:
-    Speed). A replay's commands are read a block of the path at a time (``_CommandIds``),
+    reading them with every row cost a replay about 6% (the time) and 4% (the command) of
+    its instructions (README: Speed). A replay's commands are read a block of the path at a time (``_CommandIds``),
     so a surface that asks every record for its command pays one statement a block, not
     one an event. Records are equal when their id, parent, command, event and time are."""
 
