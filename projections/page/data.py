@@ -452,7 +452,7 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
             fold = _copy(run.kept[b.split])
             since = b.path.at(b.start)
         run.names.path = fold.keys  # this path's keys, as they stood where it split off
-        for rec, state in enc.replay(b.head, start=since):
+        for rec, state in enc.replay(b.head, start=since, commands=True):
             run.step(rec, state, fold)
             advance(1)
         heads[b.name] = fold.last if fold.last is not None else b.head
@@ -569,7 +569,7 @@ class PlayersLive:
         run.entries = []
         strings_before = len(run.strings.table)
         head = enc.head().event_id
-        for rec, state in enc.replay(head, start=first):
+        for rec, state in enc.replay(head, start=first, commands=True):
             run.step(rec, state, fold)
         self.head = head
         new = run.entries
@@ -653,7 +653,7 @@ class PlayersLive:
         run.entries = []
         strings_before = len(run.strings.table)
         if depth < path.deepest:
-            for rec, state in enc.replay(head, start=path.at(depth + 1)):
+            for rec, state in enc.replay(head, start=path.at(depth + 1), commands=True):
                 run.step(rec, state, fold)
         new = [e for e in run.entries if e.id > meet]  # those up to it the page holds
         self.fold, self.head, self.encounter, self.branch = fold, head, enc.row.name, enc.branch
@@ -815,7 +815,7 @@ class GMLive:
             fold = _copy(self.heads.get(at) or kept[at])
         run.names.path = fold.keys
         run.entries = []
-        for rec, state in enc.replay(head, start=path[-1]):
+        for rec, state in enc.replay(head, start=path[-1], commands=True):
             run.step(rec, state, fold)
         made = [e for e in run.entries if e.id > start]  # the events between held already
         self.held.update(e.id for e in made)

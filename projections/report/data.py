@@ -359,7 +359,7 @@ def _recorded_steps(enc: Encounter, head: int,
     """Each step with its event and its command as parsed."""
     commands = CommandsAlong(enc)
     attribution = Attribution(enc.ruleset)
-    for rec, after in enc.replay(head):
+    for rec, after in enc.replay(head, commands=True):
         command = rec.command_id  # a replay's record reads it when asked: asked once
         _, body = commands.of(command)
         who, action, tag = body.get("who"), body.get("action"), str(body.get("type", ""))

@@ -153,7 +153,7 @@ def test_a_replay_whose_caller_asks_no_command_reads_none(opened: tuple[Store, E
 
 def test_an_event_off_the_replayed_path_is_refused_by_its_id(opened: tuple[Store, Encounter]) -> None:
     store, _ = opened
-    commands = _CommandIds(store.command_ids, [(1, 28), (30, 52)])
+    commands = _CommandIds(store.command_ids, [(1, 28), (30, 52)]).of
     assert commands(30) == stored_commands(store, 52)[30]
     for off in (29, 53, 0):
         with pytest.raises(UnknownEvent, match=f"event {off} is not on the path"):
@@ -202,3 +202,34 @@ def test_a_replay_from_the_first_event_is_the_replay_from_the_root(opened: tuple
     assert whole[0][0].id == 1 and whole[0][0].parent is None and len(whole) == 77
     store.drop_snapshots()
     assert enc.fold_to(enc.head().event_id)[0] == enc.fold([rec for rec, _ in whole])
+
+
+@pytest.mark.parametrize("start", [None, 1, 40])
+def test_a_replay_asked_for_commands_reads_them_with_its_rows(opened: tuple[Store, Encounter], start: int | None) -> None:
+    """``commands=True`` (the page, the report: they ask every record's): each run's one
+    statement reads the command column too, no block is read apart, and the records are
+    those the replay makes without it, from the root or from the middle of a run."""
+    store, enc = opened
+    head = enc.head().event_id
+    seen = reads(store)
+    along = [(rec, enc.ruleset.view(state)) for rec, state in enc.replay(start=start, commands=True)]
+    store.conn.set_trace_callback(None)
+    runs = store.runs(head, since=start)
+    # The fold up to ``start`` reads bodies alone; the replay's runs, the command with each.
+    assert len([s for s in seen if s.startswith("SELECT command_id, CASE")]) == len(runs)
+    assert not [s for s in seen if s.startswith(COMMAND_READS)]
+    assert along == [(rec, enc.ruleset.view(state)) for rec, state in enc.replay(start=start)]
+    assert {rec.id: rec.command_id for rec, _ in along} == {
+        i: c for i, c in stored_commands(store, head).items() if start is None or i >= start}
+    assert all(type(rec._command) is int for rec, _ in along)  # noqa: SLF001 - held, not looked up
+
+
+def test_the_first_event_read_with_its_command_is_refused_as_without(opened: tuple[Store, Encounter]) -> None:
+    from skirmish.eventlog.errors import StoreError
+
+    from support.tamper import tamper
+
+    store, enc = opened
+    tamper(store, "UPDATE events SET version = 2 WHERE id = 1")
+    with pytest.raises(StoreError, match="^event 1 \\(encounter-started\\) cannot be read"):
+        list(enc.replay(commands=True))
