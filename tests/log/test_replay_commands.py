@@ -1,5 +1,6 @@
 """A replay's records read their command from the store when asked (Recorded.command_id), a
-block of the path at a time: checked on the committed old log (its main branch three runs
+block of the path at a time, or with their rows when the caller asks for every one
+(``replay(commands=True)``: the page, the report): checked on the committed old log (its main branch three runs
 of ids, after an undo and a branch switch; a what-if branch beside it) against ``path``,
 which reads each row's command column. Blocks are made small here so that a path of 77
 events crosses many of their edges and every run's end."""
