@@ -71,11 +71,11 @@ def reading(db: str) -> Callable[[], int]:
     enc.started  # noqa: B018
 
     def run() -> int:
-        # As Encounter.replay reads: a record's command and the body where its layout is current
-        # (a record's time is read when asked for, Recorded.recorded_at).
+        # As Encounter.replay reads: the body where its layout is current (a record's command
+        # and time are read when asked for, Recorded.command_id and recorded_at).
         runs = store.runs(enc.head().event_id)
-        return sum(1 for _, rows in store.current_rows(runs, versions, "command_id, ")
-                   for _c, body in rows if decode(body) is not None)
+        return sum(1 for _, rows in store.current_rows(runs, versions)
+                   for (body,) in rows if decode(body) is not None)
 
     return run
 

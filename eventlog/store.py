@@ -591,6 +591,16 @@ class Store:
             raise UnknownEvent(f"no event {event_id} in this file")
         return str(row[0])
 
+    def command_ids(self, low: int, high: int) -> list[int]:
+        """The command of each event from ``low`` to ``high`` (a stretch of one run of a path:
+        every id in it is an event's), in order of id, in one statement: a replay's records
+        read them a block at a time, when asked (Recorded.command_id)."""
+        ids = [c for (c,) in self.conn.execute(
+            "SELECT command_id FROM events WHERE id BETWEEN ? AND ? ORDER BY id", (low, high))]
+        if len(ids) != high - low + 1:  # an id missing: a place in the list would not be an id's
+            raise UnknownEvent(f"events {low} to {high} are not all in this file")
+        return ids
+
     def path(self, event_id: int, since: int | None = None) -> Iterator[EventRow]:
         """The events from the root (or from ``since``, if it is on the way) to ``event_id``,
         in order (ids grow from parent to child), streamed: a replay of a long log holds

@@ -109,18 +109,26 @@ class Recorded(msgspec.Struct, frozen=True, gc=False, eq=False):
 
     A Struct, not a dataclass: a replay makes one per event, and a frozen dataclass costs
     as much to build as decoding the event does. Not tracked by the garbage collector
-    (``gc=False``): it holds an id, text, an event and the store's look-up, never a cycle.
+    (``gc=False``): it holds ids, text, an event and the store's look-ups, never a cycle.
 
-    ``recorded_at`` is the row's text as stored, or, in a replay's records, read from the
-    store each time it is asked for: no surface that replays a path shows it, and reading it
-    with every row cost a replay about 6% of its instructions (README: Speed). Records are
-    equal when their id, parent, command, event and time are."""
+    ``command_id`` and ``recorded_at`` are the row's as stored, or, in a replay's records,
+    read from the store when asked for: few surfaces that replay a path show them, and
+    reading them with every row cost a replay about 6% (the time) and 4% (the command) of
+    its instructions (README: Speed). A replay's commands are read a block of the path at a time (``_CommandIds``),
+    so a surface that asks every record for its command pays one statement a block, not
+    one an event. Records are equal when their id, parent, command, event and time are."""
 
     id: int
     parent: int | None
-    command_id: int
+    _command: int | Callable[[int], int]  # the command as stored, or the look-up that reads it
     event: Event
     _at: str | Callable[[int], str]  # the time as stored, or the look-up that reads it
+
+    @property
+    def command_id(self) -> int:
+        """The command that appended the event (Encounter.command reads it)."""
+        command = self._command
+        return command if isinstance(command, int) else command(self.id)
 
     @property
     def recorded_at(self) -> str:
@@ -145,6 +153,37 @@ class Recorded(msgspec.Struct, frozen=True, gc=False, eq=False):
         body = msgspec.to_builtins(self.event)
         body.pop("type", None)
         return {"id": self.id, "parent": self.parent, "kind": self.kind, **body, "recorded_at": self.recorded_at}
+
+
+class _CommandIds:
+    """The command of each event of one replay's path, read from the store when a record is
+    asked for it: the ids of the block of the path around it (BLOCK events of one run, from
+    a multiple of BLOCK down the run) in one statement, the latest block held. A caller that
+    asks every record, in any order, pays one statement a block it visits; one that asks
+    none pays nothing."""
+
+    BLOCK = 4096
+    __slots__ = ("_read", "_runs", "_lows", "_low", "_ids")
+
+    def __init__(self, read: Callable[[int, int], list[int]], runs: Sequence[tuple[int, int]]) -> None:
+        self._read, self._runs = read, runs
+        self._lows = [low for low, _ in runs]
+        self._low = 0
+        self._ids: list[int] = []
+
+    def of(self, event_id: int) -> int:
+        """The command of ``event_id`` (a record holds this bound method: a call of it costs
+        less than a call through ``__call__``)."""
+        at = event_id - self._low
+        if 0 <= at < len(self._ids):
+            return self._ids[at]
+        i = bisect.bisect_right(self._lows, event_id) - 1
+        if i < 0 or event_id > self._runs[i][1]:
+            raise UnknownEvent(f"event {event_id} is not on the path this replay read")
+        low, high = self._runs[i]
+        first = event_id - (event_id - low) % self.BLOCK
+        self._ids, self._low = self._read(first, min(high, first + self.BLOCK - 1)), first
+        return self._ids[event_id - first]
 
 
 class CommandsAlong:
@@ -564,10 +603,14 @@ class Encounter:
         consecutive ids, oldest first) applied in place, and how many there were: the
         replay's loop without a record a row, reading the body alone. ``due``: the states
         where the snapshot spacing falls (``state`` at ``depth`` below the root) added to it."""
-        ruleset, decode_current, whole = self.ruleset, self.codec.decode_current, self._decoded_whole
-        dispatch = self._dispatch()
+        decode_current, whole, dispatch = self.codec.decode_current, self._decoded_whole, self._dispatch()
         count = 0
-        for low, rows in self._store.current_rows(runs, self.codec.versions):
+        chunks: Iterator[tuple[int, Iterator[Any]]] = self._store.current_rows(runs, self.codec.versions)
+        if state is None:  # from the root: its event starts the state, before the loop
+            low, rows = next(chunks)
+            state, count = self._started_by(next(rows)[0], low)[1], 1
+            chunks = itertools.chain(((low + 1, rows),), chunks)
+        for low, rows in chunks:
             first = count
             for (body,) in rows:
                 count += 1
@@ -575,13 +618,19 @@ class Encounter:
                     event = decode_current(body)
                 except (msgspec.DecodeError, TypeError):  # NULL: an older layout (or unreadable)
                     event = whole(low + count - 1 - first)
-                if state is None:
-                    state = ruleset.initial(event)  # type: ignore[arg-type]
-                else:
-                    dispatch[type(event)](state, event)
+                dispatch[type(event)](state, event)
                 if due is not None and (depth + count) % SNAPSHOT_EVERY == 0 and depth + count:
                     due.append(Snapshot(low + count - 1 - first, depth + count, _state_encoder.encode(state)))
         return state, count
+
+    def _started_by(self, body: Any, event_id: int) -> tuple[Event, Any]:
+        """The first event of a path (its row's body as the fold reads it: text, or NULL where its
+        layout is not current) and the state it starts."""
+        try:
+            event = self.codec.decode_current(body)
+        except (msgspec.DecodeError, TypeError):  # NULL: an older layout (or unreadable)
+            event = self._decoded_whole(event_id)
+        return event, self.ruleset.initial(event)  # type: ignore[arg-type]
 
     def _decoded_whole(self, event_id: int) -> Event:
         """The event of a row the fold's reading left out (its layout is not the current
@@ -589,7 +638,9 @@ class Encounter:
         row = self._store.event(self.row.id, event_id)
         return self.codec.decode(row.body, row.kind, row.version, row.id)
 
-    def replay(self, to: int | None = None, start: int | None = None) -> Iterator[tuple[Recorded, Any]]:
+    def replay(
+        self, to: int | None = None, start: int | None = None, *, commands: bool = False
+    ) -> Iterator[tuple[Recorded, Any]]:
         """Each event of the path to ``to`` (default: the head) with the state after it,
         from ``start`` on (an event of that path) or from the beginning. Rows are streamed,
         so memory does not grow with the log; a replay from ``start`` folds up to it from
@@ -597,7 +648,11 @@ class Encounter:
 
         The state is the fold's one working copy, changed in place by the next event: read
         it (``view``) before taking the next, or ``ruleset.copy`` it to keep it. A record's
-        ``recorded_at`` is read from the store when asked for, while it is open."""
+        ``recorded_at`` is read from the store when asked for, while it is open, and so is its
+        ``command_id``, a block of the path at a time, unless ``commands``: then it is read
+        with its row. A caller that asks every record's command (the page, the report) says
+        ``commands``: read with the rows, the column costs a replay about 4% of its
+        instructions; read apart, the rows' pages are read a second time (README: Speed)."""
         end = to if to is not None else self.head().event_id
         if to is not None:
             self._store.event(self.row.id, to)
@@ -612,21 +667,39 @@ class Encounter:
             if parent is not None:
                 state = self.fold_to(parent)[0]
         # _fold's loop, yielding a record and the state at each row: written out again, as
-        # a generator a row would cost a long replay a fair part of its time.
-        ruleset, decode_current, whole = self.ruleset, self.codec.decode_current, self._decoded_whole
-        dispatch = self._dispatch()
-        at = self._store.recorded_at
-        for low, rows in self._store.current_rows(runs, self.codec.versions, "command_id, "):
+        # a generator a row would cost a long replay a fair part of its time. The first event
+        # of a replay from the root starts the state, before the loop: no test a row for it.
+        dispatch, decode_current, whole = self._dispatch(), self.codec.decode_current, self._decoded_whole
+        at, record = self._store.recorded_at, Recorded
+        command = _CommandIds(self._store.command_ids, runs).of
+        chunks: Iterator[tuple[int, Iterator[Any]]] = self._store.current_rows(
+            runs, self.codec.versions, "command_id, " if commands else "")
+        if state is None:
+            low, rows = next(chunks)
+            row = next(rows)
+            event, state = self._started_by(row[-1], low)
+            yield record(low, None, row[0] if commands else command, event, at), state
+            parent = low
+            chunks = itertools.chain(((low + 1, rows),), chunks)
+        if not commands:
+            for low, rows in chunks:
+                for event_id, (body,) in enumerate(rows, low):
+                    try:
+                        event = decode_current(body)
+                    except (msgspec.DecodeError, TypeError):  # NULL: an older layout (or unreadable)
+                        event = whole(event_id)
+                    dispatch[type(event)](state, event)
+                    yield record(event_id, parent, command, event, at), state
+                    parent = event_id
+            return
+        for low, rows in chunks:  # the same loop, each row's command read with it
             for event_id, (command_id, body) in enumerate(rows, low):
                 try:
                     event = decode_current(body)
                 except (msgspec.DecodeError, TypeError):  # NULL: an older layout (or unreadable)
                     event = whole(event_id)
-                if state is None:
-                    state = ruleset.initial(event)  # type: ignore[arg-type]
-                else:
-                    dispatch[type(event)](state, event)
-                yield Recorded(event_id, parent, command_id, event, at), state
+                dispatch[type(event)](state, event)
+                yield record(event_id, parent, command_id, event, at), state
                 parent = event_id
 
     def log(self, everything: bool = False) -> list[tuple[Recorded, list[str]]]:

@@ -354,10 +354,11 @@ class _Pass:
         players, names, cut, forks, kept = self.players, self.names, self.cut, self.forks, self.kept
         if self.every and rec.id // self.every != (fold.last or 0) // self.every:
             forks = {*forks, rec.id}  # a checkpoint: kept below as a fork is
-        text_cmd, body = self.commands.of(rec.command_id)
+        command = rec.command_id  # a replay's record reads it when asked: asked once
+        text_cmd, body = self.commands.of(command)
         tag, who = str(body.get("type", "")), body.get("who")
         who = who if isinstance(who, str) else None
-        harm = fold.attribution.step(rec.event, rec.command_id, tag, who)
+        harm = fold.attribution.step(rec.event, command, tag, who)
         if isinstance(rec.event, CombatantRenamed):
             names.rename(rec.event.who, rec.event.to)
             if rec.event.who in fold.first_vital:  # the old name is free for a newcomer
@@ -408,14 +409,14 @@ class _Pass:
         entry = Entry(
             id=rec.id,
             back=rec.id - parent if parent is not None else None,
-            command=rec.command_id if players is None else 0,
+            command=command if players is None else 0,
             narration=self.strings.index(told.text),
             view=msgspec.Raw(_encode(delta(fold.view, shown))),
             explanation=self.strings.explanation(numbers) if told.explain else 0,
         )
         self.entries.append(entry if harm is None or not told.harm else Harming.of(entry, _hit(harm, names)))
         if players is None:
-            self.texts[rec.command_id] = text_cmd
+            self.texts[command] = text_cmd
         fold.view, fold.last = shown, rec.id
         if rec.id in forks:
             kept[rec.id] = _copy(fold)
@@ -451,7 +452,7 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
             fold = _copy(run.kept[b.split])
             since = b.path.at(b.start)
         run.names.path = fold.keys  # this path's keys, as they stood where it split off
-        for rec, state in enc.replay(b.head, start=since):
+        for rec, state in enc.replay(b.head, start=since, commands=True):
             run.step(rec, state, fold)
             advance(1)
         heads[b.name] = fold.last if fold.last is not None else b.head
@@ -568,7 +569,7 @@ class PlayersLive:
         run.entries = []
         strings_before = len(run.strings.table)
         head = enc.head().event_id
-        for rec, state in enc.replay(head, start=first):
+        for rec, state in enc.replay(head, start=first, commands=True):
             run.step(rec, state, fold)
         self.head = head
         new = run.entries
@@ -652,7 +653,7 @@ class PlayersLive:
         run.entries = []
         strings_before = len(run.strings.table)
         if depth < path.deepest:
-            for rec, state in enc.replay(head, start=path.at(depth + 1)):
+            for rec, state in enc.replay(head, start=path.at(depth + 1), commands=True):
                 run.step(rec, state, fold)
         new = [e for e in run.entries if e.id > meet]  # those up to it the page holds
         self.fold, self.head, self.encounter, self.branch = fold, head, enc.row.name, enc.branch
@@ -814,7 +815,7 @@ class GMLive:
             fold = _copy(self.heads.get(at) or kept[at])
         run.names.path = fold.keys
         run.entries = []
-        for rec, state in enc.replay(head, start=path[-1]):
+        for rec, state in enc.replay(head, start=path[-1], commands=True):
             run.step(rec, state, fold)
         made = [e for e in run.entries if e.id > start]  # the events between held already
         self.held.update(e.id for e in made)

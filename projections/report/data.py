@@ -359,16 +359,17 @@ def _recorded_steps(enc: Encounter, head: int,
     """Each step with its event and its command as parsed."""
     commands = CommandsAlong(enc)
     attribution = Attribution(enc.ruleset)
-    for rec, after in enc.replay(head):
-        _, body = commands.of(rec.command_id)
+    for rec, after in enc.replay(head, commands=True):
+        command = rec.command_id  # a replay's record reads it when asked: asked once
+        _, body = commands.of(command)
         who, action, tag = body.get("who"), body.get("action"), str(body.get("type", ""))
         actor = who if isinstance(who, str) else None
         event = rec.event
         yield rec, body, Step(
-            rec.id, rec.command_id, tag, actor, action if isinstance(action, str) else None,
+            rec.id, command, tag, actor, action if isinstance(action, str) else None,
             enc.describe(rec), enc.ruleset.view(after),
             note_about=event.about if isinstance(event, NoteAdded) else None,
-            harm=attribution.step(event, rec.command_id, tag, actor),
+            harm=attribution.step(event, command, tag, actor),
             renamed=(event.who, event.to) if isinstance(event, CombatantRenamed) else None,
         )
         advance(1)
