@@ -992,14 +992,16 @@ class ApCountdown(GoesDown, Rules[ApState]):
             return
         f = state.fighters[tick.who]
         effects = f.effects
+        serial = tick.serial
         for i, e in enumerate(effects):  # the tick's effect is there: its upkeep was decided on this state
-            if e.serial == tick.serial:
+            if e.serial == serial:
                 break
-        if tick.removed:
-            effects = effects[:i] + effects[i + 1:]
+        if len(effects) == 1:  # the commonest: the fighter's one effect
+            f.effects = () if tick.removed else (replace(e, rounds=tick.rounds_left, fresh=False),)
+        elif tick.removed:
+            f.effects = effects[:i] + effects[i + 1:]
         else:
-            effects = (*effects[:i], replace(effects[i], rounds=tick.rounds_left, fresh=False), *effects[i + 1:])
-        f.effects = effects
+            f.effects = (*effects[:i], replace(e, rounds=tick.rounds_left, fresh=False), *effects[i + 1:])
 
     @applies(RoundEnded)
     @staticmethod

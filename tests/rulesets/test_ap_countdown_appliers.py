@@ -203,3 +203,15 @@ def test_an_upkeep_tick_on_the_middle_effect_of_three_changes_that_one_alone() -
     apply(state, UpkeepTick(step="timed", who="Hauser", effect="slowed", change=-1, serial=1, rounds_left=0,
                             removed=True))
     assert state.fighters["Hauser"].effects == (first, last)
+
+
+def test_an_upkeep_tick_on_a_fighters_one_effect_reduces_then_removes_it() -> None:
+    """Upkeep: stunned for 2 rounds (spent 0 AP before it) has 1 left after one upkeep, and
+    ends at the next; its fresh mark goes with the first."""
+    stunned = Effect("stunned", rounds=2, serial=0)
+    state = state_of(fighter("Hauser", effects=(stunned,), effects_applied=1), fighter("Orc"))
+    apply(state, UpkeepTick(step="stun", who="Hauser", effect="stunned", change=-1, serial=0, rounds_left=1))
+    assert state.fighters["Hauser"].effects == (replace(stunned, rounds=1, fresh=False),)
+    apply(state, UpkeepTick(step="stun", who="Hauser", effect="stunned", change=-1, serial=0, rounds_left=0,
+                            removed=True))
+    assert state.fighters["Hauser"].effects == ()
