@@ -297,7 +297,9 @@ def decides(*commands: type[Command]) -> Callable[[F], F]:
 
 def applies(*events: type[Event]) -> Callable[[F], F]:
     """Mark a method ``(self, state, event) -> None`` of a :class:`Rules` as what these
-    event types do to a working copy of the state."""
+    event types do to a working copy of the state; or a static one ``(state, event) ->
+    None``, marked over its ``@staticmethod`` (``@applies(E)`` then ``@staticmethod``): the
+    fold's table (:meth:`Rules.appliers`) then holds the plain function."""
 
     def mark(method: F) -> F:
         method.__dict__["_applies"] = events
@@ -355,10 +357,10 @@ class Rules(Generic[State]):
         return {event: getattr(self, name) for event, name in self._applier_names.items()}
 
     def appliers(self) -> Mapping[type[Event], Callable[[State, Any], None]] | None:
-        """The fold's dispatch: event type -> the handler ``apply`` calls for it, bound. A
-        loop over many events (the engine's replay) reads it once and calls the handlers
-        itself rather than ``apply`` an event. None when a subclass overrides ``apply``: its
-        own fold must run."""
+        """The fold's dispatch: event type -> the handler ``apply`` calls for it, bound (a
+        static one as it is). A loop over many events (the engine's replay) reads it once and
+        calls the handlers itself rather than ``apply`` an event. None when a subclass
+        overrides ``apply``: its own fold must run."""
         return self._appliers if type(self).apply is Rules.apply else None
 
     def decide(self, state: State, command: Command, dice: Dice) -> list[Event]:

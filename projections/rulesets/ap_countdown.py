@@ -202,7 +202,7 @@ Step = Literal["resolves", "progresses", "readies", "ready"]
 # --- state -------------------------------------------------------------------------------
 
 
-class Effect(msgspec.Struct, frozen=True):
+class Effect(msgspec.Struct, frozen=True, gc=False):
     kind: str
     per_round: int = 0
     rounds: int | None = None
@@ -212,7 +212,7 @@ class Effect(msgspec.Struct, frozen=True):
     custom: bool = False
 
 
-class Action(msgspec.Struct, frozen=True):
+class Action(msgspec.Struct, frozen=True, gc=False):
     name: str
     cost: int
     declared_at: int
@@ -736,19 +736,26 @@ class ApCountdown(GoesDown, Rules[ApState]):
     # A replay applies hundreds of thousands of these: each changes the fighter in place
     # (ApState), read off the fighters' table directly. An action or effect is a frozen
     # value: set anew, never changed in place (the view's and glance's rows rely on it).
+    # The appliers are static: the fold's table (Rules.appliers) holds them as plain
+    # functions, called without a bound method's step. A field of a struct is read at
+    # the cost of a local's, but written at many times that (msgspec's own __setattr__,
+    # which CPython does not specialise): a field that usually holds the value already
+    # (a round start's resets) is tested, and written only when it differs.
 
     def initial(self, started: EncounterStarted) -> ApState:
         options = options_in_force(self, started)
         return ApState(options=options, seed=started.seed)
 
     @applies(CombatantAdded)
-    def _added(self, state: ApState, event: CombatantAdded) -> None:
+    @staticmethod
+    def _added(state: ApState, event: CombatantAdded) -> None:
         stats = event.stats
         state.fighters[event.name] = Fighter(name=event.name, side=event.side, qu=stats["qu"], hits=stats["hits"],
                                              penalty=stats.get("penalty", 0))
 
     @applies(CombatantCarried)
-    def _carried(self, state: ApState, event: CombatantCarried) -> None:
+    @staticmethod
+    def _carried(state: ApState, event: CombatantCarried) -> None:
         if event.vital is not None:  # hits taken in an earlier fight (README, the party between fights)
             f = state.fighters[event.who]
             f.damage = f.hits - event.vital
@@ -761,38 +768,91 @@ class ApCountdown(GoesDown, Rules[ApState]):
     # Leaving and coming back: the shared handlers (Rules), setting ``left`` in place.
 
     @applies(RoundStarted)
-    def _round_started(self, state: ApState, event: RoundStarted) -> None:
-        fighters = state.fighters  # read directly: a round start changes every fighter
+    @staticmethod
+    def _round_started(state: ApState, event: RoundStarted) -> None:
+        # Every fighter of the round: its initiative and AP, and this round's figures back
+        # to nothing (spent, instants, delay, out, the parry, declared). Most of those are
+        # nothing already (an idle fighter's all of them): each is written only where it
+        # is not. Written out, not a call a fighter a round.
+        fighters = state.fighters
         budgets = event.budgets
         for init in event.initiatives:
             f = fighters[init.who]
             base = init.base
-            f.base, f.base_derivation, f.ap, f.had = base.value, base, init.ap, init.ap if budgets else None
-            f.spent = f.instants = f.delay = 0  # as below, written out: a call a fighter a round
-            f.out = f.parry_used = f.parry_owes_melee = f.declared_this_round = False
-            f.parry = f.parry_against = None
+            f.base = base.value
+            f.base_derivation = base
+            ap = init.ap
+            if f.ap != ap:
+                f.ap = ap
+            had = ap if budgets else None
+            if f.had != had:
+                f.had = had
+            if f.spent:
+                f.spent = 0
+            if f.instants:
+                f.instants = 0
+            if f.delay:
+                f.delay = 0
+            if f.out:
+                f.out = False
+            if f.parry is not None:
+                f.parry = None
+            if f.parry_against is not None:
+                f.parry_against = None
+            if f.parry_used:
+                f.parry_used = False
+            if f.parry_owes_melee:
+                f.parry_owes_melee = False
+            if f.declared_this_round:
+                f.declared_this_round = False
         for name in event.idle:
             # No initiative and no AP this round (back up or back, it waits for the next);
-            # its base is kept for option initiative=once.
+            # its base derivation is kept for option initiative=once.
             f = fighters[name]
-            f.base, f.ap, f.had = None, 0, 0 if budgets else None
-            f.spent = f.instants = f.delay = 0
-            f.out = f.parry_used = f.parry_owes_melee = f.declared_this_round = False
-            f.parry = f.parry_against = None
-        state.round, state.in_round, state.count = event.round, True, event.count
+            if f.base is not None:
+                f.base = None
+            if f.ap:
+                f.ap = 0
+            had = 0 if budgets else None
+            if f.had != had:
+                f.had = had
+            if f.spent:
+                f.spent = 0
+            if f.instants:
+                f.instants = 0
+            if f.delay:
+                f.delay = 0
+            if f.out:
+                f.out = False
+            if f.parry is not None:
+                f.parry = None
+            if f.parry_against is not None:
+                f.parry_against = None
+            if f.parry_used:
+                f.parry_used = False
+            if f.parry_owes_melee:
+                f.parry_owes_melee = False
+            if f.declared_this_round:
+                f.declared_this_round = False
+        state.round = event.round
+        state.in_round = True
+        state.count = event.count
 
     @applies(ActionContinued)
-    def _continued(self, state: ApState, event: ActionContinued) -> None:
+    @staticmethod
+    def _continued(state: ApState, event: ActionContinued) -> None:
         f = state.fighters[event.who]
         assert f.action is not None
         f.action = replace(f.action, step=event.step, resolves_at=event.at.value)
 
     @applies(ClockAdvanced)
-    def _clock_advanced(self, state: ApState, event: ClockAdvanced) -> None:
+    @staticmethod
+    def _clock_advanced(state: ApState, event: ClockAdvanced) -> None:
         state.count = event.count
 
     @applies(ActionDeclared)
-    def _declared(self, state: ApState, event: ActionDeclared) -> None:
+    @staticmethod
+    def _declared(state: ApState, event: ActionDeclared) -> None:
         f = state.fighters[event.who]
         f.action = Action(
             event.action, event.cost.value, event.count, state.round, event.step, event.at.value, event.target,
@@ -800,54 +860,71 @@ class ApCountdown(GoesDown, Rules[ApState]):
         )
         if event.instant:
             f.instants += 1
-        f.declared_this_round = True
+        if not f.declared_this_round:  # a second declaration this round: set already
+            f.declared_this_round = True
         if f.parry_owes_melee:
             f.parry_owes_melee = event.action != MELEE
 
     @applies(ActionProgressed)
-    def _progressed(self, state: ApState, event: ActionProgressed) -> None:
+    @staticmethod
+    def _progressed(state: ApState, event: ActionProgressed) -> None:
         f = state.fighters[event.who]
         assert f.action is not None
         f.action = replace(f.action, progress=event.progress, resolves_at=None)
-        f.ap -= event.paid
-        f.spent += event.paid
+        paid = event.paid
+        if paid:
+            f.ap -= paid
+            f.spent += paid
 
     @applies(ActionReadied)
-    def _readied(self, state: ApState, event: ActionReadied) -> None:
+    @staticmethod
+    def _readied(state: ApState, event: ActionReadied) -> None:
         f = state.fighters[event.who]
         assert f.action is not None
         f.action = replace(f.action, step="ready", resolves_at=None, paid=True, progress=f.action.cost)
-        f.ap -= event.paid
-        f.spent += event.paid
+        paid = event.paid
+        if paid:
+            f.ap -= paid
+            f.spent += paid
 
     @applies(ActionResolved)
-    def _resolved(self, state: ApState, event: ActionResolved) -> None:
+    @staticmethod
+    def _resolved(state: ApState, event: ActionResolved) -> None:
         f = state.fighters[event.who]
         paid = event.paid
-        f.ap -= paid
-        f.spent += paid
+        if paid:  # else nothing left to pay: a free instantaneous action, or paid before (readied, parried)
+            f.ap -= paid
+            f.spent += paid
         f.action = None
 
     @applies(ActionCancelled)
-    def _cancelled(self, state: ApState, event: ActionCancelled) -> None:
+    @staticmethod
+    def _cancelled(state: ApState, event: ActionCancelled) -> None:
         f = state.fighters[event.who]
         f.action = None
-        f.delay += event.delay
+        if event.delay:
+            f.delay += event.delay
         if event.out:
             f.out = True
 
     @applies(PaceChanged)
-    def _pace_changed(self, state: ApState, event: PaceChanged) -> None:
+    @staticmethod
+    def _pace_changed(state: ApState, event: PaceChanged) -> None:
         f = state.fighters[event.who]
-        f.pace, f.pace_penalty, f.pace_count = event.pace, event.penalty, (state.round, event.count)
+        f.pace = event.pace
+        f.pace_penalty = event.penalty
+        f.pace_count = (state.round, event.count)
 
     @applies(ParryDeclared)
-    def _parry_declared(self, state: ApState, event: ParryDeclared) -> None:
+    @staticmethod
+    def _parry_declared(state: ApState, event: ParryDeclared) -> None:
         f = state.fighters[event.who]
-        f.parry, f.parry_against = event.amount, event.against
+        f.parry = event.amount
+        f.parry_against = event.against
 
     @applies(ParryUsed)
-    def _parry_used(self, state: ApState, event: ParryUsed) -> None:
+    @staticmethod
+    def _parry_used(state: ApState, event: ParryUsed) -> None:
         f = state.fighters[event.who]
         under_way = f.action
         if under_way is not None and event.paid:
@@ -857,44 +934,51 @@ class ApCountdown(GoesDown, Rules[ApState]):
         f.spent += event.paid
 
     @applies(DamageTaken)
-    def _damage_taken(self, state: ApState, event: DamageTaken) -> None:
+    @staticmethod
+    def _damage_taken(state: ApState, event: DamageTaken) -> None:
         state.fighters[event.who].damage += event.hits.value
 
     @applies(HitsHealed)
-    def _hits_healed(self, state: ApState, event: HitsHealed) -> None:
+    @staticmethod
+    def _hits_healed(state: ApState, event: HitsHealed) -> None:
         state.fighters[event.who].damage -= event.hits.value
 
     @applies(EffectApplied)
-    def _effect_applied(self, state: ApState, event: EffectApplied) -> None:
+    @staticmethod
+    def _effect_applied(state: ApState, event: EffectApplied) -> None:
         f = state.fighters[event.who]
         if event.kind == BLEEDING:
             _bleed(f, event.per_round)
             return
         spent = event.spent_before
-        effect = Effect(event.kind, event.per_round, event.rounds, spent.value if spent else 0,
-                        serial=f.effects_applied, custom=event.custom)
-        f.effects = (*f.effects, effect)
-        f.effects_applied += 1
+        serial = f.effects_applied
+        f.effects = (*f.effects, Effect(event.kind, event.per_round, event.rounds, spent.value if spent else 0, True,
+                                        serial, event.custom))
+        f.effects_applied = serial + 1
 
     @applies(EffectEnded)
-    def _effect_ended(self, state: ApState, event: EffectEnded) -> None:
+    @staticmethod
+    def _effect_ended(state: ApState, event: EffectEnded) -> None:
         f = state.fighters[event.who]
         f.effects = _without(f.effects, event.kind)
 
     @applies(BleedingStaunched)
-    def _staunched(self, state: ApState, event: BleedingStaunched) -> None:
+    @staticmethod
+    def _staunched(state: ApState, event: BleedingStaunched) -> None:
         f = state.fighters[event.who]
         _bleed(f, event.per_round - _bleeding(f))
 
     @applies(CounterSet)
-    def _counter_set(self, state: ApState, event: CounterSet) -> None:
+    @staticmethod
+    def _counter_set(state: ApState, event: CounterSet) -> None:
         counters = tuple(c for c in state.counters if c.name != event.name)
         if not event.ended:
             counters += (Counter(event.name, event.value, event.per_round),)
         state.counters = counters
 
     @applies(UpkeepTick)
-    def _upkeep_tick(self, state: ApState, tick: UpkeepTick) -> None:
+    @staticmethod
+    def _upkeep_tick(state: ApState, tick: UpkeepTick) -> None:
         # The most frequent event of a long fight, bleeding the most frequent tick: the
         # fighters' table read directly.
         step = tick.step
@@ -908,22 +992,25 @@ class ApCountdown(GoesDown, Rules[ApState]):
             return
         f = state.fighters[tick.who]
         effects = f.effects
+        serial = tick.serial
         for i, e in enumerate(effects):  # the tick's effect is there: its upkeep was decided on this state
-            if e.serial == tick.serial:
+            if e.serial == serial:
                 break
-        if tick.removed:
-            effects = effects[:i] + effects[i + 1:]
+        if len(effects) == 1:  # the commonest: the fighter's one effect
+            f.effects = () if tick.removed else (replace(e, rounds=tick.rounds_left, fresh=False),)
+        elif tick.removed:
+            f.effects = effects[:i] + effects[i + 1:]
         else:
-            effects = (*effects[:i], replace(effects[i], rounds=tick.rounds_left, fresh=False), *effects[i + 1:])
-        f.effects = effects
+            f.effects = (*effects[:i], replace(e, rounds=tick.rounds_left, fresh=False), *effects[i + 1:])
 
     @applies(RoundEnded)
-    def _round_ended(self, state: ApState, event: RoundEnded) -> None:
+    @staticmethod
+    def _round_ended(state: ApState, event: RoundEnded) -> None:
         # Every effect still on has now been through an upkeep, ticked or not: the
         # "spent 2 AP before" check governs only the first one (Upkeep).
         carry = state.options["carry-ap"] == "yes"
         for f in state.fighters.values():
-            if not carry:
+            if not carry and f.ap:
                 f.ap = 0
             # Most fighters have no effect fresh. (Loops, not generators: this runs for
             # every fighter at every round's end.)
@@ -931,7 +1018,8 @@ class ApCountdown(GoesDown, Rules[ApState]):
                 if e.fresh:
                     f.effects = tuple([replace(e, fresh=False) if e.fresh else e for e in f.effects])
                     break
-        state.in_round, state.count = False, None
+        state.in_round = False
+        state.count = None
 
     # --- decide --------------------------------------------------------------------------
 
