@@ -1,8 +1,8 @@
-"""The `skirmish` console script: the commands the GM types most, read without typer.
+"""The `skirmish` console script: the commands the GM types most, and `replay`, read without typer.
 
 `state`, `declare`, `next`, `undo`, `redo`, `damage` and `heal` are most of what a table
 types, and a whole process of one was mostly the import of typer, its click and the app's
-forty commands (README: Speed). A line of one of them that this module fully understands
+forty commands (README: Speed); `replay` after the session paid the same start. A line of one of them that this module fully understands
 (the options before the command, the command's own options and arguments, the shared
 flags of its command type and the encounter's ruleset's own) is parsed here, into the same
 values the typer app would parse it into, and run by the same code (cli/table.py) through
@@ -64,6 +64,7 @@ _SPECS = {
     "declare": _Spec((("who", str), ("action", str)), {"--roll": _ROLL, "--with": _WITH}, table="Declare"),
     "damage": _Spec((("who", str), ("amount", int)), {"--roll": _ROLL, "--with": _WITH}, table="Damage"),
     "heal": _Spec((("who", str), ("amount", int)), {"--with": _WITH}, table="Heal"),
+    "replay": _Spec((), {"--from": _Option("from_", int), "--to": _Option("to", int)}),
 }
 
 
@@ -337,6 +338,13 @@ def _command(name: str, run: Any, given: dict[str, Any], values: dict[str, Any],
             with run.log_file().reading():
                 table.state(run, values["at"], bool(values["as_json"]), bool(values["wide"]))
         return state
+    if name == "replay":
+        def replay() -> None:
+            from skirmish.cli.invocation import text_stdout
+
+            with run.log_file().reading():
+                table.replay(run, values["from_"], values["to"], text_stdout)
+        return replay
     if name in ("undo", "redo"):
         steps = given.get("steps", 1)
         return lambda: (table.undo if name == "undo" else table.redo)(run, steps)
