@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import itertools
 import re
 import typing
 from collections.abc import Callable, Iterable, Sequence
@@ -33,6 +32,7 @@ from skirmish.cli.invocation import print_json as print_json
 from skirmish.cli.invocation import remove_if_empty as remove_if_empty
 from skirmish.cli.invocation import rolls as rolls
 from skirmish.cli.invocation import say as say
+from skirmish.cli.invocation import write_all
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.connection import DEFAULT_DB
 from skirmish.eventlog.errors import BadInput, SkirmishError
@@ -292,16 +292,9 @@ BadlyOpt = Annotated[
 
 def say_all(texts: Iterable[str], advance: Callable[[int], None] | None = None, every: int = 1000) -> None:
     """Print texts already made safe for a terminal (escaped: the log's and the replay's
-    lines), each ending a line, ``every`` of them to a write: a write and a flush for each
-    line is most of the time of a long log or replay. ``advance(n)`` follows each write
-    (a progress bar's)."""
-    out = typer.get_text_stream("stdout")
-    pending = iter(texts)
-    while batch := list(itertools.islice(pending, every)):
-        out.write("\n".join(batch) + "\n")
-        out.flush()  # a reader down a pipe (`| less`) sees each batch as it is made
-        if advance is not None:
-            advance(len(batch))
+    lines) on typer's standard output, ``every`` of them to a write (cli/invocation.py
+    ``write_all``)."""
+    write_all(typer.get_text_stream("stdout"), texts, advance, every)
 
 
 def parse_command(run: Invocation, words: Sequence[str]) -> c.Command:

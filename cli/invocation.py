@@ -8,11 +8,12 @@ command the fast path runs starts without it (README: Speed).
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
 from typing import IO, Any
 
@@ -196,6 +197,75 @@ def _is_ascii(encoding: str) -> bool:
         return codecs.lookup(encoding).name == "ascii"
     except LookupError:
         return False
+
+
+def text_stdout() -> IO[str]:
+    """Standard output as `typer.get_text_stream("stdout")` hands it over on Linux and macOS:
+    as it is where it is a text stream that encodes strictly in other than ASCII; else its
+    bytes, wrapped to write UTF-8 (or the encoding they say they take, if not ASCII),
+    strictly, a line at a time. A text stream that replaces or escapes what it cannot encode
+    (a C or C.UTF-8 locale, PYTHONIOENCODING=utf-8:replace) is such an else: the narration's
+    bytes are those the typer app writes (tests/cli/test_fast_path.py holds them to it)."""
+    stream: Any = sys.stdout
+    if _is_binary_writer(stream, False):
+        binary = stream
+    else:
+        encoding = getattr(stream, "encoding", None)
+        if encoding is not None and getattr(stream, "errors", None) == "strict" and not _is_ascii(encoding):
+            return stream  # type: ignore[no-any-return]
+        binary = _binary_of(stream)
+        if binary is None:
+            return stream  # type: ignore[no-any-return]
+    encoding = getattr(binary, "encoding", None) or sys.getdefaultencoding()
+    return _NonClosing(binary, "utf-8" if _is_ascii(encoding) else encoding, "strict", line_buffering=True)
+
+
+def _is_binary_writer(stream: Any, default: bool) -> bool:
+    try:
+        stream.write(b"")
+    except Exception:
+        try:
+            stream.write("")
+            return False
+        except Exception:
+            pass
+        return default
+    return True
+
+
+def _binary_of(stream: Any) -> Any:
+    if _is_binary_writer(stream, False):
+        return stream
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None and _is_binary_writer(buffer, True):
+        return buffer  # taken as binary even when closed, as typer takes it
+    return None
+
+
+class _NonClosing(io.TextIOWrapper):
+    """A text wrapper that leaves the stream it writes to open when it is dropped."""
+
+    def __del__(self) -> None:
+        try:
+            self.detach()
+        except Exception:
+            pass
+
+
+def write_all(out: IO[str], texts: Iterable[str], advance: Callable[[int], None] | None = None,
+              every: int = 1000) -> None:
+    """Write texts already made safe for a terminal (escaped: the log's and the replay's
+    lines), each ending a line, ``every`` of them to a write: a write and a flush for each
+    line is most of the time of a long log or replay. ``advance(n)`` follows each write (a
+    progress bar's)."""
+    import itertools
+
+    pending = iter(texts)
+    while batch := list(itertools.islice(pending, every)):
+        out.write("\n".join(batch) + "\n")
+        out.flush()  # a reader down a pipe (`| less`) sees each batch as it is made
+        if advance is not None:
+            advance(len(batch))
 
 
 def say(line: str = "", *, err: bool = False) -> None:

@@ -495,19 +495,7 @@ def replay(
     to: Annotated[int | None, typer.Option("--to", help="Last event (default: the head).")] = None,
 ) -> None:
     """Narrate the fight step by step: round, moment, who did what, what changed."""
-    from skirmish.cli.progress import progress
-    from skirmish.projections.notes import notes_shown
-    from skirmish.projections.text.narration import replay_text
-
-    enc = invocation(ctx).encounter()
-    narration = replay_text(enc, notes_shown(enc), to, from_)
-    if sys.stdout.isatty():
-        # On the terminal the narration shows its own progress: a bar there would be
-        # written over, and holding the narration until it is wiped holds all of it.
-        say_all(narration)
-        return
-    with progress("replay", lambda: enc.path_length(to if to is not None else enc.head().event_id)) as bar:
-        say_all(narration, bar.advance)  # an event a text: the bar counts events
+    table.replay(invocation(ctx), from_, to, lambda: typer.get_text_stream("stdout"))
 
 
 @command()

@@ -1,5 +1,5 @@
 """What the commands the GM types most do once their line is parsed: decide a command and
-print what it recorded, undo, redo, and print the state.
+print what it recorded, undo, redo, print the state, and narrate the fight (replay).
 
 Written against an :class:`~skirmish.cli.invocation.Invocation`, not typer's context, so the
 typer app (cli/main.py) and the fast path (cli/fast.py) run the same code whichever of
@@ -8,9 +8,11 @@ them read the line.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
+from typing import IO
 
-from skirmish.cli.invocation import Invocation, echo, print_json, say
+from skirmish.cli.invocation import Invocation, echo, print_json, say, write_all
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.text import escape_controls
 from skirmish.projections.engine import Encounter, Recorded
@@ -88,3 +90,22 @@ def state(run: Invocation, at: int | None, as_json: bool, wide: bool) -> None:
         echo(render_state(view, wide=wide))  # lines escaped by render_state
         if line := hidden_line(enc, view.at):
             echo(escape_controls(line))
+
+
+def replay(run: Invocation, from_: int | None, to: int | None, stdout: Callable[[], IO[str]]) -> None:
+    """Narrate the fight step by step; the caller holds the read transaction. ``stdout``:
+    the stream the narration goes to, asked for once it is written (typer's, or
+    cli/invocation.py ``text_stdout``, the same stream made without typer)."""
+    from skirmish.cli.progress import progress
+    from skirmish.projections.notes import notes_shown
+    from skirmish.projections.text.narration import replay_text
+
+    enc = run.encounter()
+    narration = replay_text(enc, notes_shown(enc), to, from_)
+    if sys.stdout.isatty():
+        # On the terminal the narration shows its own progress: a bar there would be
+        # written over, and holding the narration until it is wiped holds all of it.
+        write_all(stdout(), narration)
+        return
+    with progress("replay", lambda: enc.path_length(to if to is not None else enc.head().event_id)) as bar:
+        write_all(stdout(), narration, bar.advance)  # an event a text: the bar counts events
