@@ -76,7 +76,7 @@ def replay_text(
     for rec, after in enc.replay(to, start=start):
         if prior is None and rec.parent is not None:  # from a later event: the state before it
             prior = glance_of(enc.fold_to(rec.parent)[0]).combatants
-        glance = glance_of(after)
+        glance = glance_of(after, rec.event)  # the state after the one event since the last glance
         if glance is not last_glance:  # else the moment and the rows are those of the event before
             last_glance = glance
             clock = glance.clock
