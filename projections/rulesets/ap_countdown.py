@@ -1414,9 +1414,26 @@ class ApCountdown(GoesDown, Rules[ApState]):
         last = self._last_glance
         combatants: tuple[Combatant, ...] | None = None
         places: dict[str, int] = {}
-        if last is not None and last[0] is state and event is not None and last[1] == rule:
+        if last is not None and last[0] is state and last[1] == rule and event is not None:
+            # The last glance's rows after the one event since: the fighter it names read
+            # again, or none; a kind of event not in _CHANGES may change any.
+            field = _CHANGES.get(type(event))
             places = last[3]
-            combatants = self._reread(state, event, last[2], places, rule)
+            if field is not None and len(fighters) == len(places):
+                if not field:
+                    combatants = last[2]
+                else:
+                    name = getattr(event, field)
+                    place, f = places.get(name), fighters.get(name)
+                    if place is not None and f is not None:
+                        combatants = last[2]
+                        row = self._glance_row(state, f, rule)
+                        if row is not combatants[place]:  # else its figures are as they were
+                            rows = list(combatants)
+                            rows[place] = row
+                            combatants = tuple(rows)
+                    elif place is None and f is None:  # no fighter of that name (an environment tick's "scene")
+                        combatants = last[2]
         if combatants is None:
             combatants = tuple([self._glance_row(state, f, rule) for f in fighters.values()])
             if last is not None and len(combatants) == len(last[2]) and all(map(is_, combatants, last[2])):
@@ -1435,30 +1452,6 @@ class ApCountdown(GoesDown, Rules[ApState]):
             glance = Glance(clock=clock, combatants=combatants, ordered=False)
         self._last_glance = (state, rule, combatants, places, clock, when, glance)
         return glance
-
-    def _reread(
-        self, state: ApState, event: Event, rows: tuple[Combatant, ...], places: dict[str, int], rule: str | None,
-    ) -> tuple[Combatant, ...] | None:
-        """The last glance's ``rows`` after ``event``, the one event applied to ``state``
-        since: with the row of the fighter it names read again; None when the kind of event
-        may change any fighter (not in _CHANGES) or the fighters are not those of ``rows``."""
-        field = _CHANGES.get(type(event))
-        fighters = state.fighters
-        if field is None or len(fighters) != len(rows):
-            return None
-        if not field:
-            return rows
-        name = getattr(event, field)
-        place, f = places.get(name), fighters.get(name)
-        if place is None or f is None:
-            # No fighter of that name (an environment tick's "scene"): none changed.
-            return rows if place is None and f is None else None
-        row = self._glance_row(state, f, rule)
-        if row is rows[place]:  # its figures are as they were (a declaration, a pace)
-            return rows
-        changed = list(rows)
-        changed[place] = row
-        return tuple(changed)
 
     def acting_order(self, state: ApState) -> tuple[str, ...]:
         fighters = list(state.fighters.values())
