@@ -53,8 +53,9 @@ def replay_text(
     did, what it changed, the notes on it) joined by newlines.
 
     What is printed reads the view's moment and combatants' figures alone, so each event
-    takes the ruleset's ``glance`` (projections/ruleset.py), not its whole view, and only
-    the rows the glance did not keep as they were are compared. ``whole``: the plain way,
+    takes the ruleset's ``glance`` (projections/ruleset.py), not its whole view, told the
+    event (so it may read again only the combatants that event changes), and only the
+    rows the glance did not keep as they were are compared. ``whole``: the plain way,
     a whole view an event and every row compared (the same text; the tests hold the two
     to it)."""
     if whole:
