@@ -206,3 +206,20 @@ def test_an_event_changes_no_fighter_but_the_one_the_glance_reads_again(cli: Cli
                 seen["named" if named in state.fighters else "none"] += 1
             before = {n: replace(f) for n, f in state.fighters.items()}  # action and effects: frozen values
     assert seen["named"] > 1000 and seen["none"] > 500  # most events: each path taken
+
+
+def test_a_glance_told_an_event_after_another_states_glance_reads_every_fighter(memory_store: Store) -> None:
+    """Another state glanced between two events (a second replay, the console): told the
+    event since, the glance of the replay's state must not take the other state's rows for
+    its own. The other state: the Orc hit for 7 (23 of 30 left), Hauser for 4 (36 of 40)."""
+    enc = fight(memory_store)
+    do(enc, Damage(who="Orc", amount=7))
+    do(enc, Damage(who="Hauser", amount=4))
+    other = at_head(enc)
+    ruleset, fresh = ApCountdown(), ApCountdown()
+    assert {c.name: c.vital.value for c in ruleset.glance(other).combatants} == {"Hauser": 36, "Orc": 23}
+    for rec, state in enc.replay():
+        ruleset.glance(other)
+        glance = ruleset.glance(state, rec.event)
+        assert {c.name: figures(c) for c in glance.combatants} == {
+            c.name: figures(c) for c in fresh.view(state).combatants}, rec
