@@ -256,11 +256,18 @@ class Ruleset(Protocol[State]):
         """The typed view every surface reads (projections/view.py)."""
         ...
 
-    def glance(self, state: State) -> Glance:
+    def glance(self, state: State, event: Event | None = None) -> Glance:
         """What the narrated replay reads of ``view(state)``, an event at a time: the
         moment and each combatant's figures (projections/view.py ``Glance``). ``Rules``
         builds the whole view; a ruleset whose view is costly (an acting order, who acts
-        now and next) may build less, figure for figure the same as its view's."""
+        now and next) may build less, figure for figure the same as its view's.
+
+        ``event``: the one event applied to ``state`` (the same object) since this
+        ruleset's last glance, which was of it; None when the caller does not know (another
+        state, several events, none). A glance may then read again only the combatants that
+        event can change, keeping the other rows of the last glance, so it must know which
+        combatants each kind of event changes, those it does not name included (a round's
+        start changes every one): a kind it is not sure of, it reads whole."""
         ...
 
     def acting_order(self, state: State) -> tuple[str, ...]:
@@ -383,7 +390,7 @@ class Rules(Generic[State]):
         self.apply(after, event)
         return after
 
-    def glance(self, state: State) -> Glance:
+    def glance(self, state: State, event: Event | None = None) -> Glance:
         # Right for any ruleset, since it is the view: a ruleset overrides it for speed.
         view = self.view(state)  # type: ignore[attr-defined]
         return Glance(clock=view.clock, combatants=view.combatants)

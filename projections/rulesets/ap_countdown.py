@@ -85,8 +85,7 @@ Readings chosen where the text is silent, documented here and in the README:
 
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from itertools import compress
-from operator import attrgetter, ne
+from operator import attrgetter, is_
 from shlex import quote
 from typing import Any, ClassVar, Literal
 
@@ -279,10 +278,10 @@ class ApState(msgspec.Struct):
     no fighter. What a fighter holds besides numbers, strings and flags (its ``action``,
     its ``effects``, ``pace_count``) is a frozen value or a tuple of them, set whole, never
     changed in place: so a shallow copy of a fighter, taken before an event, still says
-    what the fighter was after it. The view and the glance keep such a copy beside the
-    rows they built (``ApCountdown._rows``, ``_last_glance``), compared field by field (in
-    C) with the fighter to know whether a row still holds: never the fighter object itself,
-    which an event changes without becoming another object."""
+    what the fighter was after it. The view keeps such a copy beside the rows it built
+    (``ApCountdown._rows``), and the glance the figures its rows read (``_ROW_FIGURES``),
+    compared with the fighter's to know whether a row still holds: never the fighter
+    object itself, which an event changes without becoming another object."""
 
     options: dict[str, str]
     seed: int
@@ -1457,10 +1456,11 @@ class ApCountdown(GoesDown, Rules[ApState]):
         # fighter whose row's figures are as they were (a declaration, a pace) keeps its
         # row (the same object).
         self._glanced: dict[str, tuple[str | None, tuple[Any, ...], Combatant]] = {}
-        # The last glance's fighters (copies) and rows: an event that changed no fighter (the
-        # count moved on, a note) gets the same rows, the same tuple, which the replay skips.
+        # The last glance: the state it read (the replay's working copy, changed in place
+        # by the next event), the goes-down reading, its rows, each fighter's place among
+        # them, its clock and the figures it was built from, and the glance itself.
         self._last_glance: tuple[
-            tuple[Fighter, ...], str | None, tuple[Combatant, ...], Clock, tuple[int, bool, int | None], Glance,
+            ApState, str | None, tuple[Combatant, ...], dict[str, int], Clock, tuple[int, bool, int | None], Glance,
         ] | None = None
 
     def view(self, state: ApState) -> View:
@@ -1491,46 +1491,54 @@ class ApCountdown(GoesDown, Rules[ApState]):
             own=ApScene(environment=state.counters),
         )
 
-    def glance(self, state: ApState) -> Glance:
-        # The view's rows without its acting order, who acts now and next: an event changes
-        # one or two fighters, and those rows alone are built again (the others are picked
-        # out in C: each fighter compared field by field with its copy kept by the last
-        # glance; an event changes a fighter in place, so the object says nothing).
+    def glance(self, state: ApState, event: Event | None = None) -> Glance:
+        # The view's rows without its acting order, who acts now and next. After an event
+        # that changes the one fighter it names, or none (most of a fight: _CHANGES), of the
+        # same state as the last glance, that fighter's row alone is read again, the others
+        # kept; else every fighter's. A row whose figures are as they were stays the same
+        # object (_glance_row), and so does the tuple of rows: the replay skips them.
         rule = state.options.get(GOES_DOWN)
-        fighters = tuple(state.fighters.values())
+        fighters = state.fighters
         last = self._last_glance
-        if last is not None and last[1] == rule and len(last[0]) == len(fighters):
-            kept = last[0]
-            combatants = last[2]
-            rows: list[Combatant] | None = None
-            copies: list[Fighter] | None = None
-            for i in compress(range(len(fighters)), map(ne, fighters, kept)):
-                if copies is None:
-                    copies = list(kept)
-                f = fighters[i]
-                copies[i], row = replace(f), self._glance_row(state, f, rule)
-                if row is not combatants[i]:  # else its figures are as they were: the same row
-                    if rows is None:
-                        rows = list(combatants)
-                    rows[i] = row
-            if copies is not None:
-                kept = tuple(copies)
-            if rows is not None:
-                combatants = tuple(rows)
-        else:
-            kept = tuple([replace(f) for f in fighters])
-            combatants = tuple([self._glance_row(state, f, rule) for f in fighters])
+        combatants: tuple[Combatant, ...] | None = None
+        places: dict[str, int] = {}
+        if last is not None and last[0] is state and last[1] == rule and event is not None:
+            # The last glance's rows after the one event since: the fighter it names read
+            # again, or none; a kind of event not in _CHANGES may change any.
+            field = _CHANGES.get(type(event))
+            places = last[3]
+            if field is not None and len(fighters) == len(places):
+                if not field:
+                    combatants = last[2]
+                else:
+                    name = getattr(event, field)
+                    place, f = places.get(name), fighters.get(name)
+                    if place is not None and f is not None:
+                        combatants = last[2]
+                        row = self._glance_row(state, f, rule)
+                        if row is not combatants[place]:  # else its figures are as they were
+                            rows = list(combatants)
+                            rows[place] = row
+                            combatants = tuple(rows)
+                    elif place is None and f is None:  # no fighter of that name (an environment tick's "scene")
+                        combatants = last[2]
+        if combatants is None:
+            combatants = tuple([self._glance_row(state, f, rule) for f in fighters.values()])
+            if last is not None and len(combatants) == len(last[2]) and all(map(is_, combatants, last[2])):
+                combatants, places = last[2], last[3]  # the same rows, the same fighters in the same places
+            else:
+                places = {name: i for i, name in enumerate(fighters)}
         when = (state.round, state.in_round, state.count)  # all the clock's figures follow from
-        if last is not None and last[4] == when:
-            clock = last[3]
+        if last is not None and last[5] == when:
+            clock = last[4]
         else:
             clock = Clock(round=state.round, running=state.in_round, moment=_moment(state),
                           own=ApClock(count=state.count))
-        if last is not None and combatants is last[2] and clock is last[3]:
-            glance = last[5]  # the same glance: the replay takes it as the one before, all of it
+        if last is not None and combatants is last[2] and clock is last[4]:
+            glance = last[6]  # the same glance: the replay takes it as the one before, all of it
         else:
             glance = Glance(clock=clock, combatants=combatants, ordered=False)
-        self._last_glance = (kept, rule, combatants, clock, when, glance)
+        self._last_glance = (state, rule, combatants, places, clock, when, glance)
         return glance
 
     def acting_order(self, state: ApState) -> tuple[str, ...]:
@@ -1624,6 +1632,22 @@ def _acting_at(state: ApState, count: int, waiting: bool, may: AbstractSet[str])
         ):
             names.append(f.name)
     return tuple(names)
+
+
+# The fighter each kind of event may change, by the field of the event naming it, or ""
+# for none: each applier above changes ``state.fighters[event.who]`` alone, or no fighter
+# (the count, the scene's counters); an upkeep tick changes its ``who``, an environment
+# tick (who "scene") none. A kind not here may change any fighter and the glance reads
+# them all: a round's start and end (every fighter), and the core events (a combatant
+# added, carried, leaving, back, renamed, its stats set). tests/rulesets/test_ap_countdown_fold.py
+# holds every fighter an event does not name here to what it was before, event by event.
+_CHANGES: dict[type[Event], str] = {
+    ClockAdvanced: "", CounterSet: "",
+    ActionDeclared: "who", ActionProgressed: "who", ActionReadied: "who", ActionResolved: "who",
+    ActionCancelled: "who", ActionContinued: "who", PaceChanged: "who", ParryDeclared: "who", ParryUsed: "who",
+    DamageTaken: "who", HitsHealed: "who", EffectApplied: "who", EffectEnded: "who", BleedingStaunched: "who",
+    UpkeepTick: "who",
+}
 
 
 # Every field of a fighter that its row reads (_combatant, and its status: left, out and

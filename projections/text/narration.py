@@ -53,8 +53,9 @@ def replay_text(
     did, what it changed, the notes on it) joined by newlines.
 
     What is printed reads the view's moment and combatants' figures alone, so each event
-    takes the ruleset's ``glance`` (projections/ruleset.py), not its whole view, and only
-    the rows the glance did not keep as they were are compared. ``whole``: the plain way,
+    takes the ruleset's ``glance`` (projections/ruleset.py), not its whole view, told the
+    event (so it may read again only the combatants that event changes), and only the
+    rows the glance did not keep as they were are compared. ``whole``: the plain way,
     a whole view an event and every row compared (the same text; the tests hold the two
     to it)."""
     if whole:
@@ -76,7 +77,7 @@ def replay_text(
     for rec, after in enc.replay(to, start=start):
         if prior is None and rec.parent is not None:  # from a later event: the state before it
             prior = glance_of(enc.fold_to(rec.parent)[0]).combatants
-        glance = glance_of(after)
+        glance = glance_of(after, rec.event)  # the state after the one event since the last glance
         if glance is not last_glance:  # else the moment and the rows are those of the event before
             last_glance = glance
             clock = glance.clock

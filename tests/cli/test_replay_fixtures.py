@@ -19,12 +19,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmarks.fight import generate
+
 from skirmish.eventlog.commands import AddNote, command_encoder
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.eventlog.events import Event
+from skirmish.projections.engine import Encounter, LogFile
 from skirmish.projections.notes import notes_shown
 from skirmish.projections.ruleset import registry
+from skirmish.projections.rulesets import ap_countdown
+from skirmish.projections.rulesets.ap_countdown import DamageTaken, RoundEnded, RoundStarted
 from skirmish.projections.text.board import combatant_changes, figures
 from skirmish.projections.text.narration import INDENT, _change_lines, replay_text
 from skirmish.projections.view import Combatant
@@ -94,24 +99,63 @@ def test_the_fast_narration_is_the_whole_views_reading(ruleset: str, seed: int, 
         store.close()
 
 
+def glance_is_the_view(enc: Encounter, told: bool) -> None:
+    """The contract (projections/ruleset.py ``glance``, ``acting_order``): at every state
+    of the encounter's replay, the glance's moment and rows are the view's, figure for
+    figure, and the acting order its. ``told``: each glance is told the event since the
+    last (as the narration tells it), so it may read again only what that event changes."""
+    ruleset = enc.ruleset
+    fresh = type(ruleset)()  # a view from a ruleset object of its own: nothing cached
+    for rec, state in enc.replay():
+        view, glance = fresh.view(state), ruleset.glance(state, rec.event) if told else ruleset.glance(state)
+        assert (glance.clock.round, glance.clock.unit, glance.clock.moment) == (
+            view.clock.round, view.clock.unit, view.clock.moment), rec
+        rows = {c.name: figures(c) for c in glance.combatants}
+        assert rows == {c.name: figures(c) for c in view.combatants}, rec
+        assert list(rows) == [c.name for c in view.combatants] or not glance.ordered
+        assert ruleset.acting_order(state) == tuple(c.name for c in view.combatants)
+
+
 @pytest.mark.parametrize("ruleset", RULESETS)
 @settings(max_examples=examples(8))
-@given(seed=st.integers(0, 10_000), commands=st.integers(1, 80))
-def test_a_glance_is_the_view_figure_for_figure_at_every_event(ruleset: str, seed: int, commands: int) -> None:
-    """The contract (projections/ruleset.py ``glance``, ``acting_order``): at every state
-    of a fight, the glance's moment and rows are the view's, and the acting order its."""
+@given(seed=st.integers(0, 10_000), commands=st.integers(1, 80), told=st.booleans())
+def test_a_glance_is_the_view_figure_for_figure_at_every_event(
+    ruleset: str, seed: int, commands: int, told: bool,
+) -> None:
     store = Store(":memory:")
     try:
-        enc = played(store, ruleset, seed, commands)
-        fresh = type(enc.ruleset)()  # a view from a ruleset object of its own: nothing cached
-        for _, state in enc.replay():
-            view, glance = fresh.view(state), enc.ruleset.glance(state)
-            assert (glance.clock.round, glance.clock.unit, glance.clock.moment) == (
-                view.clock.round, view.clock.unit, view.clock.moment)
-            rows = {c.name: figures(c) for c in glance.combatants}
-            assert rows == {c.name: figures(c) for c in view.combatants}
-            assert list(rows) == [c.name for c in view.combatants] or not glance.ordered
-            assert enc.ruleset.acting_order(state) == tuple(c.name for c in view.combatants)
+        glance_is_the_view(played(store, ruleset, seed, commands), told)
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.stem)
+def test_a_glance_told_each_event_is_the_view_at_every_event_of_each_sample(sample: Path, cli: Cli) -> None:
+    cli.ok("run", str(sample))
+    with LogFile(cli.db) as log:
+        glance_is_the_view(log.open(), told=True)
+
+
+@pytest.mark.parametrize("fought", [True, False], ids=["fight", "upkeep"])
+def test_a_glance_told_each_event_is_the_view_at_every_event_of_a_generated_fight(fought: bool, tmp_path: Path) -> None:
+    store, enc = generate(str(tmp_path / "fight.db"), 1500, seed=5, fight=fought)
+    try:
+        glance_is_the_view(enc, told=True)
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("kind", [RoundStarted, RoundEnded, DamageTaken])
+def test_a_glance_that_misses_a_change_is_caught(kind: type[Event], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check above fails a glance that keeps a row an event changed: ap-countdown's,
+    told that a round's start or end (which change every fighter) or a hit (which changes
+    the fighter hit) changes no fighter."""
+    monkeypatch.setitem(ap_countdown._CHANGES, kind, "")
+    store, enc = generate(str(tmp_path / "fight.db"), 300, seed=5, fight=True)
+    try:
+        with pytest.raises(AssertionError):
+            glance_is_the_view(enc, told=True)
+        glance_is_the_view(enc, told=False)  # told nothing, it reads every fighter
     finally:
         store.close()
 

@@ -8,22 +8,38 @@ The fight: Hauser (Qu +1, 40 hits) rolls 6 + 8 = 14, base 15, 35 with 4 AP; the 
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
 import msgspec
+from msgspec.structs import replace
+
+from benchmarks.fight import generate
 
 from skirmish.eventlog.commands import AddCombatant, Damage, Declare, Next, Resolve, StartRound
 from skirmish.eventlog.events import Event
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.engine import Encounter, LogFile
 from skirmish.projections.ruleset import Dice
-from skirmish.projections.rulesets.ap_countdown import RULESET, ActionCancelled, ActionDeclared, ApCountdown, ApState
+from skirmish.projections.rulesets.ap_countdown import (
+    _CHANGES,
+    RULESET,
+    ActionCancelled,
+    ActionDeclared,
+    ApCountdown,
+    ApState,
+    Fighter,
+)
 from skirmish.projections.text.board import figures
 from skirmish.projections.text.narration import replay_text
 from skirmish.projections.view import Combatant, Glance, View
 
-from support.cli import start
+from support.cli import Cli, start
 from support.encounter import do
 
 DICE = {"Hauser": (6, 8), "Orc": (5, 5)}
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def fight(store: Store) -> Encounter:
@@ -154,3 +170,56 @@ def test_the_narrated_replay_tells_a_figure_changed_in_place(memory_store: Store
     assert "Orc: hits left 30 -> 23" in text
     assert "Orc: hits left 23 -> 18" in text
     assert text == "\n".join(replay_text(enc, {}, whole=True))
+
+
+
+def ap_fights(cli: Cli, tmp_path: Path) -> Iterator[Encounter]:
+    """The ap-countdown sample (samples/bridge-ambush.skirmish, played as a GM types it)
+    and two generated fights (benchmarks/fight.py): one that plays like a fight,
+    declarations and resolutions, the fallen replaced; one of upkeep ticks, bleeding and
+    stuns."""
+    cli.ok("run", str(ROOT / "samples" / "bridge-ambush.skirmish"))
+    with LogFile(cli.db) as log:
+        yield log.open()
+    for fought in (True, False):
+        store, enc = generate(str(tmp_path / f"generated-{fought}.db"), 1500, seed=11, fight=fought)
+        try:
+            yield enc
+        finally:
+            store.close()
+
+
+def test_an_event_changes_no_fighter_but_the_one_the_glance_reads_again(cli: Cli, tmp_path: Path) -> None:
+    """The glance told an event reads again only the fighter the event names (``_CHANGES``),
+    or none, or all for a kind not there: every other fighter must be, field by field, as
+    it was before the event, at every event of the sample and the generated fights."""
+    seen: Counter[str] = Counter()
+    for enc in ap_fights(cli, tmp_path):
+        before: dict[str, Fighter] = {}
+        for rec, state in enc.replay():
+            assert isinstance(state, ApState)
+            field = _CHANGES.get(type(rec.event))
+            if field is not None:
+                named = getattr(rec.event, field) if field else None
+                left_alone = [n for n in before if n != named]
+                assert [n for n in left_alone if state.fighters[n] != before[n]] == [], rec
+                seen["named" if named in state.fighters else "none"] += 1
+            before = {n: replace(f) for n, f in state.fighters.items()}  # action and effects: frozen values
+    assert seen["named"] > 1000 and seen["none"] > 500  # most events: each path taken
+
+
+def test_a_glance_told_an_event_after_another_states_glance_reads_every_fighter(memory_store: Store) -> None:
+    """Another state glanced between two events (a second replay, the console): told the
+    event since, the glance of the replay's state must not take the other state's rows for
+    its own. The other state: the Orc hit for 7 (23 of 30 left), Hauser for 4 (36 of 40)."""
+    enc = fight(memory_store)
+    do(enc, Damage(who="Orc", amount=7))
+    do(enc, Damage(who="Hauser", amount=4))
+    other = at_head(enc)
+    ruleset, fresh = ApCountdown(), ApCountdown()
+    assert {c.name: c.vital.value for c in ruleset.glance(other).combatants} == {"Hauser": 36, "Orc": 23}
+    for rec, state in enc.replay():
+        ruleset.glance(other)
+        glance = ruleset.glance(state, rec.event)
+        assert {c.name: figures(c) for c in glance.combatants} == {
+            c.name: figures(c) for c in fresh.view(state).combatants}, rec
