@@ -786,24 +786,7 @@ class ApCountdown(GoesDown, Rules[ApState]):
             had = ap if budgets else None
             if f.had != had:
                 f.had = had
-            if f.spent:
-                f.spent = 0
-            if f.instants:
-                f.instants = 0
-            if f.delay:
-                f.delay = 0
-            if f.out:
-                f.out = False
-            if f.parry is not None:
-                f.parry = None
-            if f.parry_against is not None:
-                f.parry_against = None
-            if f.parry_used:
-                f.parry_used = False
-            if f.parry_owes_melee:
-                f.parry_owes_melee = False
-            if f.declared_this_round:
-                f.declared_this_round = False
+            _new_round(f)
         for name in event.idle:
             # No initiative and no AP this round (back up or back, it waits for the next);
             # its base derivation is kept for option initiative=once.
@@ -815,24 +798,7 @@ class ApCountdown(GoesDown, Rules[ApState]):
             had = 0 if budgets else None
             if f.had != had:
                 f.had = had
-            if f.spent:
-                f.spent = 0
-            if f.instants:
-                f.instants = 0
-            if f.delay:
-                f.delay = 0
-            if f.out:
-                f.out = False
-            if f.parry is not None:
-                f.parry = None
-            if f.parry_against is not None:
-                f.parry_against = None
-            if f.parry_used:
-                f.parry_used = False
-            if f.parry_owes_melee:
-                f.parry_owes_melee = False
-            if f.declared_this_round:
-                f.declared_this_round = False
+            _new_round(f)
         state.round = event.round
         state.in_round = True
         state.count = event.count
@@ -1796,6 +1762,30 @@ def _charge_critical(speed: int | None) -> int:
         return 0
     return next((crit for least, _, crit in CHARGE if speed >= least), 0)
 
+
+
+def _new_round(f: Fighter) -> None:
+    """A fighter's figures of the round back to a round's start: each written only where it
+    is not already reset (writing a Struct's field costs about ten times reading it, and a
+    round start comes to every fighter)."""
+    if f.spent:
+        f.spent = 0
+    if f.instants:
+        f.instants = 0
+    if f.delay:
+        f.delay = 0
+    if f.out:
+        f.out = False
+    if f.parry is not None:
+        f.parry = None
+    if f.parry_against is not None:
+        f.parry_against = None
+    if f.parry_used:
+        f.parry_used = False
+    if f.parry_owes_melee:
+        f.parry_owes_melee = False
+    if f.declared_this_round:
+        f.declared_this_round = False
 
 def _bleeding(f: Fighter) -> int:
     return sum(e.per_round for e in f.effects if e.kind == BLEEDING)
