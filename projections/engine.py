@@ -142,7 +142,9 @@ class Recorded(msgspec.Struct, frozen=True, gc=False, eq=False):
         return self._key() == other._key() if isinstance(other, Recorded) else NotImplemented
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        # The id and parent alone: equal records have them equal, and an event may hold a
+        # dict (a combatant's stats), which has no hash.
+        return hash((self.id, self.parent))
 
     @property
     def kind(self) -> str:
