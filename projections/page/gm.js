@@ -81,13 +81,27 @@
     return "#".repeat(full) + ".".repeat(cells - full) + " " + vital.value + "/" + vital.maximum;
   }
 
+  // The moment as the state's first line says it (text/board.py clock_label and who_acts),
+  // in sentences: "Round 1, count 35. Now: Hauser. Next: Orc."; nobody acting, no "Now";
+  // a round under way with nobody after, "Next: the end of the round."
+  function clockLine(c) {
+    let label = c.moment || "before the first " + c.unit;
+    if (c.round !== 0) {
+      const numbered = c.unit + " " + c.round;
+      label = new RegExp("(^|[^A-Za-z0-9_])" + numbered + "($|[^A-Za-z0-9_])").test(c.moment.toLowerCase())
+        ? c.moment : numbered + (c.moment ? ", " + c.moment : "");
+    }
+    let line = label.charAt(0).toUpperCase() + label.slice(1) + ".";
+    if (c.now && c.now.length) line += " Now: " + c.now.join(", ") + ".";
+    if (c.next && c.next.length) line += " Next: " + c.next.join(", ") + ".";
+    else if (c.running) line += " Next: the end of the " + c.unit + ".";
+    return line;
+  }
+
   function render() {
     const b = frame.board;
     $("where").textContent = b.encounter + " (" + b.ruleset + "), branch " + b.branch + ", #" + b.head;
-    const c = b.clock;
-    const who = (list) => (list && list.length ? list.join(", ") : "nobody");
-    $("clock").textContent = (c.unit === "turn" ? "Turn " : "Round ") + c.round + ": " + c.moment +
-      ". Now: " + who(c.now) + ". Next: " + who(c.next) + ".";
+    $("clock").textContent = clockLine(b.clock);
     const order = $("order");
     order.replaceChildren();
     for (const f of b.combatants) {

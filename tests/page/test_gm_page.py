@@ -288,6 +288,32 @@ def test_undo_redo_and_a_branch_by_taps(browser: Any, bridge: Cli) -> None:
         assert not gm.errors, gm.errors
 
 
+def test_the_clock_line_says_who_acts_now_and_next_as_the_state_does(browser: Any, bridge: Cli) -> None:
+    # ap-countdown.md, Initiative: base = QU + 2d10, the count = base + 5 x AP (4 AP a round):
+    # Hauser 1 + 6 + 8 = 15 -> 35, the Orc 0 + 5 + 5 = 10 -> 30. A melee attack of 4 AP
+    # resolves 4 x 5 counts after its declaration: Hauser's at 15, the Orc's at 10.
+    with serving(bridge.db) as served:
+        gm = Gm(browser, served)
+        clock = gm.page.locator("#clock")
+        assert clock.inner_text() == "Before the first round."  # nobody acts: no "Now", no "Next"
+        gm.tap(["round", "--roll", "Hauser=6,8", "--roll", "Orc=5,5"])
+        assert clock.inner_text() == "Round 1, count 35. Now: Hauser. Next: Orc."
+        gm.tap(["declare", "Hauser", "melee-attack", "--ap", "4", "--target", "Orc"])
+        assert clock.inner_text() == "Round 1, count 35. Next: Orc."  # Hauser has declared: nobody now
+        gm.tap(["next"])
+        assert clock.inner_text() == "Round 1, count 30. Now: Orc. Next: Hauser."
+        for line in (["declare", "Orc", "melee-attack", "--ap", "4", "--target", "Hauser"], ["next"],
+                     ["resolve", "Hauser", "--hits", "5"], ["next"]):
+            assert gm.tap(line)[0] is False, line
+        assert clock.inner_text() == "Round 1, count 10. Now: Orc. Next: the end of the round."
+        gm.tap(["resolve", "Orc", "--hits", "3"])
+        gm.tap(["next"])
+        assert clock.inner_text() == "After round 1."  # the moment names the round: not "Round 1, after round 1"
+        # The same moments as the state's first line: its label, who acts now and next.
+        assert bridge.ok("state").splitlines()[1] == "after round 1; now: -; next: -"
+        assert not gm.errors, gm.errors
+
+
 def test_a_refusal_is_shown_and_records_nothing(browser: Any, bridge: Cli) -> None:
     before = bridge.ok("log", "--all", "--json")
     with serving(bridge.db) as served:
