@@ -27,14 +27,15 @@ only reads it).
 
 from __future__ import annotations
 
-import sqlite3
 import statistics
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, Union
+from typing import Any
 
 import msgspec
+
+from benchmarks import worker
 
 LADDER = ("floor", "reading", "fold, no handler", "fold", "replay")
 
@@ -45,30 +46,18 @@ def _no_op(state: Any, event: Any) -> None:
 
 def kinds(db: str) -> dict[str, Callable[[], Any]]:
     """Each kind's run: the rows it read, or (rows, state) where it folds."""
-    from skirmish.eventlog.events import CORE_EVENTS
     from skirmish.eventlog.store import Store
     from skirmish.projections.engine import Encounter
 
     store = Store(db, create=False)
     enc = Encounter.open(store)
     enc.started  # noqa: B018 - the ruleset and codec loaded first
-    union: Any = Union[(*CORE_EVENTS, *enc.ruleset.event_types)]  # noqa: UP007 - a runtime union
-    decode = msgspec.json.Decoder(union).decode
-    runs = store.runs(enc.head().event_id)
-    conn = sqlite3.connect(db)
+    floor = worker.floor(db)  # the race's own floor (an ap-countdown log's, as the benchmarks make)
     # The same engine, its handlers each a no-op: the fold's loop and a call a row, nothing
     # folded (an Encounter's dispatch table is built a fold, from this method).
     idle = Encounter.open(Store(db, create=False))
     idle.started  # noqa: B018
     idle._dispatch = lambda: dict.fromkeys(enc._dispatch(), _no_op)  # type: ignore[method-assign] # noqa: SLF001
-
-    def floor() -> int:
-        count = 0
-        for low, high in runs:
-            for (body,) in conn.execute("SELECT body FROM events WHERE id BETWEEN ? AND ?", (low, high)):
-                decode(body)
-                count += 1
-        return count
 
     def reading() -> int:
         decode_current, count = enc.codec.decode_current, 0
