@@ -298,23 +298,23 @@ def say_all(texts: Iterable[str], advance: Callable[[int], None] | None = None, 
 
 
 def parse_command(run: Invocation, words: Sequence[str]) -> c.Command:
-    """The Command a skirmish command line stands for, parsed exactly as `skirmish` parses
-    it, without running it (for `amend`). Parser errors are BadInput."""
+    """The Command a skirmish command line stands for, read by the one parser
+    (projections/door/words.py), without running it (for `amend`)."""
+    from skirmish.projections.door.words import Unparsed, parse
+
     if not words or words[0] in ("run", "skirmish"):
         raise BadInput("give the new command as skirmish takes it, e.g. `-- damage Orc 6`")
-    parsing = Invocation(db=run.db, capture=[], flags_from=run)
+
+    def ruleset() -> Any:
+        try:
+            return run.encounter().ruleset
+        except SkirmishError:
+            return None
+
     try:
-        code = typer.main.get_command(app).main(
-            args=["--db", parsing.db, *words], prog_name="skirmish", standalone_mode=False, obj=parsing
-        )
-    except Exception as exc:
-        message = getattr(exc, "format_message", None)  # the parser's own usage errors
-        if message is None:
-            raise
-        raise BadInput(f"the new command: {message()}") from None
-    if isinstance(code, int) and code != 0:
-        raise typer.Exit(code)
-    captured = parsing.capture or []
-    if len(captured) != 1:
+        parsed = parse(words, ruleset)
+    except Unparsed as exc:
+        raise BadInput(f"the new command: {exc}") from None
+    if not isinstance(parsed.request, c.Command):
         raise BadInput(f"`{words[0]}` decides no events: it cannot stand in for a command")
-    return captured[0]
+    return parsed.request

@@ -22,15 +22,7 @@ def explain(
     as_json: JsonOpt = False,
 ) -> None:
     """Every number of an event with its derivation: dice faces, modifiers, formula, rule."""
-    from skirmish.projections.audit.explain import explain as explain_event
-    from skirmish.projections.text.narration import explain_lines
-
-    data = explain_event(invocation(ctx).encounter(), event)
-    if as_json:
-        print_json(data)
-        return
-    for line in explain_lines(data):
-        say(line)
+    _door(ctx)
 
 
 @command(reads=True)
@@ -42,28 +34,7 @@ def why(
     limit: Annotated[int | None, typer.Option(help="How many of each figure's latest changes (default 20; 0: every one).")] = None,
 ) -> None:
     """The events that made a combatant's figure what it is, from the cause through every tick."""
-    from skirmish.eventlog.errors import BadInput
-    from skirmish.projections.audit.why import WHY_LIMIT, ChangeLink, why as why_figure
-
-    if limit is not None and limit < 0:
-        raise BadInput(f"--limit takes 0 (every change) or more, not {limit}")
-    shown = WHY_LIMIT if limit is None else (limit or None)
-    data = why_figure(invocation(ctx).encounter(), who, figure, shown)
-    if as_json:
-        print_json(data)
-        return
-    if not data.figures:
-        say(f"{data.who}: every figure is at its starting value (branch {data.branch}, at #{data.at})")
-    for f in data.figures:
-        name = f.figure.replace("_", " ")
-        say(f"{data.who} {name}: {cell(f.start)} at the start, now {cell(f.now)} "
-                   f"(branch {data.branch}, at #{data.at})")
-        for link in f.chain:
-            change = f"   {cell(link.before)} -> {cell(link.after)}" if isinstance(link, ChangeLink) else "   (cause)"
-            say(f"  #{link.id:<5} {link.description}{change}")
-            say(f"         by `{link.command}`")
-        if f.earlier:
-            say("  (earlier changes not shown: --limit N for more, --limit 0 for every one)")
+    _door(ctx)
 
 
 @command(reads=True)
@@ -74,37 +45,14 @@ def diff(
     as_json: JsonOpt = False,
 ) -> None:
     """What differs between two branches or events, figure by figure, and where they split."""
-    from skirmish.projections.audit.diff import diff as diff_moments
-
-    data = diff_moments(invocation(ctx).encounter(), a, b, listed=as_json)
-    if as_json:
-        print_json(data)
-        return
-    ea, eb = data.a, data.b
-    say(f"{ea.name} (#{ea.at}) and {eb.name} (#{eb.at}) split after "
-               f"#{data.split.id} {data.split.description}")
-    for side, only in ((ea, data.after_split.a), (eb, data.after_split.b)):
-        span = f": #{only.first} .. #{only.last}" if only.count else ""
-        say(f"  {only.count} event(s) only on {side.name}{span}")
-    for s in data.scene:
-        say(f"{s.figure}: {_short(s.a)} | {_short(s.b)}")
-    for c in data.combatants:
-        if c.only_in is not None:
-            say(f"{c.name}: only on {c.only_in}")
-            continue
-        say(f"{c.name}:")
-        for f in c.figures:
-            say(f"  {f.figure.replace('_', ' ')}: {cell(f.a)} | {cell(f.b)}")
-    if not data.scene and not data.combatants:
-        say("no figure differs")
+    _door(ctx)
 
 
-def _short(value: Any) -> str:
-    if isinstance(value, dict):
-        return ", ".join(f"{k} {cell(v)}" for k, v in value.items())
-    if isinstance(value, list):
-        return "; ".join(_short(v) for v in value) or "-"
-    return cell(value)
+def _door(ctx: typer.Context) -> None:
+    from skirmish.cli import table
+
+    run = invocation(ctx)
+    table.run_words(run, run.words, lambda: typer.get_text_stream("stdout"))
 
 
 @command()

@@ -9,7 +9,7 @@ from typing import Any
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.errors import BadInput
 from skirmish.projections.gm import DICE_KEY
-from skirmish.projections.view import Shown, printed
+from skirmish.projections.gm import state_json as state_json  # the command line's name for it
 
 
 def note(event: str, text: str | None, private: bool, on: str | None) -> c.AddNote:
@@ -37,16 +37,3 @@ def roll(dice: str, who: str | None, why: str, faces: str | None) -> c.RollDice:
         except ValueError:
             raise BadInput(f"--roll takes the faces as numbers, e.g. 4,5; not {faces!r}") from None
     return c.RollDice(dice=dice, who=who, why=why, rolls=rolls)
-
-
-def state_json(shown: Shown) -> dict[str, Any]:
-    """`state --json`: the view, with ``ended`` and each combatant's ``notes`` only where
-    there are (a log without them prints the bytes it always did)."""
-    data: dict[str, Any] = printed(shown)
-    ended, notes = data.pop("ended", None), data.pop("notes", {})
-    if ended is not None:
-        data["ended"] = ended
-    for combatant in data["combatants"]:
-        if combatant["name"] in notes:
-            combatant["notes"] = notes[combatant["name"]]
-    return data

@@ -50,6 +50,7 @@ class Invocation:
         encounter_pin: str | None = None,
         branch_pin: str | None = None,
         flags_from: Invocation | None = None,
+        text_words: Sequence[str] | None = None,
     ) -> None:
         self.db = db
         self.text = text
@@ -60,6 +61,7 @@ class Invocation:
         self.encounter_pin = encounter_pin  # --encounter / SKIRMISH_ENCOUNTER: this shell's table, whatever is current
         self.branch_pin = branch_pin  # --on / SKIRMISH_BRANCH: its branch, whatever another process switches to
         self.flags_from = flags_from  # amend's parse: the run whose ruleset's own flags the line may hold
+        self.words: list[str] = command_words(text_words) if text_words is not None else []
         self._log_file: LogFile | None = None
         self._created = False  # this run made the file: removed if left empty
 
@@ -118,13 +120,19 @@ def remove_if_empty(db: str) -> None:
                 os.unlink(db + suffix)
 
 
-def command_text(args: Sequence[str]) -> str:
-    """The command as typed, without the options that say where it runs (--db, --encounter,
-    --on, before the command's name): the log keeps what was decided, not where it was typed."""
+def command_words(args: Sequence[str]) -> list[str]:
+    """The command's words, without the options that say where it runs (--db, --encounter,
+    --on, before the command's name)."""
     words = list(args)
     while words and words[0].split("=")[0] in GLOBAL_OPTIONS:
         words = words[1:] if "=" in words[0] else words[2:]
-    return shlex.join(words)
+    return words
+
+
+def command_text(args: Sequence[str]) -> str:
+    """The command as typed, without the options that say where it runs: the log keeps what
+    was decided, not where it was typed."""
+    return shlex.join(command_words(args))
 
 
 # --- values several commands parse alike ---------------------------------------------------

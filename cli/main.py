@@ -51,6 +51,13 @@ def _execute(ctx: typer.Context, cmd: c.Command) -> None:
     table.execute(invocation(ctx), cmd)
 
 
+def _door(ctx: typer.Context) -> None:
+    """Run the line's words through the one parser (projections/door/words.py): the typer
+    app has read them for its help and its usage errors; what they mean is the door's."""
+    run = invocation(ctx)
+    table.run_words(run, run.words, lambda: typer.get_text_stream("stdout"))
+
+
 # --- encounters -----------------------------------------------------------------------------
 
 
@@ -209,23 +216,25 @@ def add(
             return
         stats = roster.stats_for(entry, ruleset, from_) | stats
         name, side = entry.name, side if side is not None else entry.side
+        kind = c.AddHidden if hidden else c.AddCombatant
+        _execute(ctx, kind(name=name, side=side or "neutral", stats=stats, count=count))
+        return
     if roll or hp != "average":
         raise BadInput("--hp and --roll go with a stat block imported --from a JSON file")
-    kind = c.AddHidden if hidden else c.AddCombatant
-    _execute(ctx, kind(name=name, side=side or "neutral", stats=stats, count=count))
+    _door(ctx)
 
 
 @command("round", table=c.StartRound)
 def round_(ctx: typer.Context, roll: RollOpt = None, with_: WithOpt = None) -> None:
     """Start a round (or turn): initiative, rolled by the tool or typed from the GM's dice."""
-    _execute(ctx, c.StartRound(rolls=rolls(roll), details=details(with_)))
+    _door(ctx)
 
 
 @command("next", table=c.Next)
 def next_(ctx: typer.Context, roll: RollOpt = None, with_: WithOpt = None) -> None:
     """Advance the clock to the next moment someone acts (runs the upkeep at the end); --roll
     for the dice a turn's start rolls where the ruleset has them (a death save)."""
-    _execute(ctx, c.Next(rolls=rolls(roll), details=details(with_)))
+    _door(ctx)
 
 
 # The commands at the table take their command's shared flags (--ap, --target, --hits, ...:
@@ -245,19 +254,19 @@ def declare(
     flags: Flags,
 ) -> None:
     """Declare an action at the current moment (`skirmish rules RULESET` lists the actions and flags)."""
-    _execute(ctx, c.Declare(who=who, action=action, rolls=rolls(roll), details=details(with_), **flags))
+    _door(ctx)
 
 
 @command(table=c.Resolve)
 def resolve(ctx: typer.Context, who: Who, roll: RollOpt = None, with_: WithOpt = None, *, flags: Flags) -> None:
     """Resolve WHO's action (a held one when its trigger happens)."""
-    _execute(ctx, c.Resolve(who=who, rolls=rolls(roll), details=details(with_), **flags))
+    _door(ctx)
 
 
 @command(table=c.Cancel)
 def cancel(ctx: typer.Context, who: Who, with_: WithOpt = None, *, flags: Flags) -> None:
     """Cancel WHO's action before it resolves."""
-    _execute(ctx, c.Cancel(who=who, details=details(with_), **flags))
+    _door(ctx)
 
 
 # A number a GM types may be negative by mistake ("damage Orc -5"): every command takes it
@@ -268,13 +277,13 @@ Amount = Annotated[int, typer.Argument(help="How much.")]
 @command(table=c.Damage)
 def damage(ctx: typer.Context, who: Who, amount: Amount, roll: RollOpt = None, with_: WithOpt = None) -> None:
     """Record damage the GM read off the tables."""
-    _execute(ctx, c.Damage(who=who, amount=amount, rolls=rolls(roll), details=details(with_)))
+    _door(ctx)
 
 
 @command(table=c.Heal)
 def heal(ctx: typer.Context, who: Who, amount: Amount, with_: WithOpt = None) -> None:
     """Give back some of WHO's vital figure (first aid, a potion), up to its maximum."""
-    _execute(ctx, c.Heal(who=who, amount=amount, details=details(with_)))
+    _door(ctx)
 
 
 @command()
@@ -284,13 +293,13 @@ def leave(
     reason: Annotated[str, typer.Option(help="Why: flees, carried off, ...")] = "leaves the fight",
 ) -> None:
     """WHO leaves the fight (flees, is carried off): the clock passes it by until it returns."""
-    _execute(ctx, c.Leave(who=who, reason=reason))
+    _door(ctx)
 
 
 @command("return")
 def return_(ctx: typer.Context, who: Who) -> None:
     """WHO comes back into the fight."""
-    _execute(ctx, c.Return(who=who))
+    _door(ctx)
 
 
 @command(table=c.ApplyEffect)
@@ -304,13 +313,13 @@ def effect(
     flags: Flags,
 ) -> None:
     """Apply (or --end) an effect or condition."""
-    _execute(ctx, c.ApplyEffect(who=who, kind=kind, custom=custom, details=details(with_), **flags))
+    _door(ctx)
 
 
 @command(table=c.Upkeep)
 def upkeep(ctx: typer.Context, with_: WithOpt = None) -> None:
     """Run the end-of-round upkeep: each tick is its own event."""
-    _execute(ctx, c.Upkeep(details=details(with_)))
+    _door(ctx)
 
 
 @command()
@@ -323,25 +332,25 @@ def note(
                                            autocompletion=complete.combatants)] = None,
 ) -> None:
     """Annotate an event, or with --on a combatant (appended, never an edit)."""
-    _execute(ctx, gm_commands.note(event, text, private, on))
+    _door(ctx)
 
 
 @command()
 def end(ctx: typer.Context, reason: Annotated[str, typer.Option(help="Why: the foes flee, a truce, ...")] = "") -> None:
     """End the encounter: nothing plays on after it until `undo` reopens it."""
-    _execute(ctx, c.EndEncounter(reason=reason))
+    _door(ctx)
 
 
 @command("set")
 def set_(ctx: typer.Context, who: Who, stat: Annotated[list[str] | None, typer.Argument(metavar="STAT=N...", help="Stats as at `add`.")] = None) -> None:
     """Change WHO's stats (checked as at `add`); the damage taken is kept."""
-    _execute(ctx, c.SetStats(who=who, stats=pairs(stat, "set")))
+    _door(ctx)
 
 
 @command()
 def rename(ctx: typer.Context, who: Who, new: Annotated[str, typer.Argument(metavar="NEW", autocompletion=complete.nothing)]) -> None:
     """WHO goes by the name NEW from here on (the log keeps what was typed before)."""
-    _execute(ctx, c.Rename(who=who, to=new))
+    _door(ctx)
 
 
 @command("roll")
@@ -353,7 +362,7 @@ def roll_(
     faces: Annotated[str | None, typer.Option("--roll", help="The GM's dice, e.g. 4,5 (else skirmish rolls).")] = None,
 ) -> None:
     """Roll dice for the table, recorded with their faces (changes no figure)."""
-    _execute(ctx, gm_commands.roll(dice, for_, why, faces))
+    _door(ctx)
 
 
 # --- time travel -----------------------------------------------------------------------------
@@ -362,13 +371,13 @@ def roll_(
 @command()
 def undo(ctx: typer.Context, steps: StepsArg = 1) -> None:
     """Step back over the last command(s); they stay in the log."""
-    table.undo(invocation(ctx), steps)
+    _door(ctx)
 
 
 @command()
 def redo(ctx: typer.Context, steps: StepsArg = 1) -> None:
     """Step forward again over undone command(s)."""
-    table.redo(invocation(ctx), steps)
+    _door(ctx)
 
 
 @command()
@@ -379,41 +388,19 @@ def branch(
     before: Annotated[int | None, typer.Option(help="Branch from just before the command that recorded this event.")] = None,
 ) -> None:
     """Fork a new branch at an event (a what-if); `switch` to play on it."""
-    run = invocation(ctx)
-    run.records = True
-    enc = run.encounter()
-    if before is not None and at is not None:
-        raise BadInput("branch takes --at EVENT or --before EVENT, not both")
-    if before is not None:
-        head = enc.fork_before(name, before, run.text)
-    else:
-        head = enc.fork(name, at, run.text)  # the name as stored (stripped)
-    say(f"Branch {head.branch!r} starts at #{head.event_id}: `skirmish switch {shlex.quote(head.branch)}` to play on it")
+    _door(ctx)
 
 
 @command()
 def switch(ctx: typer.Context, name: Annotated[str, typer.Argument(autocompletion=complete.branches)]) -> None:
     """Play on another branch."""
-    run = invocation(ctx)
-    run.records = True
-    head = run.encounter().switch(name, run.text)
-    say(f"On branch {head.branch!r}, at #{head.event_id}")
-    if note := run.pinned_note(head.branch, "branch"):
-        say(note)
+    _door(ctx)
 
 
 @command(reads=True)
 def branches(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """List the branches and their heads."""
-    enc = invocation(ctx).encounter()
-    now = enc.branch
-    heads = enc.branches()
-    if as_json:
-        print_json([{"name": h.branch, "head": h.event_id, "moves": h.seq, "current": h.branch == now}
-                    for h in heads.values()])
-        return
-    for h in heads.values():
-        say(f"{'*' if h.branch == now else ' '} {h.branch}  at #{h.event_id}")
+    _door(ctx)
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -427,7 +414,7 @@ def state(
     wide: Annotated[bool, typer.Option("--wide", help="Every figure of the ruleset, not only the 80-column core.")] = False,
 ) -> None:
     """What is true now (or at an event)."""
-    table.state(invocation(ctx), at, as_json, wide)
+    _door(ctx)
 
 
 LOG_PAGE = 50  # events `log` shows by default: the last page, as at the table
@@ -442,50 +429,7 @@ def log(
     from_: Annotated[int | None, typer.Option("--from", help="The first event to show (default: the last page).")] = None,
 ) -> None:
     """The current branch's last events (a page: --limit, --from), or every event of the tree (--all)."""
-    import json
-
-    from skirmish.projections.notes import notes_shown
-    from skirmish.projections.text.narration import head_move_line, log_line, note_lines
-
-    if limit is not None and limit < 0:
-        raise BadInput(f"--limit takes 0 (every event) or more, not {limit}")
-    if all_ and (limit is not None or from_ is not None):
-        raise BadInput("log --all lists the whole tree; --limit and --from page the current branch")
-    enc = invocation(ctx).encounter()
-    now = enc.branch
-    listed: Iterable[tuple[Recorded, list[str]]]
-    if all_:
-        listed = enc.every_event()
-        notes = notes_shown(enc)
-    else:
-        size = LOG_PAGE if limit is None else (limit or None)  # 0: the whole branch
-        page, records = enc.log_page(size, from_)
-        listed = [(rec, [now]) for rec in records]
-        notes = notes_shown(enc, [rec.id for rec in records])
-        if page.before and not as_json:
-            typer.echo(f"({page.before:,} earlier event(s) of branch {now!r}: --limit N, --from EVENT, or --limit 0 for all)")
-
-    def lines() -> Iterator[str]:
-        for rec, on in listed:
-            if as_json:
-                line = rec.to_json()
-                if all_:
-                    line["branches"] = on
-                    line["undone"] = not on
-                if rec.id in notes:
-                    line["notes"] = [{"id": n.id, "text": n.text} for n in notes[rec.id]]
-                yield json_safe(json.dumps(line, ensure_ascii=False))
-            else:
-                yield log_line(enc, rec, on if all_ else None, now)
-                if rec.id in notes:
-                    yield from note_lines(notes[rec.id])
-        if not all_ and page.after and not as_json:
-            yield f"({page.after:,} later event(s): --from {records[-1].id + 1 if records else from_} for the next page)"
-        if all_ and not as_json:
-            yield "head moves:"
-            yield from (head_move_line(m) for m in enc.head_moves())
-
-    say_all(lines())
+    _door(ctx)
 
 
 @command(reads=True)
@@ -495,7 +439,7 @@ def replay(
     to: Annotated[int | None, typer.Option("--to", help="Last event (default: the head).")] = None,
 ) -> None:
     """Narrate the fight step by step: round, moment, who did what, what changed."""
-    table.replay(invocation(ctx), from_, to, lambda: typer.get_text_stream("stdout"))
+    _door(ctx)
 
 
 @command()
@@ -508,18 +452,10 @@ def verify(
 ) -> None:
     """Recompute the hash chain of the current encounter and check every cached state
     against the fold of its events; print the chain's digest if both hold."""
-    from skirmish.projections.audit.verify import verify_encounter
-
-    run = invocation(ctx)
-    result = verify_encounter(
-        run.log_file(), run.encounter_pin, run.branch_pin, expect=expect, rebuild_snapshots=rebuild_snapshots,
-        dropped=lambda count: say(f"dropped {count} cached state(s); they are folded again as commands read"),
-    )
-    result.check()
-    if as_json:
-        print_json({"encounter": result.encounter, "intact": True, "digest": result.digest})
+    if rebuild_snapshots:
+        table.verify(invocation(ctx), expect, as_json, rebuild_snapshots=True)
         return
-    say(f"intact: {result.encounter!r}, digest {result.digest}")
+    _door(ctx)
 
 
 @command()
@@ -639,7 +575,7 @@ def run_cli(args: Sequence[str], prefix: str = "", log_file: LogFile | None = No
     stderr, printed here and nowhere else. ``log_file``: the file held open by a `run`
     script (shared by its lines) or the console."""
     words = list(args)
-    run = Invocation(text=_command_text(words), prefix=prefix, shared=log_file)
+    run = Invocation(text=_command_text(words), prefix=prefix, shared=log_file, text_words=words)
     try:
         command_ = _command_for(words)
         result = command_.main(args=words, prog_name="skirmish", standalone_mode=False, obj=run)

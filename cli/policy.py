@@ -14,22 +14,24 @@ from skirmish.eventlog.errors import BadInput
 Who = Annotated[str, typer.Argument(help="The combatant.", autocompletion=complete.combatants)]
 
 
-def _execute(ctx: typer.Context, cmd: c.Command) -> None:
-    from skirmish.cli.main import _execute as execute  # main registers this module at its end
+def _door(ctx: typer.Context) -> None:
+    from skirmish.cli import table
+    from skirmish.cli.app import invocation
 
-    execute(ctx, cmd)
+    run = invocation(ctx)
+    table.run_words(run, run.words, lambda: typer.get_text_stream("stdout"))
 
 
 @command()
 def hide(ctx: typer.Context, who: Who) -> None:
     """Hide WHO from the players' screens (it stays on the GM's board, marked hidden) until `reveal`."""
-    _execute(ctx, c.Hide(who=who))
+    _door(ctx)
 
 
 @command()
 def reveal(ctx: typer.Context, who: Who) -> None:
     """Show a hidden WHO on the players' screens from now on."""
-    _execute(ctx, c.Reveal(who=who))
+    _door(ctx)
 
 
 @command()
@@ -39,13 +41,4 @@ def bands(
     band: Annotated[list[str], typer.Argument(help="LABEL=PERCENT: a foe at or below PERCENT % of its full vital figure (one at 100).")],
 ) -> None:
     """Choose the health bands the players see for foes, e.g. `bands fresh scratched=100 bloodied=50 "near death"=15`."""
-    chosen: list[tuple[str, int]] = []
-    for word in band:
-        label, sep, percent = word.rpartition("=")
-        if not sep or not label.strip():
-            raise BadInput(f"a band is LABEL=PERCENT, not {word!r}")
-        try:
-            chosen.append((label, int(percent)))
-        except ValueError:
-            raise BadInput(f"band {label!r} takes a whole percent, not {percent!r}") from None
-    _execute(ctx, c.ChooseBands(full=full, bands=tuple(chosen)))
+    _door(ctx)

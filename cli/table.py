@@ -35,41 +35,40 @@ def where_matters(enc: Encounter, run: Invocation) -> bool:
 
 
 def execute(run: Invocation, cmd: c.Command) -> None:
-    """Decide one command on the current encounter and print what it recorded; when the
-    command leaves a side with nobody standing, say so (the fight goes on until the GM
-    ends it)."""
-    if run.capture is not None:
-        run.capture.append(cmd)
-        return
+    """Decide one command on the current encounter and print what it recorded (and that a
+    side has nobody standing, where it left one so: projections/door/perform.py)."""
+    from skirmish.projections.door.perform import execute as decide
+    from skirmish.projections.door.requests import check_bounds
+
+    check_bounds(cmd)
     run.records = True
     enc = run.encounter()
-    before = enc.view().standing() if isinstance(cmd, c.AtTheTable) else {}
-    print_events(enc, enc.execute(cmd, run.text or str(cmd.__struct_config__.tag)), run)
-    if before:
-        after = enc.view().standing()
-        for side, names in after.items():
-            if not names and before.get(side):
-                say(f"Nobody on the {side} side is standing (the encounter goes on until you end it: `skirmish end`)")
-
-
-def _stepped(enc: Encounter, positions: Sequence[int]) -> str:
-    """The commands whose last events are ``positions``, as they were typed."""
-    return "; ".join(f"`{enc.command(enc.event(p).command_id).text}`" for p in positions)
+    recorded, lines = decide(enc, cmd, run.text)
+    for line in lines[:len(recorded)]:
+        say(line)
+    if recorded and run.shared is None and where_matters(enc, run):
+        say(f"  (on {enc.row.name!r}, branch {enc.branch!r})")
+    for line in lines[len(recorded):]:
+        say(line)
 
 
 def undo(run: Invocation, steps: int) -> None:
+    from skirmish.projections.door.perform import undone_line
+
     run.records = True
     enc = run.encounter()
     head = enc.head().event_id
     targets = enc.undo(steps, run.text)
-    say(f"Undid {_stepped(enc, [head, *targets[:-1]])}: branch {enc.branch!r} is back at #{targets[-1]}")
+    say(undone_line(enc, head, targets))
 
 
 def redo(run: Invocation, steps: int) -> None:
+    from skirmish.projections.door.perform import redone_line
+
     run.records = True
     enc = run.encounter()
     targets = enc.redo(steps, run.text)
-    say(f"Redid {_stepped(enc, targets)}: branch {enc.branch!r} is at #{targets[-1]}")
+    say(redone_line(enc, targets))
 
 
 def state(run: Invocation, at: int | None, as_json: bool, wide: bool) -> None:
@@ -109,3 +108,180 @@ def replay(run: Invocation, from_: int | None, to: int | None, stdout: Callable[
         return
     with progress("replay", lambda: enc.path_length(to if to is not None else enc.head().event_id)) as bar:
         write_all(stdout(), narration, bar.advance)  # an event a text: the bar counts events
+
+
+# --- every command of the one parser (projections/door/words.py), as the command line runs it ---
+
+
+def run_words(run: Invocation, words: Sequence[str], stdout: Callable[[], IO[str]]) -> None:
+    """Parse a command's words with the one parser and run it as the command line does:
+    what it recorded, or its answer, printed here (``stdout``: the replay's stream)."""
+    from skirmish.projections.door import words as w
+
+    parsed = w.parse(words, lambda: _ruleset(run))
+    run_parsed(run, parsed, stdout)
+
+
+def _ruleset(run: Invocation) -> object:
+    from skirmish.eventlog.errors import SkirmishError
+
+    try:
+        return run.encounter().ruleset
+    except SkirmishError:
+        return None
+
+
+def run_parsed(run: Invocation, parsed: object, stdout: Callable[[], IO[str]]) -> None:
+    from skirmish.projections.door import requests as r
+
+    request = parsed.request  # type: ignore[attr-defined]
+    shown: dict[str, bool] = parsed.shown  # type: ignore[attr-defined]
+    as_json = shown["as_json"]
+    if isinstance(request, c.Command):
+        execute(run, request)
+    elif isinstance(request, r.Undo):
+        undo(run, request.steps)
+    elif isinstance(request, r.Redo):
+        redo(run, request.steps)
+    elif isinstance(request, r.Branch):
+        branch(run, request)
+    elif isinstance(request, r.Switch):
+        switch(run, request.name)
+    elif isinstance(request, r.Verify):
+        verify(run, request.expect, as_json)
+    else:
+        with run.log_file().reading():
+            if isinstance(request, r.State):
+                state(run, request.at, as_json, shown["wide"])
+            elif isinstance(request, r.Replay):
+                replay(run, request.start, request.to, stdout)
+            else:
+                read(run, request, as_json)
+
+
+def branch(run: Invocation, request: object) -> None:
+    from skirmish.eventlog.errors import BadInput
+    from skirmish.projections.door.perform import branched_line
+
+    run.records = True
+    enc = run.encounter()
+    name, at, before = request.name, request.at, request.before  # type: ignore[attr-defined]
+    if before is not None and at is not None:
+        raise BadInput("branch takes --at EVENT or --before EVENT, not both")
+    head = enc.fork_before(name, before, run.text) if before is not None else enc.fork(name, at, run.text)
+    say(branched_line(head.branch, head.event_id))
+
+
+def switch(run: Invocation, name: str) -> None:
+    run.records = True
+    head = run.encounter().switch(name, run.text)
+    say(f"On branch {head.branch!r}, at #{head.event_id}")
+    if note := run.pinned_note(head.branch, "branch"):
+        say(note)
+
+
+def verify(run: Invocation, expect: str | None, as_json: bool, rebuild_snapshots: bool = False) -> None:
+    from skirmish.projections.audit.verify import verify_encounter
+
+    result = verify_encounter(
+        run.log_file(), run.encounter_pin, run.branch_pin, expect=expect, rebuild_snapshots=rebuild_snapshots,
+        dropped=lambda count: say(f"dropped {count} cached state(s); they are folded again as commands read"),
+    )
+    result.check()
+    if as_json:
+        print_json({"encounter": result.encounter, "intact": True, "digest": result.digest})
+        return
+    say(f"intact: {result.encounter!r}, digest {result.digest}")
+
+
+def read(run: Invocation, request: object, as_json: bool) -> None:
+    """explain, why, diff, log and branches, as the command line prints them; the caller
+    holds the read transaction."""
+    from skirmish.projections.door import requests as r
+    from skirmish.projections.text import answers
+
+    enc = run.encounter()
+    if isinstance(request, r.Explain):
+        from skirmish.projections.audit.explain import explain as explain_event
+        from skirmish.projections.text.narration import explain_lines
+
+        data: object = explain_event(enc, request.event)
+        lines = explain_lines(data)  # type: ignore[arg-type]
+    elif isinstance(request, r.Why):
+        from skirmish.projections.audit.why import WHY_LIMIT, why as why_figure
+
+        data = why_figure(enc, request.who, request.figure, answers.limit_of(request.limit, WHY_LIMIT))
+        lines = answers.why_lines(data)
+    elif isinstance(request, r.Diff):
+        from skirmish.projections.audit.diff import diff as diff_moments
+
+        data = diff_moments(enc, request.a, request.b, listed=as_json)
+        lines = answers.diff_lines(data)
+    elif isinstance(request, r.Branches):
+        heads = enc.branches()
+        data = [{"name": h.branch, "head": h.event_id, "moves": h.seq, "current": h.branch == enc.branch}
+                for h in heads.values()]
+        lines = answers.branches_lines(enc.branch, heads)
+    else:
+        log(run, request, as_json)
+        return
+    if as_json:
+        print_json(data)
+        return
+    for line in lines:
+        say(line)
+
+
+def log(run: Invocation, request: object, as_json: bool) -> None:
+    """The current branch's last events (a page), or every event of the tree (``every``)."""
+    import json
+    from collections.abc import Iterable, Iterator
+
+    from skirmish.eventlog.errors import BadInput
+    from skirmish.eventlog.text import json_safe
+    from skirmish.projections.notes import notes_shown
+    from skirmish.projections.text.answers import LOG_PAGE
+    from skirmish.projections.text.narration import head_move_line, log_line, note_lines
+
+    limit, from_, all_ = request.limit, request.start, request.every  # type: ignore[attr-defined]
+    if limit is not None and limit < 0:
+        raise BadInput(f"--limit takes 0 (every event) or more, not {limit}")
+    if all_ and (limit is not None or from_ is not None):
+        raise BadInput("log --all lists the whole tree; --limit and --from page the current branch")
+    enc = run.encounter()
+    now = enc.branch
+    listed: Iterable[tuple[Recorded, list[str]]]
+    if all_:
+        listed = enc.every_event()
+        notes = notes_shown(enc)
+    else:
+        size = LOG_PAGE if limit is None else (limit or None)  # 0: the whole branch
+        page, records = enc.log_page(size, from_)
+        listed = [(rec, [now]) for rec in records]
+        notes = notes_shown(enc, [rec.id for rec in records])
+        if page.before and not as_json:
+            echo(f"({page.before:,} earlier event(s) of branch {now!r}: --limit N, --from EVENT, or --limit 0 for all)")
+
+    def lines() -> Iterator[str]:
+        for rec, on in listed:
+            if as_json:
+                line = rec.to_json()
+                if all_:
+                    line["branches"] = on
+                    line["undone"] = not on
+                if rec.id in notes:
+                    line["notes"] = [{"id": n.id, "text": n.text} for n in notes[rec.id]]
+                yield json_safe(json.dumps(line, ensure_ascii=False))
+            else:
+                yield log_line(enc, rec, on if all_ else None, now)
+                if rec.id in notes:
+                    yield from note_lines(notes[rec.id])
+        if not all_ and page.after and not as_json:
+            yield f"({page.after:,} later event(s): --from {records[-1].id + 1 if records else from_} for the next page)"
+        if all_ and not as_json:
+            yield "head moves:"
+            yield from (head_move_line(m) for m in enc.head_moves())
+
+    from skirmish.cli.invocation import text_stdout
+
+    write_all(text_stdout(), lines())

@@ -150,3 +150,18 @@ def restat_fields(fighter: Any, stats: Mapping[str, int], fields: Mapping[str, s
     if isinstance(kept, dict):
         return msgspec.structs.replace(fighter, stats={**kept, **stats})
     return msgspec.structs.replace(fighter, **{stat_field(fighter, k, fields): v for k, v in stats.items()})
+
+
+def state_json(shown: Any) -> dict[str, Any]:
+    """`state --json`: the view, with ``ended`` and each combatant's ``notes`` only where
+    there are (a log without them prints the bytes it always did)."""
+    from skirmish.projections.view import printed
+
+    data: dict[str, Any] = printed(shown)
+    ended, notes = data.pop("ended", None), data.pop("notes", {})
+    if ended is not None:
+        data["ended"] = ended
+    for combatant in data["combatants"]:
+        if combatant["name"] in notes:
+            combatant["notes"] = notes[combatant["name"]]
+    return data
