@@ -118,11 +118,12 @@ def run_words(run: Invocation, words: Sequence[str], stdout: Callable[[], IO[str
     what it recorded, or its answer, printed here (``stdout``: the replay's stream)."""
     from skirmish.projections.door import words as w
 
-    parsed = w.parse(words, lambda: _ruleset(run))
+    parsed = w.parse(words, lambda: ruleset_of(run))
     run_parsed(run, parsed, stdout)
 
 
-def _ruleset(run: Invocation) -> object:
+def ruleset_of(run: Invocation) -> object:
+    """The encounter's ruleset, for the flags of its own a line holds (None: no encounter)."""
     from skirmish.eventlog.errors import SkirmishError
 
     try:
