@@ -3,30 +3,35 @@ this process on one open database, read the board, keep the timeline of the bran
 notice what another process wrote.
 
 The console (cli/console.py) draws this; the tests and the latency benchmark drive it
-directly too. A command line runs exactly as `skirmish` runs it (:func:`run_cli`, the
-same parser, the same one-line errors), on the file the console holds open, so nothing is
-imported or opened again per command.
+directly too. A typed line is read by the one parser (projections/door/words.py) into a
+typed request and run through the library (projections/door/perform.py) on the file the
+console holds open; the console words the typed result itself. Nothing here runs the
+command line's app or reads what it prints.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
+import json
 import shlex
 import time
 from collections.abc import Iterable
 from dataclasses import InitVar, dataclass, field
 
 from skirmish.eventlog.errors import SkirmishError
+from skirmish.projections.door import requests as r
+from skirmish.projections.door.perform import Result, perform
+from skirmish.projections.door.words import parse, split_line
 from skirmish.projections.engine import Encounter, LogFile
 from skirmish.projections.view import Shown
 
 TIMELINE_KEPT = 400  # events of the branch the timeline holds; older ones load on demand
 
-# Commands the console will not run in itself: another console, or a shell's business.
+# Commands the console will not run in itself: another console, a server that would never
+# return, or a shell's business (a file of the GM's machine, another database).
 REFUSED = {
     "play": "you are in the console already",
     "run": "a script runs from the shell: `skirmish run FILE`",
+    "serve": "the page's server runs from the shell: `skirmish serve`",
 }
 
 
@@ -185,37 +190,72 @@ class Session:
     # --- running commands --------------------------------------------------------------
 
     def run(self, line: str) -> Outcome:
-        """Run one command line as `skirmish` would (without the word `skirmish`)."""
-        from skirmish.cli.main import run_cli
-
+        """Run one typed line (without the word `skirmish`): read by the one parser, run
+        through the library, its typed result worded here."""
         started = time.perf_counter()
         try:
-            words = shlex.split(line, comments=True)
-        except ValueError as exc:
-            return Outcome(line, 2, "", f"Error: {exc} (quote names with spaces: \"Goblin 1\")", False)
+            words = split_line(line)
+        except SkirmishError as exc:
+            return Outcome(line, exc.exit_code, "", f"Error: {exc}", False)
         if words and words[0] == "skirmish":
             words = words[1:]
         if not words:
             return Outcome(line, 0, "", "", False)
-        if words[0] in REFUSED:
-            return Outcome(line, 2, "", f"Error: `{words[0]}`: {REFUSED[words[0]]}", False)
-        if any(w in ("--db", "--encounter") or w.startswith(("--db=", "--encounter=")) for w in words):
+        name = words[0]
+        if name in REFUSED:
+            return Outcome(line, 2, "", f"Error: `{name}`: {REFUSED[name]}", False)
+        # --db and --encounter are no command's own option anywhere in a line; --on is the
+        # branch pin before the command, and `note --on WHO` after it.
+        if name.split("=")[0] == "--on" or any(w.split("=")[0] in ("--db", "--encounter") for w in words):
             return Outcome(line, 2, "", f"Error: the console works on {self.db}, encounter {self.pinned!r}: "
-                           "no --db or --encounter (`use NAME` moves it)", False)
+                           "no --db, --encounter or --on (`use NAME` moves it, `switch NAME` its branch)", False)
+        if name == "use":
+            return self._use(line, words, started)
+        try:
+            parsed = parse(words, lambda: self.encounter().ruleset)
+        except SkirmishError as exc:
+            return Outcome(line, exc.exit_code, "", f"Error: {exc}", False)
         if self.moved():
             # The GM decided on the board as drawn: a command on a log that moved since is
             # refused, as the command line refuses one decided on a moved head.
             moved = self.what_moved()
             return Outcome(line, 3, "", f"Error: {moved}; look at the board and type it again", False)
-        out, err = io.StringIO(), io.StringIO()
         before = self.log_file.last_ids()
-        on = ["--on", self.branch_pin] if self.branch_pin else []
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = run_cli(["--db", self.db, "--encounter", self.pinned, *on, *words], log_file=self.log_file)
+        result = self.perform(parsed.request, shlex.join(words))
         changed = self.log_file.last_ids() != before
-        if code == 0 and words[0] in ("use", "new", "import"):
-            self.pinned = self.log_file.encounter().name  # the GM moved the console's table
-        return Outcome(line, code, out.getvalue(), err.getvalue(), changed, time.perf_counter() - started)
+        if not result.ok:
+            return Outcome(line, result.code, "", f"Error: {result.error}", changed, time.perf_counter() - started)
+        out = result.lines
+        if parsed.shown["as_json"] and result.data is not None:
+            out = [json.dumps(result.data, indent=2, ensure_ascii=False)]
+        text = "".join(f"{part}\n" for part in out)
+        return Outcome(line, 0, text, "", changed, time.perf_counter() - started)
+
+    def perform(self, request: r.Anything, text: str) -> Result:
+        """Run a typed request on this console's encounter and branch (projections/door)."""
+        try:
+            enc = self.encounter()
+        except SkirmishError as exc:
+            return Result(kind="refused", error=str(exc), code=exc.exit_code)
+        result = perform(self.log_file, enc, request, text)
+        if result.ok and isinstance(request, r.Switch) and self.branch_pin is not None:
+            self.pin_branch(result.branch)  # a pinned console plays where it switched
+        return result
+
+    def _use(self, line: str, words: list[str], started: float) -> Outcome:
+        """`use NAME`: the console plays another encounter of its file (the file's current
+        one moves too, as the command line's `use` moves it)."""
+        if len(words) != 2:
+            return Outcome(line, 2, "", "Error: `use` takes one encounter's NAME", False)
+        try:
+            row = self.log_file.use(words[1])
+        except SkirmishError as exc:
+            return Outcome(line, exc.exit_code, "", f"Error: {exc}", False)
+        self.pinned = row.name
+        self.branch_pin = None
+        self._enc = None
+        return Outcome(line, 0, f"Encounter {row.name!r} ({row.ruleset}) is now current\n", "", True,
+                       time.perf_counter() - started)
 
     def history(self, limit: int = 200) -> list[str]:
         """The command lines typed on this encounter, oldest first (the console's history
