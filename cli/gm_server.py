@@ -9,12 +9,16 @@ sends it in the ``X-Skirmish-Token`` header of every read of the GM's data and e
 ``Sec-Fetch-Site`` is not ``same-origin``, is refused before the token is even read, and a
 missing or wrong token is 403. Nothing is recorded by a refused request.
 
-One path for every write: a tap posts the words of the command line it stands for
-(``["damage", "Orc", "7"]``), run by :class:`~skirmish.cli.session.Session` exactly as the
-console runs a typed line (``run_cli`` on the open file): the same events, the same command
-text in the log, the same one-line refusal. The page also sends the branch and head its
-board showed; a write decided on a board that has moved since is refused (exit 3), as the
-command line refuses one decided on a moved head.
+One path for every write: a tap posts a typed command, its JSON form
+(``{"type": "damage", "who": "Orc", "amount": 7}``, projections/door/requests.py), which the
+GM's row of the role table (``ROLES["gm"]``) must name; anything else (a file, a server,
+another encounter) is refused in one line before it reaches the desk. The desk runs it
+through the library (:meth:`~skirmish.cli.session.Session.perform`) and answers its typed
+result; the log keeps the command as it would have been typed. The page also sends the
+branch and head its board showed; a write decided on a board that has moved since is
+refused (exit 3), as the command line refuses one decided on a moved head, unless it is the
+page's own tap again: the same tap id (a retry), or the same command from the same board (a
+double tap) is answered with the first one's reply, marked ``repeated``, and done once.
 
 Live and incremental: a thread looks at the file five times a second (``data_version``);
 when it changed, the GM's pages get one frame: the board (the typed view, a few kB whatever
@@ -27,8 +31,8 @@ missed, or the whole board and timeline when they are too old.
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 import secrets
-import shlex
 import sys
 import threading
 from collections import deque
@@ -43,7 +47,10 @@ from starlette.routing import BaseRoute, Route
 
 from skirmish.cli.live import file_identity
 from skirmish.cli.session import Session
-from skirmish.eventlog.errors import SkirmishError, StoreError
+from skirmish.eventlog.errors import BadInput, SkirmishError, StoreError
+from skirmish.projections.door import requests as r
+from skirmish.projections.door.perform import Result, refused
+from skirmish.projections.door.words import as_typed
 from skirmish.projections.page import gm_data
 from skirmish.projections.page.shell import json_for_script
 from skirmish.projections.view import Shown
@@ -55,20 +62,9 @@ KEPT = 256  # frames kept for a page that reconnects
 SHOWN = 60  # events of the branch a new page's timeline starts with
 TICK = 0.05  # seconds between looks at a stream's queue (a change reaches a page within 300 ms: LOOK + TICK + its fold)
 
-# Commands a tap may not run: they work on files or other tables, the shell's business.
-NOT_HERE = {
-    "play": "the console runs in a terminal",
-    "run": "a script runs from the shell: `skirmish run FILE`",
-    "serve": "the page is served already",
-    "new": "this page plays one encounter: start it from the shell, then `serve` it",
-    "use": "this page plays one encounter: `serve` another from the shell",
-    "import": "an import reads a file of the GM's machine: run it from the shell",
-    "export": "an export writes a file of the GM's machine: run it from the shell",
-    "roster": "a roster is a file of the GM's machine: check it from the shell",
-}
-FILE_FLAGS = ("--db", "--encounter", "--on", "--from", "--out")
-
-
+ROLE = "gm"  # the GM's link's row of the role table (projections/door/requests.py ROLES)
+TAPS = 64  # the last taps whose replies are kept, to answer one sent again as already done
+TAP_LIMIT = 64  # characters of a tap's id
 
 
 class Timeline(msgspec.Struct, frozen=True):
@@ -89,13 +85,14 @@ class Frame(msgspec.Struct, frozen=True):
 
 
 class Reply(msgspec.Struct, frozen=True):
-    """What a write did: its exit code and what it printed, as on the command line, and the
-    board after it (the page shows it at once, before the stream brings it)."""
+    """What a write did (the library's typed result: what was recorded, the refusal, the
+    head after it), and the board after it (the page shows it at once, before the stream
+    brings it). ``repeated``: the page sent a tap it had sent already (a double tap, a
+    retry): this is the first one's reply, and nothing was done again."""
 
-    code: int
-    out: str
-    err: str
+    result: Result
     frame: Frame | None = None
+    repeated: bool = False
 
 
 def secret() -> str:
@@ -134,6 +131,7 @@ class Desk:
         self.error = ""
         self._version = -1
         self._head: int | None = None
+        self._taps: OrderedDict[str, Reply] = OrderedDict()
         self.stopping = threading.Event()
         self._pool.submit(self._first).result()
         self._looker = threading.Thread(target=self._look_loop, name="skirmish-gm-look", daemon=True)
@@ -211,12 +209,18 @@ class Desk:
         self.whole = json_for_script(whole)
         return frame
 
-    def _run(self, words: list[str], branch: str, head: int) -> Reply:
+    def _run(self, request: r.Anything, branch: str, head: int, tap: str) -> Reply:
         session = self.session
+        # The same tap sent again (a retry), or the same command sent again from the same
+        # board (a double tap: two taps, one board): the first one's reply, nothing done again.
+        same = f"{branch}\0{head}\0".encode() + msgspec.json.encode(request)
+        done = self._taps.get(tap) or self._taps.get(same.decode("utf-8", "replace"))
+        if done is not None:
+            return msgspec.structs.replace(done, repeated=True, frame=self._publish())
         try:
             self._same_file()
         except StoreError as exc:
-            return Reply(exc.exit_code, "", f"Error: {exc}\n")
+            return Reply(refused(exc))
         where = session.where()
         if (where[1], where[2]) != (branch, head):
             # Refused as the command line refuses a command decided on a moved head, saying
@@ -227,42 +231,32 @@ class Desk:
                 what = f"another writer recorded up to #{where[2]}: {session.describe(where[2])}"
             else:
                 what = f"branch {where[1]!r} moved back to #{where[2]} (an undo)"
-            return Reply(3, "", f"Error: the board moved: {what}; look at it and tap again\n", self._publish())
+            return Reply(refused(f"the board moved: {what}; look at it and tap again", 3), self._publish())
         session.look()  # the board the GM decided on is the one the session holds
-        pin = session.branch_pin
-        switching = words[0] == "switch" and len(words) == 2
-        if switching:
-            session.branch_pin = words[1]  # `--on NAME switch NAME`: no "this shell stays pinned" note
-        outcome = session.run(shlex.join(words))
-        session.branch_pin = pin
-        if outcome.code == 0 and switching:
+        before = session.log_file.last_ids()
+        result = session.perform(request, as_typed(request))
+        if result.ok and isinstance(request, r.Switch):
             # The desk plays where the GM switched (a switch typed in another shell does not
             # move it), and the players' screens follow.
-            session.pin_branch(session.log_file.open(session.pinned).branch)
+            session.pin_branch(result.branch)
             assert session.branch_pin is not None
             self.repin(session.pinned, session.branch_pin)
-        frame = self._publish() if outcome.changed or outcome.code == 0 else None
-        return Reply(outcome.code, outcome.out, outcome.err, frame)
+        changed = session.log_file.last_ids() != before
+        reply = Reply(result, self._publish() if changed or result.ok else None)
+        if changed:
+            self._taps[tap] = self._taps[same.decode("utf-8", "replace")] = reply
+            while len(self._taps) > 2 * TAPS:
+                self._taps.popitem(last=False)
+        return reply
 
     # --- from the server's loop ---------------------------------------------------------------
 
-    async def run(self, words: list[str], branch: str, head: int) -> Reply:
-        refusal = refused(words)
-        if refusal:
-            return Reply(2, "", refusal + "\n")
-        return await asyncio.wrap_future(self._pool.submit(self._run, words, branch, head))
-
-
-def refused(words: list[str]) -> str:
-    """Why the page may not run these words, or ""."""
-    if not words or not all(isinstance(w, str) for w in words):
-        return "Error: a command is a list of words, e.g. [\"damage\", \"Orc\", \"7\"]"
-    if words[0] in NOT_HERE:
-        return f"Error: `{words[0]}` is not run from the page: {NOT_HERE[words[0]]}"
-    for word in words:
-        if word.split("=")[0] in FILE_FLAGS:
-            return f"Error: {word.split('=')[0]} is not taken on the page (it plays its one table)"
-    return ""
+    async def run(self, request: r.Anything, branch: str, head: int, tap: str) -> Reply:
+        try:
+            r.allowed(ROLE, request)
+        except SkirmishError as exc:
+            return Reply(refused(exc))
+        return await asyncio.wrap_future(self._pool.submit(self._run, request, branch, head, tap))
 
 
 def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
@@ -300,13 +294,16 @@ def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
             return Response("a write is JSON\n", status_code=415, media_type="text/plain")
         try:
             asked = msgspec.json.decode(await request.body(), type=Asked)
-        except msgspec.DecodeError as exc:
-            return Response(msgspec.json.encode(Reply(2, "", f"Error: not a command: {exc}")), status_code=400,
-                            media_type="application/json")
+            command = r.from_json(asked.command)
+            if not asked.tap or len(asked.tap) > TAP_LIMIT:
+                raise BadInput(f"a write carries its tap's id, 1 to {TAP_LIMIT} characters")
+        except (msgspec.DecodeError, SkirmishError) as exc:
+            why = exc if isinstance(exc, SkirmishError) else BadInput(f"not a write of the GM's page: {exc}")
+            return Response(msgspec.json.encode(Reply(refused(why))), status_code=400, media_type="application/json")
         try:
-            reply = await desk.run(asked.words, asked.branch, asked.head)
+            reply = await desk.run(command, asked.branch, asked.head, asked.tap)
         except SkirmishError as exc:
-            reply = Reply(exc.exit_code, "", f"Error: {exc}\n")
+            reply = Reply(refused(exc))
         return Response(msgspec.json.encode(reply), media_type="application/json")
 
     async def stream(request: Request) -> Response:
@@ -350,11 +347,13 @@ def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
 
 
 class Asked(msgspec.Struct, forbid_unknown_fields=True):
-    """A write as the page posts it: the command's words, and where its board was."""
+    """A write as the page posts it: a typed command (its JSON form, projections/door/
+    requests.py), where its board was, and the tap's id (a tap sent twice is done once)."""
 
-    words: list[str]
+    command: msgspec.Raw
     branch: str
     head: int
+    tap: str
 
 
 def _asset(name: str) -> str:

@@ -55,6 +55,8 @@ def perform(log_file: LogFile, enc: Encounter, request: r.Anything, text: str) -
         result = _perform(log_file, enc, request, text)
     except SkirmishError as exc:
         return refused(exc)
+    if result.branch:  # a switch: where it switched to
+        return result
     head = enc.head()
     return msgspec.structs.replace(result, branch=head.branch, head=head.event_id)
 
@@ -80,7 +82,8 @@ def _perform(log_file: LogFile, enc: Encounter, request: r.Anything, text: str) 
         return Result(kind="moved", lines=[branched_line(made.branch, made.event_id)])
     if isinstance(request, r.Switch):
         now = enc.switch(request.name, text)
-        return Result(kind="moved", lines=[f"On branch {now.branch!r}, at #{now.event_id}"])
+        return Result(kind="moved", lines=[f"On branch {now.branch!r}, at #{now.event_id}"], branch=now.branch,
+                      head=now.event_id)
     with log_file.reading():
         return _read(log_file, enc, request)
 

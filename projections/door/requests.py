@@ -199,20 +199,26 @@ def _check(value: object, field: str, limit: int) -> None:
 
 # --- the JSON form -----------------------------------------------------------------------------
 
-_decoder: msgspec.json.Decoder[Any] | None = None
-
-
 def from_json(body: bytes | str) -> Anything:
     """A request from its JSON form; BadInput naming what is wrong, in one line."""
-    global _decoder
-    if _decoder is None:
-        _decoder = msgspec.json.Decoder(AnyRequest)
     try:
-        request: Anything = _decoder.decode(body)
-    except msgspec.ValidationError as exc:
-        raise BadInput(f"not a command skirmish takes: {exc}") from None
+        data = msgspec.json.decode(body)
     except msgspec.DecodeError as exc:
         raise BadInput(f"not a command (JSON): {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        raise BadInput('a command is a JSON object with its "type", e.g. {"type": "next"}')
+    kind = TAGS.get(data["type"])
+    if kind is None or kind is Replay:
+        raise BadInput(f"no command {data['type'][:40]!r} is sent this way")
+    # A field the command does not have is refused, never ignored: {"type": "damage", ...,
+    # "db": "other.db"} must not pass as a damage on this table.
+    unknown = sorted(set(data) - set(kind.__struct_fields__) - {"type"})
+    if unknown:
+        raise BadInput(f"`{data['type']}` has no field {', '.join(repr(k[:40]) for k in unknown[:5])}")
+    try:
+        request: Anything = msgspec.convert(data, kind)
+    except msgspec.ValidationError as exc:
+        raise BadInput(f"`{data['type']}`: {exc}") from None
     check_bounds(request)
     return request
 

@@ -150,7 +150,8 @@ def _read(name: str, spec: Spec, words: Sequence[str], ruleset: RulesetOf | None
         for flag, option in shared_flags(spec.table).items():
             options[flag] = option
             shared.append(option.dest)
-    values: dict[str, Any] = {option.dest: [] if option.many else None for option in options.values()}
+    values: dict[str, Any] = {option.dest: [] if option.many else False if option.kind is bool else None
+                              for option in options.values()}
     # A negative number typed where a number goes ("damage Orc -5") is that number, so the
     # command's refusal says what is wrong with it (cli/app.py NumbersAsArguments).
     numbers_as_arguments = any(_NEGATIVE.fullmatch(word) for word in words)
@@ -434,3 +435,69 @@ def _unquote(match: re.Match[str]) -> str:
     if double is not None:
         return _DOUBLE_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), double)
     return bare
+
+
+# --- a request as it would have been typed ----------------------------------------------------
+
+# A spec's argument or option that is a field of another name, or a dict of KEY=VALUE words.
+_FIELD = {"new": "to", "stat": "stats", "band": "bands", "for_": "who"}
+
+
+def as_typed(request: r.Anything) -> str:
+    """The command line a request stands for, as the log keeps a command's text (a typed
+    request from the GM's page is logged as if typed): parsed again, it is the request."""
+    import shlex
+
+    name = "add" if isinstance(request, c.AddHidden) else r.tag(request)
+    spec = SPECS[name]
+    out = [name]
+    skip = {"rolls", "details"}
+    note_on = isinstance(request, c.AddNote) and request.on is not None
+    for key, _kind in spec.arguments:
+        field = _FIELD.get(key, key)
+        value = getattr(request, field, None)
+        skip.add(field)
+        if note_on and key == "event":
+            out.append(request.text)  # type: ignore[union-attr]
+            break
+        if value is None or _DEFAULTS.get((name, field)) == value:
+            continue
+        if field == "stats":
+            out.extend(f"{k}={v}" for k, v in value.items())
+        elif field == "bands":
+            out.extend(f"{label}={percent}" for label, percent in value)
+        else:
+            out.append(str(value))
+    options = dict(spec.options)
+    if spec.table is not None:
+        options.update(shared_flags(spec.table))
+    for flag, option in options.items():
+        field = _FIELD.get(option.dest, option.dest)
+        if option.dest == "roll":
+            for key, faces in getattr(request, "rolls", {}).items():
+                out += [flag, f"{key}={','.join(map(str, faces))}"]
+        elif option.dest == "with_":
+            for key, value in getattr(request, "details", {}).items():
+                out += [flag, f"{key}={value}"]
+        elif option.dest == "faces":
+            from skirmish.projections.gm import DICE_KEY
+
+            if (faces := request.rolls.get(DICE_KEY)) is not None:  # type: ignore[union-attr]
+                out += [flag, ",".join(map(str, faces))]
+        elif option.dest == "hidden":
+            if isinstance(request, c.AddHidden):
+                out.append(flag)
+        elif option.dest == "stat":
+            out.extend(word for k, v in request.stats.items() for word in (flag, f"{k}={v}"))  # type: ignore[union-attr]
+        elif field not in skip and hasattr(request, field):
+            value = getattr(request, field)
+            default = _DEFAULTS.get((name, field))
+            if value is None or value is False or value == default:
+                continue
+            out += [flag] if value is True else [flag, str(value)]
+    return shlex.join(out)
+
+
+_DEFAULTS = {("add", "side"): "neutral", ("add", "count"): 1, ("leave", "reason"): "leaves the fight",
+             ("end", "reason"): "", ("roll", "why"): "", ("note", "event"): 0, ("undo", "steps"): 1,
+             ("redo", "steps"): 1}

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import http.client
 import json
+import secrets
 import shutil
+import socket
 import threading
 import time
 from pathlib import Path
@@ -20,6 +22,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from skirmish.projections.door.requests import to_json
+from skirmish.projections.door.words import parse
 from support.cli import Cli
 from support.served import Served, serving
 
@@ -61,17 +65,33 @@ def request(served: Served, method: str, path: str, body: Any = None, headers: d
     return out
 
 
-def post(served: Served, token: str | None, words: list[str], head: int, branch: str = "main",
-         headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any] | bytes]:
+def typed(words: list[str] | dict[str, Any]) -> dict[str, Any]:
+    """A command's JSON form: given as a dict, or the command line ``words`` stand for (the
+    parser is tested in tests/cli/test_one_parser.py; here, the server)."""
+    if isinstance(words, dict):
+        return words
+    return to_json(parse(words).request)
+
+
+def asked(words: list[str] | dict[str, Any], head: int, branch: str = "main", tap: str | None = None) -> dict[str, Any]:
+    return {"command": typed(words), "branch": branch, "head": head, "tap": tap or secrets.token_hex(8)}
+
+
+def post(served: Served, token: str | None, words: list[str] | dict[str, Any], head: int, branch: str = "main",
+         headers: dict[str, str] | None = None, tap: str | None = None) -> tuple[int, dict[str, Any] | bytes]:
+    """Post a typed command; its reply as the command line would have said it: code, out
+    (its lines) and err (its one `Error:` line), and whether it was ``repeated``."""
     sent = dict(headers or {})
     if token is not None:
         sent["X-Skirmish-Token"] = token
-    status, body = request(served, "POST", "/gm/run", {"words": words, "branch": branch, "head": head}, sent)
-    if status != 200:
+    status, body = request(served, "POST", "/gm/run", asked(words, head, branch, tap), sent)
+    if status not in (200, 400):
         return status, body
     reply = json.loads(body)
-    reply.pop("frame")  # the board after it: read from outside with the CLI instead
-    return status, reply
+    result = reply["result"]
+    out = "".join(f"{line}\n" for line in result["lines"]) if result["kind"] != "refused" else ""
+    err = f"Error: {result['error']}\n" if result["kind"] == "refused" else ""
+    return status, {"code": result["code"], "out": out, "err": err, "repeated": reply["repeated"]}
 
 
 def everything(cli: Cli) -> list[dict[str, Any]]:
@@ -103,7 +123,7 @@ def test_a_write_without_the_token_or_with_a_wrong_one_is_403_and_records_nothin
         assert status == 403, body
         assert body == b"a write needs the GM's token (the link serve printed)\n"
         # The secret is not in the query either: a token in the address is no token.
-        status, _ = request(served, "POST", f"/gm/run?token={real}", {"words": ["damage", "Orc", "7"], "branch": "main",
+        status, _ = request(served, "POST", f"/gm/run?token={real}", {**asked(["damage", "Orc", "7"], 3), "branch": "main",
                                                                       "head": 3})
         assert status == 403
     assert everything(bridge) == before
@@ -129,7 +149,7 @@ def test_a_form_post_is_not_a_write(bridge: Cli) -> None:
     is JSON, which a page of another site cannot send without the server's leave."""
     before = everything(bridge)
     with serving(bridge.db) as served:
-        status, _ = request(served, "POST", "/gm/run", raw=b'{"words":["damage","Orc","7"],"branch":"main","head":3}',
+        status, _ = request(served, "POST", "/gm/run", raw=json.dumps(asked(["damage", "Orc", "7"], 3)).encode(),
                             headers={"Content-Type": "text/plain", "X-Skirmish-Token": token_of(served)})
         assert status == 415
     assert everything(bridge) == before
@@ -165,7 +185,7 @@ def test_each_server_makes_its_own_token(bridge: Cli) -> None:
 def test_the_players_routes_refuse_writes(bridge: Cli, path: str, method: str) -> None:
     before = everything(bridge)
     with serving(bridge.db) as served:
-        status, _ = request(served, method, path, {"words": ["damage", "Orc", "7"], "branch": "main", "head": 3})
+        status, _ = request(served, method, path, asked(["damage", "Orc", "7"], 3))
         if path == "/gm/run" and method == "POST":
             assert status == 403  # the GM's route, and no token
         else:
@@ -185,7 +205,7 @@ def test_a_forged_host_is_refused_on_the_gms_routes(bridge: Cli, path: str) -> N
         conn.putrequest("POST" if path == "/gm/run" else "GET", path, skip_host=True)
         conn.putheader("Host", f"evil.example:{served.port}")
         conn.putheader("X-Skirmish-Token", token)
-        body = json.dumps({"words": ["damage", "Orc", "7"], "branch": "main", "head": 3}).encode()
+        body = json.dumps(asked(["damage", "Orc", "7"], 3)).encode()
         if path == "/gm/run":
             conn.putheader("Content-Type", "application/json")
             conn.putheader("Content-Length", str(len(body)))
@@ -222,6 +242,7 @@ def test_taps_record_what_the_cli_lines_record(bridge: Cli, tmp_path: Path) -> N
             assert status == 200 and isinstance(reply, dict)
             out = at_the_cli.ok(*words)
             assert (reply["code"], reply["out"], reply["err"]) == (0, out, at_the_cli.err), words
+            assert not reply["repeated"]
             head = json.loads(at_the_cli.ok("state", "--json"))["head"]
     assert everything(bridge) == everything(at_the_cli)
     assert commands(bridge.db) == commands(typed)
@@ -232,22 +253,22 @@ def test_taps_record_what_the_cli_lines_record(bridge: Cli, tmp_path: Path) -> N
     ["damage", "Nobody", "3"],  # no such combatant
     ["damage", "Orc", "-5"],  # damage must be at least 1 hit (README)
     ["declare", "Hauser", "melee-attack", "--ap", "3"],  # no round started
-    ["undo", "--steps"],  # the parser's own refusal
-    ["export", "--out", "/tmp/x"],  # a file of the GM's machine: the shell's business
-    ["--db", "/tmp/other.db", "damage", "Orc", "1"],
-], ids=["unknown", "negative", "no-round", "parser", "export", "db"])
-def test_a_refusal_returns_its_one_line_and_records_nothing(bridge: Cli, tmp_path: Path, words: list[str]) -> None:
+    {"type": "undo", "steps": "many"},  # not the command's shape
+    {"type": "export", "out": "/tmp/x"},  # a file of the GM's machine: the shell's business
+    {"type": "damage", "who": "Orc", "amount": 1, "db": "/tmp/other.db"},  # a field it has not: refused, not ignored
+], ids=["unknown", "negative", "no-round", "shape", "export", "db"])
+def test_a_refusal_returns_its_one_line_and_records_nothing(bridge: Cli, tmp_path: Path, words: Any) -> None:
     before = everything(bridge)
-    typed = str(tmp_path / "typed.db")
-    shutil.copy(bridge.db, typed)
+    typed_db = str(tmp_path / "typed.db")
+    shutil.copy(bridge.db, typed_db)
     with serving(bridge.db) as served:
         status, reply = post(served, token_of(served), words, head=3)
-    assert status == 200 and isinstance(reply, dict)
+    assert status == (200 if isinstance(words, list) else 400) and isinstance(reply, dict)
     assert reply["code"] != 0 and reply["out"] == ""
     lines = reply["err"].strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: "), reply
-    if words[0] not in ("export", "--db"):  # the CLI's own line, word for word
-        at_the_cli = Cli(typed, bridge.capsys)
+    if isinstance(words, list):  # the CLI's own line, word for word
+        at_the_cli = Cli(typed_db, bridge.capsys)
         at_the_cli(*words)
         assert lines[0] == at_the_cli.err.strip().splitlines()[0]
     assert everything(bridge) == before
@@ -283,7 +304,7 @@ def test_a_switch_by_tap_moves_the_gm_and_the_players_and_another_shells_does_no
     with serving(bridge.db) as served:
         token = token_of(served)
         status, reply = post(served, token, ["switch", "what-if"], head=4)
-        assert isinstance(reply, dict) and reply == {"code": 0, "out": "On branch 'what-if', at #3\n", "err": ""}
+        assert isinstance(reply, dict) and reply == {"code": 0, "out": "On branch 'what-if', at #3\n", "err": "", "repeated": False}
         status, reply = post(served, token, ["damage", "Orc", "5"], head=3, branch="what-if")
         assert isinstance(reply, dict) and reply["code"] == 0, reply  # #5 on what-if: 30 - 5 = 25
         bridge.ok("switch", "main")  # another shell: the page stays on what-if
@@ -386,3 +407,101 @@ def orc_hits(cli: Cli) -> int:
     state = json.loads(cli.ok("state", "--json"))
     value: int = next(c for c in state["combatants"] if c["name"] == "Orc")["vital"]["value"]
     return value
+
+
+# --- the role table: what the GM's link may send ------------------------------------------------
+
+
+def cli_command_names() -> list[str]:
+    from skirmish.cli import main  # noqa: F401 - registers every command on the app
+    from skirmish.cli.app import app, command_name
+
+    return sorted({command_name(info) for info in app.registered_commands} | {"roster"})
+
+
+def test_every_command_the_cli_knows_is_in_the_gms_role_or_refused(bridge: Cli, tmp_path: Path) -> None:
+    """Every command name the command line knows, sent as a typed command through the GM's
+    link (with and without a leading `skirmish`, and with a path where one could go): the
+    ones the role table names run on this table; every other one is refused in one line,
+    and none touches a file or another encounter."""
+    from skirmish.projections.door.requests import ROLES
+
+    names = cli_command_names()
+    assert "serve" in names and "import" in names and "new" in names  # the list is the app's
+    outside = tmp_path / "outside.txt"
+    with serving(bridge.db) as served:
+        before_files = files_beside(bridge.db)
+        token = token_of(served)
+        for name in names:
+            for kind in (name, f"skirmish {name}", "skirmish"):
+                body = {"type": kind, "name": "PWN", "path": str(outside), "file": "/etc/passwd", "out": str(outside)}
+                status, reply = post(served, token, body, head=3)
+                assert status == 400 and isinstance(reply, dict), (kind, reply)
+                assert reply["code"] != 0 and reply["err"].count("\n") == 1, (kind, reply)
+            allowed = name in ROLES["gm"]
+            assert allowed == (name not in {"new", "use", "import", "export", "roster", "serve", "play", "run", "amend",
+                                             "replay", "encounters", "rules"}), name
+        # A read the role names is answered in the response, nothing recorded.
+        status, reply = post(served, token, {"type": "explain", "event": 3}, head=3)
+        assert status == 200 and isinstance(reply, dict) and reply["code"] == 0 and "#3" in reply["out"], reply
+    assert not outside.exists()
+    assert files_beside(bridge.db) == before_files
+    assert [row["name"] for row in json.loads(bridge.ok("encounters", "--json"))] == ["Bridge"]
+
+
+def files_beside(db: str) -> list[str]:
+    """The files in the database's folder, less SQLite's own beside it (they come and go)."""
+    return sorted(p.name for p in Path(db).parent.iterdir() if not p.name.endswith(("-wal", "-shm")))
+
+
+def test_the_players_role_sends_nothing() -> None:
+    from skirmish.eventlog.errors import BadInput
+    from skirmish.projections.door.requests import ROLES, TAGS, allowed
+
+    assert ROLES["players"] == frozenset()
+    for line in (["next"], ["damage", "Orc", "3"], ["undo"], ["explain", "3"], ["note", "--on", "Orc", "hi"]):
+        with pytest.raises(BadInput, match="players' page sends no commands"):
+            allowed("players", parse(line).request)
+    assert len(TAGS) > 30 and not set(TAGS) & ROLES["players"]
+
+
+def test_a_double_tap_is_done_once_and_said_so(bridge: Cli) -> None:
+    """Next tapped twice on one board: two taps (two ids), the same command, the same head.
+    The second is the first one's reply, marked repeated: one `next` recorded, and no
+    "another writer" blamed for the GM's own tap. A retry of one tap (the same id) too."""
+    bridge.ok("round", "--roll", "Hauser=6,8", "--roll", "Orc=5,5")  # #4: the order 14 (Hauser) / 10 (Orc)
+    bridge.ok("declare", "Hauser", "melee-attack", "--ap", "3", "--target", "Orc")
+    head = json.loads(bridge.ok("state", "--json"))["head"]
+    with serving(bridge.db) as served:
+        token = token_of(served)
+        first = post(served, token, ["damage", "Orc", "3"], head=head)[1]
+        second = post(served, token, ["damage", "Orc", "3"], head=head)[1]
+        assert isinstance(first, dict) and isinstance(second, dict)
+        assert first["code"] == 0 and not first["repeated"]
+        assert second["repeated"] and second["code"] == 0 and second["out"] == first["out"]
+        retried = post(served, token, ["damage", "Orc", "4"], head=head + 1, tap="the-same-tap")[1]
+        again = post(served, token, ["damage", "Orc", "4"], head=head + 1, tap="the-same-tap")[1]
+        assert isinstance(retried, dict) and isinstance(again, dict) and again["repeated"] and not retried["repeated"]
+        # A different command on the old board is still refused: it is not the same tap.
+        other = post(served, token, ["damage", "Orc", "5"], head=head)[1]
+        assert isinstance(other, dict) and other["code"] == 3
+    assert orc_hits(bridge) == 30 - 3 - 4
+
+
+@pytest.mark.parametrize("size", [400 * 1024, 5 * 1024 * 1024])
+def test_a_huge_note_is_refused_at_once_and_the_next_tap_answers(bridge: Cli, size: int) -> None:
+    with serving(bridge.db) as served:
+        token = token_of(served)
+        started = time.monotonic()
+        body = json.dumps(asked({"type": "note", "event": 3, "text": "x" * size}, 3)).encode()
+        # Answered from its head alone, before the body is sent: 413, too large.
+        with socket.create_connection(("127.0.0.1", served.port), timeout=10) as sock:
+            sock.sendall(f"POST /gm/run HTTP/1.1\r\nHost: 127.0.0.1:{served.port}\r\nContent-Type: application/json\r\n"
+                         f"X-Skirmish-Token: {token}\r\nContent-Length: {len(body)}\r\n\r\n".encode())
+            assert sock.recv(64).startswith(b"HTTP/1.1 413 ")
+        status, reply = post(served, token, {"type": "note", "event": 3, "text": "y" * 2001}, head=3)
+        assert status == 400 and isinstance(reply, dict) and "at most 2,000" in reply["err"]
+        status, reply = post(served, token, ["damage", "Orc", "1"], head=3)
+        assert isinstance(reply, dict) and reply["code"] == 0
+        assert time.monotonic() - started < 5
+    assert orc_hits(bridge) == 29
