@@ -146,10 +146,16 @@ class Stat(msgspec.Struct, frozen=True):
 
 
 class ActionInfo(msgspec.Struct, frozen=True):
-    """One action of a ruleset's table, as `skirmish rules RULESET` lists it."""
+    """One action of a ruleset's table, as `skirmish rules RULESET` lists it.
+
+    ``takes``: the flags and details of `declare` (by name, as ``flags`` and ``details``
+    key them) this action reads, so a surface asks for those alone (the GM's page shows an
+    attack's target and bonus, not a move's pace); None: it may read any of them, as an
+    action declared before rulesets said so does."""
 
     cost: str  # what it costs in the ruleset's budget, in its own words: "2-4 AP", "30-50 %"
     doc: str
+    takes: tuple[str, ...] | None = None
 
 
 class Detail(msgspec.Struct, frozen=True):

@@ -695,11 +695,14 @@ class ApCountdown(GoesDown, Rules[ApState]):
             name: ActionInfo(
                 f"{low} AP" if low == high else f"{low}+ AP" if high is None else f"{low}-{high} AP",
                 "faster than its maximum at -25 per AP" if high is not None and high > low else "the table's cost",
+                ("ap", "target", "trigger"),  # _declare: the cost, the aim, a held action's trigger
             )
             for name, (low, high) in ACTIONS.items()
         },
-        "move": ActionInfo("no AP", "change pace: --pace walk|run|... --penalty N (1 pace change a count)"),
-        "parry": ActionInfo("no AP", "--amount N before the first action of the round; binds a melee attack"),
+        "move": ActionInfo("no AP", "change pace: --pace walk|run|... --penalty N (1 pace change a count)",
+                           ("pace", "penalty")),  # _move
+        "parry": ActionInfo("no AP", "--amount N before the first action of the round; binds a melee attack",
+                            ("amount", "target")),  # _parry: the bonus, and the attacker it binds
     }
     details: dict[str, Detail] = {}  # every input has its own flag
     flags = {

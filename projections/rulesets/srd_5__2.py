@@ -166,29 +166,39 @@ DAMAGE_TYPES = frozenset({
     "psychic", "radiant", "slashing", "thunder",
 })
 USES = ("action", "bonus", "reaction", "legendary", "ready")
+# What `declare` reads for each action (ActionInfo.takes), as _declare and the helpers it
+# calls read them: how the action is taken (`as`; a legendary use's `cost`, a Bonus
+# Action's `by`) for the actions of §4, and each action's own inputs.
+_USE = ("as", "cost", "by")
+_ACT = (*_USE, "target", "recharge")  # an action of §4 with no inputs of its own (Acted's target and recharge)
 ACTIONS: dict[str, ActionInfo] = {
     "attack": ActionInfo("action", "--target WHO --with hit=N --with damage=1d6+2 --with type=T: one attack roll "
-                         "(§4, §6)"),
-    "dash": ActionInfo("action", "extra movement equal to its Speed this turn (§4)"),
-    "disengage": ActionInfo("action", "no opportunity attacks from its movement this turn (§4, §5)"),
-    "dodge": ActionInfo("action", "attacks against it: Disadvantage until its next turn starts (§4)"),
+                         "(§4, §6)",
+                         ("target", "hit", "damage", "type", "extra", "adjust", "range", "cover", "adv", "dis",
+                          "opportunity", "knockout", "recharge", *_USE)),
+    "dash": ActionInfo("action", "extra movement equal to its Speed this turn (§4)", _ACT),
+    "disengage": ActionInfo("action", "no opportunity attacks from its movement this turn (§4, §5)", _ACT),
+    "dodge": ActionInfo("action", "attacks against it: Disadvantage until its next turn starts (§4)", _USE),
     "help": ActionInfo("action", "--target ENEMY: an ally's next attack on it has Advantage; a dying ally: "
-                       "DC 10 Wis (Medicine) to stabilise (§4, §9)"),
-    "hide": ActionInfo("action", "--with bonus=N: DC 15 Dex (Stealth); Invisible while hidden (§4)"),
-    "influence": ActionInfo("action", "a Cha or Wis check (§4)"),
-    "magic": ActionInfo("action", "--with spell=NAME [--with concentration=yes] [--with recharge=yes] (§4, §11)"),
+                       "DC 10 Wis (Medicine) to stabilise (§4, §9)", ("target", "bonus", *_USE)),
+    "hide": ActionInfo("action", "--with bonus=N: DC 15 Dex (Stealth); Invisible while hidden (§4)", ("bonus", *_USE)),
+    "influence": ActionInfo("action", "a Cha or Wis check (§4)", _ACT),
+    "magic": ActionInfo("action", "--with spell=NAME [--with concentration=yes] [--with recharge=yes] (§4, §11)",
+                        ("spell", "concentration", *_ACT)),
     "ready": ActionInfo("action", "--trigger TEXT --with then=ACTION: held until it fires (`resolve`) or its next "
-                        "turn starts (§4)"),
-    "search": ActionInfo("action", "a Wis check (§4)"),
-    "study": ActionInfo("action", "an Int check (§4)"),
-    "utilize": ActionInfo("action", "use an object that needs an action (§4)"),
-    "move": ActionInfo("movement", "--amount FEET [--with terrain=difficult|crawl]: split around the action (§3)"),
-    "stand": ActionInfo("half Speed", "stand up from Prone (§3)"),
-    "prone": ActionInfo("free", "drop Prone (not at Speed 0) (§3)"),
-    "interact": ActionInfo("free", "one free object interaction a turn; a second is Utilize (§3)"),
-    "bonus": ActionInfo("Bonus Action", "--with by=WHAT grants it (§3)"),
-    "legendary": ActionInfo("legendary use", "after another creature's turn [--with cost=N] (§14)"),
-    "lair": ActionInfo("lair action", "at count 20 under option lair=count-20 (§14)"),
+                        "turn starts (§4)", ("trigger", "then", "spell", *_USE)),
+    "search": ActionInfo("action", "a Wis check (§4)", _ACT),
+    "study": ActionInfo("action", "an Int check (§4)", _ACT),
+    "utilize": ActionInfo("action", "use an object that needs an action (§4)", _ACT),
+    "move": ActionInfo("movement", "--amount FEET [--with terrain=difficult|crawl]: split around the action (§3)",
+                       ("amount", "terrain", "as", "cost")),  # as=ready: a readied move fired
+    "stand": ActionInfo("half Speed", "stand up from Prone (§3)", ()),
+    "prone": ActionInfo("free", "drop Prone (not at Speed 0) (§3)", ()),
+    "interact": ActionInfo("free", "one free object interaction a turn; a second is Utilize (§3)", ()),
+    "bonus": ActionInfo("Bonus Action", "--with by=WHAT grants it (§3)", ("by",)),
+    "legendary": ActionInfo("legendary use", "after another creature's turn [--with cost=N] (§14)",
+                            ("cost", "spell", "target")),
+    "lair": ActionInfo("lair action", "at count 20 under option lair=count-20 (§14)", ()),
 }
 ACTION_NAMES = frozenset({"attack", "dash", "disengage", "dodge", "help", "hide", "influence", "magic", "ready",
                           "search", "study", "utilize"})
