@@ -19,15 +19,15 @@ from skirmish.projections.ruleset import Ruleset
 def add_imported(ctx: typer.Context, entry: Any, ruleset: Ruleset[Any], side: str | None, typed: dict[str, str],
                  count: int, hp: str, faces: Mapping[str, tuple[int, ...]]) -> None:
     """`add NAME --from FILE.json`: a line for each field not mapped, then the command."""
-    from skirmish.cli.app import say
-    from skirmish.cli.main import _execute
+    from skirmish.cli import table
+    from skirmish.cli.app import invocation, say
     from skirmish.projections.imports.bring import add_from
 
     brought = add_from(entry, ruleset, side, typed, count, hp, faces)
     for line in brought.lines:
         say(line)
     for command in brought.commands:
-        _execute(ctx, command)
+        table.execute(invocation(ctx), command)
 
 
 def new_with(run: Any, name: str, rules: str, options: dict[str, str], seed: int | None, carry: str | None,

@@ -211,6 +211,11 @@ class Session:
                            "no --db, --encounter or --on (`use NAME` moves it, `switch NAME` its branch)", False)
         if name == "use":
             return self._use(line, words, started)
+        if name == "encounters" and len(words) == 1:
+            rows = self.log_file.encounters()
+            listed = "".join(f"{'*' if row.name == self.pinned else ' '} {row.name}  ({row.ruleset}, {row.created_at[:16]})\n"
+                             for row in rows)
+            return Outcome(line, 0, listed, "", False, time.perf_counter() - started)
         try:
             parsed = parse(words, lambda: self.encounter().ruleset)
         except SkirmishError as exc:
@@ -346,14 +351,18 @@ class Completer:
         return []
 
     def _own_flags(self, command: str) -> list[_Param]:
-        """The flags of the encounter's ruleset's own on this command (cli/app.py, TableCommand)."""
-        from skirmish.cli.app import own_options
+        """The flags of the encounter's ruleset's own on this command (``Ruleset.flags``)."""
+        from skirmish.projections.door.words import SPECS, ruleset_flags
 
+        spec = SPECS.get(command)
+        if spec is None or spec.table is None:
+            return []
         try:
             ruleset = self.session.encounter().ruleset
         except SkirmishError:
             return []
-        return [_Param(p.name or "", tuple(p.opts), not p.is_flag, None) for p in own_options(ruleset, command)]
+        return [_Param(option.dest, (flag,), option.kind is not bool, None)
+                for flag, option in ruleset_flags(ruleset, spec.table).items()]
 
     def _names(self, completion: object) -> list[str]:
         from skirmish.cli import complete
@@ -371,36 +380,29 @@ def _starting(words: Iterable[str], incomplete: str) -> list[str]:
     return [w for w in words if w.lower().startswith(typed)]
 
 
+# What completes a command's argument or option, by its name in the one parser's specs
+# (projections/door/words.py): the names of cli/complete.py's completions.
+_ARGUMENT_WORDS = {"who": "combatants", "action": "actions", "kind": "effects", "a": "branches", "b": "branches"}
+_OPTION_WORDS = {"--target": "combatants", "--on": "combatants", "--for": "combatants"}
+_BY_COMMAND = {("switch", "name"): "branches", ("use", "name"): "encounters"}
+
+
 def _command_params() -> dict[str, list[_Param]]:
-    """Every command's arguments and flags, as `skirmish` parses them, with the completion
-    callback each declares (read from the commands' annotations)."""
-    import typing
+    """Every command the console runs, with its arguments and flags as the one parser reads
+    them (projections/door/words.py SPECS) and what completes each."""
+    from skirmish.cli import complete
+    from skirmish.projections.door.words import SPECS, Spec, shared_flags
 
-    import typer
+    def words(name: str | None) -> object:
+        return getattr(complete, name) if name else None
 
-    from skirmish.cli import main  # noqa: F401 - registers the commands on the app
-    from skirmish.cli.app import app, command_name
-
-    group = typer.main.get_command(app)
-    callbacks = {
-        command_name(info): info.callback
-        for info in app.registered_commands
-    }
+    specs = {**SPECS, "use": Spec([("name", str)]), "encounters": Spec()}
     out: dict[str, list[_Param]] = {}
-    for name, command in getattr(group, "commands", {}).items():
-        if name in REFUSED:
-            continue
-        hints: dict[str, object] = {}
-        callback = callbacks.get(name)
-        if callback is not None:
-            for key, hint in typing.get_type_hints(callback, include_extras=True).items():
-                for extra in getattr(hint, "__metadata__", ()):
-                    if getattr(extra, "autocompletion", None) is not None:
-                        hints[key] = extra.autocompletion
-        params = []
-        for p in command.params:
-            flags = tuple(o for o in p.opts if o.startswith("-"))
-            takes = not getattr(p, "is_flag", False) if flags else True
-            params.append(_Param(p.name or "", flags, takes, hints.get(p.name or "")))
-        out[name] = params
+    for command, spec in specs.items():
+        params = [_Param(key, (), True, words(_BY_COMMAND.get((command, key)) or _ARGUMENT_WORDS.get(key)))
+                  for key, _kind in spec.arguments]
+        options = {**spec.options, **(shared_flags(spec.table) if spec.table is not None else {})}
+        params += [_Param(option.dest, (flag,), option.kind is not bool, words(_OPTION_WORDS.get(flag)))
+                   for flag, option in options.items()]
+        out[command] = params
     return dict(sorted(out.items()))

@@ -121,7 +121,7 @@ def _read(log_file: LogFile, enc: Encounter, request: r.Anything) -> Result:
         from skirmish.projections.text.board import render_state
 
         view = enc.view(request.at)
-        lines = render_state(view).split("\n")
+        lines = render_state(view, wide=request.wide).split("\n")
         if line := hidden_line(enc, view.at):
             lines.append(line)
         return Result(kind="read", lines=lines, data=state_json(view))

@@ -68,6 +68,7 @@ class Verify(Request, frozen=True, kw_only=True, tag="verify"):
 
 class State(Request, frozen=True, kw_only=True, tag="state"):
     at: int | None = None
+    wide: bool = False  # every figure of the ruleset, not only the 80-column core
 
 
 class Log(Request, frozen=True, kw_only=True, tag="log"):

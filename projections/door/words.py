@@ -391,7 +391,7 @@ _BUILD: dict[str, Callable[[dict[str, Any], dict[str, Any]], r.Anything]] = {
     "why": lambda a, v: r.Why(who=a["who"], figure=a.get("figure"), limit=v["limit"]),
     "diff": lambda a, v: r.Diff(a=a["a"], b=a["b"]),
     "verify": lambda a, v: r.Verify(expect=v["expect"]),
-    "state": lambda a, v: r.State(at=v["at"]),
+    "state": lambda a, v: r.State(at=v["at"], wide=bool(v["wide"])),
     "log": lambda a, v: r.Log(limit=v["limit"], start=v["start"], every=bool(v["every"])),
     "branches": lambda a, v: r.Branches(),
     "replay": lambda a, v: r.Replay(start=v["start"], to=v["to"]),

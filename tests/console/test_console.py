@@ -272,7 +272,8 @@ def test_completion_of_a_half_typed_line(tmp_path: Path) -> None:
             "declare Kara melee-attack --target 'Goblin 1'", "declare Kara melee-attack --target 'Goblin 2'"]
         assert "effect Kara bleeding" in complete("effect Kara blee")
         assert complete("switch m") == ["switch main"]
-        assert complete("new x --rules crisi") == ["new x --rules crisis"]
+        assert complete("use Bri") == ["use Bridge"]
+        assert complete("ne") == ["next"]  # `new` is the shell's: the console plays its encounter's commands
         assert complete("nosuchcommand ") == []
         assert not any(c.startswith("play") for c in complete("pla"))  # not inside the console
     finally:
