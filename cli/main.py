@@ -524,11 +524,13 @@ def run(ctx: typer.Context, script: Annotated[Path, typer.Argument(help="A file 
         raise BadInput(f"{script} is not a text file (UTF-8) of skirmish commands") from None
     # The whole script is read before anything runs: a line that cannot be parsed
     # leaves the database as it was.
+    from skirmish.projections.door.words import split_line
+
     steps: list[tuple[int, list[str]]] = []
     for number, line in enumerate(lines, 1):
         try:
-            words = shlex.split(line, comments=True)
-        except ValueError as exc:
+            words = split_line(line)  # linear in the line, and bounded (projections/door/words.py)
+        except SkirmishError as exc:
             raise BadInput(f"{script}:{number}: {exc}") from None
         if words and words[0] == "skirmish":
             words = words[1:]

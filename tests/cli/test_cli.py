@@ -378,7 +378,7 @@ def test_verify_expect_compares_a_noted_digest(cli: Cli) -> None:
 def test_run_reads_the_whole_script_before_running_any_of_it(cli: Cli, tmp_path: Path) -> None:
     script = tmp_path / "broken.skirmish"
     script.write_text("new 'Half fight' --rules ap-countdown\nadd 'Unclosed --stat qu=1\n")
-    assert cli.fails("run", str(script)) == f"Error: {script}:2: No closing quotation"
+    assert cli.fails("run", str(script)) == f'Error: {script}:2: a quote is not closed (quote names with spaces: "Goblin 1")'
     assert not Path(cli.db).exists() or "Half fight" not in cli.ok("encounters")
     elsewhere = tmp_path / "elsewhere.skirmish"
     elsewhere.write_text("new 'Half fight' --rules ap-countdown\nstate --db other.db\n")
