@@ -21,8 +21,8 @@ players' page is not sent the amend (its branch is not the one the page is serve
 
 Then, for the first round of each sample (samples/*.skirmish, the same lines the page
 tests play by taps), the presses on the GM's page against the CLI's keystrokes: a button
-is one tap, a list (who, action, target) two (open, pick), a typed field its characters
-plus one; the CLI, every character of the line and Enter (no completion).
+is one tap, a list (who, action, target, an effect, whose dice) two (open, pick), a typed
+field its characters plus one; the CLI, every character of the line and Enter (no completion).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from benchmarks.fight import generate
 from benchmarks.run import _count
 
 ROOT = Path(__file__).resolve().parents[1]
-SELECTS = {"who", "action", "--target"}
+SELECTS = {"who", "action", "kind", "--target"}  # picked from a list
 ARITY = {"declare": ("who", "action"), "resolve": ("who",), "cancel": ("who",), "effect": ("who", "kind")}
 
 
@@ -146,8 +146,8 @@ def measure(db: str, changes: int, audience: str, script: str) -> dict[str, dict
             before = {page: len(r.frames) for page, r in readers.items()}
             if how == "tap":
                 started = time.perf_counter()
-                reply = _call(port, token, "POST", "/gm/run", {"words": words, "branch": on, "head": head})
-                assert reply["code"] == 0, reply
+                reply = _call(port, token, "POST", "/gm/run", typed(words, on, head))
+                assert reply["result"]["kind"] != "refused", reply
                 if words[0] == "switch":
                     on = words[1]
             else:
@@ -174,6 +174,17 @@ def measure(db: str, changes: int, audience: str, script: str) -> dict[str, dict
     return out
 
 
+def typed(words: list[str], branch: str, head: int) -> dict[str, Any]:
+    """A tap as the GM's page posts it: the typed request the words stand for (read by the
+    one parser), the board it was tapped on, and a fresh tap id."""
+    import secrets
+
+    from skirmish.projections.door import requests as r
+    from skirmish.projections.door.words import parse
+
+    return {"command": r.to_json(parse(words).request), "branch": branch, "head": head, "tap": secrets.token_hex(8)}
+
+
 def _call(port: int, token: str, method: str, path: str, body: object = None) -> dict[str, Any]:
     import json
 
@@ -193,9 +204,9 @@ def taps(port: int, token: str, count: int) -> list[float]:
     took = []
     for _ in range(count):
         started = time.perf_counter()
-        reply = _call(port, token, "POST", "/gm/run", {"words": ["damage", name, "1"], "branch": board["branch"], "head": board["head"]})
+        reply = _call(port, token, "POST", "/gm/run", typed(["damage", name, "1"], board["branch"], board["head"]))
         took.append(time.perf_counter() - started)
-        assert reply["code"] == 0, reply
+        assert reply["result"]["kind"] != "refused", reply
         board = reply["frame"]["board"]
         time.sleep(0.5)
     return took
@@ -290,18 +301,24 @@ def painted(db: str, script: str, audience: str, changes: int) -> list[float]:
 
 
 def widgets(ruleset_id: str) -> dict[tuple[str, str], str]:
-    """How the GM's page asks each field of each form, as gm.js makes it from the ruleset's
-    declared inputs: "tick" (a switch, a detail of one value), "list" (a detail's choices,
-    a target) or "type"."""
+    """How the GM's page asks each field of each form, as gm.js makes it from
+    projections/page/gm_data.py, keyed by the field's word on the command line: "tick" (a
+    switch, a detail of one value), "list" (a choice, a combatant, an action, an effect) or
+    "type"."""
     from skirmish.projections.page.gm_data import inputs
-    from skirmish.projections.ruleset import get_ruleset
+    from skirmish.projections.ruleset import flag_name, get_ruleset
 
+    ruleset = get_ruleset(ruleset_id)
     out = {}
-    for form in inputs(get_ruleset(ruleset_id)).forms:
+    for form in inputs(ruleset).forms:
         for f in form.fields:
-            flag = f"--with {f.key}" if f.flag == "--with" else f.flag
-            one = f.flag == "--with" and len(f.choices) == 1
-            out[form.command, flag] = "tick" if f.kind == "switch" or one else "list" if f.choices or f.flag == "--target" else "type"
+            asked = "tick" if f.kind == "switch" else "list" if f.kind == "choice" or f.picker else "type"
+            if f.goes == "field":
+                out[form.type, flag_name(f.key)] = asked
+            elif f.goes == "detail":
+                out[form.type, f"--with {f.key}"] = asked
+                if f.key in ruleset.flags:  # a flag of the ruleset's own, typed `--NAME`, sent in details
+                    out[form.type, f"--{f.key}"] = asked
     return out
 
 
@@ -343,8 +360,10 @@ def presses(words: list[str], asked: dict[tuple[str, str], str] | None = None) -
             others.append(rest[at])
             at += 1
     count += _fields(command, others, asked)
-    if dice:
-        count += len(" ".join(dice)) + 1
+    for row, item in enumerate(dice):  # a row each: "+ dice" past the first, whose (a list), the faces typed
+        key, _, faces = item.rpartition("=")
+        other = ":" in key or key.endswith("-reroll")  # a key the ruleset names (dmg:NAME), typed after "another key"
+        count += (1 if row else 0) + 2 + (len(key) + 1 if other else 0) + len(faces) + 1
     return count + 1  # the form's button
 
 

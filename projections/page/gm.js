@@ -1,7 +1,10 @@
 // The GM's page of `skirmish serve`: the board, and every command by taps. Each tap posts
-// the words of the command line it stands for; the server runs them as the console runs a
-// typed line (cli/gm_server.py). Every text of the log is set with textContent. The forms
-// are made from the ruleset's declared inputs: no ruleset is named here.
+// one typed request, {"type": TAG, ...its fields} (projections/door/requests.py), with the
+// board it was decided on and an id of the tap; the server runs it through the library and
+// answers what it did (cli/gm_server.py). The forms are made from the typed commands and
+// the ruleset's declared inputs (projections/page/gm_data.py): no ruleset is named here, no
+// command line is built, and every sentence shown is the server's. Every text of the log
+// is set with textContent.
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
@@ -23,16 +26,26 @@
   }
 
   let inputs = null, frame = null, timeline = [], chosen = "", amount = "", stream = null;
+  const OTHER = "\u0000other";  // the value of "another key" / "the GM's own" in a list
 
   function problem(text) {
     $("problem").hidden = !text;
     $("problem").textContent = text || "";
   }
 
-  function show(reply) {
+  // What a request did, in the server's sentences; a tap the server had done already (a
+  // double tap, a retry whose first answer was lost) says so, not as a refusal.
+  function show(result, repeated) {
     const box = $("reply");
-    box.classList.toggle("refused", reply.code !== 0);
-    box.textContent = (reply.code === 0 ? reply.out : reply.err).trim();
+    const refused = result.kind === "refused";
+    box.classList.toggle("refused", refused);
+    box.classList.toggle("repeated", Boolean(repeated) && !refused);
+    const text = refused ? result.error : (result.lines || []).join("\n");
+    box.textContent = repeated && !refused ? (result.kind === "recorded" ? "Already recorded: " : "Already done: ") + text : text;
+  }
+
+  function refuse(text) {
+    show({ kind: "refused", error: text }, false);
   }
 
   async function load() {
@@ -60,7 +73,7 @@
   // A frame: the board whole, and the events of the branch after the last one this page
   // holds (or the whole timeline when `after` is null).
   function apply(next) {
-    if (frame && next.seq <= frame.seq) return;
+    if (!next || (frame && next.seq <= frame.seq)) return;
     const t = next.timeline;
     if (t.after === null) {
       timeline = t.events.slice();
@@ -70,7 +83,7 @@
       timeline = timeline.slice(0, at + 1).concat(t.events);
     }
     frame = next;
-    render();
+    if (inputs) render();
   }
 
   function bar(vital) {
@@ -81,27 +94,21 @@
     return "#".repeat(full) + ".".repeat(cells - full) + " " + vital.value + "/" + vital.maximum;
   }
 
-  // The moment as the state's first line says it (text/board.py clock_label and who_acts),
-  // in sentences: "Round 1, count 35. Now: Hauser. Next: Orc."; nobody acting, no "Now";
-  // a round under way with nobody after, "Next: the end of the round."
-  function clockLine(c) {
-    let label = c.moment || "before the first " + c.unit;
-    if (c.round !== 0) {
-      const numbered = c.unit + " " + c.round;
-      label = new RegExp("(^|[^A-Za-z0-9_])" + numbered + "($|[^A-Za-z0-9_])").test(c.moment.toLowerCase())
-        ? c.moment : numbered + (c.moment ? ", " + c.moment : "");
-    }
-    let line = label.charAt(0).toUpperCase() + label.slice(1) + ".";
-    if (c.now && c.now.length) line += " Now: " + c.now.join(", ") + ".";
-    if (c.next && c.next.length) line += " Next: " + c.next.join(", ") + ".";
-    else if (c.running) line += " Next: the end of the " + c.unit + ".";
-    return line;
+  // A list's options, keeping what was picked when it is still there.
+  function fill(select, values, first, last) {
+    const was = select.value;
+    select.replaceChildren(...(first ? [el("option", first[1], { value: first[0] })] : []),
+      ...values.map((v) => el("option", v, { value: v })), ...(last ? [el("option", last[1], { value: last[0] })] : []));
+    const kept = Array.from(select.options).some((o) => o.value === was);
+    if (kept) select.value = was;
+    return kept;
   }
 
   function render() {
     const b = frame.board;
-    $("where").textContent = b.encounter + " (" + b.ruleset + "), branch " + b.branch + ", #" + b.head;
-    $("clock").textContent = clockLine(b.clock);
+    const said = frame.said || { clock: "", where: "", pending: [] };
+    $("where").textContent = said.where;
+    $("clock").textContent = said.clock;
     const order = $("order");
     order.replaceChildren();
     for (const f of b.combatants) {
@@ -127,12 +134,7 @@
       order.append(li);
     }
     const pending = $("pending");
-    pending.replaceChildren();
-    for (const p of b.pending) {
-      pending.append(el("li", p.who + ": " + p.action + (p.target ? " at " + p.target : "") +
-        (p.resolves !== null && p.resolves !== undefined ? ", resolves " + p.resolves : "")));
-    }
-    if (!b.pending.length) pending.append(el("li", "none"));
+    pending.replaceChildren(...said.pending.map((line) => el("li", line)));
     $("undo").textContent = frame.undo ? "Undo: " + frame.undo : "Undo";
     $("undo").disabled = !frame.undo;
     $("redo").textContent = frame.redo ? "Redo: " + frame.redo : "Redo";
@@ -144,7 +146,7 @@
       li.append(el("span", name + " at #" + head + (name === b.branch ? " (playing)" : "")));
       const go = el("button", "Switch to " + name, { type: "button" });
       go.disabled = name === b.branch;
-      go.addEventListener("click", () => send(["switch", name]));
+      go.addEventListener("click", () => send({ type: "switch", name: name }));
       li.append(go);
       branches.append(li);
     }
@@ -153,7 +155,7 @@
     for (const [id, text] of timeline.slice().reverse()) {
       const li = el("li");
       const explain = el("button", "#" + id, { type: "button", "aria-label": "Explain event " + id });
-      explain.addEventListener("click", () => send(["explain", String(id)]));
+      explain.addEventListener("click", () => send({ type: "explain", event: id }));
       // Step back: a what-if from this event (the branch form, filled; the GM names it).
       const fork = el("button", "Branch here", { type: "button", "aria-label": "Branch from event " + id });
       fork.addEventListener("click", () => {
@@ -164,12 +166,21 @@
       li.append(explain, el("span", text), fork);
       list.append(li);
     }
+    // The lists that name a combatant or an effect follow the board.
     const names = b.combatants.map((f) => f.name);
-    for (const select of document.querySelectorAll("select[data-names]")) {
-      const was = select.value;
-      select.replaceChildren(...(select.dataset.names === "optional" ? [el("option", "(none)", { value: "" })] : []),
-        ...names.map((n) => el("option", n, { value: n })));
-      select.value = names.includes(was) ? was : (select.dataset.names === "optional" ? "" : (chosen || names[0] || ""));
+    for (const select of document.querySelectorAll("select[data-picker='combatant']")) {
+      const optional = select.dataset.required !== "true";
+      if (!fill(select, names, optional ? ["", "(none)"] : null) && !optional && chosen) select.value = chosen;
+    }
+    for (const select of document.querySelectorAll("select[data-roll='key']")) {
+      fill(select, names, null, [OTHER, "another key..."]);
+    }
+    const own = inputs.effects.map((e) => e.name);
+    const onBoard = [];
+    for (const f of b.combatants) for (const e of f.effects || []) if (!own.includes(e.kind) && !onBoard.includes(e.kind)) onBoard.push(e.kind);
+    for (const select of document.querySelectorAll("select[data-picker='effect']")) {
+      fill(select, own.concat(onBoard), null, [OTHER, "the GM's own..."]);
+      select.dispatchEvent(new Event("change"));
     }
     $("who").hidden = !chosen || !names.includes(chosen);
     const picked = b.combatants.find((f) => f.name === chosen);
@@ -180,198 +191,300 @@
     chosen = chosen === name ? "" : name;
     amount = "";
     $("amount").textContent = "0";
-    for (const select of document.querySelectorAll("select[data-names='who']")) if (chosen) select.value = chosen;
+    for (const select of document.querySelectorAll("select[data-picker='combatant'][data-required='true']")) if (chosen) select.value = chosen;
     render();
     // On a phone the pad is under the board: bring it to the thumb (on a laptop it is in view).
     if (chosen) $("who").scrollIntoView({ block: "nearest" });
   }
 
-  async function send(words) {
-    document.body.dataset.busy = "1";
-    try {
-      return await post(words);
-    } finally {
-      document.body.dataset.busy = "0";
-    }
+  // --- a tap: one typed request, its tap id, its answer -----------------------------------
+  const TRIES = 3;  // a request the network lost is sent again, with the same tap id
+  let queue = Promise.resolve(), last = null, waiting = 0;
+
+  function freshId() {
+    const bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return Array.from(bytes, (x) => x.toString(16).padStart(2, "0")).join("");
   }
 
-  async function post(words) {
-    if (!frame) return false;
-    let answer;
-    try {
-      answer = await fetch("/gm/run", {
-        method: "POST", cache: "no-store",
-        headers: { "Content-Type": "application/json", "X-Skirmish-Token": token },
-        body: JSON.stringify({ words: words, branch: frame.board.branch, head: frame.board.head }),
-      });
-    } catch (e) {
-      show({ code: 1, out: "", err: "Error: the server cannot be reached (" + e + ")" });
+  function busy(step) {
+    waiting += step;
+    document.body.dataset.busy = waiting > 0 ? "1" : "0";
+  }
+
+  const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+
+  // A tap's id: the same request on the same board as the tap before it is that tap again
+  // (a double tap, a tap again after no answer came), which the server does once; anything
+  // else is a fresh tap. A read is never done "already": it is asked afresh.
+  function tapId(command, branch, head) {
+    const key = JSON.stringify([command, branch, head]);
+    if (inputs.reads.includes(command.type)) return freshId();
+    if (!last || last.key !== key) last = { key: key, id: freshId() };
+    return last.id;
+  }
+
+  // Posted one after the other, in the order tapped, each with the board it was tapped on.
+  function send(command) {
+    if (!frame) return Promise.resolve(false);
+    const branch = frame.board.branch, head = frame.board.head;
+    const tap = tapId(command, branch, head);
+    const body = JSON.stringify({ command: command, branch: branch, head: head, tap: tap });
+    busy(1);
+    const done = queue.then(() => deliver(body, tap)).then((ok) => { busy(-1); return ok; },
+      (e) => { busy(-1); refuse("the page could not read the server's answer (" + e + ")"); return false; });
+    queue = done;
+    return done;
+  }
+
+  async function deliver(body, tap) {
+    let answer = null, failure = null;
+    for (let attempt = 1; attempt <= TRIES && answer === null; attempt++) {
+      try {
+        answer = await fetch("/gm/run", {
+          method: "POST", cache: "no-store",
+          headers: { "Content-Type": "application/json", "X-Skirmish-Token": token }, body: body,
+        });
+      } catch (e) {
+        failure = e;
+        if (attempt < TRIES) await pause(400 * attempt);
+      }
+    }
+    if (answer === null) {
+      refuse("the server cannot be reached (" + failure + "); tap again: a tap it did already is not done twice");
       return false;
     }
-    if (answer.status === 403) {
-      show({ code: 1, out: "", err: "Error: " + (await answer.text()).trim() });
+    const json = (answer.headers.get("content-type") || "").startsWith("application/json");
+    const reply = json ? await answer.json() : null;
+    if (!reply || !reply.result) {
+      refuse(json ? "the server's answer is not one this page reads (" + answer.status + ")" : (await answer.text()).trim());
       return false;
     }
-    const reply = await answer.json();
     if (reply.frame) apply(reply.frame);
-    show(reply);
-    return reply.code === 0;
+    show(reply.result, reply.repeated);
+    const ok = reply.result.kind !== "refused";
+    if (!ok && last && last.id === tap) last = null;  // corrected and tapped again, it is a new tap
+    return ok;
   }
 
-  // --- the forms, from what the ruleset declares ------------------------------------------
-  // The GM's dice as typed: KEY=FACES items, a key may hold spaces ("Goblin 2=17 dmg:Goblin 2=3",
-  // "Hauser=6,8 Orc=5,5"). What is not such an item goes to the server as it is, which
-  // refuses it in the command line's own words.
-  function rollWords(text) {
-    const item = /\s*([^=;]+?)\s*=\s*(\d+(?:\s*,\s*\d+)*)\s*;?/g;
-    const out = [];
-    for (const m of text.matchAll(item)) out.push("--roll", m[1] + "=" + m[2].replace(/\s+/g, ""));
-    if (text.replace(item, "").trim()) out.push("--roll", text.trim());
-    return out;
+  // --- the forms, from the typed commands and what the ruleset declares ---------------------
+  function refusal(text) {
+    const e = new Error(text);
+    e.refusal = true;
+    return e;
   }
 
-  // A form whose words are a combatant and an amount is the number pad's (damage, heal):
-  // its fields are set under the pad, as taps (a choice of the ruleset's list, a switch).
-  const onPad = (f) => f.arguments.length === 2 && f.arguments[0] === "who" && f.arguments[1] === "amount";
+  function whole(text, label) {
+    const t = text.trim();
+    if (!/^[+-]?[0-9]+$/.test(t)) throw refusal(label + " takes a whole number, not \"" + t + "\"");
+    return Number(t);
+  }
+
+  // Dice faces as typed, "6,8": numbers, or the tap is refused here (and by the server).
+  function faces(text, key) {
+    const items = text.split(",").map((s) => s.trim());
+    if (!items.every((s) => /^[0-9]+$/.test(s))) {
+      throw refusal("the dice of " + key + " take faces as numbers, e.g. 6,8; not \"" + text.trim() + "\"");
+    }
+    return items.map(Number);
+  }
+
+  // The GM's dice: rows of whose (a combatant, or another key the ruleset names) and faces.
+  function diceInput(f, tag) {
+    const box = el("div", null, { class: "dice wide", "data-goes": "roll" });
+    box.title = f.doc;
+    const rows = [];
+    const addRow = () => {
+      const row = el("div", null, { class: "roll" });
+      const key = el("select", null, { "data-roll": "key", "aria-label": f.label + ": whose" });
+      const other = el("input", null, { "data-roll": "other", autocomplete: "off", "aria-label": f.label + ": the key", hidden: "" });
+      const typed = el("input", null, { "data-roll": "faces", autocomplete: "off", inputmode: "numeric", "aria-label": f.label + ": faces" });
+      typed.placeholder = "faces, e.g. 6,8";
+      key.addEventListener("change", () => { other.hidden = key.value !== OTHER; });
+      if (frame) fill(key, frame.board.combatants.map((c) => c.name), null, [OTHER, "another key..."]);
+      row.append(key, other, typed);
+      rows.push({ row: row, key: key, other: other, typed: typed });
+      box.insertBefore(row, more);
+    };
+    const more = el("button", "+ dice", { type: "button", "data-roll": "more" });
+    more.addEventListener("click", addRow);
+    box.append(el("span", f.label, { class: "caption" }), more);
+    if (f.key) {  // one key of its own (`roll`'s faces): no whose
+      const typed = el("input", null, { "data-roll": "faces", autocomplete: "off", inputmode: "numeric", "aria-label": f.label });
+      typed.placeholder = "e.g. 4,5";
+      more.remove();
+      box.append(typed);
+      return {
+        field: f, node: box,
+        read: () => { const t = typed.value.trim(); if (!t) return undefined; const o = {}; o[f.key] = faces(t, f.key); return o; },
+        reset: () => { typed.value = ""; },
+      };
+    }
+    addRow();
+    return {
+      field: f, node: box,
+      read: () => {
+        const out = {};
+        let given = false;
+        for (const r of rows) {
+          const t = r.typed.value.trim();
+          if (!t) continue;
+          const key = r.key.value === OTHER ? r.other.value.trim() : r.key.value;
+          if (!key) throw refusal("whose are the dice " + t + "? pick a combatant or type the key");
+          if (Object.prototype.hasOwnProperty.call(out, key)) throw refusal("the dice of " + key + " are given twice");
+          out[key] = faces(t, key);
+          given = true;
+        }
+        return given ? out : undefined;
+      },
+      reset: () => {
+        rows.splice(1).forEach((r) => r.row.remove());
+        rows[0].typed.value = "";
+        rows[0].other.value = "";
+      },
+    };
+  }
+
+  // One field of a form made for taps: a list to pick from (a combatant, an action, an
+  // effect, a ruleset's choices), a box to tick (a switch), else a box to type in.
+  function input(f, tag) {
+    if (f.goes === "roll") return diceInput(f, tag);
+    const label = el("label", f.label);
+    label.title = f.doc;
+    const data = { "data-key": f.key, "data-goes": f.goes, name: f.key };
+    let node, other = null;
+    if (f.picker === "combatant") {
+      node = el("select", null, Object.assign({ "data-picker": "combatant", "data-required": String(f.required) }, data));
+    } else if (f.picker === "action") {
+      node = el("select", null, Object.assign({ "data-picker": "action" }, data));
+      for (const a of inputs.actions) node.append(el("option", a.name + (a.cost ? " (" + a.cost + ")" : ""), { value: a.name, title: a.doc }));
+    } else if (f.picker === "effect") {
+      node = el("select", null, Object.assign({ "data-picker": "effect" }, data));
+      other = el("input", null, { "data-key": f.key, "data-own": "true", autocomplete: "off", "aria-label": "the GM's own effect", hidden: "" });
+    } else if (f.kind === "switch") {
+      node = el("input", null, Object.assign({ type: "checkbox" }, data));
+      label.classList.add("tick");
+    } else if (f.kind === "choice") {
+      node = el("select", null, data);
+      node.append(el("option", "(none)", { value: "" }), ...f.choices.map((c) => el("option", c, { value: c })));
+    } else {
+      node = el("input", null, Object.assign({ autocomplete: "off" }, data));
+      if (f.kind === "number") node.setAttribute("inputmode", "numeric");
+    }
+    if (node.type === "checkbox") label.prepend(node); else label.append(node);
+    if (other) label.append(other);
+    const read = () => {
+      if (node.type === "checkbox") {
+        if (!node.checked) return undefined;
+        return f.goes === "field" ? true : (f.choices[0] || "yes");
+      }
+      const text = other && node.value === OTHER ? other.value.trim() : node.value.trim();
+      if (!text) {
+        if (f.default !== null && f.default !== undefined) return f.default;
+        if (f.required) throw refusal("`" + f.label + "` is needed");
+        return undefined;
+      }
+      return f.kind === "number" ? whole(text, f.label) : text;
+    };
+    // After a write the fields are emptied (a target too: the next declaration names its
+    // own); who, the action and the effect stay.
+    const reset = () => {
+      if (node.type === "checkbox") node.checked = false;
+      else if (!f.picker || !f.required) node.value = "";
+      if (other) other.value = "";
+    };
+    return { field: f, node: label, control: node, other: other, read: read, reset: reset };
+  }
+
+  // The request a form's fields make: each value where its field says it goes.
+  function build(tag, parts) {
+    const command = { type: tag };
+    for (const p of parts) {
+      if (p.node.hidden) continue;
+      const value = p.read();
+      if (value === undefined) continue;
+      const f = p.field;
+      if (f.goes === "field") command[f.key] = value;
+      else if (f.goes === "type") command.type = value;
+      else {
+        const bag = f.goes === "roll" ? "rolls" : f.goes === "detail" ? "details" : "stats";
+        command[bag] = command[bag] || {};
+        if (f.goes === "roll") Object.assign(command[bag], value); else command[bag][f.key] = String(value);
+      }
+    }
+    return command;
+  }
+
+  // An action's form asks only what the action takes (ActionInfo.takes; null: anything).
+  function follow(parts) {
+    const action = parts.find((p) => p.field.picker === "action");
+    const kind = parts.find((p) => p.field.picker === "effect");
+    if (action) {
+      const show = () => {
+        const picked = inputs.actions.find((a) => a.name === action.control.value);
+        const takes = picked ? picked.takes : null;
+        for (const p of parts) {
+          if (p.field.goes === "roll" || p.field.required) continue;
+          p.node.hidden = takes !== null && !takes.includes(p.field.key);
+        }
+      };
+      action.control.addEventListener("change", show);
+      show();
+    }
+    if (kind) {  // the GM's own kind: typed, and marked as theirs
+      const custom = parts.find((p) => p.field.key === kind.field.own && p.field.kind === "switch");
+      kind.control.addEventListener("change", () => {
+        const own = kind.control.value === OTHER;
+        kind.other.hidden = !own;
+        if (custom) custom.control.checked = own;
+      });
+    }
+  }
+
   const padOptions = {};
 
-  // One field of a form, or of the pad, made for taps: a box to tick for a switch or a
-  // detail of one value ("yes"), a list to pick from for a detail's choices or a target,
-  // else a box to type in.
-  function field(f, prefix) {
-    const name = f.flag === "--with" ? f.key : f.flag.replace(/^--/, "");
-    const label = el("label", prefix ? prefix + ": " + name : name);
-    label.title = f.doc;
-    const one = f.flag === "--with" && f.choices && f.choices.length === 1;
-    let input;
-    if (f.kind === "switch" || one) {
-      input = el("input", null, { type: "checkbox" });
-      label.classList.add("tick");
-      label.prepend(input);
-    } else if (f.flag === "--target") {
-      input = el("select", null, { "data-names": "optional" });
-      label.append(input);
-    } else if (f.choices && f.choices.length) {
-      input = el("select");
-      input.append(el("option", "(none)", { value: "" }), ...f.choices.map((c) => el("option", c, { value: c })));
-      label.append(input);
-    } else {
-      input = el("input", null, { autocomplete: "off" });
-      if (f.kind === "number") input.setAttribute("inputmode", "numeric");
-      label.append(input);
-    }
-    input.dataset.flag = f.flag === "--with" ? "--with " + f.key : f.flag;
-    const words = () => {
-      if (input.type === "checkbox") {
-        if (!input.checked) return [];
-        return one ? ["--with", f.key + "=" + f.choices[0]] : [f.flag];
-      }
-      const v = input.value.trim();
-      if (!v) return [];
-      return f.flag === "--with" ? ["--with", f.key + "=" + v] : [f.flag, v];
-    };
-    // After a write the fields are emptied, a target too: the next declaration names its own.
-    const reset = () => { if (input.type === "checkbox") input.checked = false; else input.value = ""; };
-    return { label, words, reset };
-  }
-
-  function makePad() {
-    const box = $("pad-options");
-    box.replaceChildren();
-    for (const f of inputs.forms.filter(onPad)) {
-      const made = f.fields.map((spec) => field(spec, f.command));
-      padOptions[f.command] = made;
-      if (!made.length) continue;
-      const set = el("fieldset", null, { "data-pad": f.command });
-      set.append(el("legend", f.command + " options"), ...made.map((m) => m.label));
-      box.append(set);
-    }
-  }
-
   function makeForms() {
-    makePad();
-    const box = $("forms");
-    box.replaceChildren();
-    for (const f of inputs.forms) {
-      if (f.command === "next" || onPad(f)) continue;
-      const form = el("form", null, { "data-command": f.command });
+    const main = $("forms"), more = $("more-forms"), pad = $("pad-options");
+    for (const box of [main, more, pad]) box.replaceChildren();
+    for (const spec of inputs.forms) {
+      if (spec.place === "pad") {  // the combatant tapped and the amount on the pad; the rest are the pad's options
+        const parts = spec.fields.filter((f) => f.key !== "who" && f.key !== "amount").map((f) => input(f, spec.type));
+        padOptions[spec.type] = parts;
+        if (!parts.length) continue;
+        const set = el("fieldset", null, { "data-pad": spec.type });
+        set.append(el("legend", spec.type + " options"), ...parts.map((p) => p.node));
+        pad.append(set);
+        continue;
+      }
+      const form = el("form", null, { "data-type": spec.type });
       const set = el("fieldset");
-      set.append(el("legend", f.command));
-      const parts = [];
-      for (const arg of f.arguments) {
-        const label = el("label", arg === "kind" ? "effect" : arg);
-        let input;
-        if (arg === "who") {
-          input = el("select", null, { "data-names": "who", name: "who" });
-        } else if (arg === "action") {
-          input = el("select", null, { name: "action" });
-          for (const a of inputs.actions) input.append(el("option", a.name + " (" + a.cost + ")", { value: a.name }));
-        } else {
-          input = el("input", null, { name: arg, list: "effects-" + f.command, autocomplete: "off" });
-          const list = el("datalist", null, { id: "effects-" + f.command });
-          for (const e of inputs.effects) list.append(el("option", e.doc, { value: e.name }));
-          label.append(list);
-        }
-        label.append(input);
-        set.append(label);
-        parts.push({ words: () => [input.value.trim()], reset: () => { if (input.tagName === "INPUT") input.value = ""; } });
-      }
-      for (const spec of f.fields) {
-        const made = field(spec, "");
-        set.append(made.label);
-        parts.push(made);
-      }
-      if (f.dice) {
-        const label = el("label", "the GM's dice (KEY=FACES, e.g. " + (f.command === "round" ? "NAME=6,8" : "KEY=7") + ")", { class: "wide" });
-        const input = el("input", null, { autocomplete: "off", name: "dice", "data-flag": "--roll" });
-        label.append(input);
-        set.append(label);
-        parts.push({
-          words: () => rollWords(input.value),
-          reset: () => { input.value = ""; },
-        });
-      }
-      set.append(el("button", f.command, { type: "submit", class: "wide" }));
+      set.append(el("legend", spec.type));
+      const parts = spec.fields.map((f) => input(f, spec.type));
+      set.append(...parts.map((p) => p.node));
+      set.append(el("button", spec.type, { type: "submit", class: "wide" }));
       form.append(set);
       form.addEventListener("submit", async (e) => {
         e.preventDefault();
-        const words = [f.command].concat(...parts.map((p) => p.words()));
-        if (await send(words)) parts.forEach((p, i) => { if (i >= f.arguments.length) p.reset(); });
+        let command;
+        try {
+          command = build(spec.type, parts);
+        } catch (err) {
+          if (!err.refusal) throw err;
+          refuse(err.message);
+          return;
+        }
+        if (await send(command)) parts.forEach((p) => p.reset());
       });
-      box.append(form);
+      (spec.place === "main" ? main : more).append(form);
+      follow(parts);
     }
     render();
   }
 
-  // --- a shell's words: 'quoted', "quoted" and bare, as the command line splits them ------
-  function split(line) {
-    const words = [];
-    let word = null, quote = "";
-    for (let i = 0; i < line.length; i++) {
-      const ch = line[i];
-      if (quote) {
-        if (ch === quote) quote = "";
-        else if (ch === "\\" && quote === '"' && i + 1 < line.length) word += line[++i];
-        else word += ch;
-      } else if (ch === "'" || ch === '"') {
-        quote = ch; word = word === null ? "" : word;
-      } else if (/\s/.test(ch)) {
-        if (word !== null) { words.push(word); word = null; }
-      } else if (ch === "\\" && i + 1 < line.length) {
-        word = (word === null ? "" : word) + line[++i];
-      } else {
-        word = (word === null ? "" : word) + ch;
-      }
-    }
-    if (quote) return null;
-    if (word !== null) words.push(word);
-    return words;
-  }
-
   function wire() {
-    $("next").addEventListener("click", () => send(["next"]));
-    $("undo").addEventListener("click", () => send(["undo"]));
-    $("redo").addEventListener("click", () => send(["redo"]));
+    $("next").addEventListener("click", () => send({ type: "next" }));
+    $("undo").addEventListener("click", () => send({ type: "undo" }));
+    $("redo").addEventListener("click", () => send({ type: "redo" }));
     const pad = $("pad");
     for (const key of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "Clear", "0", "Delete"]) {
       const button = el("button", key === "Delete" ? "\u232b" : key, { type: "button", "aria-label": key });
@@ -383,11 +496,20 @@
       });
       pad.append(button);
     }
-    const withAmount = (verb) => async () => {
-      if (!chosen || !amount) { show({ code: 2, out: "", err: "Error: tap a combatant and an amount first" }); return; }
-      const options = padOptions[verb] || [];
-      const words = [verb, chosen, amount].concat(...options.map((o) => o.words()));
-      if (await send(words)) {
+    const withAmount = (tag) => async () => {
+      if (!chosen || !amount) { refuse("tap a combatant and an amount first"); return; }
+      const options = padOptions[tag] || [];
+      let command;
+      try {
+        command = build(tag, options);
+      } catch (err) {
+        if (!err.refusal) throw err;
+        refuse(err.message);
+        return;
+      }
+      command.who = chosen;
+      command.amount = Number(amount);
+      if (await send(command)) {
         amount = "";
         $("amount").textContent = "0";
         options.forEach((o) => o.reset());
@@ -395,31 +517,27 @@
     };
     $("damage").addEventListener("click", withAmount("damage"));
     $("heal").addEventListener("click", withAmount("heal"));
-    $("leave").addEventListener("click", () => chosen && send(["leave", chosen]));
-    $("return").addEventListener("click", () => chosen && send(["return", chosen]));
-    $("why").addEventListener("click", () => chosen && send(["why", chosen]));  // the events behind its figures
+    $("leave").addEventListener("click", () => chosen && send({ type: "leave", who: chosen }));
+    $("return").addEventListener("click", () => chosen && send({ type: "return", who: chosen }));
+    $("why").addEventListener("click", () => chosen && send({ type: "why", who: chosen }));  // the events behind its figures
     $("fork").addEventListener("submit", async (e) => {
       e.preventDefault();
       const form = e.target;
-      const words = ["branch", form.elements.name.value.trim()];
-      if (form.elements.at.value.trim()) words.push("--at", form.elements.at.value.trim());
-      if (await send(words)) form.reset();
-    });
-    $("line").addEventListener("submit", async (e) => {
-      e.preventDefault();
-      const line = $("command").value;
-      const words = split(line.replace(/^\s*skirmish\s+/, ""));
-      if (words === null) { show({ code: 2, out: "", err: "Error: a quote is not closed" }); return; }
-      if (!words.length) return;
-      if (await send(words)) $("command").value = "";
+      const command = { type: "branch", name: form.elements.name.value.trim() };
+      try {
+        if (form.elements.at.value.trim()) command.at = whole(form.elements.at.value, "at event");
+      } catch (err) {
+        refuse(err.message);
+        return;
+      }
+      if (await send(command)) form.reset();
     });
     document.addEventListener("keydown", (e) => {
       const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement ? document.activeElement.tagName : "");
       if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
-      if (e.key === "n") { e.preventDefault(); send(["next"]); }
-      else if (e.key === "u") { e.preventDefault(); send(["undo"]); }
-      else if (e.key === "r") { e.preventDefault(); send(["redo"]); }
-      else if (e.key === "/") { e.preventDefault(); $("command").focus(); }
+      if (e.key === "n") { e.preventDefault(); send({ type: "next" }); }
+      else if (e.key === "u") { e.preventDefault(); send({ type: "undo" }); }
+      else if (e.key === "r") { e.preventDefault(); send({ type: "redo" }); }
     });
   }
 
