@@ -3,9 +3,11 @@ played only by taps, checked from outside with `skirmish state --json` against t
 lines typed at the CLI on a copy of the file; undo and a branch by taps; a refusal shown
 with nothing recorded; hostile names as text; nothing wider than the phone.
 
-The taps stand for the sample's lines: :func:`tap` turns each line into what a GM's thumb
-does on the page (a card, the number pad, a form's fields, Next), and reads nothing but
-the page. Screenshots of the page go to /tmp/shots/gm-*.png."""
+The taps stand for the sample's lines: :meth:`Gm.tap` reads each line with the one parser
+(projections/door/words.py) into the typed request the page should post, and does on the
+page what a GM's thumb does for it (a card, the number pad, a form's fields picked, ticked
+or typed, Next), reading nothing but the page. Screenshots of the page go to
+/tmp/shots/gm-*.png."""
 
 from __future__ import annotations
 
@@ -16,8 +18,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
+from skirmish.projections.door import requests as r
+from skirmish.projections.door.words import parse
+from skirmish.projections.ruleset import get_ruleset
 from support.cli import Cli
 from support.served import Served, serving
 
@@ -28,8 +34,7 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path("/tmp/shots")
-ARGUMENTS = {"declare": ("who", "action"), "resolve": ("who",), "cancel": ("who",), "effect": ("who", "kind"),
-             "round": (), "upkeep": ()}
+BAGS = {"details": "detail", "stats": "stat"}  # a request's dicts of KEY=VALUE, and where the page's fields put them
 
 
 @pytest.fixture(autouse=True)
@@ -38,32 +43,63 @@ def unpinned(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SKIRMISH_BRANCH", raising=False)
 
 
-def set_fields(box: Any, rest: list[str]) -> None:
-    """Set ``--with KEY=VALUE`` and ``--FLAG [VALUE]`` words on the fields in ``box`` as a
-    thumb would: tick a box, pick from a list, or type."""
-    at = 0
-    while at < len(rest):
-        if rest[at] == "--with":
-            key, _, value = rest[at + 1].partition("=")
-            field, at = box.locator(f"[data-flag='--with {key}']"), at + 2
+def given(request: Any) -> dict[str, Any]:
+    """A typed request's fields that are given: those it needs, and those not at their default."""
+    return {f.name: getattr(request, f.name) for f in msgspec.structs.fields(type(request))
+            if f.required or getattr(request, f.name) != f.default}
+
+
+def put(field: Any, value: Any) -> None:
+    """A value into one of the page's fields, as a thumb would: tick, pick or type."""
+    if field.get_attribute("type") == "checkbox":
+        field.check()
+    elif field.evaluate("e => e.tagName") == "SELECT":
+        field.select_option(str(value))
+    else:
+        field.fill(str(value))
+
+
+def fill(box: Any, fields: dict[str, Any]) -> None:
+    """A request's fields into the form (or the pad's options) ``box``: its own fields first
+    (the action picked shows that action's fields), then its details, stats and dice."""
+    plain = {k: v for k, v in fields.items() if k not in ("rolls", *BAGS)}
+    for key, value in plain.items():
+        field = box.locator(f"[data-key='{key}'][data-goes='field']")
+        if field.get_attribute("data-picker") == "effect" and value not in field.locator("option").all_inner_texts():
+            field.select_option(label="the GM's own...")  # a kind of the GM's own, typed
+            box.locator(f"[data-key='{key}'][data-own]").fill(value)
         else:
-            field, at = box.locator(f"[data-flag='{rest[at]}']"), at + 1
-            value = ""
-            if field.get_attribute("type") != "checkbox":
-                value, at = rest[at], at + 1
-        if field.get_attribute("type") == "checkbox":
-            field.check()  # a switch, or a detail of one value, e.g. --with crit=yes
-        elif field.evaluate("e => e.tagName") == "SELECT":
-            field.select_option(value)
-        else:
-            field.fill(value)
+            put(field, value)
+    for bag, goes in BAGS.items():
+        for key, value in fields.get(bag, {}).items():
+            put(box.locator(f"[data-key='{key}'][data-goes='{goes}']"), value)
+    dice = box.locator("[data-goes='roll']")
+    for row, (key, faces) in enumerate(fields.get("rolls", {}).items()):
+        typed = ",".join(str(f) for f in faces)
+        if dice.locator("[data-roll='key']").count() == 0:  # one key of its own (`roll`'s faces)
+            dice.locator("[data-roll='faces']").fill(typed)
+            continue
+        if row:
+            dice.locator("[data-roll='more']").click()
+        line = dice.locator(".roll").nth(row)
+        whose = line.locator("[data-roll='key']")
+        if key in whose.locator("option").all_inner_texts():
+            whose.select_option(key)
+        else:  # a key the ruleset names (dmg:NAME), typed
+            whose.select_option(label="another key...")
+            line.locator("[data-roll='other']").fill(key)
+        line.locator("[data-roll='faces']").fill(typed)
 
 
 class Gm:
-    """One tab on the GM's page, with the errors its console reports."""
+    """One tab on the GM's page, with the errors its console reports; ``ruleset``: the
+    encounter's, to read a line's flags of its own."""
 
-    def __init__(self, browser: Any, served: Served, width: int = 400, height: int = 900) -> None:
+    def __init__(self, browser: Any, served: Served, width: int = 400, height: int = 900,
+                 ruleset: str = "ap-countdown") -> None:
         self.page = browser.new_page(viewport={"width": width, "height": height})
+        self.page.set_default_timeout(10_000)
+        self.ruleset = ruleset
         self.errors: list[str] = []
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
@@ -91,46 +127,31 @@ class Gm:
     def tap(self, words: list[str]) -> tuple[bool, str]:
         """Do on the page what the command line ``words`` says; whether it was refused, and the reply."""
         page = self.page
-        command = words[0]
-        if command in ("next", "undo", "redo"):
-            page.click(f"#{command}")
-        elif command in ("damage", "heal"):
+        request = parse(words, lambda: get_ruleset(self.ruleset)).request
+        tag, fields = r.tag(request), given(request)
+        if tag in ("next", "undo", "redo") and set(fields) <= {"steps"} and fields.get("steps", 1) == 1:
+            page.click(f"#{tag}")
+        elif tag in ("damage", "heal"):
             # The card, the amount on the pad, the pad's options the ruleset declares (a
             # damage type, temporary hit points), then Damage or Heal.
-            self.choose(words[1])
-            for digit in words[2]:
+            self.choose(fields.pop("who"))
+            for digit in str(fields.pop("amount")):
                 page.click(f"#pad button[aria-label='{digit}']")
-            self.pad_options(command, words[3:])
-            page.click(f"#{command}")
-        elif command in ("leave", "return"):
-            self.choose(words[1])
-            page.click(f"#{command}")
+            fill(page.locator(f"#pad-options [data-pad='{tag}']"), fields)
+            page.click(f"#{tag}")
+        elif tag in ("leave", "return") and set(fields) == {"who"}:
+            self.choose(fields["who"])
+            page.click(f"#{tag}")
         else:
-            form = page.locator(f"form[data-command='{command}']")
-            arguments = ARGUMENTS[command]
-            for name, value in zip(arguments, words[1:]):
-                field = form.locator(f"[name='{name}']")
-                if name == "kind":
-                    field.fill(value)
-                else:
-                    field.select_option(value)
-            rest, dice, others, at = words[1 + len(arguments):], [], [], 0
-            while at < len(rest):  # the GM's dice go in one field; the rest are the form's fields
-                if rest[at] == "--roll":
-                    dice.append(rest[at + 1])
-                    at += 2
-                else:
-                    others.append(rest[at])
-                    at += 1
-            set_fields(form, others)
-            if dice:
-                form.locator("[data-flag='--roll']").fill(" ".join(dice))
+            form = page.locator(f"form[data-type='{'add' if tag == 'add-hidden' else tag}']")
+            if tag == "add-hidden":
+                form.locator("[data-key='hidden'][data-goes='type']").check()
+            if form.locator("xpath=ancestor::details").count() and not page.locator("#more").evaluate("e => e.open"):
+                page.locator("#more summary").click()  # the forms under "More commands"
+            fill(form, fields)
             form.locator("button[type=submit]").click()
         self.settle()
         return self.reply()
-
-    def pad_options(self, command: str, rest: list[str]) -> None:
-        set_fields(self.page.locator(f"#pad-options [data-pad='{command}']"), rest)
 
     def fits(self) -> None:
         width = self.page.evaluate("document.documentElement.scrollWidth")
@@ -144,14 +165,14 @@ class Gm:
         return board, controls
 
     def small_targets(self) -> list[str]:
-        """Controls under 44 px either way, with the branches and the timeline open."""
-        for summary in ("#branching summary", "#history summary"):
+        """Controls under 44 px either way, with the branches, the timeline and more open."""
+        for summary in ("#branching summary", "#history summary", "#more summary"):
             if self.page.locator(summary).evaluate("e => !e.parentElement.open"):
                 self.page.locator(summary).click()
         found: list[str] = self.page.evaluate("""() => [...document.querySelectorAll('button, select, input, summary')]
             .filter(e => e.offsetParent !== null)
             .filter(e => { const r = e.getBoundingClientRect(); return r.height < 44 || r.width < 44 })
-            .map(e => (e.dataset.flag || e.name || e.textContent || e.type).trim())""")
+            .map(e => (e.dataset.key || e.dataset.roll || e.name || e.textContent || e.type).trim())""")
         return found
 
 
@@ -208,8 +229,9 @@ def test_a_whole_round_by_taps_records_what_the_cli_records(browser: Any, tmp_pa
         typed.ok(*line)
     # The duel is installed as a third party's ruleset would be: its dist-info on the path.
     env = {"PYTHONPATH": str(ROOT / "tests" / "toy")} if sample == "duel" else None
+    ruleset = setup[0][setup[0].index("--rules") + 1]
     with serving(tapped.db, env=env) as served:
-        gm = Gm(browser, served)
+        gm = Gm(browser, served, ruleset=ruleset)
         for line in played:
             refused, said = gm.tap(line)
             assert not refused, f"{shlex.join(line)}: {said}"
@@ -321,14 +343,59 @@ def test_a_refusal_is_shown_and_records_nothing(browser: Any, bridge: Cli) -> No
         # No round has started: the declaration is refused, in the CLI's own words.
         expected = Cli(bridge.db, bridge.capsys).fails("declare", "Hauser", "melee-attack", "--ap", "3")
         refused, said = gm.tap(["declare", "Hauser", "melee-attack", "--ap", "3"])
-        assert refused and said == expected
-        # The command line takes any command, and shows its refusal the same way.
-        gm.page.keyboard.press("/")
-        gm.page.keyboard.type("damage Nobody 3")
-        gm.page.keyboard.press("Enter")
-        gm.settle()
-        assert gm.reply() == (True, Cli(bridge.db, bridge.capsys).fails("damage", "Nobody", "3"))
+        assert refused and "Error: " + said == expected
+        # A number or dice that are not numbers are refused on the page, in one line, before
+        # anything is sent (the server checks again what it is sent).
+        declare = gm.page.locator("form[data-type='declare']")
+        declare.locator("[data-key='ap'][data-goes='field']").fill("three")
+        declare.locator("button[type=submit]").click()
+        assert gm.reply() == (True, 'ap takes a whole number, not "three"')
+        round_ = gm.page.locator("form[data-type='round']")
+        round_.locator("[data-roll='faces']").first.fill("6,x")
+        round_.locator("button[type=submit]").click()
+        assert gm.reply() == (True, 'the dice of Orc take faces as numbers, e.g. 6,8; not "6,x"')
+        assert not gm.errors, gm.errors
     assert bridge.ok("log", "--all", "--json") == before
+
+
+def test_a_declaration_by_pickers_and_a_double_tap_on_next(browser: Any, bridge: Cli) -> None:
+    """Who, the action and its target are picked from lists; the form asks only what the
+    action takes (ap-countdown's melee attack: AP, a target, a trigger; not a move's pace);
+    the board shows the declaration. Next tapped twice at once is one `next`, and the page
+    says the second was recorded already, not that it was refused."""
+    bridge.ok("round", "--roll", "Hauser=6,8", "--roll", "Orc=5,5")  # Hauser acts at 35, the Orc at 30
+    typed = Cli(str(Path(bridge.db).with_name("typed.db")), bridge.capsys)
+    shutil.copy(bridge.db, typed.db)
+    typed.ok("declare", "Hauser", "melee-attack", "--ap", "4", "--target", "Orc")
+    typed.ok("next")
+    with serving(bridge.db) as served:
+        gm = Gm(browser, served)
+        form = gm.page.locator("form[data-type='declare']")
+        field = lambda key: form.locator(f"[data-key='{key}'][data-goes='field']")  # noqa: E731
+        field("who").select_option("Hauser")
+        field("action").select_option("move")
+        assert field("pace").is_visible() and not field("ap").is_visible()
+        field("action").select_option("melee-attack")
+        shown = [key for key in ("ap", "target", "trigger", "pace", "penalty", "amount") if field(key).is_visible()]
+        assert shown == ["ap", "target", "trigger"]
+        assert field("target").locator("option").all_inner_texts() == ["(none)", "Hauser", "Orc"]
+        field("target").select_option("Orc")
+        field("ap").fill("4")
+        form.locator("button[type=submit]").click()
+        gm.settle()
+        refused, said = gm.reply()
+        assert not refused and said.startswith("#") and "Hauser" in said, said
+        assert gm.page.locator("#pending").inner_text() == "Hauser: melee-attack at Orc, resolves count 15"
+        assert said.split(" ", 1)[1] in (gm.page.locator("#timeline").text_content() or "")
+        assert (field("ap").input_value(), field("target").input_value(), field("who").input_value()) == ("", "", "Hauser")  # emptied, who stays
+        gm.page.locator("#next").dblclick()
+        gm.settle()
+        refused, said = gm.reply()
+        assert not refused and said.startswith("Already recorded: #"), said
+        gm.page.screenshot(path="/tmp/gm.png")
+        assert not gm.errors, gm.errors
+    assert json.loads(bridge.ok("state", "--json")) == json.loads(typed.ok("state", "--json"))
+    assert bridge.ok("log") == typed.ok("log")  # one `next`, not two
 
 
 HOSTILE = "<b>Orc</b> &amp; <i>co</i><script>alert(1)</script>"  # no '=': a name may not hold one
@@ -392,21 +459,21 @@ def test_the_pads_options_are_the_rulesets_and_are_emptied_after_a_write(browser
         assert line[0] in ("new", "add", "round")
         cli.ok(*line)
     with serving(cli.db) as served:
-        gm = Gm(browser, served)
-        labels = gm.page.locator("#pad-options label").all_inner_texts()
+        gm = Gm(browser, served, ruleset="srd-5.2")
+        labels = gm.page.locator("#pad-options [data-pad='heal'] label").all_inner_texts()
         gm.choose("Drake")
-        assert gm.page.locator("#pad-options [data-pad='damage'] [data-flag='--with type'] option").all_inner_texts() == \
+        assert gm.page.locator("#pad-options [data-pad='damage'] [data-key='type'][data-goes='detail'] option").all_inner_texts() == \
             ["(none)", "acid", "bludgeoning", "cold", "fire", "force", "lightning", "necrotic", "piercing", "poison",
              "psychic", "radiant", "slashing", "thunder"]  # the thirteen types srd-5.2 declares
         assert gm.tap(["damage", "Drake", "10", "--with", "type=fire"]) == (False, "#14 Drake takes 0 fire damage (52 HP left)")
-        assert gm.page.input_value("#pad-options [data-flag='--with type']") == ""
+        assert gm.page.input_value("#pad-options [data-key='type'][data-goes='detail']") == ""
         assert gm.tap(["damage", "Drake", "10"])[0] is False
         assert gm.tap(["heal", "Hauser", "5", "--with", "temp=yes"])[0] is False
-        assert gm.page.locator("#pad-options [data-flag='--with temp']").is_checked() is False
+        assert gm.page.locator("#pad-options [data-key='temp'][data-goes='detail']").is_checked() is False
         assert gm.page.locator("#undo").inner_text() == "Undo: heal Hauser 5 --with temp=yes"  # the command text recorded
         assert not gm.small_targets(), gm.small_targets()
         assert not gm.errors, gm.errors
-    assert any(label.startswith("heal: temp") for label in labels), labels
+    assert any(label.startswith("temp") for label in labels), labels
     state = {c["name"]: c for c in json.loads(cli.ok("state", "--json"))["combatants"]}
     assert state["Drake"]["vital"]["value"] == 42  # 52 - 0 (immune to fire) - 10
     assert (state["Hauser"]["vital"]["value"], state["Hauser"]["own"]["temp"]) == (30, 5)
