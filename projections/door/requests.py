@@ -107,12 +107,13 @@ AnyRequest = Union[
 Anything = c.Command | Request
 
 
-def tag(request: Anything | type[Anything]) -> str:
+def tag(request: Any) -> str:
     """A request's tag: the ``type`` of its JSON form."""
     return str(request.__struct_config__.tag)
 
 
-TAGS: dict[str, type[Any]] = {tag(kind): kind for kind in (*FIGHT, *TIME_TRAVEL, *READS, Replay)}
+_EVERY: tuple[type[Any], ...] = (*FIGHT, *TIME_TRAVEL, *READS, Replay)
+TAGS: dict[str, type[Any]] = {tag(kind): kind for kind in _EVERY}
 
 # --- who may send which -----------------------------------------------------------------------
 

@@ -147,9 +147,9 @@ def _read(name: str, spec: Spec, words: Sequence[str], ruleset: RulesetOf | None
     options = dict(spec.options)
     shared: list[str] = []
     if spec.table is not None:
-        for flag, option in shared_flags(spec.table).items():
-            options[flag] = option
-            shared.append(option.dest)
+        for flag, each in shared_flags(spec.table).items():
+            options[flag] = each
+            shared.append(each.dest)
     values: dict[str, Any] = {option.dest: [] if option.many else False if option.kind is bool else None
                               for option in options.values()}
     # A negative number typed where a number goes ("damage Orc -5") is that number, so the
@@ -168,7 +168,7 @@ def _read(name: str, spec: Spec, words: Sequence[str], ruleset: RulesetOf | None
             arguments.append(word)
             continue
         flag, eq, value = word.partition("=")
-        option = options.get(flag)
+        option: Opt | None = options.get(flag)
         if option is None and spec.table is not None and not own_looked_up and ruleset is not None:
             own_looked_up = True
             found = ruleset()

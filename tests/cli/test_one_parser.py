@@ -124,3 +124,16 @@ def test_splitting_is_linear_and_bounded() -> None:
     with pytest.raises(BadInput, match="quote is not closed"):
         split_line('"' + "c" * 8000)
     assert time.monotonic() - started < 1
+
+
+def test_the_command_line_bounds_text_fields_as_the_console_and_the_page(cli: Any) -> None:
+    """The same bound at every door: a note past 2,000 characters, a name past 200, refused
+    in one line naming the field, and nothing recorded (the fast path and the typer app)."""
+    cli.ok("new", "Bounds", "--rules", "srd-5.2")
+    cli.ok("add", "Orc", "--side", "foes", "--stat", "hp=15", "--stat", "ac=13", "--stat", "dex=1")
+    before = cli.ok("log", "--json")
+    assert cli.fails("note", "--on", "Orc", "n" * 2001) == "Error: text is 2,001 characters: at most 2,000 are taken"
+    assert cli.fails("add", "O" * 201) == "Error: name is 201 characters: at most 200 are taken"
+    assert cli.fails("damage", "Orc", "3", "--with", "type=" + "f" * 201).startswith("Error: details type= is 201")
+    assert cli.ok("log", "--json") == before
+    cli.ok("note", "--on", "Orc", "n" * 2000)
