@@ -398,6 +398,33 @@ def test_a_declaration_by_pickers_and_a_double_tap_on_next(browser: Any, bridge:
     assert bridge.ok("log") == typed.ok("log")  # one `next`, not two
 
 
+def test_a_tap_whose_answer_the_network_lost_is_sent_again_with_its_id_and_done_once(browser: Any, bridge: Cli) -> None:
+    """The first post of a damage reaches the server, which records it, but its answer is
+    lost: the page sends the same request again with the same tap id, and the server
+    answers it as done already. The Orc took 7 once: 23 of 30."""
+    with serving(bridge.db) as served:
+        gm = Gm(browser, served)
+        sent: list[dict[str, Any]] = []
+
+        def lose_the_first_answer(route: Any) -> None:
+            sent.append(json.loads(route.request.post_data))
+            if len(sent) == 1:
+                route.fetch()  # to the server and back, then lost on the way to the page
+                route.abort("connectionreset")
+            else:
+                route.continue_()
+
+        gm.page.route("**/gm/run", lose_the_first_answer)
+        refused, said = gm.tap(["damage", "Orc", "7"])
+        assert (refused, said) == (False, "Already recorded: #4 Orc takes 7 hits (23 left)")
+        assert len(sent) == 2 and sent[0] == sent[1] and 1 <= len(sent[0]["tap"]) <= 64
+        assert sent[0]["command"] == {"type": "damage", "who": "Orc", "amount": 7}
+        gm.tap(["damage", "Orc", "1"])  # a tap of its own: a fresh id
+        assert sent[2]["tap"] != sent[0]["tap"]
+        assert not [e for e in gm.errors if "Failed to load resource" not in e], gm.errors
+    assert orc(bridge) == 22  # 30 - 7 - 1
+
+
 HOSTILE = "<b>Orc</b> &amp; <i>co</i><script>alert(1)</script>"  # no '=': a name may not hold one
 
 
