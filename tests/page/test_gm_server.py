@@ -505,3 +505,13 @@ def test_a_huge_note_is_refused_at_once_and_the_next_tap_answers(bridge: Cli, si
         assert isinstance(reply, dict) and reply["code"] == 0
         assert time.monotonic() - started < 5
     assert orc_hits(bridge) == 29
+
+
+def test_a_note_on_a_combatant_is_taken_from_the_page(bridge: Cli) -> None:
+    """`--on`, `--from` and `--out` were taken for the command line's own flags wherever they
+    stood, so the page refused `note --on Orc hello`: a typed note names its combatant."""
+    with serving(bridge.db) as served:
+        token = token_of(served)
+        status, reply = post(served, token, {"type": "note", "event": 0, "on": "Orc", "text": "--from the ridge"}, head=3)
+        assert status == 200 and isinstance(reply, dict) and reply["code"] == 0, reply
+    assert "--from the ridge" in bridge.ok("state", "--wide")
