@@ -25,7 +25,7 @@
     token = sessionStorage.getItem("skirmish-token") || "";
   }
 
-  let inputs = null, frame = null, timeline = [], chosen = "", amount = "", stream = null;
+  let inputs = null, frame = null, timeline = [], chosen = "", amount = "", stream = null, acting = null;
   const OTHER = "\u0000other";  // the value of "another key" / "the GM's own" in a list
 
   function problem(text) {
@@ -168,9 +168,13 @@
     }
     // The lists that name a combatant or an effect follow the board.
     const names = b.combatants.map((f) => f.name);
+    // Who a form is for: the card tapped, else who acts now, picked again when the turn moves on.
+    const first = chosen || b.clock.now.find((n) => names.includes(n));
+    const moved = acting !== b.clock.now.join("\n");
+    acting = b.clock.now.join("\n");
     for (const select of document.querySelectorAll("select[data-picker='combatant']")) {
       const optional = select.dataset.required !== "true";
-      if (!fill(select, names, optional ? ["", "(none)"] : null) && !optional && chosen) select.value = chosen;
+      if ((!fill(select, names, optional ? ["", "(none)"] : null) || moved) && !optional && first) select.value = first;
     }
     for (const select of document.querySelectorAll("select[data-roll='key']")) {
       fill(select, names, null, [OTHER, "another key..."]);

@@ -98,7 +98,6 @@ class Gm:
     def __init__(self, browser: Any, served: Served, width: int = 400, height: int = 900,
                  ruleset: str = "ap-countdown") -> None:
         self.page = browser.new_page(viewport={"width": width, "height": height})
-        self.page.set_default_timeout(10_000)
         self.ruleset = ruleset
         self.errors: list[str] = []
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
