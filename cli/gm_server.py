@@ -52,6 +52,7 @@ from skirmish.projections.door import requests as r
 from skirmish.projections.door.perform import Result, refused
 from skirmish.projections.door.words import as_typed
 from skirmish.projections.page import gm_data
+from skirmish.projections.page.gm_lines import BoardLines, board_lines
 from skirmish.projections.page.shell import json_for_script
 from skirmish.projections.view import Shown
 
@@ -82,6 +83,7 @@ class Frame(msgspec.Struct, frozen=True):
     redo: str
     branches: list[tuple[str, int]]
     timeline: Timeline
+    said: BoardLines  # the board's sentences (projections/page/gm_lines.py): the page composes none
 
 
 class Reply(msgspec.Struct, frozen=True):
@@ -202,10 +204,11 @@ class Desk:
         undo, redo = self._labels()
         branches = [(name, h.event_id) for name, h in self.session.encounter().branches().items()]
         self.seq += 1
-        frame = Frame(self.seq, board, undo, redo, branches, timeline)
+        said = board_lines(board)
+        frame = Frame(self.seq, board, undo, redo, branches, timeline, said)
         self._head = board.head
         self.frames.append((self.seq, json_for_script(frame)))
-        whole = Frame(self.seq, board, undo, redo, branches, Timeline(None, [(m.id, m.text) for m in moments[-SHOWN:]]))
+        whole = Frame(self.seq, board, undo, redo, branches, Timeline(None, [(m.id, m.text) for m in moments[-SHOWN:]]), said)
         self.whole = json_for_script(whole)
         return frame
 
