@@ -18,15 +18,22 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 
+# Letters read before the fold, which would lose them: NFKC turns the lunate sigma into σ,
+# and case folding turns a Greek capital into its small letter, drawn like another Latin
+# letter (Η is H, η is n).
+_BEFORE_FOLD = str.maketrans({
+    "ϲ": "c", "Ϲ": "C",  # GREEK (CAPITAL) LUNATE SIGMA SYMBOL
+    "Η": "H", "Μ": "M", "Ν": "N", "Υ": "Y",  # GREEK CAPITAL LETTER ETA, MU, NU, UPSILON
+})
 # Cyrillic and Greek letters (after case folding: lower case) drawn like a Latin letter.
 _LOOK_ALIKES = str.maketrans({
-    # Cyrillic
-    "а": "a", "в": "b", "е": "e", "ё": "e", "з": "3", "і": "i", "ї": "i", "ј": "j", "к": "k", "м": "m",
+    # Cyrillic (ё and ї keep their two dots: ë and ï)
+    "а": "a", "в": "b", "е": "e", "ё": "ë", "з": "3", "і": "i", "ї": "ï", "ј": "j", "к": "k", "м": "m",
     "н": "h", "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "һ": "h", "ԁ": "d",
     "ԛ": "q", "ԝ": "w", "ӏ": "l", "ү": "y",
     # Greek
     "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "μ": "u", "ν": "v", "ο": "o", "ρ": "p",
-    "τ": "t", "υ": "u", "χ": "x", "ω": "w", "ϲ": "c", "ϳ": "j",
+    "τ": "t", "υ": "u", "χ": "x", "ω": "w", "ϳ": "j",
     # Latin letters drawn alike
     "ı": "i", "ℓ": "l",
 })
@@ -40,7 +47,7 @@ def fold(name: str) -> str:
 
 def skeleton(name: str) -> str:
     """What the name looks like: its fold with the look-alike letters read as Latin ones."""
-    return fold(name).translate(_LOOK_ALIKES)
+    return fold(name.translate(_BEFORE_FOLD)).translate(_LOOK_ALIKES)
 
 
 def same(a: str, b: str) -> bool:
