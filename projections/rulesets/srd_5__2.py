@@ -372,6 +372,7 @@ class Attacked(Event, frozen=True, tag="srd-5.2.attacked", omit_defaults=True):
     advantage: str = ""  # "advantage", "disadvantage" or ""
     why: str = ""
     recharge: bool = False
+    cost: int = 1  # legendary uses spent, taken as one (--with as=legendary --with cost=N, §14)
 
 
 class Damaged(Event, frozen=True, tag="srd-5.2.damaged", omit_defaults=True):
@@ -980,8 +981,9 @@ class Srd52(Rules[SrdState]):
             use = "legendary"
         if action == "lair":
             return self._lair(state, f)
+        spent = _spent(cmd, use)
         if use == "legendary":
-            self._check_legendary(state, f, detail_int(cmd, "cost", 1))
+            self._check_legendary(state, f, spent)
         elif use == "reaction":
             self._check_reaction(state, f)
         elif use == "ready":
@@ -1038,13 +1040,14 @@ class Srd52(Rules[SrdState]):
                 raise BadInput("ready needs --trigger TEXT and --with then=ACTION (the held action or move)")
             if then not in ACTION_NAMES | {"move"} or then == "ready":
                 raise BadInput(f"ready holds an action or a move, not {then!r}")
-            events: list[Event] = [Acted(who=f.name, action="ready", use=use, detail=f"{then}: {cmd.trigger}")]
+            events: list[Event] = [Acted(who=f.name, action="ready", use=use, detail=f"{then}: {cmd.trigger}",
+                                         cost=spent)]
             spell = cmd.details.get("spell")
             if spell:
                 events += self._concentrate(f, spell)
             return events
         if action == "dodge":
-            return [Acted(who=f.name, action="dodge", use=use),
+            return [Acted(who=f.name, action="dodge", use=use, cost=spent),
                     MarkAdded(who=f.name, kind="dodging", by=f.name, anchor=f.name, at="start", left=1)]
         if action == "help":
             return self._help(state, f, cmd, use, dice)
@@ -1054,13 +1057,13 @@ class Srd52(Rules[SrdState]):
             terms += self._exhaustion_terms(state, f)
             total = sum(t.value for t in terms)
             check = Derivation(total, " + ".join(t.name for t in terms) + " vs DC 15", tuple(terms), R(4), roll)
-            events = [Acted(who=f.name, action="hide", use=use, check=check,
+            events = [Acted(who=f.name, action="hide", use=use, check=check, cost=spent,
                             detail="hidden" if total >= 15 else "not hidden")]
             if total >= 15:
                 events.append(MarkAdded(who=f.name, kind="invisible", by="hide",
                                         detail=f"hidden: Wis (Perception) DC {total} finds it"))
             return events
-        events = [Acted(who=f.name, action=action, use=use, detail=cmd.details.get("spell", ""),
+        events = [Acted(who=f.name, action=action, use=use, detail=cmd.details.get("spell", ""), cost=spent,
                         recharge=recharge, target=self._target(state, cmd))]
         if action == "magic" and cmd.details.get("concentration") == "yes":
             if not cmd.details.get("spell"):
@@ -1185,6 +1188,7 @@ class Srd52(Rules[SrdState]):
             total = sum(x.value for x in terms)
             check = Derivation(total, " + ".join(x.name for x in terms) + " vs DC 10", tuple(terms), R(9), roll)
             events_: list[Event] = [Acted(who=f.name, action="help", use=use, target=t.name, check=check,
+                                          cost=_spent(cmd, use),
                                           detail="first aid wakes it" if total >= 10 else "first aid fails")]
             if total >= 10:
                 events_.append(MarkEnded(who=t.name, kind="unconscious", why="first aid (§9)"))
@@ -1196,13 +1200,14 @@ class Srd52(Rules[SrdState]):
             total = sum(t_.value for t_ in terms)
             check = Derivation(total, " + ".join(x.name for x in terms) + " vs DC 10", tuple(terms), R(9), roll)
             events: list[Event] = [Acted(who=f.name, action="help", use=use, target=t.name, check=check,
+                                         cost=_spent(cmd, use),
                                          detail="stabilises" if total >= 10 else "fails to stabilise")]
             if total >= 10:
                 events.append(Stabilised(who=t.name, by=f.name, check=check))
             return events
         kind = "helped" if t.side == f.side else "help-against"
         detail = "Advantage on its next check" if kind == "helped" else f"{f.name}'s allies' next attack: Advantage"
-        return [Acted(who=f.name, action="help", use=use, target=t.name),
+        return [Acted(who=f.name, action="help", use=use, target=t.name, cost=_spent(cmd, use)),
                 MarkAdded(who=t.name, kind=kind, by=f.name, anchor=f.name, at="start", left=1, detail=detail)]
 
     def _exhaustion_terms(self, state: SrdState, f: Fighter) -> list[Term]:
@@ -1267,7 +1272,7 @@ class Srd52(Rules[SrdState]):
             formula += f" (natural {d20})"
         events: list[Event] = [Attacked(
             who=f.name, target=t.name, use=use, roll=Derivation(total, formula, tuple(terms), R(6), roll), ac=ac,
-            hit=hit, crit=crit, advantage=mode, why=why, recharge=recharge)]
+            hit=hit, crit=crit, advantage=mode, why=why, recharge=recharge, cost=_spent(cmd, use))]
         work = self.copy(state)
         self._emit(work, events)
         for m in t.marks:
@@ -1691,7 +1696,7 @@ class Srd52(Rules[SrdState]):
         elif event.use == "ready":
             f.fired = False
         elif event.use == "legendary":
-            f.legendary_left -= 1
+            f.legendary_left -= event.cost
             _follows(state, f)
         if event.recharge:
             f.recharge_ready = False
@@ -1948,6 +1953,11 @@ class Srd52(Rules[SrdState]):
             case Recharged(who=who, roll=roll, ready=ready):
                 return f"{who} rolls {roll.faces[0]} to recharge: {'ready' if ready else 'still spent'}"
         return type(event).__name__
+
+
+def _spent(cmd: Declare, use: str) -> int:
+    """The legendary uses an action taken as one spends (--with cost=N, §14); 1 for any other use."""
+    return detail_int(cmd, "cost", 1) if use == "legendary" else 1
 
 
 def _follows(state: SrdState, f: Fighter) -> None:
