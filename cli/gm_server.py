@@ -104,11 +104,12 @@ def secret() -> str:
 def same_origin(request: Request) -> bool:
     """Whether a browser sent this from the page's own origin: an ``Origin`` naming
     another site, or ``Sec-Fetch-Site`` other than ``same-origin``, is a cross-site form
-    or script. A client that sends neither is no browser page: it needs the token anyway."""
+    or script. A client that sends neither is no browser page: it needs the token anyway.
+    The page is served over plain HTTP: an https origin on its host and port is another's."""
     origin = request.headers.get("origin")
     if origin is not None:
         host = request.headers.get("host", "")
-        if origin not in (f"http://{host}", f"https://{host}"):
+        if origin != f"http://{host}":
             return False
     site = request.headers.get("sec-fetch-site")
     return site in (None, "same-origin")
