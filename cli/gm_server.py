@@ -323,7 +323,7 @@ def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
             while not closing.is_set() and not await request.is_disconnected():
                 kept = list(desk.frames)
                 if kept and kept[-1][0] > seen:
-                    if seen and kept[0][0] > seen + 1:  # missed more than we kept: the whole board
+                    if kept[0][0] > seen + 1:  # missed more than we kept (0: had none): the whole board
                         yield b"id: %d\nevent: change\ndata: " % desk.seq
                         yield desk.whole
                         yield b"\n\n"
