@@ -257,6 +257,64 @@ class PathRuns:
         return out
 
 
+_Kinds = dict[tuple[str, str | None], tuple[list[Recorded], int]]  # (tag, having) -> (events, how many on the path)
+
+
+class _HeldOfKind:
+    """The events of one kind (a tag, and the field they must have, if any) on the paths to
+    a few events, as ``Encounter._held_of_kind`` read them. The path to a new head is the
+    old head's and the events appended, so an append carries what was read at the old head
+    over in time of what it appended: the two heads share one list, the old head holding a
+    prefix of it (a list only ever grows at its end, so every prefix held stays true). An
+    amend moves its copy's head once a command: copying each head's lists, and looking
+    through every head held, made it grow with the square of the commands (README: Speed).
+    A list handed out is read at once, not kept: a later append may lengthen it."""
+
+    HEADS = 64  # past this many events held, all are dropped (read again when asked)
+    __slots__ = ("_at",)
+
+    def __init__(self) -> None:
+        self._at: dict[int, _Kinds] = {}  # event id -> what was read on the path to it
+
+    def get(self, tag: str, at: int, having: str | None) -> list[Recorded] | None:
+        kinds = self._at.get(at)
+        held = kinds.get((tag, having)) if kinds is not None else None
+        if held is None:
+            return None
+        events, n = held
+        return events if n == len(events) else events[:n]
+
+    def holds(self, tag: str, at: int, having: str | None) -> bool:
+        kinds = self._at.get(at)
+        return kinds is not None and (tag, having) in kinds
+
+    def put(self, tag: str, at: int, having: str | None, events: list[Recorded]) -> None:
+        kinds = self._at.get(at)
+        if kinds is None:
+            kinds = self._hold(at, {})
+        kinds[(tag, having)] = (events, len(events))
+
+    def carry(self, old: int, new: int, appended: Sequence[Recorded]) -> None:
+        """The head moved from ``old`` to ``new`` by appending ``appended``: what was read
+        at ``old`` is held at ``new`` too, with the appended events of each kind."""
+        kinds = self._at.get(old)
+        if not kinds:
+            return
+        carried: _Kinds = {}
+        for (tag, having), (events, n) in kinds.items():
+            if n < len(events):  # lengthened past ``old`` on another path (since undone): its own
+                events = events[:n]
+            events.extend(r for r in appended if tag_of(type(r.event)) == tag
+                          and (having is None or getattr(r.event, having, None) is not None))
+            carried[(tag, having)] = (events, len(events))
+        self._hold(new, carried)
+
+    def _hold(self, at: int, kinds: _Kinds) -> _Kinds:
+        if len(self._at) >= self.HEADS:
+            self._at.clear()
+        self._at[at] = kinds
+        return kinds
+
 
 @contextmanager
 def _verifying(store: Store, encounter_id: int, aside: bool) -> Iterator[Callable[[], str]]:
@@ -328,7 +386,7 @@ class Encounter:
         # keeps it between reads). Read, never handed out to be changed: a decision takes it
         # over (and a refused one leaves it held).
         self._held: tuple[int, Any, int] | None = None
-        self._of_kind: dict[tuple[str, int, str | None], list[Recorded]] = {}  # _held_of_kind's, by path end
+        self._of_kind = _HeldOfKind()  # _held_of_kind's, by path end
         self.pinned: str | None = None  # the branch this reader is held on (`--on`), else None
 
     @classmethod
@@ -513,26 +571,22 @@ class Encounter:
         without any costs one indexed look-up; ``having``: only those with that field).
         The path to an event never changes (the log is append-only), so what it holds is
         remembered: the view before a command and its decision read it once."""
-        key = (tag_of(kind), at, having)
-        found = self._of_kind.get(key)
+        found = self._of_kind.get(tag_of(kind), at, having)
         if found is None:
-            if len(self._of_kind) > 64:
-                self._of_kind.clear()
-            found = self._of_kind[key] = self._path_of_kind(kind, at, having)
+            found = self._path_of_kind(kind, at, having)
+            self._of_kind.put(tag_of(kind), at, having, found)
         return found
 
     def _read_kinds(self, at: int, kinds: Sequence[tuple[type[Event], str | None]]) -> None:
         """What ``_held_of_kind`` would read of each (kind, having) at ``at``, those it has not
         yet, in one read of the store."""
-        wanted = [(tag_of(kind), having) for kind, having in kinds if (tag_of(kind), at, having) not in self._of_kind]
+        wanted = [(tag_of(kind), having) for kind, having in kinds if not self._of_kind.holds(tag_of(kind), at, having)]
         if len(wanted) < 2:
             return  # one or none: _held_of_kind reads it
-        if len(self._of_kind) > 64:
-            self._of_kind.clear()
         rows = [r for r in self._store.events_of_kinds(self.row.id, wanted) if r.id <= at]
         found = self._on_path(rows, at)
         for tag, having in wanted:
-            self._of_kind[(tag, at, having)] = [rec for rec in found if tag_of(type(rec.event)) == tag]
+            self._of_kind.put(tag, at, having, [rec for rec in found if tag_of(type(rec.event)) == tag])
 
     def _path_of_kind(self, kind: type[Event], at: int, having: str | None) -> list[Recorded]:
         return self._on_path([r for r in self._store.events_of_kind(self.row.id, tag_of(kind), having) if r.id <= at], at)
@@ -962,13 +1016,8 @@ class Encounter:
         new, so it is read again."""
         if self._table_head is not None:
             self._table_head = now if self._table_head == head else None
-        if not recorded:
-            return
-        for (tag, at, having), found in list(self._of_kind.items()):
-            if at == head.event_id:
-                more = [r for r in recorded if tag_of(type(r.event)) == tag
-                        and (having is None or getattr(r.event, having, None) is not None)]
-                self._of_kind[(tag, now.event_id, having)] = [*found, *more]
+        if recorded:
+            self._of_kind.carry(head.event_id, now.event_id, recorded)
 
     def _moved_elsewhere(self) -> None:
         """A move this encounter does not follow (a fork, a switch, an amend's): read again."""
