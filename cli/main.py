@@ -8,7 +8,6 @@ and projections/text/board.py. :func:`run_cli` is the one place that prints `Err
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -31,7 +30,6 @@ from skirmish.cli.app import (
     make_app,
     pairs,
     print_json,
-    remove_if_empty,
     rolls,
     say,
     say_all,
@@ -483,90 +481,15 @@ def play(
     console(run.db, *pins)
 
 
-def _pins(run: Invocation) -> list[str]:
-    """The options that pin a command line to this run's encounter and branch, if pinned."""
-    return [*(["--encounter", run.encounter_pin] if run.encounter_pin else []),
-            *(["--on", run.branch_pin] if run.branch_pin else [])]
-
-
-# Commands a script cannot hold: the script's lines are one write transaction, and these
-# would keep it (and the file's write lock) open for as long as they run, or wait on it.
-_NOT_IN_A_SCRIPT = {
-    "serve": "`serve` cannot run in a script (it serves until stopped, holding the script's write lock)",
-    "play": "`play` cannot run in a script (the console runs until closed, holding the script's write lock)",
-}
-
-
-def _command_name(words: Sequence[str]) -> str:
-    """The command a line names, past the options that say where it runs (--encounter, --on)."""
-    rest = list(words)
-    while rest and rest[0].split("=")[0] in GLOBAL_OPTIONS:
-        rest = rest[1:] if "=" in rest[0] else rest[2:]
-    return rest[0] if rest else ""
-
-
-class ScriptFailed(Exception):
-    """A line of a `run` script was refused: the whole script's transaction rolls back."""
-
-    def __init__(self, line: int, code: int) -> None:
-        self.line, self.code = line, code
-
-
 @command()
 def run(ctx: typer.Context, script: Annotated[Path, typer.Argument(help="A file of skirmish commands, one a line.")]) -> None:
     """Play a script of skirmish commands, one a line (`#` starts a comment): all of it, or,
     if a line is refused, none of it."""
-    try:
-        lines = script.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise BadInput(f"cannot read {script}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise BadInput(f"{script} is not a text file (UTF-8) of skirmish commands") from None
-    # The whole script is read before anything runs: a line that cannot be parsed
-    # leaves the database as it was.
-    from skirmish.projections.door.words import split_line
+    from skirmish.cli.script import play as play_script
 
-    steps: list[tuple[int, list[str]]] = []
-    for number, line in enumerate(lines, 1):
-        try:
-            words = split_line(line)  # linear in the line, and bounded (projections/door/words.py)
-        except SkirmishError as exc:
-            raise BadInput(f"{script}:{number}: {exc}") from None
-        if words and words[0] == "skirmish":
-            words = words[1:]
-        if not words:
-            continue
-        if words[0] == "run":
-            raise BadInput(f"{script}:{number}: a script cannot run another script")
-        if (why := _NOT_IN_A_SCRIPT.get(_command_name(words))) is not None:
-            raise BadInput(f"{script}:{number}: {why}: run it on its own; nothing of the script was recorded")
-        if any(w == "--db" or w.startswith("--db=") for w in words):
-            raise BadInput(f"{script}:{number}: --db goes on the `run` command, not in the script")
-        steps.append((number, words))
-    db = invocation(ctx).db
-    existed = db == ":memory:" or os.path.exists(db)
-    # Each line runs where the script is pinned (--encounter / --on before `run`, as the
-    # environment's pin reaches every line already); a line's own pin comes after and wins.
-    pins = _pins(invocation(ctx))
-    log_file = LogFile(db, create=True)
-    try:
-        # One transaction for the whole script, as `amend` writes its branch: a refused
-        # line leaves nothing of the script behind, so the fixed script runs again.
-        with log_file.batch():
-            for number, words in steps:
-                say(f"> {shlex.join(words)}")
-                # The script's file by name too: a line's reply ("now current in FILE") names
-                # the file the script runs on, not the default.
-                code = run_cli(["--db", db, *pins, *words], prefix=f"{script}:{number}: ", log_file=log_file)
-                if code != 0:
-                    raise ScriptFailed(number, code)
-    except ScriptFailed as failed:
-        say(f"Nothing of {script} was recorded: fix line {failed.line} and run it again")
-        raise typer.Exit(failed.code) from None
-    finally:
-        log_file.close()
-        if not existed:
-            remove_if_empty(db)
+    code = play_script(invocation(ctx), script, run_cli)
+    if code != 0:
+        raise typer.Exit(code)
 
 
 # --- the entry point -------------------------------------------------------------------------

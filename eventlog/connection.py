@@ -41,8 +41,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from skirmish.eventlog import schema
-from skirmish.eventlog.errors import StoreError, TamperedLog
+from skirmish.eventlog import marker, schema
+from skirmish.eventlog.errors import LockHeld, StoreError, TamperedLog
 
 # How long a command waits for another writer's transaction (each lasts milliseconds) before
 # giving up with a StoreError: long enough for a queue of writers, short enough for a GM.
@@ -147,10 +147,38 @@ class Transaction:
             return
         self.conn.writing = True
         try:
-            self.conn.execute("BEGIN IMMEDIATE")
+            # A `run` script holds the lock for as long as it runs: its marker names it,
+            # and a writer that finds one is answered at once (eventlog/marker.py).
+            held = marker.holder(self.conn.file)
+            if held is not None:
+                self._begin_beside(held)
+            else:
+                self.conn.execute("BEGIN IMMEDIATE")
+        except LockHeld:
+            self.conn.writing = False
+            raise
+        except StoreError as exc:
+            self.conn.writing = False
+            held = marker.holder(self.conn.file) if is_busy(exc) else None
+            if held is not None:  # a script took the lock while this writer waited
+                raise LockHeld(held.says(self.conn.file)) from exc.__cause__
+            raise
         except BaseException:
             self.conn.writing = False
             raise
+
+    def _begin_beside(self, held: marker.Holder) -> None:
+        """BEGIN IMMEDIATE without waiting: taken if the lock is free (the script is ending,
+        or the marker's pid is another process now), else LockHeld naming the script."""
+        self.conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except StoreError as exc:
+            if is_busy(exc):
+                raise LockHeld(held.says(self.conn.file)) from exc.__cause__
+            raise
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_MS)}")
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         if self.nested:
@@ -276,6 +304,14 @@ def _has_wal(path: str) -> bool:
         return False
 
 
+def is_busy(exc: StoreError) -> bool:
+    """Whether ``exc`` is SQLite's "database is locked": another process holds the lock."""
+    cause = exc.__cause__
+    return isinstance(cause, sqlite3.OperationalError) and getattr(
+        cause, "sqlite_errorcode", 0
+    ) & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
 def _configure_when_free(conn: Connection) -> None:
     """Configure, retrying while another process is turning a new file to WAL or
     migrating it: in those moments SQLite answers "database is locked" at once, without
@@ -286,11 +322,7 @@ def _configure_when_free(conn: Connection) -> None:
             configure(conn)
             return
         except StoreError as exc:
-            cause = exc.__cause__
-            busy = isinstance(cause, sqlite3.OperationalError) and getattr(
-                cause, "sqlite_errorcode", 0
-            ) & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-            if not busy or time.monotonic() >= deadline:
+            if not is_busy(exc) or time.monotonic() >= deadline:
                 raise
             time.sleep(0.02)
 

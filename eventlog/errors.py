@@ -70,6 +70,15 @@ class StoreError(SkirmishError):
     exit_code = 5
 
 
+class LockHeld(StoreError):
+    """A `run` script holds the file's write lock (its lines are one transaction): the
+    command is answered at once, naming the script, the line it is at and its pid, rather
+    than after the busy timeout; nothing was recorded. Exit 3, as a moved head: run it
+    again once the script has ended."""
+
+    exit_code = 3
+
+
 class UnreadableEvent(StoreError):
     """A stored event this skirmish cannot decode: a kind or layout version it does not know
     (written by a newer skirmish or ruleset), or a body that is not its layout (edited?).

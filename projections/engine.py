@@ -1239,6 +1239,17 @@ class LogFile:
         """Many commands in one transaction (a `run` script's, an import's): all or none."""
         return self._store.batch()
 
+    @contextmanager
+    def running(self, script: str, lines: int | None) -> Iterator[Callable[[int], None]]:
+        """A `run` script's lines in one transaction, as :meth:`batch`, with its marker beside
+        the file for as long as it holds the write lock: another writer is answered at once,
+        naming the script and the line it is at, not after the busy timeout. The block is
+        handed ``reached(line)`` to say that line (eventlog/marker.py)."""
+        from skirmish.eventlog import marker
+
+        with self._store.batch(), marker.holding(self.path, script, lines) as reached:
+            yield reached
+
     def verifying(self, encounter: EncounterRow, aside: bool = True) -> AbstractContextManager[Callable[[], str]]:
         """:meth:`Encounter.verifying` for an encounter not opened through its ruleset: an
         edited ruleset name is a tampered row, not a ruleset to look for."""

@@ -375,7 +375,9 @@ def test_verify_expect_compares_a_noted_digest(cli: Cli) -> None:
     assert cli.code == 4
 
 
-def test_run_reads_the_whole_script_before_running_any_of_it(cli: Cli, tmp_path: Path) -> None:
+def test_a_script_line_that_cannot_be_read_records_nothing_of_the_script(cli: Cli, tmp_path: Path) -> None:
+    """The script is streamed, not read through first: line 1 has run when line 2 is found
+    unreadable, and is rolled back with it (tests/cli/test_run_streamed.py)."""
     script = tmp_path / "broken.skirmish"
     script.write_text("new 'Half fight' --rules ap-countdown\nadd 'Unclosed --stat qu=1\n")
     assert cli.fails("run", str(script)) == f'Error: {script}:2: a quote is not closed (quote names with spaces: "Goblin 1")'

@@ -1,5 +1,5 @@
 """No command waits for ever on the file: a `run` script takes an `amend` line inside its own
-transaction, refuses the lines it cannot hold (naming them) before anything is recorded, and
+transaction, refuses the lines it cannot hold (naming them) and records nothing of itself, and
 a file another process keeps busy is one clear error after the busy timeout.
 
 Each test runs skirmish as a process with a timeout: a hang is a failure, not a stuck suite.
@@ -78,9 +78,10 @@ def test_a_script_line_amend_refused_rolls_the_whole_script_back(tmp_path: Path)
     assert hits_left(path, "Orc", "main") == 35  # line 1 rolled back with the rest
 
 
-def test_serve_and_play_lines_are_refused_by_number_before_anything_is_recorded(tmp_path: Path) -> None:
+def test_serve_and_play_lines_are_refused_by_number_and_nothing_is_recorded(tmp_path: Path) -> None:
     """A `serve` line used to start serving inside the script's transaction, holding the write
-    lock until stopped. Refused while the script is read, so line 1 is never run."""
+    lock until stopped. Refused when the script reaches it (the script is streamed, not read
+    through first): line 1 ran, and is rolled back with the rest."""
     path = str(tmp_path / "fight.db")
     prepare(path)
     before = Store(path)
@@ -94,7 +95,10 @@ def test_serve_and_play_lines_are_refused_by_number_before_anything_is_recorded(
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith(f"Error: {script}:3: `{name}` cannot run in a script"), done.stderr
         assert done.stderr.rstrip().endswith("nothing of the script was recorded")
-        assert done.stdout == ""  # not even line 1 ran
+        assert done.stdout.splitlines() == [
+            "> damage Orc 2", "#5 Orc takes 2 hits (33 left)",
+            f"Nothing of {script} was recorded: fix line 3 and run it again",
+        ]
     after = Store(path)
     assert after.last_ids() == marks
     after.close()
