@@ -141,10 +141,11 @@ def _run(run: Any, call: Callable[[], None]) -> int | None:
     not to be one this module reads (NotHere is raised while it is parsed, before anything
     is printed or recorded)."""
     from skirmish.cli.invocation import error, say
-    from skirmish.eventlog.errors import SkirmishError
+    from skirmish.eventlog.errors import SkirmishError, TamperedLog
 
     try:
         call()
+        run.say_checks()
         return 0
     except NotHere:
         return None
@@ -156,7 +157,7 @@ def _run(run: Any, call: Callable[[], None]) -> int | None:
         return 1
     except SkirmishError as exc:
         error(f"Error: {exc}")
-        if run.records:
+        if run.records and not isinstance(exc, TamperedLog):  # an undo would be refused too
             say("Nothing was recorded (`skirmish undo` would take back the command before this one).")
         return exc.exit_code
     except Exception as exc:

@@ -64,6 +64,7 @@ class Invocation:
         self.words: list[str] = command_words(text_words) if text_words is not None else []
         self._log_file: LogFile | None = None
         self._created = False  # this run made the file: removed if left empty
+        self._opened: Encounter | None = None  # the encounter the command read, for the checks it says after
 
     def __repr__(self) -> str:
         return (f"Invocation(db={self.db!r}, text={self.text!r}, encounter_pin={self.encounter_pin!r}, "
@@ -83,7 +84,21 @@ class Invocation:
     def encounter(self) -> Encounter:
         """The encounter the command acts on: the pinned one, else the file's current one;
         on the pinned branch, else the encounter's current one."""
-        return self.log_file().open(self.encounter_pin, self.branch_pin, one_command=self.shared is None)
+        self._opened = self.log_file().open(self.encounter_pin, self.branch_pin, one_command=self.shared is None)
+        return self._opened
+
+    def say_checks(self) -> None:
+        """After a command that only read has answered: one line on stderr when the log it
+        read fails the cheap checks (eventlog/checks.py), once a file (a `run` script's lines
+        share theirs). A write on such a log is refused by the store; a read goes on."""
+        log_file = self.shared or self._log_file
+        if self.records or self._opened is None or log_file is None or log_file.failing_said:
+            return
+        found = self._opened.failed_checks()
+        if found:
+            log_file.failing_said = True
+            echo(escape_controls(f"Warning: this log failed its checks ({'; '.join(found)}): what is shown may "
+                                 "have been altered; `skirmish verify` names what was"), err=True)
 
     def pinned_note(self, now: str, what: str = "encounter") -> str | None:
         """What to tell a pinned shell when it makes another encounter (or branch) current:

@@ -39,7 +39,7 @@ from skirmish.cli.invocation import GLOBAL_OPTIONS
 from skirmish.cli.invocation import command_text as _command_text
 from skirmish.cli.invocation import error as _error
 from skirmish.eventlog import commands as c
-from skirmish.eventlog.errors import BadInput, SkirmishError
+from skirmish.eventlog.errors import BadInput, SkirmishError, TamperedLog
 from skirmish.eventlog.text import json_safe
 from skirmish.projections.engine import LogFile, Recorded
 
@@ -504,6 +504,8 @@ def run_cli(args: Sequence[str], prefix: str = "", log_file: LogFile | None = No
     try:
         command_ = _command_for(words)
         result = command_.main(args=words, prog_name="skirmish", standalone_mode=False, obj=run)
+        if not isinstance(result, int) or result == 0:
+            run.say_checks()
         return result if isinstance(result, int) else 0
     except typer.Exit as exc:
         return int(exc.exit_code)
@@ -512,7 +514,7 @@ def run_cli(args: Sequence[str], prefix: str = "", log_file: LogFile | None = No
         return 1
     except SkirmishError as exc:
         _error(f"Error: {prefix}{exc}")
-        if run.records and log_file is None:
+        if run.records and log_file is None and not isinstance(exc, TamperedLog):  # an undo would be refused too
             say("Nothing was recorded (`skirmish undo` would take back the command before this one).")
         return exc.exit_code
     except Exception as exc:

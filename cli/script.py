@@ -139,6 +139,7 @@ def _line(words: list[str], prefix: str, script_run: Invocation, tables: _Tables
         except Unparsed:
             return None
         table.run_parsed(run, parsed, text_stdout)
+        run.say_checks()
         return 0
     except SkirmishError as exc:
         error(f"Error: {prefix}{exc}")
@@ -197,7 +198,8 @@ class _ScriptLine(Invocation):
         self._tables = tables
 
     def encounter(self) -> Encounter:
-        return self._tables.open(self.encounter_pin, self.branch_pin)
+        self._opened = self._tables.open(self.encounter_pin, self.branch_pin)
+        return self._opened
 
 
 class _Lines:

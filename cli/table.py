@@ -53,22 +53,24 @@ def execute(run: Invocation, cmd: c.Command) -> None:
 
 
 def undo(run: Invocation, steps: int) -> None:
-    from skirmish.projections.door.perform import undone_line
+    from skirmish.projections.door.perform import undone_lines
 
     run.records = True
     enc = run.encounter()
     head = enc.head().event_id
     targets = enc.undo(steps, run.text)
-    say(undone_line(enc, head, targets))
+    for line in undone_lines(enc, head, targets):
+        say(line)
 
 
 def redo(run: Invocation, steps: int) -> None:
-    from skirmish.projections.door.perform import redone_line
+    from skirmish.projections.door.perform import redone_lines
 
     run.records = True
     enc = run.encounter()
     targets = enc.redo(steps, run.text)
-    say(redone_line(enc, targets))
+    for line in redone_lines(enc, targets):
+        say(line)
 
 
 def state(run: Invocation, at: int | None, as_json: bool, wide: bool) -> None:

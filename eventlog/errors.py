@@ -20,6 +20,17 @@ class BadInput(SkirmishError):
     exit_code = 2
 
 
+class DuplicateRow(BadInput):
+    """An import's file gives one row of the log twice (one id, or one move of a branch, on two
+    lines): it was edited, or put together from others. ``what``: the row, in a few words;
+    ``index``: its second place among the rows the store was handed, ``first`` its first when
+    that is among them too (None: an earlier batch's), for the caller to name their lines."""
+
+    def __init__(self, what: str, index: int, first: int | None) -> None:
+        self.what, self.index, self.first = what, index, first
+        super().__init__(f"{what} is given twice: an export holds each row once")
+
+
 class RuleViolation(SkirmishError):
     """The command breaks a rule of the encounter's ruleset; the message cites the rule."""
 

@@ -30,11 +30,13 @@ from datetime import UTC, datetime
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from skirmish.eventlog import chain, connection, restored, schema, snapshots
+from skirmish.eventlog import chain, checks, connection, restored, schema, snapshots
 from skirmish.eventlog.connection import DEFAULT_DB, Connection, Transaction, connect
 from skirmish.eventlog.errors import (
     BadInput,
+    DuplicateRow,
     HeadMoved,
+    SkirmishError,
     StoreError,
     TamperedLog,
     UnknownBranch,
@@ -56,6 +58,7 @@ from skirmish.eventlog.rows import (
     NewEvent,
 )
 from skirmish.eventlog.shape import Shape
+from skirmish.eventlog.text import quoted
 from skirmish.eventlog.snapshots import Snapshot
 
 __all__ = [
@@ -96,16 +99,19 @@ _INSERT_EVENT = _insert("events", EVENT_COLUMNS)
 _INSERT_MOVE = _insert("head_moves", MOVE_COLUMNS)
 # An append's one read in its transaction (?1 the encounter, ?2 the branch): the branch's head
 # and seq (the expected-head check), the head event's hash (the new events chain to it),
-# the next ids of commands, events and head moves, and the encounter's last move's hash.
+# the next ids of commands, events and head moves, the encounter's last move's hash, then the
+# head's link in the chain (eventlog/checks.py: the cheap checks before any write).
 _APPEND_PLACE = (
-    "SELECT m.to_event, m.seq, e.hash, "
+    "SELECT m.to_event, m.seq, h.hash, "
     "(SELECT coalesce(max(id), 0) + 1 FROM commands), "
     "(SELECT coalesce(max(id), 0) + 1 FROM events), "
     "(SELECT coalesce(max(id), 0) + 1 FROM head_moves), "
-    "(SELECT hash FROM head_moves WHERE encounter_id = ?1 ORDER BY id DESC LIMIT 1) "
-    "FROM head_moves m JOIN events e ON e.id = m.to_event "
+    "(SELECT hash FROM head_moves WHERE encounter_id = ?1 ORDER BY id DESC LIMIT 1), "
+    f"{checks.LINK_COLUMNS} "
+    f"FROM head_moves m JOIN events h ON h.id = m.to_event {checks.LINK_JOINS} "
     "WHERE m.encounter_id = ?1 AND m.branch = ?2 ORDER BY m.seq DESC LIMIT 1"
 )
+_PLACE_COLUMNS = 7  # _APPEND_PLACE's before the head's link
 
 
 # Where one command finds its table, in one read (?1 the encounter's name, NULL: the current
@@ -116,14 +122,17 @@ _TABLE = (
     "SELECT e.id, e.name, e.ruleset, e.created_at, m.branch, m.to_event, m.seq, "
     "(SELECT count(*) FROM encounters) > 1 OR (SELECT count(*) FROM head_moves INDEXED BY "
     "  head_moves_branch_starts WHERE encounter_id = e.id AND seq = 1) > 1, "
-    + ", ".join(f"f.{column}" for column in EVENT_COLUMNS.split(", ")) + " "
+    + ", ".join(f"f.{column}" for column in EVENT_COLUMNS.split(", ")) + ", "
+    f"{checks.LINK_COLUMNS} "
     "FROM encounters e "
     "JOIN events f ON f.id = (SELECT min(id) FROM events WHERE encounter_id = e.id) "
     "JOIN head_moves m ON m.id = (SELECT id FROM head_moves WHERE encounter_id = e.id AND branch = "
     "  (SELECT branch FROM head_moves WHERE encounter_id = e.id AND reason IN ('start', 'switch') "
     "   ORDER BY id DESC LIMIT 1) ORDER BY seq DESC LIMIT 1) "
+    f"LEFT JOIN events h ON h.id = m.to_event {checks.LINK_JOINS} "
     "WHERE e.name = coalesce(?1, (SELECT value FROM settings WHERE key = 'encounter'))"
 )
+_FIRST = slice(8, 8 + len(EVENT_COLUMNS.split(", ")))  # _TABLE's columns of the first event, then the head's link
 
 
 def _current_body(layouts: Mapping[str, int]) -> str:
@@ -155,6 +164,7 @@ class Table(NamedTuple):
     head: Head  # the current branch's
     first: EventRow  # the encounter's first event
     others: bool  # the file holds another encounter, or the encounter another branch
+    link: tuple[Any, ...]  # the head's link in the chain, as eventlog/checks.py reads it
 
 
 def _as_typed(name: str) -> tuple[str, ...]:
@@ -271,11 +281,27 @@ class Restoring:
             ).fetchone()[0]
             if taken is not None:
                 raise BadInput(_taken(table, taken, self.store.file))
+        inserted = conn.total_changes
         try:
             conn.executemany(self.inserts[table], rows)
         except sqlite3.IntegrityError as exc:
-            raise TamperedLog(f"the rows do not hold together: {exc}") from exc
+            # The rows before the one refused went in (one statement a row): it is the next.
+            raise self._refused(table, rows, conn.total_changes - inserted, exc) from exc
         self.walk.take(table, rows)
+
+    @staticmethod
+    def _refused(table: str, rows: Sequence[tuple[Any, ...]], at: int, exc: sqlite3.IntegrityError) -> SkirmishError:
+        """The row ``rows[at]`` that SQLite refused, said as what it is: a row given twice (its
+        id, or a branch's move, taken already), else the constraint as SQLite names it."""
+        row = rows[at] if at < len(rows) else None
+        if row is not None and str(exc) == f"UNIQUE constraint failed: {table}.id":
+            first = next((i for i in range(at) if rows[i][0] == row[0]), None)
+            return DuplicateRow(f"{_LINKED_TABLES[table]} {row[0]}", at, first)
+        if row is not None and table == "head_moves" and str(exc).endswith("head_moves.seq"):
+            # HeadMove's branch and seq: a branch's moves are numbered once each
+            first = next((i for i in range(at) if rows[i][1:3] == row[1:3]), None)
+            return DuplicateRow(f"move {row[2]} of branch {quoted(str(row[1]))}", at, first)
+        return TamperedLog(f"the rows do not hold together: {exc}")
 
     def finish(self, expect: str | None = None) -> str:
         """Verify the rows added (streamed, as ``verify`` does) and make the encounter
@@ -442,7 +468,7 @@ class Store:
         row = self.conn.execute(_TABLE, (name,)).fetchone()
         if row is None:
             return None
-        return Table(EncounterRow(*row[:4]), Head(*row[4:7]), EventRow(*row[8:]), bool(row[7]))
+        return Table(EncounterRow(*row[:4]), Head(*row[4:7]), EventRow(*row[_FIRST]), bool(row[7]), row[_FIRST.stop:])
 
     def use(self, name: str) -> EncounterRow:
         enc = self.encounter(name)
@@ -463,6 +489,7 @@ class Store:
         """Create the encounter, its first event and branch ``main`` in one transaction."""
         now = _now()
         with self.conn.transaction():
+            self._refuse_failing(0, None)  # no encounter to check yet: the file's guards
             try:
                 cur = self.conn.execute(
                     "INSERT INTO encounters(name, ruleset, created_at) VALUES (?, ?, ?)",
@@ -882,6 +909,7 @@ class Store:
                 ).fetchone()
                 if taken:
                     raise BadInput(f"a branch named {branch!r} already exists")
+                self._refuse_failing(encounter_id, targets[0], f"where branch {branch!r} would start")
                 seq, current = 0, None
             else:
                 # The head's check, the next ids and the hash the moves chain to in one read (as
@@ -908,8 +936,9 @@ class Store:
                 current = target
 
     def _place(self, encounter_id: int, expected: Head) -> tuple[Any, ...]:
-        """``_APPEND_PLACE`` read inside the write transaction: HeadMoved when the branch's
-        head is not ``expected`` any more."""
+        """``_APPEND_PLACE`` read inside the write transaction, without the head's link:
+        HeadMoved when the branch's head is not ``expected`` any more, TamperedLog when the
+        log fails the cheap checks (eventlog/checks.py)."""
         place = self.conn.execute(_APPEND_PLACE, (encounter_id, expected.branch)).fetchone()
         if place is None or (place[0], place[1]) != (expected.event_id, expected.seq):
             self._check_head(encounter_id, expected)  # names the branch or where it moved
@@ -919,8 +948,23 @@ class Store:
             # Past the check only if it were skipped: the rows chain to the head expected,
             # and the unique move index refuses them (tests/log/test_store.py).
             parent = self.conn.execute("SELECT hash FROM events WHERE id = ?", (expected.event_id,)).fetchone()[0]
-            place = (*place[:2], parent, *place[3:])
-        return tuple(place)
+            place = (*place[:2], parent, *place[3:_PLACE_COLUMNS])
+        self._refuse_failing(encounter_id, expected.event_id, f"the head of branch {expected.branch!r}",
+                             place[_PLACE_COLUMNS:] or None)
+        return tuple(place[:_PLACE_COLUMNS])
+
+    def _refuse_failing(self, encounter_id: int, event_id: int | None, what: str = "",
+                        link: Sequence[Any] | None = None) -> None:
+        """TamperedLog, before anything is written, when the log fails the cheap checks."""
+        found = checks.failed(self.conn, encounter_id, event_id, what, link)
+        if found:
+            raise checks.refusal(found)
+
+    def failed_checks(self, encounter_id: int, head: Head, link: Sequence[Any] | None = None) -> list[str]:
+        """What the cheap checks (eventlog/checks.py) find wrong with the encounter's log at
+        ``head``, each in a few words; empty: it passes. ``link``: the head's, as
+        ``table`` read it."""
+        return checks.failed(self.conn, encounter_id, head.event_id, f"the head of branch {head.branch!r}", link)
 
     def _check_head(self, encounter_id: int, expected: Head) -> None:
         now_at = self.head(encounter_id, expected.branch)

@@ -372,6 +372,7 @@ class Encounter:
         self._table_head: Head | None = table.head if table is not None else None
         self._first_row: EventRow | None = table.first if table is not None else None
         self._others: bool | None = table.others if table is not None else None
+        self._link = table.link if table is not None else None  # the table head's link in the chain
         try:
             self.ruleset: Ruleset[Any] = get_ruleset(row.ruleset)
         except UnknownRuleset:
@@ -421,6 +422,13 @@ class Encounter:
                 return self._table_head
             return self._store.current_head(self.row.id)
         return self._store.head(self.row.id, branch or self.branch)
+
+    def failed_checks(self) -> list[str]:
+        """What the cheap checks (eventlog/checks.py: the schema's guards, the head's own
+        link in the chain) find wrong with this log at the head read now, each in a few
+        words; empty: it passes. A write on a log that fails them is refused by the store."""
+        head = self.head()
+        return self._store.failed_checks(self.row.id, head, self._link if head == self._table_head else None)
 
     def decode(self, row: EventRow) -> Recorded:
         event = self.codec.decode(row.body, row.kind, row.version, row.id)
@@ -1180,6 +1188,9 @@ class LogFile:
 
     def __init__(self, path: str = DEFAULT_DB, *, create: bool = False) -> None:
         self._store = Store(path, create=create)
+        # A caller's mark: it has said that a log of this file failed the cheap checks
+        # (eventlog/checks.py), so the lines that share the file (a `run` script's) say it once.
+        self.failing_said = False
 
     @property
     def path(self) -> str:

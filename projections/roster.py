@@ -61,7 +61,8 @@ def load(path: Path) -> dict[str, Entry]:
     except UnicodeDecodeError:
         raise BadInput(f"roster {str(path)!r} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as e:
-        raise BadInput(f"roster {str(path)!r} is not valid TOML: {e}") from None
+        # JSON of another shape than a stat block file's is said as that, not as broken TOML.
+        raise imports.other_json(path, raw) or BadInput(f"roster {str(path)!r} is not valid TOML: {e}") from None
     entries: dict[str, Entry] = {}
     seen = names.Seen()  # the names so far: one lookup an entry, not a pass over them
     for name, body in data.items():

@@ -68,10 +68,10 @@ def _perform(log_file: LogFile, enc: Encounter, request: r.Anything, text: str) 
     if isinstance(request, r.Undo):
         head = enc.head().event_id
         targets = enc.undo(request.steps, text)
-        return Result(kind="moved", lines=[undone_line(enc, head, targets)])
+        return Result(kind="moved", lines=undone_lines(enc, head, targets))
     if isinstance(request, r.Redo):
         targets = enc.redo(request.steps, text)
-        return Result(kind="moved", lines=[redone_line(enc, targets)])
+        return Result(kind="moved", lines=redone_lines(enc, targets))
     if isinstance(request, r.Branch):
         if request.before is not None and request.at is not None:
             from skirmish.eventlog.errors import BadInput
@@ -160,12 +160,30 @@ def stepped(enc: Encounter, positions: Sequence[int]) -> str:
     return "; ".join(f"`{enc.command(enc.event(p).command_id).text}`" for p in positions)
 
 
-def undone_line(enc: Encounter, head: int, targets: Sequence[int]) -> str:
-    return f"Undid {stepped(enc, [head, *targets[:-1]])}: branch {enc.branch!r} is back at #{targets[-1]}"
+# Up to this many commands an undo or a redo names each; past it, how many and the two ends
+# (an `undo 100000` of a long fight named every command on one line of 123 KB).
+NAMED_EACH = 3
 
 
-def redone_line(enc: Encounter, targets: Sequence[int]) -> str:
-    return f"Redid {stepped(enc, targets)}: branch {enc.branch!r} is at #{targets[-1]}"
+def undone_lines(enc: Encounter, head: int, targets: Sequence[int]) -> list[str]:
+    """What an undo that moved the head from ``head`` back over ``targets`` says."""
+    undone = [head, *targets[:-1]]  # each undone command's last event, the latest first
+    where = f"branch {enc.branch!r} is back at #{targets[-1]}"
+    if len(undone) <= NAMED_EACH:
+        return [f"Undid {stepped(enc, undone)}: {where}"]
+    return [f"Undid {len(undone):,} commands: {where}",
+            f"  the latest: {stepped(enc, undone[:1])} (#{undone[0]})",
+            f"  the earliest: {stepped(enc, undone[-1:])} (#{undone[-1]})"]
+
+
+def redone_lines(enc: Encounter, targets: Sequence[int]) -> list[str]:
+    """What a redo that brought the head forward to each of ``targets`` in turn says."""
+    where = f"branch {enc.branch!r} is at #{targets[-1]}"
+    if len(targets) <= NAMED_EACH:
+        return [f"Redid {stepped(enc, targets)}: {where}"]
+    return [f"Redid {len(targets):,} commands: {where}",
+            f"  the first: {stepped(enc, targets[:1])} (#{targets[0]})",
+            f"  the last: {stepped(enc, targets[-1:])} (#{targets[-1]})"]
 
 
 def branched_line(branch: str, at: int) -> str:

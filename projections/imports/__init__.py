@@ -96,6 +96,31 @@ def read(path: Path, raw: bytes | None = None) -> Imported:
     )
 
 
+def other_json(path: Path, raw: bytes) -> BadInput | None:
+    """The refusal of a file that is JSON of a shape no stat block file has (a list of lists, a
+    number: what `looks_like_json` leaves to the TOML reader), naming its shape; None when
+    the bytes are not JSON at all (a roster that is not valid TOML, said as that)."""
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except (ValueError, RecursionError):  # not UTF-8 or not JSON (UnicodeDecodeError is a ValueError)
+        return None
+    return BadInput(f"file {str(path)!r} is JSON, but not a stat block file skirmish reads ({_shape(data)}; "
+                    "5e-database, Open5e or Improved Initiative JSON expected)")
+
+
+_KINDS = {list: "lists", dict: "objects", str: "text", bool: "true or false", type(None): "nulls"}
+
+
+def _shape(data: Any) -> str:
+    """A JSON value's shape in a few words: "a list of lists", "a number"."""
+    if isinstance(data, list):
+        kinds = {"numbers" if type(item) in (int, float) else _KINDS[type(item)] for item in data}
+        return f"a list of {kinds.pop()}" if len(kinds) == 1 else "a list" if kinds else "an empty list"
+    if type(data) in (int, float):
+        return "a number"
+    return {dict: "an object", str: "a text", bool: "true or false"}.get(type(data), "null")
+
+
 def _opening(data: Any) -> str:
     if isinstance(data, dict):
         return "{" + ", ".join(repr(k) for k in list(data)[:3]) + (", ..." if len(data) > 3 else "") + "}"

@@ -25,7 +25,14 @@ from typing import Annotated, Any, NamedTuple, TypeVar, Union, get_type_hints
 
 import msgspec
 
-from skirmish.eventlog.errors import BadInput, TamperedLog, UnknownEncounter, UnknownRuleset, UnreadableEvent
+from skirmish.eventlog.errors import (
+    BadInput,
+    DuplicateRow,
+    TamperedLog,
+    UnknownEncounter,
+    UnknownRuleset,
+    UnreadableEvent,
+)
 from skirmish.eventlog.events import EncounterStarted, tag_of
 from skirmish.eventlog.rows import CommandRow, EncounterRow, EventRow, HeadMove
 from skirmish.eventlog.text import clip, json_safe, quoted
@@ -374,6 +381,7 @@ class _Rows:
         self.source, self.encounter, self.header = source, encounter, header
         self.into: Callable[[str, Sequence[tuple[Any, ...]]], None] | None = None  # the restoring's add
         self.pending: dict[str, list[tuple[Any, ...]]] = {table: [] for table, _ in self.TABLES.values()}
+        self.lines: dict[str, list[int]] = {table: [] for table in self.pending}  # each pending row's line
         self.taken = {table: 0 for table in self.pending}
         self.codec: Any = None
         self.last = ""  # the table of the rows last taken
@@ -394,6 +402,7 @@ class _Rows:
                 raise BadInput(f"{self.source}:{numbers[at]}: a second {tag} record: {LAYOUT}")
             table = found[0]
             rows = list(map(_astuple, group))
+            lines = numbers[at:at + len(rows)]
             at += len(rows)
             if self.into is not None and table != self.last:
                 # The last part chunk of the table before goes in first: an event naming a
@@ -405,11 +414,13 @@ class _Rows:
             while rows:
                 room = CHUNK - len(pending)
                 part, rows = (rows, []) if len(rows) <= room else (rows[:room], rows[room:])
+                part_lines, lines = lines[:len(part)], lines[len(part):]
                 if table == "events":
                     self._decode(part)
                 self.taken[table] += len(part)
                 if self.into is not None:
                     pending.extend(part)
+                    self.lines[table].extend(part_lines)
                     if len(pending) >= CHUNK:
                         self.flush(table)
 
@@ -417,8 +428,15 @@ class _Rows:
         assert self.into is not None
         for table, pending in self.pending.items():
             if pending and only in (None, table):
-                self.into(table, pending)
+                lines = self.lines[table]
+                try:
+                    self.into(table, pending)
+                except DuplicateRow as exc:
+                    first = "" if exc.first is None else f" (first on line {lines[exc.first]})"
+                    raise BadInput(f"{self.source}:{lines[exc.index]}: {exc.what} is given twice{first}: an "
+                                   "export holds each row once (was it edited, or put together from two?)") from None
                 pending.clear()
+                lines.clear()
 
     def check_count(self) -> None:
         held = sum(self.counts)

@@ -349,3 +349,24 @@ def test_a_stat_block_file_the_size_of_the_whole_5e_database_is_read_and_a_large
     assert cli.fails("add", "Hauser", "--from", str(toml)) == (
         f"Error: roster {str(toml)!r} is over 1,000,000 bytes: not a roster")
     assert cli.ok("log") == before
+
+
+@pytest.mark.parametrize(("text", "shape"), [
+    ('[["Orc", 12], ["Goblin", 7]]', "a list of lists"),
+    ("[1, 2, 3]", "a list of numbers"),
+    ('["Orc", "Goblin"]', "a list of text"),
+    ("42", "a number"),
+])
+def test_json_of_another_shape_is_named_as_json_not_as_broken_toml(
+    cli: Cli, tmp_path: Path, text: str, shape: str
+) -> None:
+    """Before: "roster 'F' is not valid TOML" for a JSON list of lists (issue 38, item 5)."""
+    cli.ok("new", "Causeway", "--rules", "ap-countdown")
+    path = tmp_path / "party.json"
+    path.write_text(text)
+    expected = (f"Error: file {str(path)!r} is JSON, but not a stat block file skirmish reads ({shape}; "
+                "5e-database, Open5e or Improved Initiative JSON expected)")
+    assert cli.fails("add", "Orc", "--from", str(path)) == expected
+    assert cli.fails("roster", "check", str(path), "--rules", "ap-countdown") == expected
+    path.write_text("[Orc]\nap-countdown = { qu = ")  # broken TOML is still said as that
+    assert "is not valid TOML" in cli.fails("add", "Orc", "--from", str(path))

@@ -159,3 +159,57 @@ def test_any_damage_to_an_export_is_one_error_line_and_leaves_nothing(
         assert list(tmp_path.glob("fuzzed.db*")) == []
     for leftover in tmp_path.glob("fuzzed.db*"):
         leftover.unlink()
+
+
+def numbered(export: bytes, kind: str) -> list[int]:
+    """The line numbers (from 1) of the export's records of one kind."""
+    return [n for n, line in enumerate(lines_of(export), 1) if json.loads(line)["record"] == kind]
+
+
+def with_line_again(export: bytes, number: int, after: int) -> bytes:
+    """The export with line ``number`` given a second time, after line ``after``."""
+    lines = lines_of(export)
+    lines.insert(after, lines[number - 1])
+    return b"\n".join(lines) + b"\n"
+
+
+@pytest.mark.parametrize(("kind", "what"), [("event", "event {id}"), ("command", "command {id}"),
+                                            ("move", "head move {id}")])
+def test_a_row_given_twice_is_named_with_its_lines_in_skirmishs_words(
+    cli: Cli, tmp_path: Path, export: bytes, kind: str, what: str
+) -> None:
+    """Before: "UNIQUE constraint failed: events.id", SQLite's words, and no line (issue 38, item 5)."""
+    first = numbered(export, kind)[1]
+    row_id = json.loads(lines_of(export)[first - 1])["id"]
+    assert importing(cli, tmp_path, with_line_again(export, first, first)) == (
+        f"Error: FILE:{first + 1}: {what.format(id=row_id)} is given twice (first on line {first}): an export "
+        "holds each row once (was it edited, or put together from two?)"
+    )
+
+
+def test_a_row_given_again_a_batch_later_is_named_by_its_second_line(
+    cli: Cli, tmp_path: Path, export: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first of the two went in with an earlier batch of rows: the second is named, by its line."""
+    from skirmish.projections.write import transfer
+
+    monkeypatch.setattr(transfer, "CHUNK", 2)
+    events = numbered(export, "event")
+    row_id = json.loads(lines_of(export)[events[0] - 1])["id"]
+    assert importing(cli, tmp_path, with_line_again(export, events[0], events[-1])) == (
+        f"Error: FILE:{events[-1] + 1}: event {row_id} is given twice: an export holds each row once "
+        "(was it edited, or put together from two?)"
+    )
+
+
+def test_a_branch_moved_twice_from_one_place_is_named_with_its_lines(cli: Cli, tmp_path: Path, export: bytes) -> None:
+    """Another id, the same move of a branch: a head move given twice with its id changed."""
+    moves = numbered(export, "move")
+    record = json.loads(lines_of(export)[moves[1] - 1])
+    record["id"] = 1000
+    lines = lines_of(export)
+    lines.insert(moves[-1], json.dumps(record).encode())
+    assert importing(cli, tmp_path, b"\n".join(lines) + b"\n") == (
+        f"Error: FILE:{moves[-1] + 1}: move {record['seq']} of branch '{record['branch']}' is given twice "
+        f"(first on line {moves[1]}): an export holds each row once (was it edited, or put together from two?)"
+    )
