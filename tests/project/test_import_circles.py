@@ -28,10 +28,10 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             out |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            base = node.module
-            if node.level:
-                base = ".".join([*name.split(".")[:-node.level], node.module])
+        elif isinstance(node, ast.ImportFrom) and (node.module or node.level):
+            base = node.module or ""
+            if node.level:  # relative: from the module's package, `level` steps up
+                base = ".".join([*name.split(".")[:-node.level], *([node.module] if node.module else [])])
             out |= {base, *(f"{base}.{alias.name}" for alias in node.names)}
     return {each for each in out if each in known and each != name}
 
