@@ -17,13 +17,14 @@ from skirmish.projections.ruleset import Ruleset
 
 
 def add_imported(ctx: typer.Context, entry: Any, ruleset: Ruleset[Any], side: str | None, typed: dict[str, str],
-                 count: int, hp: str, faces: Mapping[str, tuple[int, ...]]) -> None:
-    """`add NAME --from FILE.json`: a line for each field not mapped, then the command."""
+                 count: int, hp: str, faces: Mapping[str, tuple[int, ...]], hidden: bool = False) -> None:
+    """`add NAME --from FILE.json` (``hidden``: `--hidden`): a line for each field not mapped,
+    then the command."""
     from skirmish.cli import table
     from skirmish.cli.app import invocation, say
     from skirmish.projections.imports.bring import add_from
 
-    brought = add_from(entry, ruleset, side, typed, count, hp, faces)
+    brought = add_from(entry, ruleset, side, typed, count, hp, faces, hidden=hidden)
     for line in brought.lines:
         say(line)
     for command in brought.commands:

@@ -207,10 +207,7 @@ def add(
         if entry.imported is not None:
             from skirmish.cli.bring import add_imported
 
-            if hidden:
-                raise BadInput("--hidden takes a roster entry or typed stats; add an imported stat block, then `hide` it")
-
-            add_imported(ctx, entry, ruleset, side, stats, count, hp, rolls(roll))
+            add_imported(ctx, entry, ruleset, side, stats, count, hp, rolls(roll), hidden=hidden)
             return
         stats = roster.stats_for(entry, ruleset, from_) | stats
         name, side = entry.name, side if side is not None else entry.side

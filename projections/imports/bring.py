@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec.structs import replace
 
-from skirmish.eventlog.commands import AddCombatant, Carry, CarriedEffect
+from skirmish.eventlog.commands import AddCombatant, AddHidden, Carry, CarriedEffect
 from skirmish.eventlog.errors import BadInput, SkirmishError
 from skirmish.projections.imports import read
 from skirmish.projections.imports.mapping import VITAL, rolled_hp, side_of, stats_for
@@ -32,10 +32,11 @@ class Brought:
 
 
 def add_from(entry: Entry, ruleset: Ruleset[Any], side: str | None, typed: Mapping[str, str], count: int,
-             hp: str, faces: Mapping[str, tuple[int, ...]]) -> Brought:
+             hp: str, faces: Mapping[str, tuple[int, ...]], hidden: bool = False) -> Brought:
     """`add NAME --from FILE` for a stat block read from JSON: its mapped stats (typed ones win),
     hit points average or rolled from the GM's faces, a line per field not mapped; a persistent
-    character below its hit points comes in as a `carry` at its hit points now."""
+    character below its hit points comes in as a `carry` at its hit points now. ``hidden``
+    (`--hidden`): it joins hidden from the players, as a typed `add --hidden` does."""
     creature = entry.imported
     assert creature is not None, "a stat block read from JSON"
     if hp not in HP_CHOICES:
@@ -59,11 +60,16 @@ def add_from(entry: Entry, ruleset: Ruleset[Any], side: str | None, typed: Mappi
         raise BadInput(f"--count adds copies of one stat block; {why} come in one at a time")
     if creature.current is not None and not below:
         lines.append(f"{creature.name}: current hit points {creature.current} not mapped: {ruleset.id} has none")
+    if below and hidden:
+        # A carry has no hidden form: hiding it after it joined would tell the players it came.
+        raise BadInput(f"{creature.name} comes in below its hit points (a carry), which joins in sight: "
+                       "add it with its stats typed and --hidden, then `damage` it")
     if below:
         source = f"{creature.source} (its current hit points)"
         return Brought([Carry(name=creature.name, side=side, stats=stats, vital=creature.current, source=source)],
                        lines)
-    return Brought([AddCombatant(name=creature.name, side=side, stats=stats, count=count)], lines)
+    kind = AddHidden if hidden else AddCombatant
+    return Brought([kind(name=creature.name, side=side, stats=stats, count=count)], lines)
 
 
 def saved_fight(path: Path, fight_name: str, ruleset: Ruleset[Any], typed: Mapping[str, str]) -> Brought:

@@ -118,3 +118,20 @@ def test_the_gm_chooses_the_bands_the_players_see(cli: Cli, tmp_path: Path) -> N
 def test_bands_that_cannot_band_every_foe_are_refused(cli: Cli, words: list[str], error: str) -> None:
     start(cli, "ap-countdown")
     assert cli.fails("bands", *words) == error
+
+
+def test_add_from_a_stat_block_hidden_never_shows_the_players_it_joining(cli: Cli, tmp_path: Path) -> None:
+    # Issue 39, finding 5: an ambusher imported --from a JSON stat block joins hidden, as a
+    # typed one does; the players' page and report never say it joined.
+    cli.ok("new", "Causeway", "--rules", "srd-5.2")
+    cli.ok("add", "Mira", "--side", "party", "--stat", "hp=22", "--stat", "ac=15")
+    lurker = Path(__file__).resolve().parents[1] / "fixtures" / "imports" / "5e-database-2014.json"
+    reply = cli.ok("add", "Bog Lurker", "--from", str(lurker), "--hidden")
+    events = [line.split(" ", 1)[1] for line in reply.splitlines() if line.startswith("#")]
+    assert events[0] == "Bog Lurker joins hidden from the players (`skirmish reveal Bog Lurker` shows it)"
+    assert events[1].startswith("Bog Lurker joins the foes side")
+    assert cli.ok("state").rstrip().splitlines()[-1] == "hidden from the players: Bog Lurker"
+    assert all("Bog Lurker" not in text for text, _ in players_rows(cli.db, tmp_path, "Bog Lurker"))
+    report = tmp_path / "players.md"
+    assert run_cli(["--db", cli.db, "export", "--format", "md", "--for", "players", "--out", str(report)]) == 0
+    assert "Bog Lurker" not in report.read_text()
