@@ -11,11 +11,15 @@ and Concentration does not outlast the fight).
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from skirmish.eventlog.commands import CarriedEffect
+from skirmish.projections.carry import lasting_from_view
 from skirmish.projections.rulesets.srd_5__2 import CONDITIONS
+from skirmish.projections.view import Effect
 
 from support.cli import Cli
 
@@ -70,3 +74,21 @@ def test_a_condition_held_by_a_carried_allys_concentration_is_not_carried(cli: C
     assert set(got) == {"Aldra", "Tamsin"}
     assert "paralyzed" not in {e["kind"] for e in got["Aldra"]["effects"]}
     assert got["Tamsin"]["own"]["concentration"] == ""
+
+
+def test_a_ruleset_without_its_own_lasting_carries_its_kinds_and_the_gms_that_run_no_rounds() -> None:
+    """The default a third-party ruleset gets (projections/carry.py, docs/adding-a-ruleset.md):
+    what `effect` put on with no rounds to run, the ruleset's own kinds and the GM's custom
+    ones; an effect with rounds left ends with the fight, and an entry of the ruleset's clock
+    (a guard) is no condition."""
+    effects = (
+        Effect(kind="prone"),  # the ruleset's, until ended: carried
+        Effect(kind="dazed", left=2),  # the ruleset's, 2 rounds left: not
+        Effect(kind="blessed", custom=True),  # the GM's own, until ended: carried
+        Effect(kind="hexed", left=3, custom=True),  # the GM's own, 3 rounds left: not
+        Effect(kind="guarded", detail="until its next turn"),  # the clock's: not
+    )
+    view = SimpleNamespace(combatant=lambda who: SimpleNamespace(effects=effects))
+    ruleset = SimpleNamespace(effects={"prone": "", "dazed": ""})
+    assert lasting_from_view(ruleset, view, "Aldra") == [
+        CarriedEffect(kind="prone", custom=False), CarriedEffect(kind="blessed", custom=True)]
