@@ -119,6 +119,24 @@ def use(ctx: typer.Context, name: Annotated[str, typer.Argument(autocompletion=c
 
 
 @command()
+def bestiary(
+    search: Annotated[str, typer.Argument(help="Part of a creature's name (case and look-alike letters as names compare).", autocompletion=complete.nothing)] = "",
+    type_: Annotated[str | None, typer.Option("--type", help="Only creatures of this type (beast, dragon, fey, ...).")] = None,
+    cr: Annotated[str | None, typer.Option("--cr", help="Challenge ratings MIN..MAX, both in (1/4..1, ..2, 10..), or one (5).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List the bundled SRD 5.2 bestiary (name, type, CR, XP, AC, HP): `add NAME` takes a creature's stats from it under srd-5.2."""
+    from skirmish.projections.imports import bestiary as b
+
+    found = b.search(search, type_, cr)
+    if as_json:
+        print_json(b.listing_json(found))
+        return
+    for line in b.listing_lines(found):
+        say(line)
+
+
+@command()
 def rules(ctx: typer.Context, ruleset: Annotated[str | None, typer.Argument(autocompletion=complete.rulesets)] = None) -> None:
     """List the rulesets, or one ruleset's options, stats, actions, flags and details."""
     from skirmish.projections.ruleset import flag_name, get_ruleset, registry

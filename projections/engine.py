@@ -567,12 +567,20 @@ class Encounter:
             holding = sorted(shape.holding(at))
             branch, head_id = (holding[0], shape.heads[holding[0]]) if holding else ("", at)
         seen = self.ruleset.view(self._held_at(at))
-        self._read_kinds(at, ((EncounterEnded, None), (NoteAdded, "on")))  # ended_at's and notes_on's, one read
+        # ended_at's, notes_on's and xp_at's, one read
+        self._read_kinds(at, ((EncounterEnded, None), (NoteAdded, "on"), (CombatantAdded, None)))
+        xp = self.xp_at(at)
         return Shown(
             encounter=self.row.name, ruleset=self.row.ruleset, branch=branch, head=head_id, at=at,
             clock=seen.clock, combatants=seen.combatants, pending=seen.pending, own=seen.own,
-            ended=self.ended_at(at), notes=self.notes_on(at),
+            ended=self.ended_at(at), notes=self.notes_on(at), xp=xp if xp else msgspec.UNSET,
         )
+
+    def xp_at(self, at: int) -> int:
+        """The experience points of the creatures added on the path to ``at`` that carry an
+        ``xp`` stat (the bundled bestiary's foes: projections/imports/bestiary.py)."""
+        return sum(rec.event.stats.get("xp", 0) for rec in self._held_of_kind(CombatantAdded, at)
+                   if isinstance(rec.event, CombatantAdded))
 
     def _held_of_kind(self, kind: type[Event], at: int, having: str | None = None) -> list[Recorded]:
         """The events of one kind on the path to ``at``, in order (read by kind: a log

@@ -198,6 +198,8 @@ class Shown(View, frozen=True, kw_only=True):
     at: int
     ended: Ended | None = None  # the encounter has ended at or before ``at``
     notes: dict[str, tuple[NoteOn, ...]] = {}  # combatant (as named at ``at``) -> its notes, oldest first
+    # the experience points of the foes added with an ``xp`` stat (the bundled bestiary's); only when some are
+    xp: int | msgspec.UnsetType = msgspec.UNSET
 
 
 def second_gauge(view: View) -> str | None:

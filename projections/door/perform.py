@@ -143,11 +143,16 @@ def _read(log_file: LogFile, enc: Encounter, request: r.Anything) -> Result:
 def execute(enc: Encounter, command: c.Command, text: str) -> tuple[list[Recorded], list[str]]:
     """Decide and append one command; what it recorded, and the lines saying it (each event,
     then that a side has nobody standing where the command left it so: the fight goes on
-    until the GM ends it)."""
+    until the GM ends it; an `add` the bundled bestiary gave its stats: where they came from)."""
     at_the_table = isinstance(command, c.AtTheTable)
     before = enc.view().standing() if at_the_table else {}
+    brought: list[str] = []
+    if isinstance(command, c.AddCombatant) and not command.stats.keys() >= {"hp", "ac"}:
+        from skirmish.projections.imports.bestiary import complete
+
+        command, brought = complete(command, enc.ruleset)  # the stats used are recorded in the command
     recorded = enc.execute(command, text or r.tag(command))
-    lines = [f"#{rec.id} {enc.describe(rec)}" for rec in recorded]
+    lines = [f"#{rec.id} {enc.describe(rec)}" for rec in recorded] + brought
     if before:
         for side, names in enc.view().standing().items():
             if not names and before.get(side):

@@ -25,6 +25,7 @@ MEANING = {
     "hp": "hit points", "ac": "armour class", "dex": "Dexterity modifier", "init": "initiative modifier",
     "legendary": "legendary actions a round", "pc": "player character", "speed": "speed in feet",
     "resist": "damage resistances", "vulnerable": "damage vulnerabilities", "immune": "damage immunities",
+    "con": "Constitution saving throw modifier", "xp": "experience points",
 }
 PARTY, FOES = "players", "foes"
 SRD = frozenset({"srd-5.2"})  # the rulesets whose stats are named as srd_stats names them

@@ -33,7 +33,9 @@ class Creature:
     its hit points (average), ``ac``, ``dex`` (the Dexterity modifier), ``init`` (the
     initiative modifier), ``legendary`` (legendary action uses per round), ``speed`` (walk,
     feet); ``resist``, ``vulnerable``, ``immune`` the damage types as the file words them.
-    ``source`` says where it was read, for every line that names it."""
+    ``con`` (the Constitution saving throw modifier) and ``xp`` (experience points) where the
+    stat block gives them (the bundled bestiary's do). ``source`` says where it was read, for
+    every line that names it."""
 
     name: str
     source: str
@@ -49,6 +51,8 @@ class Creature:
     vulnerable: tuple[str, ...] = ()
     immune: tuple[str, ...] = ()
     current: int | None = None  # a persistent character's hit points now, where below its maximum
+    con: int | None = None
+    xp: int | None = None
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ def srd_stats(creature: Creature) -> dict[str, int | str]:
     """The stat block as the srd-5.2 ruleset's stats: ints, and the damage traits as text
     (comma-separated), each only where the file gives it."""
     stats: dict[str, int | str] = {"hp": creature.hp}
-    for key in ("ac", "dex", "init", "speed"):
+    for key in ("ac", "dex", "init", "speed", "con"):
         value = getattr(creature, key)
         if value is not None:
             stats[key] = value
@@ -110,6 +114,8 @@ def srd_stats(creature: Creature) -> dict[str, int | str]:
     for key in ("resist", "vulnerable", "immune"):
         if getattr(creature, key):
             stats[key] = ", ".join(getattr(creature, key))
+    if creature.xp is not None:
+        stats["xp"] = creature.xp
     return stats
 
 

@@ -556,6 +556,7 @@ class Srd52(Rules[SrdState]):
         "resist": Stat("Resistance: damage types, commas (§7)", required=False, kind=str),
         "vulnerable": Stat("Vulnerability: damage types, commas (§7)", required=False, kind=str),
         "immune": Stat("Immunity: damage types or conditions, commas (§7)", required=False, kind=str),
+        "xp": Stat("experience points the creature is worth (a bestiary foe's)", required=False, minimum=0),
     }
     actions = ACTIONS
     effects = EFFECTS

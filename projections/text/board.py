@@ -248,6 +248,8 @@ def render_state(shown: Shown, wide: bool = False, notes: bool = False) -> str:
     for key, value in own_figures(shown.own).items():
         if value not in (None, (), []):
             lines.append(f"{key}: {cell(value)}")
+    if shown.xp:
+        lines.append(f"XP: {shown.xp:,} (the foes' experience points, from their xp stat)")
     return "\n".join(escape_controls(line) for line in lines)
 
 
