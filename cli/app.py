@@ -283,7 +283,7 @@ AudienceOpt = Annotated[
     str, typer.Option("--for", help="gm (everything) or players (what the players' policy lets through: README, What each audience sees).")
 ]
 PartyOpt = Annotated[
-    list[str] | None, typer.Option("--party", help="A side the players see exactly (default: players); repeat for more.")
+    list[str] | None, typer.Option("--party", help="A side the players see exactly (default: players, party and pcs, in any case); repeat for more.")
 ]
 BadlyOpt = Annotated[
     int, typer.Option("--badly-hurt", help="Players' bands: a foe at or below this % of its vital figure is badly hurt.")

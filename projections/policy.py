@@ -20,7 +20,9 @@ hidden). The players' page (`export --format html --for players`) and `serve`'s 
   clock or the pending list, and no event or note that names it while it is hidden;
 - no dice seed or key, no digest, no command as typed.
 
-A *foe* is a combatant whose side is not one of the party's (``Bands.party``, `--party`).
+A *foe* is a combatant whose side is not one of the party's (``Bands.party``, `--party`;
+by default a side named players, party or pcs, in any case: the README's examples use
+`--side party` and `--side players` alike, and srd-5.2 makes both sides' combatants characters).
 """
 
 from __future__ import annotations
@@ -59,7 +61,12 @@ DOWN = frozenset({"down", "dead"})
 DEFAULT_FULL = "unhurt"
 DEFAULT_LEVELS = (Band("hurt", 100), Band("badly hurt", 50))
 DOWN_BAND = "down"
-DEFAULT_PARTY = ("players",)
+DEFAULT_PARTY = ("players", "party", "pcs")
+
+
+def in_party(side: str, party: Iterable[str]) -> bool:
+    """Whether ``side`` is one of the party's sides (sides compare without case, as names do)."""
+    return side.casefold() in {p.casefold() for p in party}
 
 
 def audience(text: str) -> Audience:
@@ -260,10 +267,10 @@ class Players:
     """The players' policy applied to one event at a time (see the module's docstring)."""
 
     def __init__(self, party: Sequence[str]) -> None:
-        self.party = frozenset(party)
+        self.party = frozenset(p.casefold() for p in party)
 
     def foe(self, side: str) -> bool:
-        return side not in self.party
+        return side.casefold() not in self.party
 
     def view(self, view: View, sight: Sight) -> View:
         """The view without the hidden combatants, the foes' pending actions and the clock's
@@ -332,6 +339,11 @@ class Players:
                 return Told(f"{name} joins the {side} side", False, False)
             case CombatantCarried(who=carried) if carried in foes:  # its figures there are the GM's
                 return Told(f"{carried} comes in from an earlier fight", False, False)
+        if harm is not None and not harm.heal and harm.who in sides and harm.who not in foes and (
+                harm.by in foes or (isinstance(who, str) and who in foes)):
+            # A foe's blow on the party: its amount is theirs to see, whatever the foe's line says.
+            by = f" from {harm.by}" if harm.by else ""
+            return Told(f"{harm.who} takes {harm.amount} {harm.unit}{by}", False, True)
         if harm is not None and (harm.who in foes or (harm.who not in sides)):
             if harm.heal:
                 return Told(f"{harm.who} is healed", False, False)

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from skirmish.eventlog.text import escape_controls, markdown_fence, markdown_text
+from skirmish.projections.policy import in_party
 from skirmish.projections.text.board import (
     WIDTH, budget_label, cell, clock_label, render_state, table, vital_label, who_acts,
 )
@@ -39,7 +40,7 @@ def _figure_rows(report: Report) -> tuple[list[str], list[list[str]]]:
     def row(f: Figures) -> list[str]:
         both = [f"{f.vital2_start} -> {f.vital2_end}" if f.vital2_start is not None else "-"] if second else []
         if report.players is not None:  # a foe's damage is its band; so is what the party dealt it
-            foe = f.side not in report.players.party
+            foe = not in_party(f.side, report.players.party)
             return [f.name, f.side, f"{f.vital_start} -> {f.vital_end}", *both, str(f.dealt) if foe else "-",
                     "-" if foe else str(f.taken), str(f.declared), "-" if foe else str(f.spent)]
         return [f.name, f.side, f"{f.vital_start} -> {f.vital_end}", *both, str(f.dealt), str(f.taken),

@@ -384,3 +384,21 @@ def test_piped_export_prints_nothing_extra_and_never_imports_rich(played: Path, 
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert run.stderr.splitlines() == [f"Wrote {tmp_path / 'x.jsonl'} (jsonl) for 'Bridge ambush'", "False 0"]
     assert run.stdout.startswith("#1 ")
+
+
+def test_the_party_side_of_the_readme_is_the_party_in_the_players_report(cli: Cli, tmp_path: Path) -> None:
+    # Issue 39, finding 6: the README's srd-5.2 example puts the characters on `--side party`.
+    # Without --party the players see them exactly (not as bands), and the goblin's hit on
+    # Mira is theirs to see: 1d6+2 with a typed 4 is 6 damage, 22 - 6 = 16 HP left.
+    cli.ok("new", "Chapel", "--rules", "srd-5.2")
+    cli.ok("add", "Mira", "--side", "Party", "--stat", "hp=22", "--stat", "ac=15", "--stat", "dex=4")
+    cli.ok("add", "Goblin", "--side", "foes", "--stat", "hp=7", "--stat", "ac=15", "--stat", "dex=2")
+    cli.ok("round", "--roll", "Mira=16", "--roll", "Goblin=13")
+    cli.ok("next")
+    cli.ok("declare", "Goblin", "attack", "--target", "Mira", "--with", "hit=4", "--with", "damage=1d6+2",
+           "--roll", "Goblin=15", "--roll", "dmg:Goblin=4")
+    out = tmp_path / "players.md"
+    assert run_cli(["--db", cli.db, "export", "--format", "md", "--for", "players", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "| Mira | Party | 22 -> 16 | - | 6 |" in text
+    assert "Mira takes 6 HP from Goblin" in text
