@@ -69,11 +69,16 @@ def amend(
     replacement = parse_command(invocation(ctx), new_command)
     invocation(ctx).records = True
     enc = invocation(ctx).encounter()
+    from skirmish.projections.imports.bestiary import complete
+
+    replacement, brought = complete(replacement, enc.ruleset)  # `add Goblin`: the bestiary's stats, recorded
     done = amend_branch(enc, event, replacement, shlex.join(new_command), branch, invocation(ctx).text)
     if as_json:
         print_json(done.to_json())
         return
     say(f"Branch {done.branch!r} starts at #{done.at}; {done.original!r} stays as it was")
+    for line in brought:
+        say(line)
     for step in done.steps:
         old = f"#{step.old[0]}" + (f"..#{step.old[-1]}" if len(step.old) > 1 else "")
         if step.skipped is not None:

@@ -213,7 +213,7 @@ def add(
     roll: RollOpt = None,
     hidden: Annotated[bool, typer.Option("--hidden", help="Hidden from the players' screens until `reveal`.")] = False,
 ) -> None:
-    """Add a combatant with the stats the ruleset asks for (typed, or from a roster)."""
+    """Add a combatant with the stats the ruleset asks for (typed, or from a roster; srd-5.2: a creature of `skirmish bestiary`)."""
     stats = pairs(stat, "--stat")
     if from_ is not None:
         from skirmish.projections import roster

@@ -150,3 +150,15 @@ def test_a_built_wheel_holds_the_bestiary(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"skirmish/projections/imports/data/srd-5.2-creatures.json",
             "skirmish/projections/imports/data/NOTICE.md"} <= names
+
+
+def test_an_amended_add_takes_the_block_too(cli: Cli) -> None:
+    cli.ok("new", "Crypt", "--rules", "srd-5.2")
+    cli.ok("add", "Ogre")  # Ogre: CR 2, 450 XP, AC 11, 68 HP
+    out = cli.ok("amend", "2", "--", "add", "goblin boss")
+    assert "Goblin Boss: from the bundled SRD 5.2 bestiary (CR 1, 200 XP each)" in out
+    cli.ok("switch", "amend-2")
+    got = combatants(cli)
+    assert list(got) == ["Goblin Boss"] and got["Goblin Boss"]["own"]["ac"] == 17
+    assert json.loads(cli.ok("state", "--json"))["xp"] == 200
+    cli.ok("verify")
