@@ -283,6 +283,19 @@ def figure_words(figure: str) -> str:
     return f"{owner}'s {said}" if owner else said
 
 
+def _dice_words(n: Number) -> str:
+    """The dice of a number; two d20s of which one was kept (Advantage, Disadvantage:
+    srd-5.2-combat.md §6) say which, since the number counts the kept one, not their sum."""
+    roll = n.roll
+    assert roll is not None
+    kept = next((t.value for t in n.terms if t.name.startswith("d20")), None) if isinstance(n, Derived) else None
+    if roll.dice != "2d20" or kept is None or kept not in roll.faces:
+        return roll.describe()
+    which = "both alike" if min(roll.faces) == max(roll.faces) else "the higher" if kept == max(roll.faces) else "the lower"
+    who = "the GM's dice" if roll.source == "gm" else "rolled by skirmish"
+    return f"2d20 = {', '.join(str(f) for f in roll.faces)}: {which} kept, {kept} ({who})"
+
+
 def number_parts(numbers: Sequence[Number]) -> tuple[list[str], tuple[list[str], str] | None]:
     """The lines of the derived numbers, and the numbers stored as they are (``figure
     value`` items and the rules they fall under) that `explain` prints on one line."""
@@ -296,7 +309,7 @@ def number_parts(numbers: Sequence[Number]) -> tuple[list[str], tuple[list[str],
         if isinstance(n, Derived) and n.terms:
             lines.append("      " + ", ".join(f"{t.name} {t.value:+d}" for t in n.terms))
         if n.roll is not None:
-            lines.append("      dice: " + n.roll.describe())
+            lines.append("      dice: " + _dice_words(n))
         if isinstance(n, Derived) and n.rule:
             lines.append(f"      rule: {n.rule}")
     if not recorded:

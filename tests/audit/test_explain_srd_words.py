@@ -1,0 +1,40 @@
+"""`explain` of srd-5.2 events says what the rules did (issue 39): the d20 kept of two, the
+numbers of a massive-damage death, no options line repeated on every explanation."""
+
+from __future__ import annotations
+
+import re
+
+from support.cli import Cli
+
+
+def ids(reply: str) -> list[int]:
+    return [int(n) for n in re.findall(r"^#(\d+) ", reply, re.M)]
+
+
+def chapel(cli: Cli) -> None:
+    cli.ok("new", "Chapel", "--rules", "srd-5.2")
+    cli.ok("add", "Mira", "--side", "party", "--stat", "hp=22", "--stat", "ac=15", "--stat", "dex=4")
+    cli.ok("add", "Orc", "--side", "foes", "--stat", "hp=15", "--stat", "ac=13", "--stat", "dex=1")
+    cli.ok("round", "--roll", "Mira=16", "--roll", "Orc=3")
+
+
+def test_explain_of_an_attack_with_advantage_keeps_the_higher_d20(cli: Cli) -> None:
+    # srd-5.2-combat.md §6 (Advantage): two d20s, the higher used. 14 and 17: 17 + 6 = 23.
+    chapel(cli)
+    reply = cli.ok("declare", "Mira", "attack", "--target", "Orc", "--with", "hit=6", "--with", "damage=1d8",
+                   "--with", "adv=yes", "--roll", "Mira=14,17", "--roll", "dmg:Mira=3")
+    text = cli.ok("explain", str(ids(reply)[0]))
+    assert "  roll: 23 = d20 + attack bonus vs AC 13" in text
+    assert "      dice: 2d20 = 14, 17: the higher kept, 17 (the GM's dice)" in text
+    assert "31" not in text
+
+
+def test_explain_of_an_attack_with_disadvantage_keeps_the_lower_d20(cli: Cli) -> None:
+    # srd-5.2-combat.md §6 (Disadvantage): the lower used. 14 and 17: 14 + 6 = 20.
+    chapel(cli)
+    reply = cli.ok("declare", "Mira", "attack", "--target", "Orc", "--with", "hit=6", "--with", "damage=1d8",
+                   "--with", "dis=yes", "--roll", "Mira=17,14", "--roll", "dmg:Mira=3")
+    text = cli.ok("explain", str(ids(reply)[0]))
+    assert "  roll: 20 = d20 + attack bonus vs AC 13" in text
+    assert "      dice: 2d20 = 17, 14: the lower kept, 14 (the GM's dice)" in text
