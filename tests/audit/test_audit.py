@@ -406,12 +406,13 @@ def test_amend_refusals_record_nothing(cli: Cli, bridge: Callable[[Cli], None]) 
         "Error: no combatant named 'Nobody' (combatants: Hauser, Mira, Orc, Archer)"
     )
     assert cli.fails("amend", "20", "--", "damage", "Orc", "x") == (
-        "Error: the new command: Invalid value for 'amount': 'x' is not a valid int."
+        "Error: the new command: AMOUNT takes a whole number, not 'x'"
     )
     assert cli.fails("amend", "20", "--", "undo") == (
-        "Error: only a command that decides events can stand in for one (add, round, declare, ...)"
+        "Error: `undo` decides no events: it cannot stand in for a command"
     )
-    assert cli.fails("amend", "20", "--", "bogus") == "Error: the new command: No such command 'bogus'."
+    assert cli.fails("amend", "20", "--", "bogus") == (
+        "Error: the new command: no command 'bogus' (`skirmish --help` lists them)")
     assert cli.fails("amend", "20", "--branch", "what-if", "--", "damage", "Orc", "3") == (
         "Error: a branch named 'what-if' already exists"
     )
