@@ -154,6 +154,15 @@ class StatsSet(Event, frozen=True, tag="stats-set"):
     was: dict[str, int] = {}
 
 
+class TraitsSet(Event, frozen=True, tag="traits-set", omit_defaults=True):
+    """A combatant's text stats changed after it was added (`set resist=fire,cold`): the new
+    words (empty: none), and what they ``was`` before (empty: none)."""
+
+    who: str
+    traits: dict[str, str]
+    was: dict[str, str] = {}
+
+
 class CombatantRenamed(Event, frozen=True, tag="combatant-renamed"):
     """A combatant goes by a new name from here on; events before keep the name they hold."""
 
@@ -219,7 +228,7 @@ class BandsChosen(Event, frozen=True, tag="players-bands"):
 CORE_EVENTS: tuple[type[Event], ...] = (
     EncounterStarted, CombatantAdded, NoteAdded, CombatantLeft, CombatantReturned,
     EncounterEnded, StatsSet, CombatantRenamed, DiceRolled, CombatantCarried,
-    CombatantHidden, CombatantRevealed, BandsChosen,
+    CombatantHidden, CombatantRevealed, BandsChosen, TraitsSet,
 )
 
 # An upcaster turns an old stored body (as a dict) into the next version's layout. Those not

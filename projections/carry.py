@@ -24,7 +24,7 @@ from typing import Any
 
 from skirmish.eventlog.commands import AddCombatant, ApplyEffect, Carry, CarriedEffect
 from skirmish.eventlog.errors import BadInput, RuleViolation, SkirmishError
-from skirmish.eventlog.events import CombatantAdded, CombatantCarried, CombatantRenamed, Event, StatsSet
+from skirmish.eventlog.events import CombatantAdded, CombatantCarried, CombatantRenamed, Event, StatsSet, TraitsSet
 from skirmish.eventlog.text import check_label, quoted
 from skirmish.projections.ruleset import Dice, Ruleset, check_details, check_flags, decide_add
 from skirmish.projections.view import View
@@ -100,6 +100,8 @@ def stats_at(enc: Any, event_id: int) -> dict[str, dict[str, Any]]:
                 stats[name] = {**numbers, **traits}
             case StatsSet(who=who, stats=numbers):
                 stats[who].update(numbers)
+            case TraitsSet(who=who, traits=traits):
+                stats[who].update(traits)
             case CombatantRenamed(who=who, to=to):
                 stats[to] = stats.pop(who)
     return stats

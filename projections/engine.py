@@ -51,6 +51,7 @@ from skirmish.eventlog.events import (
     Event,
     NoteAdded,
     StatsSet,
+    TraitsSet,
     tag_of,
 )
 from skirmish.eventlog.connection import DEFAULT_DB
@@ -827,6 +828,10 @@ class Encounter:
                 return f"The encounter ends{': ' + reason if reason else ''}"
             case StatsSet(who=who, stats=stats, was=was):
                 changes = ", ".join(f"{k} {was[k]} -> {v}" if k in was else f"{k} {v}" for k, v in stats.items())
+                return f"{who}'s stats are set: {changes}"
+            case TraitsSet(who=who, traits=traits, was=was):
+                changes = ", ".join(f"{k} {was[k] or 'none'} -> {v or 'none'}" if was.get(k) else f"{k} {v or 'none'}"
+                                    for k, v in traits.items())
                 return f"{who}'s stats are set: {changes}"
             case CombatantRenamed(who=who, to=to):
                 return f"{who} is renamed {to}"

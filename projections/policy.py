@@ -47,6 +47,7 @@ from skirmish.eventlog.events import (
     EncounterStarted,
     Event,
     NoteAdded,
+    TraitsSet,
 )
 from skirmish.eventlog.text import check_label
 from skirmish.projections.view import Combatant, Gauge, NoOwn, View
@@ -337,6 +338,8 @@ class Players:
         match rec_event:
             case CombatantAdded(name=name, side=side) if self.foe(side):
                 return Told(f"{name} joins the {side} side", False, False)
+            case TraitsSet(who=changed) if changed in foes:  # a foe's resistances are the GM's to know
+                return Told(f"{changed}'s stats are set", False, False)
             case CombatantCarried(who=carried) if carried in foes:  # its figures there are the GM's
                 return Told(f"{carried} comes in from an earlier fight", False, False)
         if harm is not None and not harm.heal and harm.who in sides and harm.who not in foes and (

@@ -51,6 +51,7 @@ from skirmish.eventlog.events import (
     Event,
     Roll,
     StatsSet,
+    TraitsSet,
 )
 from skirmish.eventlog.text import check_label, check_note, quoted
 from skirmish.projections import gm
@@ -491,10 +492,35 @@ class Rules(Generic[State]):
             was = {key: gm.stat_now(fighter, key, self.stat_fields) for key in stats}
         except TypeError as exc:  # a ruleset that keeps a stat where the shared reading does not look
             raise RuleViolation(f"{getattr(self, 'id', '?')} cannot `set` this: {exc}") from None
-        if was == stats:
-            shown = ", ".join(f"{k}={v}" for k, v in stats.items())
+        # Text stats (resistances, immunities) change as the numbers do, in an event of their own.
+        given = {k: v for k, v in command.stats.items() if self.stats[k].kind is str}  # type: ignore[attr-defined]
+        for key, text in given.items():
+            check_label(f"{key}=", text)
+        traits = {key: self.trait_words(key, text) for key, text in given.items()}
+        traits_was = {key: trait_now(fighter, key) for key in traits}
+        events: list[Event] = []
+        if stats and was != stats:
+            events.append(StatsSet(who=fighter.name, stats=stats, was=was))
+        if traits and traits_was != traits:
+            events.append(TraitsSet(who=fighter.name, traits=traits, was={k: v for k, v in traits_was.items() if v}))
+        if not events:
+            shown = ", ".join([*(f"{k}={v}" for k, v in stats.items()), *(f"{k}={v}" for k, v in traits.items())])
             raise RuleViolation(f"{fighter.name} has {shown} already: nothing to set")
-        return [StatsSet(who=fighter.name, stats=stats, was=was)]
+        return events
+
+    def trait_words(self, key: str, text: str) -> str:
+        """Text stat ``key`` as `set` records it: its words, spaces collapsed. A ruleset that
+        reads the words (srd-5.2's damage types) checks them here."""
+        return " ".join(text.split())
+
+    @applies(TraitsSet)
+    def _traits_set(self, state: State, event: TraitsSet) -> None:
+        fighters: Any = state.fighters
+        fighter = fighters[event.who]
+        changed = {key: ([w.strip().lower() for w in text.split(",") if w.strip()]
+                         if isinstance(getattr(fighter, key, ""), list) else text)
+                   for key, text in event.traits.items()}
+        fighters[event.who] = msgspec.structs.replace(fighter, **changed)
 
     @applies(StatsSet)
     def _stats_set(self, state: State, event: StatsSet) -> None:
@@ -662,6 +688,12 @@ def check_stats(ruleset: Ruleset[Any], name: str, raw: Mapping[str, str], *, par
         if spec.kind is int:
             stats.setdefault(key, spec.default)
     return stats
+
+
+def trait_now(fighter: Any, key: str) -> str:
+    """A fighter's text stat as it stands, in the words `set` records (a list: commas between)."""
+    value = getattr(fighter, key, "")
+    return ", ".join(value) if isinstance(value, list) else str(value)
 
 
 def check_traits(ruleset: Ruleset[Any], name: str, raw: Mapping[str, str]) -> dict[str, str]:

@@ -625,6 +625,13 @@ class Srd52(Rules[SrdState]):
             out.append(CombatantAdded(name=event.name, side=event.side, stats=stats, traits=event.traits))
         return out
 
+    def trait_words(self, key: str, text: str) -> str:
+        """`set resist=fire,cold` mid-fight: the words checked as `add` checks them (§7, §13)."""
+        for word in self.unknown_words(key, text):
+            kinds = "damage type or condition" if key == "immune" else "damage type"
+            raise BadInput(f"{key}={text}: {word!r} is no {kinds} ({R(7)})")
+        return ", ".join(_words(text))
+
     def unknown_words(self, key: str, text: str) -> list[str]:
         """The words of text stat ``key`` (commas between) that are no damage type, nor for
         ``immune`` a condition (§7, §13): `add` refuses them, an import names them."""

@@ -12,6 +12,8 @@ from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.events import CombatantAdded
 from skirmish.projections.ruleset import Rules, Stat, check_stats, check_traits, decide_add
 
+from support.cli import Cli
+
 
 class _Tiny(Rules[msgspec.Struct]):  # type: ignore[type-var]
     id = "tiny"
@@ -67,3 +69,32 @@ def test_a_roster_gives_a_text_stat_as_a_string_or_a_list(tmp_path: Path) -> Non
     path.write_text('[Drone]\n"srd-5.2" = { hp = "many", ac = 17 }\n')
     with pytest.raises(BadInput, match="srd-5.2 stat 'hp' must be a whole number, not 'many'"):
         roster.load(path)
+
+
+def test_set_changes_resistances_and_immunities_mid_fight(cli: Cli) -> None:
+    # Issue 39, finding 8. srd-5.2-combat.md §7: Resistance halves (rounded down), Immunity
+    # takes none; a condition immunity refuses the condition (§7, §13).
+    cli.ok("new", "Mire", "--rules", "srd-5.2")
+    cli.ok("add", "Mire Rat", "--side", "foes", "--stat", "hp=20", "--stat", "ac=12")
+    reply = cli.ok("set", "Mire Rat", "resist=fire,cold", "immune=charmed")
+    assert "Mire Rat's stats are set: resist fire, cold, immune charmed" in reply
+    assert cli.fails("effect", "Mire Rat", "charmed").startswith("Error: Mire Rat is immune to charmed")
+    # 9 fire halved, rounded down: 4; 20 - 4 = 16.
+    assert "Mire Rat takes 4 fire damage (16 HP left)" in cli.ok("damage", "Mire Rat", "9", "--with", "type=fire")
+    again = cli.ok("set", "Mire Rat", "resist=cold")
+    assert "resist fire, cold -> cold" in again
+    assert cli.fails("set", "Mire Rat", "resist=cold") == "Error: Mire Rat has resist=cold already: nothing to set"
+    assert cli.fails("set", "Mire Rat", "resist=lava").startswith("Error: resist=lava: 'lava' is no damage type")
+    cli.ok("undo")
+    assert "resist fire, cold -> cold" not in cli.ok("log")
+
+
+def test_a_foes_resistances_set_mid_fight_are_not_told_to_the_players(cli: Cli, tmp_path: Path) -> None:
+    from skirmish.cli.main import run_cli
+
+    cli.ok("new", "Mire", "--rules", "srd-5.2")
+    cli.ok("add", "Mire Rat", "--side", "foes", "--stat", "hp=20", "--stat", "ac=12")
+    cli.ok("set", "Mire Rat", "resist=fire")
+    out = tmp_path / "players.md"
+    assert run_cli(["--db", cli.db, "export", "--format", "md", "--for", "players", "--out", str(out)]) == 0
+    assert "- #3 Mire Rat's stats are set\n" in out.read_text()
