@@ -1,6 +1,9 @@
 """srd-5.2 at its edges: a death save of every d20 face and at exactly 10 whatever lowers it,
 and a legendary use of every cost against every count of uses left, however it is declared.
 
+Then the other checks met exactly (a Hide of 15, §4; first aid of 10, §9), an attack on itself,
+and a legendary use stored before its cost was: read as cost 1.
+
 Rules: shared/rules/srd-5.2-combat.md (SRD 5.2 by Wizards of the Coast LLC, CC-BY-4.0),
 §9 (Death Saving Throws: d20, 10 or higher a success, else a failure; a natural 1 two
 failures, a natural 20 regains 1 HP; the third success Stable), §13 and §16 (Exhaustion:
@@ -11,14 +14,15 @@ hand in the parametrize lists below, from those sections, never read from a run.
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from skirmish.eventlog.commands import AddCombatant, ApplyEffect, Damage, Declare, Next, StartRound
-from skirmish.eventlog.errors import RuleViolation
+from skirmish.eventlog.errors import BadInput, RuleViolation
 from skirmish.eventlog.events import Event
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
-from skirmish.projections.rulesets.srd_5__2 import DeathSave, Healed, Stabilised
+from skirmish.projections.rulesets.srd_5__2 import Acted, Attacked, DeathSave, Healed, Stabilised
 
 from support.cli import start
 from support.encounter import combatant, do, one, refused, who
@@ -159,3 +163,85 @@ def test_a_legendary_use_costs_what_it_says_of_the_uses_left(memory_store: Store
     else:
         do(enc, command)
         assert who(enc, "Drake").legendary == f"{left - cost}/3"
+
+
+# --- checks against a DC: meeting it succeeds (§4 Hide, DC 15; §9 first aid, DC 10) ------------------
+
+
+def alone_with(store: Store, *others: str) -> Encounter:
+    """Ann's turn (15), then each of ``others`` (9 HP, AC 12, on her side), in that order."""
+    enc = start(store, "srd-5.2")
+    for name in ("Ann", *others):
+        do(enc, AddCombatant(name=name, side="party", stats={"hp": "9", "ac": "12"}))
+    do(enc, StartRound(rolls={"Ann": (15,), **{name: (10 - n,) for n, name in enumerate(others)}}))
+    return enc
+
+
+# (d20, Stealth bonus, total, hidden): d20 + bonus against DC 15 (§4, Hide).
+HIDES = [(12, 3, 15, True), (11, 3, 14, False), (15, 0, 15, True), (20, -6, 14, False)]
+
+
+@pytest.mark.parametrize(("face", "bonus", "total", "hidden"), HIDES, ids=[f"{h[2]}-from-{h[0]}" for h in HIDES])
+def test_a_hide_of_exactly_15_hides_and_of_14_does_not(memory_store: Store, face: int, bonus: int, total: int,
+                                                        hidden: bool) -> None:
+    enc = alone_with(memory_store)
+    events = do(enc, Declare(who="Ann", action="hide", rolls={"Ann": (face,)}, details={"bonus": str(bonus)}))
+    acted = one(events, Acted)
+    assert acted.check is not None and acted.check.value == total
+    assert acted.detail == ("hidden" if hidden else "not hidden")
+    assert ("invisible" in {e.kind for e in combatant(enc, "Ann").effects}) is hidden
+
+
+def knocked_out_bob(store: Store) -> Encounter:
+    """Bob knocked out by Ann's blow (15 + 3 = 18 hits AC 12; 6 + 3 = 9 would drop his 9 HP to
+    0: left at 1 HP and Unconscious instead, §9), in Ann's turn still."""
+    enc = alone_with(store, "Bob")
+    attack = Declare(who="Ann", action="attack", target="Bob", rolls={"Ann": (15,), "dmg:Ann": (6,)},
+                     details={"hit": "3", "damage": "1d6+3", "knockout": "yes"})
+    do(enc, attack)
+    assert combatant(enc, "Bob").status == "out"
+    do(enc, Next())  # Bob's turn; Ann acts again in the next round
+    do(enc, Next())
+    do(enc, StartRound())
+    return enc
+
+
+@pytest.mark.parametrize(("face", "awake"), [(8, True), (7, False)], ids=["10-wakes", "9-does-not"])
+def test_first_aid_of_exactly_10_wakes_one_knocked_out(memory_store: Store, face: int, awake: bool) -> None:
+    enc = knocked_out_bob(memory_store)
+    # d20 + Medicine 2 against DC 10 (§9): 8 + 2 = 10 wakes him, 7 + 2 = 9 does not.
+    do(enc, Declare(who="Ann", action="help", target="Bob", rolls={"Ann": (face,)}, details={"bonus": "2"}))
+    assert (combatant(enc, "Bob").status == "fighting") is awake
+
+
+def test_first_aid_rolls_a_d20(memory_store: Store) -> None:
+    """A face the die does not have is refused, nothing recorded."""
+    enc = knocked_out_bob(memory_store)
+    with pytest.raises(BadInput):
+        enc.execute(Declare(who="Ann", action="help", target="Bob", rolls={"Ann": (21,)}, details={"bonus": "2"}),
+                    "test")
+    assert combatant(enc, "Bob").status == "out"
+
+
+def test_an_attack_on_itself_is_refused_by_its_section(memory_store: Store) -> None:
+    enc = alone_with(memory_store)
+    refused(enc, Declare(who="Ann", action="attack", target="Ann", rolls={"Ann": (15,)}, details={"hit": "3"}),
+            RuleViolation, f"Ann cannot attack itself ({R(6)})")
+
+
+# --- logs kept before cost was stored ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", [Acted, Attacked])
+def test_a_legendary_use_stored_without_its_cost_spends_one(kind: type[Event]) -> None:
+    """A use of cost 1 is stored as before, with no cost field (omitted at its default), and a
+    stored one without it reads as cost 1: logs kept before a cost could be given fold alike."""
+    fields: dict[str, object] = {"who": "Drake", "use": "legendary"}
+    if kind is Acted:
+        fields["action"] = "legendary"
+    else:
+        fields.update(target="Ann", roll={"value": 15, "formula": "d20", "terms": [], "rule": R(6)}, ac=12, hit=True,
+                      crit=False)
+    stored = msgspec.json.encode(msgspec.convert(fields, kind))
+    assert b'"cost"' not in stored
+    assert msgspec.json.decode(stored, type=kind).cost == 1  # type: ignore[attr-defined]
