@@ -80,8 +80,9 @@ Readings chosen where the text leaves the tracker free:
   (default start) of ``--with of=NAME`` (default: the creature whose turn it is, else
   WHO); the current turn's end does not count ("the end of its next turn" is
   ``--rounds 1 --with at=end``). Without ``--rounds`` it lasts until ``--end``.
-- Temporary HP: ``heal WHO N --with temp=yes`` takes the new grant in place of the old
-  (§8: the GM keeps the old one by not typing it).
+- Temporary HP: ``heal WHO N --with temp=yes`` while holding some keeps the higher of the
+  two (§8: the creature keeps the old or takes the new, never both), or the one
+  ``--with keep=new`` or ``keep=old`` names; the event records the choice and the one kept.
 - Carried into another fight (``new --carry``): HP, temporary HP (§8: until used up or a
   Long Rest), the Exhaustion level, death saves, Stable, dead, knocked out (§9), and the
   conditions nobody's turn, Concentration or other creature ends; the rest ends with the
@@ -410,9 +411,15 @@ class Healed(Event, frozen=True, tag="srd-5.2.healed", omit_defaults=True):
 
 
 class TempGained(Event, frozen=True, tag="srd-5.2.temp-gained", omit_defaults=True):
+    """A grant of ``temp`` temporary HP while holding ``had`` (§8: no stacking). ``keep``: the
+    choice (higher, new, old; empty in a log from before it: the new one taken); ``kept``:
+    which one the creature holds after it, new or old."""
+
     who: str
     temp: int
     had: int
+    keep: str = ""
+    kept: str = "new"
 
 
 class Stabilised(Event, frozen=True, tag="srd-5.2.stabilised", omit_defaults=True):
@@ -599,7 +606,9 @@ class Srd52(Rules[SrdState]):
         "at": Detail("effect: ends at the start or end of the anchor's turn", ("effect",), ("start", "end")),
         "of": Detail("effect: whose turn it is anchored to", ("effect",)),
         "minutes": Detail("effect: 1 minute = 10 rounds (§12)", ("effect",)),
-        "temp": Detail("heal: temporary HP, in place of the old (§8)", ("heal",), ("yes",)),
+        "temp": Detail("heal: temporary HP, no stacking with the old (§8)", ("heal",), ("yes",)),
+        "keep": Detail("heal --with temp=yes: the grant kept, the higher (default), new or old (§8)", ("heal",),
+                       ("higher", "new", "old")),
     }
 
     def initial(self, started: EncounterStarted) -> SrdState:
@@ -1494,8 +1503,15 @@ class Srd52(Rules[SrdState]):
             raise BadInput(f"heal takes at least 1, not {cmd.amount}")
         if f.dead:
             raise RuleViolation(f"{f.name} is dead: only revival magic brings it back", R(10))
+        keep = cmd.details.get("keep")
+        if keep is not None and cmd.details.get("temp") != "yes":
+            raise BadInput("--with keep= goes with --with temp=yes: it chooses between two grants of temporary HP")
         if cmd.details.get("temp") == "yes":
-            return [TempGained(who=f.name, temp=cmd.amount, had=f.temp)]
+            if not f.temp:
+                return [TempGained(who=f.name, temp=cmd.amount, had=0)]
+            keep = keep or "higher"
+            kept = "new" if keep == "new" or (keep == "higher" and cmd.amount > f.temp) else "old"
+            return [TempGained(who=f.name, temp=cmd.amount, had=f.temp, keep=keep, kept=kept)]
         top = self._hp_max(state, f)
         amount = min(cmd.amount, top - f.hp)
         if amount <= 0:
@@ -1750,7 +1766,8 @@ class Srd52(Rules[SrdState]):
 
     @applies(TempGained)
     def _temp(self, state: SrdState, event: TempGained) -> None:
-        state.fighters[event.who].temp = event.temp
+        if event.kept == "new":
+            state.fighters[event.who].temp = event.temp
 
     @applies(ConcentrationSaved)
     def _con_saved(self, state: SrdState, event: ConcentrationSaved) -> None:
@@ -1939,8 +1956,11 @@ class Srd52(Rules[SrdState]):
                 return f"{who} {how}: death save {outcome} ({s} successes, {fails} failures)"
             case Healed(who=who, amount=amount, hp_left=hp, woke=woke):
                 return f"{who} regains {amount} HP ({hp} HP)" + (", conscious again, still Prone" if woke else "")
-            case TempGained(who=who, temp=temp, had=had):
-                return f"{who} has {temp} temporary HP" + (f" in place of {had}" if had else "")
+            case TempGained(who=who, temp=temp, had=had, keep=keep, kept=kept):
+                why = "" if not keep else " (the higher, §8)" if keep == "higher" else f" (keep={keep}, §8)"
+                if kept == "old":
+                    return f"{who} keeps {had} temporary HP, not {temp}{why}"
+                return f"{who} has {temp} temporary HP" + (f" in place of {had}" if had else "") + why
             case Stabilised(who=who, by=by):
                 return f"{who} is Stable ({by})"
             case ConcentrationSaved(who=who, dc=dc, save=save, kept=kept):

@@ -195,6 +195,23 @@ def test_temporary_hp_worked_example(memory_store: Store) -> None:
     assert who(enc, "Bram").temp == 12
 
 
+@pytest.mark.parametrize(("keep", "expected", "line"), [
+    # §8: no stacking; the creature keeps the old grant or takes the new. Holding 8, offered 3.
+    (None, 8, "Bram keeps 8 temporary HP, not 3 (the higher, §8)"),
+    ("higher", 8, "Bram keeps 8 temporary HP, not 3 (the higher, §8)"),
+    ("old", 8, "Bram keeps 8 temporary HP, not 3 (keep=old, §8)"),
+    ("new", 3, "Bram has 3 temporary HP in place of 8 (keep=new, §8)"),
+])
+def test_a_second_grant_of_temporary_hp_keeps_the_one_chosen(memory_store: Store, keep: str | None, expected: int,
+                                                              line: str) -> None:
+    enc = fight(memory_store, ("Bram", "party", {"hp": "20", "ac": "16"}))
+    do(enc, Heal(who="Bram", amount=8, details={"temp": "yes"}))
+    details = {"temp": "yes"} | ({"keep": keep} if keep else {})
+    events = do(enc, Heal(who="Bram", amount=3, details=details))
+    assert who(enc, "Bram").temp == expected
+    assert [enc.ruleset.describe(e) for e in events] == [line]
+
+
 @pytest.mark.parametrize(("trait", "details", "expected"), [
     ("resist", {}, 5),  # 4 + 5 + 2 = 11, halved: 5
     ("vulnerable", {}, 22),  # 11 doubled: 22
