@@ -1058,7 +1058,9 @@ class Dice:
         """Typed dice no roll of the decision asked for (the engine refuses them)."""
         return [self._names[k] for k in self._typed if k not in self._used]
 
-    def roll(self, who: str, count: int, sides: int) -> Roll:
+    def roll(self, who: str, count: int, sides: int, why: str = "") -> Roll:
+        """``count`` dice of ``sides`` for ``who``, the GM's typed faces if given; ``why``: what
+        makes the count what it is (Advantage: two d20s), said when the faces typed do not fit."""
         spec = f"{count}d{sides}"
         typed = self._typed.get(who.lower())
         self._used.add(who.lower())
@@ -1067,5 +1069,6 @@ class Dice:
             return Roll(dice=spec, faces=faces, source="tool")
         if len(typed) != count or any(not 1 <= f <= sides for f in typed):
             shown = ",".join(str(f) for f in typed)
-            raise BadInput(f"{spec} for {who} takes {count} faces from 1 to {sides}, not {shown}")
+            because = f": {why}" if why and len(typed) != count else ""
+            raise BadInput(f"{spec} for {who} takes {count} faces from 1 to {sides}, not {shown}{because}")
         return Roll(dice=spec, faces=typed, source="gm")

@@ -807,7 +807,7 @@ class Srd52(Rules[SrdState]):
                 formula = " + ".join(t.name for t in terms)
                 out.append((tuple(m.name for m in members), Derivation(value, formula, tuple(terms), R(2))))
                 continue
-            roll = dice.roll(key, 2 if mode else 1, 20)
+            roll = dice.roll(key, 2 if mode else 1, 20, _two_d20_why(adv, dis))
             kept = max(roll.faces) if mode == "advantage" else min(roll.faces) if mode else roll.faces[0]
             kept_which = "higher" if mode == "advantage" else "lower"
             d20 = f"d20 ({mode}: {kept_which} of {roll.faces[0]}, {roll.faces[1]})" if mode else "d20"
@@ -1274,7 +1274,7 @@ class Srd52(Rules[SrdState]):
                                f"not {extra!r}")
             self._check_damage(spec2, "extra")
         bonus = detail_int(cmd, "hit")
-        roll = dice.roll(f.name, 2 if mode else 1, 20)
+        roll = dice.roll(f.name, 2 if mode else 1, 20, _two_d20_why(adv, dis))
         kept = max(roll.faces) if mode == "advantage" else min(roll.faces) if mode else roll.faces[0]
         terms = [Term("d20", kept), Term("attack bonus", bonus)]
         terms += self._exhaustion_terms(state, f)
@@ -1999,6 +1999,18 @@ def _follows(state: SrdState, f: Fighter) -> None:
 def _renamed_turn(turn: str, old: str, new: str) -> str:
     number, _, who = turn.partition(":")
     return f"{number}:{new}" if who == old else turn
+
+
+def _two_d20_why(adv: list[str], dis: list[str]) -> str:
+    """Why a d20 Test rolls one die or two (§6), for a refusal of the faces the GM typed."""
+    if adv and dis:
+        return (f"Advantage ({', '.join(adv)}) and Disadvantage ({', '.join(dis)}) cancel out: "
+                f"one d20 ({R(6)})")
+    if adv:
+        return f"Advantage ({', '.join(adv)}) rolls two d20s and keeps the higher ({R(6)})"
+    if dis:
+        return f"Disadvantage ({', '.join(dis)}) rolls two d20s and keeps the lower ({R(6)})"
+    return ""
 
 
 def _words(text: str) -> list[str]:

@@ -38,3 +38,13 @@ def test_explain_of_an_attack_with_disadvantage_keeps_the_lower_d20(cli: Cli) ->
     text = cli.ok("explain", str(ids(reply)[0]))
     assert "  roll: 20 = d20 + attack bonus vs AC 13" in text
     assert "      dice: 2d20 = 17, 14: the lower kept, 14 (the GM's dice)" in text
+
+
+def test_a_dice_error_says_advantage_from_the_unconscious_target_is_why_two_faces(cli: Cli) -> None:
+    # srd-5.2-combat.md §13 (Unconscious): attacks against it have Advantage; §6: two d20s.
+    chapel(cli)
+    cli.ok("effect", "Orc", "unconscious")
+    error = cli.fails("declare", "Mira", "attack", "--target", "Orc", "--with", "hit=6", "--with", "damage=1d8",
+                      "--roll", "Mira=12", "--roll", "dmg:Mira=3")
+    assert error == ("Error: 2d20 for Mira takes 2 faces from 1 to 20, not 12: Advantage (Orc Unconscious) "
+                     "rolls two d20s and keeps the higher (srd-5.2-combat.md §6)")
