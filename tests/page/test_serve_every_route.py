@@ -394,3 +394,46 @@ def test_a_players_page_that_reconnects_gets_every_frame_it_missed_or_the_whole_
         assert without_link(json.loads(whole.frames()[0]["data"])) == without_link(page_data(call(served.app, "GET", "/").body))
     assert ids(reconnect(f"{run}.{now}", 0)) == []
     assert ids(reconnect(None, 0)) == []  # a client that says nothing: the changes from now on
+
+
+# --- a write's tap id, and what a write moves ------------------------------------------------------------
+
+
+def write(served: Served, body: bytes) -> Answer:
+    return call(served.app, "POST", gm_server.RUN, {"X-Skirmish-Token": TOKEN, "Origin": f"http://localhost:{PORT}",
+                                                    "Sec-Fetch-Site": "same-origin", "Content-Type": "application/json"},
+                body)
+
+
+@pytest.mark.parametrize(("length", "taken"), [(1, True), (64, True), (65, False), (0, False)])
+def test_a_taps_id_is_1_to_64_characters(fresh: Served, length: int, taken: bool) -> None:
+    before = fresh.commands()
+    answer = write(fresh, a_write(fresh, tap="t" * length))
+    if taken:
+        assert answer.status == 200 and fresh.commands() == before + 1
+    else:
+        assert answer.status == 400 and fresh.commands() == before
+        assert json.loads(answer.body)["result"]["error"] == "a write carries its tap's id, 1 to 64 characters"
+
+
+def test_a_tap_that_is_not_a_switch_moves_no_players_page_to_the_whole_data(fresh: Served) -> None:
+    """The players' pages follow the GM's switch (they get the whole data of the branch switched
+    to); any other tap is one change, sent as one `more` frame, as a command typed at the table."""
+    link = fresh.live_link()
+    since = link.partition("?since=")[2]
+    assert write(fresh, a_write(fresh)).status == 200
+    answer = call(fresh.app, "GET", live.EVENTS, {"Last-Event-ID": since}, enough=lambda a: len(a.frames()) >= 1)
+    assert [frame["event"] for frame in answer.frames()] == ["more"]
+
+
+def test_a_refused_switch_leaves_the_gm_and_the_players_where_they_were(fresh: Served) -> None:
+    """A switch to a branch there is not is refused in one line; the desk is still on main, and
+    its next tap lands there."""
+    switched = write(fresh, json.dumps({"command": {"type": "switch", "name": "nowhere"}, "branch": "main",
+                                        "head": 3, "tap": "switch-1"}).encode())
+    assert switched.status == 200 and json.loads(switched.body)["result"]["kind"] == "refused"
+    answer = write(fresh, a_write(fresh, tap="after-1"))
+    assert answer.status == 200
+    result = json.loads(answer.body)["result"]
+    assert (result["kind"], result["branch"], result["head"]) == ("recorded", "main", 4)
+    assert fresh.follower.pins == ("Bridge", "main")
