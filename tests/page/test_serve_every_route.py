@@ -437,3 +437,14 @@ def test_a_refused_switch_leaves_the_gm_and_the_players_where_they_were(fresh: S
     result = json.loads(answer.body)["result"]
     assert (result["kind"], result["branch"], result["head"]) == ("recorded", "main", 4)
     assert fresh.follower.pins == ("Bridge", "main")
+
+
+def test_a_tap_decided_on_another_branch_is_refused_saying_where_the_table_is(fresh: Served) -> None:
+    before = fresh.commands()
+    answer = write(fresh, json.dumps({"command": {"type": "damage", "who": "Orc", "amount": 7}, "branch": "what-if",
+                                      "head": 3, "tap": "moved-1"}).encode())
+    result = json.loads(answer.body)["result"]
+    assert (result["kind"], result["code"]) == ("refused", 3)  # exit 3, as the command line on a moved head
+    assert result["error"] == ("the board moved: the table is on branch 'main' (#3), not 'what-if'; "
+                               "look at it and tap again")
+    assert fresh.commands() == before
