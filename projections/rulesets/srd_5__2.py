@@ -1397,7 +1397,10 @@ class Srd52(Rules[SrdState]):
             terms = tuple(Term(f"{d.value} {dtype or 'untyped'} ({d.formula})", d.value) for d, dtype in typed)
             damage = Derivation(sum(d.value for d, _ in typed), " + ".join(x.name for x in terms), terms, R(7),
                                 typed[0][0].roll)
-        dtype = ", ".join(x for _, x in typed if x)
+        # One hit of several parts names each part's type, "untyped" too: 7 untyped and 11 fire
+        # are not 18 fire.
+        dtype = ", ".join(x or "untyped" for _, x in typed) if len(typed) > 1 and any(x for _, x in typed) else (
+            ", ".join(x for _, x in typed if x))
         amount = damage.value
         absorbed = min(t.temp, amount)
         rest = amount - absorbed
@@ -1935,7 +1938,9 @@ class Srd52(Rules[SrdState]):
             case RoundEnded(round=number):
                 return f"Round {number} ends"
             case Acted(who=who, action=action, use=use, target=target, detail=detail, check=check):
-                what = f"{who} acts: {action}" + (f" as a {use}" if use not in ("action", "free") else "")
+                used = USE_WORDS.get(use, use)
+                what = (f"{who} takes a {used}" if action == use else
+                        f"{who} acts: {action}" + (f" as a {used}" if use not in ("action", "free") else ""))
                 what += f" on {target}" if target else ""
                 what += f" ({detail})" if detail else ""
                 return what + (f": {check.value} ({check.formula})" if check else "")
@@ -1945,6 +1950,11 @@ class Srd52(Rules[SrdState]):
                 outcome = "a Critical Hit" if crit else "hits" if hit else "misses"
                 extra = f", {mode}: {why}" if mode else ""
                 return f"{who} attacks {target}: {roll.value} ({roll.formula}{extra}), {outcome}"
+            case Damaged(who=who, damage=damage, damage_type=dtype, temp_left=temp, hp_left=hp) if ", " in dtype:
+                # Two parts of one hit (--with extra=): each its own type, untyped too (§7).
+                parts = " + ".join(t.name.split(" (")[0] for t in damage.terms)
+                temporary = f", {temp} temporary" if temp else ""
+                return f"{who} takes {damage.value} damage ({parts}) ({hp} HP{temporary} left)"
             case Damaged(who=who, damage=damage, damage_type=dtype, temp_left=temp, hp_left=hp):
                 kind = f" {dtype}" if dtype else ""
                 temporary = f", {temp} temporary" if temp else ""
@@ -1953,7 +1963,8 @@ class Srd52(Rules[SrdState]):
                 return f"{who} {'dies' if dead else 'falls Unconscious'}: {why}"
             case DeathSave(who=who, save=save, successes=s, failures=fails, outcome=outcome):
                 how = f"rolls {save.value}" if save else "takes damage at 0 HP"
-                return f"{who} {how}: death save {outcome} ({s} successes, {fails} failures)"
+                return (f"{who} {how}: death save {outcome} ({s} success{'' if s == 1 else 'es'}, "
+                        f"{fails} failure{'' if fails == 1 else 's'})")
             case Healed(who=who, amount=amount, hp_left=hp, woke=woke):
                 return f"{who} regains {amount} HP ({hp} HP)" + (", conscious again, still Prone" if woke else "")
             case TempGained(who=who, temp=temp, had=had, keep=keep, kept=kept):
@@ -1971,9 +1982,11 @@ class Srd52(Rules[SrdState]):
                 return f"{who}'s Concentration on {spell} ends ({why})"
             case MarkAdded(who=who, kind=kind, detail=detail, left=left, anchor=anchor, at=at):
                 lasts = f" for {left} ({at} of {anchor}'s turn)" if left is not None else ""
-                return f"{who} is {kind}{lasts}" + (f" ({detail})" if detail else "")
+                state = f"has Exhaustion{lasts}" if kind == "exhaustion" else f"is {kind}{lasts}"  # a level it has (§13)
+                return f"{who} {state}" + (f" ({detail})" if detail else "")
             case MarkEnded(who=who, kind=kind, why=why):
-                return f"{who} is no longer {kind} ({why})"
+                state = "has Exhaustion no longer" if kind == "exhaustion" else f"is no longer {kind}"
+                return f"{who} {state} ({why})"
             case ReadyFired(who=who):
                 return f"{who}'s Ready fires (its Reaction)"
             case ReadyLapsed(who=who, why=why):
@@ -1999,6 +2012,9 @@ def _follows(state: SrdState, f: Fighter) -> None:
 def _renamed_turn(turn: str, old: str, new: str) -> str:
     number, _, who = turn.partition(":")
     return f"{number}:{new}" if who == old else turn
+
+
+USE_WORDS = {"bonus": "Bonus Action", "reaction": "Reaction", "legendary": "legendary action"}
 
 
 def _two_d20_why(adv: list[str], dis: list[str]) -> str:

@@ -48,3 +48,26 @@ def test_a_dice_error_says_advantage_from_the_unconscious_target_is_why_two_face
                       "--roll", "Mira=12", "--roll", "dmg:Mira=3")
     assert error == ("Error: 2d20 for Mira takes 2 faces from 1 to 20, not 12: Advantage (Orc Unconscious) "
                      "rolls two d20s and keeps the higher (srd-5.2-combat.md §6)")
+
+
+def test_the_log_words_exhaustion_a_bonus_action_and_an_untyped_hit_with_extra_fire(cli: Cli) -> None:
+    # Issue 39, finding 12. Exhaustion is a level the creature has (srd-5.2-combat.md §13);
+    # 1d8+3 (4 + 3 = 7, untyped) and 2d6 fire (5 + 6 = 11) are 18 damage, only 11 of it fire.
+    cli.ok("new", "Chapel", "--rules", "srd-5.2")
+    cli.ok("add", "Brakka", "--side", "party", "--stat", "hp=12", "--stat", "ac=15")
+    cli.ok("add", "Orc", "--side", "foes", "--stat", "hp=30", "--stat", "ac=13")
+    assert cli.ok("effect", "Brakka", "exhaustion").splitlines()[0].endswith(" Brakka has Exhaustion (level 1)")
+    cli.ok("round", "--roll", "Brakka=15", "--roll", "Orc=2")
+    assert cli.ok("declare", "Brakka", "bonus", "--with", "by=Second Wind").splitlines()[0].endswith(
+        " Brakka takes a Bonus Action (Second Wind)")
+    reply = cli.ok("declare", "Brakka", "attack", "--target", "Orc", "--with", "hit=5", "--with", "damage=1d8+3",
+                   "--with", "extra=2d6:fire", "--roll", "Brakka=15", "--roll", "dmg:Brakka=4",
+                   "--roll", "extra:Brakka=5,6")
+    assert " Orc takes 18 damage (7 untyped + 11 fire) (12 HP left)" in reply
+
+
+def test_one_death_save_success_is_one_success() -> None:
+    from skirmish.projections.rulesets.srd_5__2 import RULESET, DeathSave
+
+    line = RULESET.describe(DeathSave(who="Lirael", save=None, successes=1, failures=1, outcome="failure"))
+    assert line == "Lirael takes damage at 0 HP: death save failure (1 success, 1 failure)"
