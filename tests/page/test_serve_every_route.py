@@ -448,3 +448,16 @@ def test_a_tap_decided_on_another_branch_is_refused_saying_where_the_table_is(fr
     assert result["error"] == ("the board moved: the table is on branch 'main' (#3), not 'what-if'; "
                                "look at it and tap again")
     assert fresh.commands() == before
+
+
+@pytest.mark.parametrize("last", ["0", "not-a-number", "abcd1234.2", "-1"])
+def test_a_gm_page_with_no_frame_number_it_can_use_gets_every_frame_from_the_first(fresh: Served, last: str) -> None:
+    """Fewer frames made than are kept: a page that had none (0, or an id that is no frame
+    number of this stream: text, a players' id, a negative) is sent them all, from the first."""
+    write(fresh, a_write(fresh, tap="one"))
+    write(fresh, a_write(fresh, tap="two"))
+    now = fresh.gm_state()["frame"]["seq"]
+    assert 3 <= now < gm_server.KEPT
+    answer = call(fresh.app, "GET", f"{gm_server.EVENTS}?token={TOKEN}", {"Last-Event-ID": last},
+                  enough=lambda a: len(a.frames()) >= now)
+    assert ids(answer) == [str(n) for n in range(1, now + 1)]
