@@ -393,6 +393,7 @@ class Fell(Event, frozen=True, tag="srd-5.2.fell", omit_defaults=True):
     dead: bool
     why: str
     rule: str
+    left_over: Derivation | None = None  # massive damage: what was left at 0 HP, against the HP maximum (§9)
 
 
 class DeathSave(Event, frozen=True, tag="srd-5.2.death-save", omit_defaults=True):
@@ -1424,7 +1425,9 @@ class Srd52(Rules[SrdState]):
                 events += self._emit(work, [Fell(who=t.name, dead=True, why="a monster at 0 HP",
                                                  rule=R(9) + ", option monster-death=instant")])
             elif over >= t.hp_max:
-                events += self._emit(work, [Fell(who=t.name, dead=True, rule=R(9),
+                left = Derivation(over, f"damage past 0 HP vs HP maximum {t.hp_max}",
+                                  (Term("damage after temporary HP", rest), Term("HP before", -was)), R(9))
+                events += self._emit(work, [Fell(who=t.name, dead=True, rule=R(9), left_over=left,
                                                  why=f"massive damage: {over} left over >= HP maximum {t.hp_max}")])
             else:
                 events += self._emit(work, [Fell(who=t.name, dead=False, rule=R(9), why="0 HP, §9")])

@@ -27,15 +27,21 @@ def why_lines(data: Any) -> list[str]:
         lines.append(f"{data.who}: every figure is at its starting value (branch {data.branch}, at #{data.at})")
     for f in data.figures:
         name = f.figure.replace("_", " ")
-        lines.append(f"{data.who} {name}: {cell(f.start)} at the start, now {cell(f.now)} "
+        lines.append(f"{data.who} {name}: {_figure(f.start)} at the start, now {_figure(f.now)} "
                      f"(branch {data.branch}, at #{data.at})")
         for link in f.chain:
-            change = f"   {cell(link.before)} -> {cell(link.after)}" if isinstance(link, ChangeLink) else "   (cause)"
+            change = (f"   {_figure(link.before)} -> {_figure(link.after)}" if isinstance(link, ChangeLink)
+                      else "   (cause)")
             lines.append(f"  #{link.id:<5} {link.description}{change}")
             lines.append(f"         by `{link.command}`")
         if f.earlier:
             lines.append("  (earlier changes not shown: --limit N for more, --limit 0 for every one)")
     return lines
+
+
+def _figure(value: Any) -> str:
+    """A figure in `why`'s lines: one that is blank (srd-5.2's death saves before any) is "-"."""
+    return cell(value) or "-"
 
 
 def diff_lines(data: Any) -> list[str]:

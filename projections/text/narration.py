@@ -232,12 +232,19 @@ def explain_lines(data: Explanation) -> list[str]:
         f"#{data.event} {data.description}",
         f"  command: {data.command}  (recorded on {data.branch}, {data.recorded_at[:19]}; "
         + (f"on {', '.join(data.on)})" if data.on else "undone: on no branch)"),
-        f"  ruleset: {data.ruleset} ({data.rules_file}), options: "
-        + (", ".join(f"{k}={v}" for k, v in data.options.items()) or "none"),
+        f"  ruleset: {data.ruleset} ({data.rules_file}), " + _options_words(data),
     ]
     lines += number_lines(data.numbers)
     lines += [f"  {'private ' if note.private else ''}note #{note.id}: {note.text}" for note in data.notes]
     return [escape_controls(line) for line in lines]
+
+
+def _options_words(data: Explanation) -> str:
+    """The options in force: each at the encounter's first event, which records them; a count
+    at any other (srd-5.2 has 21: one line of them on every event buried its numbers)."""
+    if data.kind == "encounter-started" or len(data.options) <= 3:
+        return "options: " + (", ".join(f"{k}={v}" for k, v in data.options.items()) or "none")
+    return f"{len(data.options)} options, as the encounter's first event records them (its `explain` lists them)"
 
 
 RECORDED = "  as recorded: "

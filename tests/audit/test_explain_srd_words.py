@@ -71,3 +71,35 @@ def test_one_death_save_success_is_one_success() -> None:
 
     line = RULESET.describe(DeathSave(who="Lirael", save=None, successes=1, failures=1, outcome="failure"))
     assert line == "Lirael takes damage at 0 HP: death save failure (1 success, 1 failure)"
+
+
+def test_explain_lists_the_options_once_at_the_first_event(cli: Cli) -> None:
+    # Issue 39, finding 12: srd-5.2's 21 options are printed by `explain 1`, named by count after.
+    chapel(cli)
+    first = cli.ok("explain", "1").splitlines()[2]
+    assert first.startswith("  ruleset: srd-5.2 (") and "options: surprise=5.2, ties=ask" in first
+    later = cli.ok("explain", "3").splitlines()[2]
+    assert later.endswith("21 options, as the encounter's first event records them (its `explain` lists them)")
+    assert "surprise=" not in later
+
+
+def test_explain_of_a_massive_damage_death_gives_its_numbers(cli: Cli) -> None:
+    # srd-5.2-combat.md §9 (Instant death): damage left over at 0 HP >= the HP maximum.
+    # Mira at 22 of 22 takes 44: 44 - 22 = 22 left over, 22 >= 22.
+    chapel(cli)
+    reply = cli.ok("damage", "Mira", "44")
+    fell = next(n for n, line in zip(ids(reply), reply.splitlines(), strict=False) if "dies" in line)
+    text = cli.ok("explain", str(fell))
+    assert "nothing was computed" not in text
+    assert "  left over: 22 = damage past 0 HP vs HP maximum 22" in text
+    assert "      damage after temporary HP +44, HP before -22" in text
+
+
+def test_why_names_a_blank_figure_as_none(cli: Cli) -> None:
+    # Lirael at 10 HP takes 12: 0 HP, Unconscious, death saves from none to 0 and 0 (§9).
+    cli.ok("new", "Chapel", "--rules", "srd-5.2")
+    cli.ok("add", "Lirael", "--side", "party", "--stat", "hp=10", "--stat", "ac=15")
+    cli.ok("damage", "Lirael", "12")
+    text = cli.ok("why", "Lirael")
+    assert "Lirael death: - at the start, now 0/0" in text
+    assert not any(line.endswith("    -> 0/0") for line in text.splitlines())
