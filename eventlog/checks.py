@@ -1,11 +1,11 @@
-"""The cheap checks: what a command asks of the log before it writes on it, in a few indexed reads.
+"""The cheap checks: what a command asks of the log before it writes on it, in reads it makes anyway.
 
 `verify` walks the whole chain, seconds on a long log: no command at the table can. What a
-command can check in the reads it makes anyway is what an edit of the log by hand leaves behind: the
-append-only triggers an UPDATE or DELETE must drop first and the indexes skirmish made
-(eventlog/schema.py), and the head's own link in the chain: the event the command chains
-its new rows to still hashes, from its body, its parent's hash and its command's, to the
-hash stored. A log that fails them takes no write (the store refuses it, TamperedLog), so
+command can check in the reads it makes anyway is what an edit of the log by hand leaves
+behind: the append-only triggers an UPDATE or DELETE must drop first and the indexes
+skirmish made (eventlog/schema.py), and the head's own link in the chain: the event the
+command chains its new rows to still hashes, from its body, its parent's hash and its
+command's, to the hash stored. A log that fails them takes no write (the store refuses it, TamperedLog), so
 nothing new is chained onto an altered log; reads go on, and say so (the command line).
 
 What they cannot see: a row below the head edited with the triggers put back after it, and
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from skirmish.eventlog.connection import Connection
+
 
 def _named(names: Sequence[str]) -> str:
     return ", ".join(f"'{name}'" for name in names)
