@@ -227,6 +227,8 @@ def add(
 
             add_imported(ctx, entry, ruleset, side, stats, count, hp, rolls(roll), hidden=hidden)
             return
+        if roll or hp != "average":
+            raise BadInput("--hp and --roll go with a stat block imported --from a JSON file")
         stats = roster.stats_for(entry, ruleset, from_) | stats
         name, side = entry.name, side if side is not None else entry.side
         kind = c.AddHidden if hidden else c.AddCombatant
