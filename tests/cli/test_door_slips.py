@@ -35,10 +35,13 @@ def test_an_undo_or_redo_is_typed_bare_for_one_step_and_with_its_count_for_more(
     assert parse(typed.split()).request == request_
 
 
-def test_a_note_needs_its_event() -> None:
+@pytest.mark.parametrize(("name", "said"), [("note", "`note` needs its EVENT (note EVENT [TEXT])"),
+                                            ("set", "`set` needs its WHO (set WHO [STAT...])")])
+def test_a_command_needs_its_first_argument(name: str, said: str) -> None:
+    """A note names the event it is on; a set, whose stats it sets."""
     with pytest.raises(Unparsed) as info:
-        parse(["note"])
-    assert str(info.value) == "`note` needs its EVENT (note EVENT [TEXT])"
+        parse([name])
+    assert str(info.value) == said
 
 
 def test_a_rulesets_own_flag_is_read_in_its_encounters() -> None:
