@@ -568,9 +568,11 @@ class Encounter:
             holding = sorted(shape.holding(at))
             branch, head_id = (holding[0], shape.heads[holding[0]]) if holding else ("", at)
         seen = self.ruleset.view(self._held_at(at))
-        # ended_at's, notes_on's and xp_at's, one read
-        self._read_kinds(at, ((EncounterEnded, None), (NoteAdded, "on"), (CombatantAdded, None)))
-        xp = self.xp_at(at)
+        # ended_at's, notes_on's and, where the ruleset has an xp stat, xp_at's, one read (a
+        # ruleset without one reads no combatant's event here: a command's bound of statements)
+        counts_xp = "xp" in self.ruleset.stats
+        self._read_kinds(at, ((EncounterEnded, None), (NoteAdded, "on"), *(((CombatantAdded, None),) if counts_xp else ())))
+        xp = self.xp_at(at) if counts_xp else 0
         return Shown(
             encounter=self.row.name, ruleset=self.row.ruleset, branch=branch, head=head_id, at=at,
             clock=seen.clock, combatants=seen.combatants, pending=seen.pending, own=seen.own,
