@@ -1942,7 +1942,7 @@ class Srd52(Rules[SrdState]):
                 return f"Round {number} ends"
             case Acted(who=who, action=action, use=use, target=target, detail=detail, check=check):
                 used = USE_WORDS.get(use, use)
-                what = (f"{who} takes a {used}" if action == use else
+                what = (f"{who} acts: a {used}" if action == use else
                         f"{who} acts: {action}" + (f" as a {used}" if use not in ("action", "free") else ""))
                 what += f" on {target}" if target else ""
                 what += f" ({detail})" if detail else ""

@@ -17,7 +17,7 @@ from typing import Any
 from skirmish.eventlog.events import CORE_EVENTS, Event
 from skirmish.eventlog.rows import HeadMove
 from skirmish.eventlog.text import escape_controls
-from skirmish.projections.audit.explain import Derived, Explanation, Number, Stored
+from skirmish.projections.audit.explain import Derived, Explanation, Number, Rolled, Stored
 from skirmish.projections.notes import Note
 from skirmish.projections.engine import Encounter, Recorded
 from skirmish.projections.text.board import cell, figure_plan
@@ -242,7 +242,7 @@ def explain_lines(data: Explanation) -> list[str]:
 def _options_words(data: Explanation) -> str:
     """The options in force: each at the encounter's first event, which records them; a count
     at any other (srd-5.2 has 21: one line of them on every event buried its numbers)."""
-    if data.kind == "encounter-started" or len(data.options) <= 3:
+    if data.kind == "encounter-started" or len(data.options) <= 8:
         return "options: " + (", ".join(f"{k}={v}" for k, v in data.options.items()) or "none")
     return f"{len(data.options)} options, as the encounter's first event records them (its `explain` lists them)"
 
@@ -290,7 +290,7 @@ def figure_words(figure: str) -> str:
     return f"{owner}'s {said}" if owner else said
 
 
-def _dice_words(n: Number) -> str:
+def _dice_words(n: Derived | Rolled) -> str:
     """The dice of a number; two d20s of which one was kept (Advantage, Disadvantage:
     srd-5.2-combat.md §6) say which, since the number counts the kept one, not their sum."""
     roll = n.roll

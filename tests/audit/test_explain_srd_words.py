@@ -59,7 +59,7 @@ def test_the_log_words_exhaustion_a_bonus_action_and_an_untyped_hit_with_extra_f
     assert cli.ok("effect", "Brakka", "exhaustion").splitlines()[0].endswith(" Brakka has Exhaustion (level 1)")
     cli.ok("round", "--roll", "Brakka=15", "--roll", "Orc=2")
     assert cli.ok("declare", "Brakka", "bonus", "--with", "by=Second Wind").splitlines()[0].endswith(
-        " Brakka takes a Bonus Action (Second Wind)")
+        " Brakka acts: a Bonus Action (Second Wind)")
     reply = cli.ok("declare", "Brakka", "attack", "--target", "Orc", "--with", "hit=5", "--with", "damage=1d8+3",
                    "--with", "extra=2d6:fire", "--roll", "Brakka=15", "--roll", "dmg:Brakka=4",
                    "--roll", "extra:Brakka=5,6")
