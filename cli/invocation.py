@@ -153,31 +153,11 @@ def command_text(args: Sequence[str]) -> str:
 # --- values several commands parse alike ---------------------------------------------------
 
 
-def pairs(items: Sequence[str] | None, what: str, lower: bool = True) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items or ():
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip() or not value.strip():
-            raise BadInput(f"{what} takes KEY=VALUE, not {item!r}")
-        key = key.strip().lower() if lower else key.strip()
-        if key.lower() in (k.lower() for k in out):
-            raise BadInput(f"{what} {key}= is given twice")
-        out[key] = value.strip()
-    return out
-
-
-def details(items: Sequence[str] | None) -> dict[str, str]:
-    return pairs(items, "--with")
-
-
-def rolls(items: Sequence[str] | None) -> dict[str, tuple[int, ...]]:
-    out: dict[str, tuple[int, ...]] = {}
-    for name, faces in pairs(items, "--roll", lower=False).items():
-        try:
-            out[name] = tuple(int(f) for f in faces.split(","))
-        except ValueError:
-            raise BadInput(f"--roll {name}= takes the faces as numbers, e.g. {name}=6,8; not {faces!r}") from None
-    return out
+# pairs, details and rolls are the one parser's (projections/door/words.py): the options of
+# the commands it does not read (`new --option`, `add --from ... --stat`) are read alike.
+from skirmish.projections.door.words import details as details  # noqa: E402
+from skirmish.projections.door.words import pairs as pairs  # noqa: E402
+from skirmish.projections.door.words import rolls as rolls  # noqa: E402
 
 
 # --- printing --------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from skirmish.cli import complete, gm_commands, table
+from skirmish.cli import complete, table
 from skirmish.cli.app import (
     Invocation,
     JsonOpt,

@@ -75,7 +75,7 @@ def redo(run: Invocation, steps: int) -> None:
 
 def state(run: Invocation, at: int | None, as_json: bool, wide: bool) -> None:
     """What is true now (or at an event); the caller holds the read transaction."""
-    from skirmish.cli.gm_commands import state_json
+    from skirmish.projections.gm import state_json
     from skirmish.projections.policy import hidden_at, hidden_line
 
     enc = run.encounter()
