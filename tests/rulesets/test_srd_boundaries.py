@@ -206,10 +206,12 @@ def knocked_out_bob(store: Store) -> Encounter:
     return enc
 
 
-@pytest.mark.parametrize(("face", "awake"), [(8, True), (7, False)], ids=["10-wakes", "9-does-not"])
+@pytest.mark.parametrize(("face", "awake"), [(8, True), (7, False), (20, True), (1, False)],
+                         ids=["10-wakes", "9-does-not", "d20-top-face", "d20-bottom-face"])
 def test_first_aid_of_exactly_10_wakes_one_knocked_out(memory_store: Store, face: int, awake: bool) -> None:
     enc = knocked_out_bob(memory_store)
-    # d20 + Medicine 2 against DC 10 (§9): 8 + 2 = 10 wakes him, 7 + 2 = 9 does not.
+    # d20 + Medicine 2 against DC 10 (§9): 8 + 2 = 10 wakes him, 7 + 2 = 9 does not; the
+    # die's faces run 1 to 20: 20 + 2 = 22 wakes him, 1 + 2 = 3 does not.
     do(enc, Declare(who="Ann", action="help", target="Bob", rolls={"Ann": (face,)}, details={"bonus": "2"}))
     assert (combatant(enc, "Bob").status == "fighting") is awake
 
