@@ -303,7 +303,9 @@ def test_a_read_only_file_can_be_read_but_every_write_is_one_clear_error(
 
 
 # The long note cannot fit; the others may fit in the free room of the pages there are.
-WRITES = [["note", "2", "x" * 20_000], ["add", "Orc", "--stat", "qu=0", "--stat", "hits=30"],
+# A note at its bound of 2,000 characters, each four bytes in UTF-8: 8,000 bytes, more than a page.
+BIG_NOTE = "\U0001D4CD" * 2000
+WRITES = [["note", "2", BIG_NOTE], ["add", "Orc", "--stat", "qu=0", "--stat", "hits=30"],
           ["damage", "Hauser", "3"], ["undo"], ["branch", "what-if"], ["use", "Bridge"]]
 
 
@@ -364,7 +366,7 @@ def test_a_full_disk_under_the_installed_script_is_one_clear_error(tmp_path: Pat
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (32768, 32768))
 
-    full = subprocess.run([script, "note", "1", "x" * 60_000], env=env, capture_output=True, text=True,
+    full = subprocess.run([script, "note", "1", BIG_NOTE], env=env, capture_output=True, text=True,
                           timeout=60, preexec_fn=small_disk)
     assert full.returncode == 5 and full.stdout.startswith("Nothing was recorded")
     assert full.stderr == (f"Error: {path} cannot be written: disk I/O error (the disk refused a read or a "
