@@ -194,3 +194,10 @@ def test_a_saved_fights_seats_are_named_in_its_lines_and_keep_their_tags(cli: Cl
     assert "Aldra: tag 'blessed' not mapped: " in out
     got = {c["name"]: [(e["kind"], e["left"]) for e in c["effects"]] for c in json.loads(cli.ok("state", "--json"))["combatants"]}
     assert got == {"Bog Lurker 1": [("prone", 1)], "Aldra": []}
+
+
+def test_a_monster_of_0_hit_points_is_refused(tmp_path: Path) -> None:
+    """A stat block's hit points are at least 1 (the Mire Rat of open5e-v1.json has 1)."""
+    path = lurker_2014(tmp_path, hit_points=0)
+    assert refusal(path) == WHERE.format(path=str(path)) + f"hit_points is out of range (1 to {LARGEST:,}), not 0"
+    assert read(FIXTURES / "open5e-v1.json").creatures["Mire Rat"].hp == 1
