@@ -141,6 +141,7 @@ COMMAND_LINE_ALONE: Mapping[str, str] = {
     "replay": "the page shows the fight's timeline; the narration is the shell's `skirmish replay`",
     "encounters": "this page plays one encounter",
     "rules": "`skirmish rules RULESET` in the shell lists a ruleset's words",
+    "bestiary": "`skirmish bestiary` in the shell lists the bundled creatures",
 }
 
 

@@ -440,7 +440,7 @@ def test_every_command_the_cli_knows_is_in_the_gms_role_or_refused(bridge: Cli, 
                 assert reply["code"] != 0 and reply["err"].count("\n") == 1, (kind, reply)
             allowed = name in ROLES["gm"]
             assert allowed == (name not in {"new", "use", "import", "export", "roster", "serve", "play", "run", "amend",
-                                             "replay", "encounters", "rules"}), name
+                                             "replay", "encounters", "rules", "bestiary"}), name
         # A read the role names is answered in the response, nothing recorded.
         status, reply = post(served, token, {"type": "explain", "event": 3}, head=3)
         assert status == 200 and isinstance(reply, dict) and reply["code"] == 0 and "#3" in reply["out"], reply
