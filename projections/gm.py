@@ -149,7 +149,10 @@ def restat_fields(fighter: Any, stats: Mapping[str, int], fields: Mapping[str, s
     kept = getattr(fighter, "stats", None)
     if isinstance(kept, dict):
         return msgspec.structs.replace(fighter, stats={**kept, **stats})
-    return msgspec.structs.replace(fighter, **{stat_field(fighter, k, fields): v for k, v in stats.items()})
+    named = {stat_field(fighter, k, fields): v for k, v in stats.items()}
+    # A 0/1 stat kept as a flag (srd-5.2's pc, lair) stays a flag: a copy decodes it by its type.
+    return msgspec.structs.replace(fighter, **{f: bool(v) if isinstance(getattr(fighter, f, None), bool) else v
+                                               for f, v in named.items()})
 
 
 def state_json(shown: Any) -> dict[str, Any]:

@@ -191,8 +191,8 @@ def _check(value: object, field: str, limit: int) -> None:
             _check(key, field, NAME_LIMIT)
             if isinstance(item, tuple) and len(item) > FACES_LIMIT:
                 raise BadInput(f"{field} {str(key)[:40]}= has {len(item):,} dice: at most {FACES_LIMIT} are taken")
-            if not isinstance(item, tuple):
-                _check(item, f"{field} {str(key)[:40]}=", NAME_LIMIT)
+            if not isinstance(item, tuple):  # a stat's text may be a stat block's line (srd-5.2's actions)
+                _check(item, f"{field} {str(key)[:40]}=", TEXT_LIMIT if field == "stats" else NAME_LIMIT)
     elif isinstance(value, tuple | list):
         if len(value) > ITEMS_LIMIT:
             raise BadInput(f"{field} has {len(value):,} entries: at most {ITEMS_LIMIT} are taken")

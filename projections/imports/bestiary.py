@@ -107,7 +107,9 @@ def suggestions(name: str) -> list[str]:
 
 def creature(found: dict[str, Any]) -> Any:
     """The stat block as an import reads one (record.py's Creature, in srd-5.2's stat names)."""
+    from skirmish.projections.imports.actions import structured
     from skirmish.projections.imports.record import Creature, Fields, hit_dice, modifier
+    from skirmish.projections.rulesets._srd_block import ABILITIES
 
     fields = Fields(SOURCE, found, repr(found["name"]))
     legendary = found.get("legendary_actions_per_round") or {}
@@ -119,6 +121,9 @@ def creature(found: dict[str, Any]) -> Any:
         resist=tuple(found["damage_resistances"]), vulnerable=tuple(found["damage_vulnerabilities"]),
         immune=(*found["damage_immunities"], *found["condition_immunities"]),
         con=found["saving_throws"].get("con", modifier(found["abilities"]["con"])), xp=found["xp"],
+        actions=structured(found["name"], found["actions"])[0],
+        saves=tuple((k, v) for k, v in found["saving_throws"].items() if k in ABILITIES),
+        senses=", ".join(f"{k.replace('passive_perception', 'passive')} {v}" for k, v in found["senses"].items()),
     )
 
 
@@ -130,6 +135,9 @@ def _left_out(found: dict[str, Any]) -> list[str]:
                       ("condition_immunities_conditional", "immunity")):
         if found.get(key):
             out.append(f"{name}: conditional {what} ({', '.join(found[key])}) not mapped: the GM types it when it holds")
+    from skirmish.projections.imports.actions import structured
+
+    out += structured(name, found["actions"])[1]
     if found.get("damage_resistances_choice"):
         out.append(f"{name}: chosen resistance not mapped: type it with --stat resist=TYPE")
     return out

@@ -25,8 +25,10 @@ MEANING = {
     "hp": "hit points", "ac": "armour class", "dex": "Dexterity modifier", "init": "initiative modifier",
     "legendary": "legendary actions a round", "pc": "player character", "speed": "speed in feet",
     "resist": "damage resistances", "vulnerable": "damage vulnerabilities", "immune": "damage immunities",
-    "con": "Constitution saving throw modifier", "xp": "experience points",
+    "con": "Constitution saving throw modifier", "xp": "experience points", "actions": "stat block actions",
+    "saves": "saving throw modifiers", "senses": "senses",
 }
+TRAITS = frozenset({"resist", "vulnerable", "immune"})  # text stats of words, each checked by the ruleset
 PARTY, FOES = "players", "foes"
 SRD = frozenset({"srd-5.2"})  # the rulesets whose stats are named as srd_stats names them
 
@@ -47,7 +49,7 @@ def stats_for(creature: Creature, ruleset: Ruleset[Any], hp: int | None = None) 
     unknown = getattr(ruleset, "unknown_words", None)
     for key, value in fields.items():
         by_name = ruleset.id in SRD and key in ruleset.stats
-        if by_name and isinstance(value, str) and unknown is not None:  # a text stat, clause by clause
+        if by_name and key in TRAITS and unknown is not None:  # a text stat, clause by clause
             clauses = getattr(creature, key)
             kept = [c for c in clauses if not unknown(key, c)]
             lines += [f"{creature.name}: {MEANING[key]} ({key} {c}) not mapped: {ruleset.id} takes "
@@ -65,7 +67,8 @@ def stats_for(creature: Creature, ruleset: Ruleset[Any], hp: int | None = None) 
             continue  # no legendary actions: nothing left out
         else:
             why = "takes a different kind of value" if target is not None else "has no such stat"
-            lines.append(f"{creature.name}: {MEANING[key]} ({key} {value}) not mapped: {ruleset.id} {why}")
+            shown = ", ".join(a.name for a in creature.actions) if key == "actions" else value
+            lines.append(f"{creature.name}: {MEANING[key]} ({key} {shown}) not mapped: {ruleset.id} {why}")
     return stats, lines
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.text import check_label, quoted
 from skirmish.projections.ruleset import LARGEST, check_name
+from skirmish.projections.rulesets._srd_block import BlockAction, format_actions, format_saves
 
 _UNSET: Any = object()  # a field read from the entry itself, not a value handed in
 LONGEST_TEXT = 200  # characters of one damage type or tag: a stat block's, not an essay
@@ -53,6 +54,10 @@ class Creature:
     current: int | None = None  # a persistent character's hit points now, where below its maximum
     con: int | None = None
     xp: int | None = None
+    # Its stat block (_srd_block.py): the actions a fight uses, saving throw modifiers, senses
+    actions: tuple[BlockAction, ...] = ()
+    saves: tuple[tuple[str, int], ...] = ()
+    senses: str = ""
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,12 @@ def srd_stats(creature: Creature) -> dict[str, int | str]:
             stats[key] = ", ".join(getattr(creature, key))
     if creature.xp is not None:
         stats["xp"] = creature.xp
+    if creature.actions:
+        stats["actions"] = format_actions(creature.actions)
+    if creature.saves:
+        stats["saves"] = format_saves(dict(creature.saves))
+    if creature.senses:
+        stats["senses"] = creature.senses
     return stats
 
 

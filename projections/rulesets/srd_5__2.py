@@ -128,6 +128,17 @@ from skirmish.projections.ruleset import (
     find_name,
     options_in_force,
 )
+from skirmish.projections.rulesets._srd_block import (
+    ABILITIES,
+    DAMAGE_TYPES,
+    BlockAction,
+    find_action,
+    format_actions,
+    format_saves,
+    parse_actions,
+    parse_saves,
+    parse_slots,
+)
 from skirmish.projections.view import Budget, Clock, Combatant, Effect, Gauge, Own, Pending, Status, View
 
 RULES = "srd-5.2-combat.md"
@@ -162,10 +173,6 @@ EFFECTS: dict[str, str] = {
     **CONDITIONS,
     "concentration": "--with spell=NAME: one at a time; --end drops it (§11)",
 }
-DAMAGE_TYPES = frozenset({
-    "acid", "bludgeoning", "cold", "fire", "force", "lightning", "necrotic", "piercing", "poison",
-    "psychic", "radiant", "slashing", "thunder",
-})
 USES = ("action", "bonus", "reaction", "legendary", "ready")
 # What `declare` reads for each action (ActionInfo.takes), as _declare and the helpers it
 # calls read them: how the action is taken (`as`; a legendary use's `cost`, a Bonus
@@ -242,6 +249,12 @@ class Fighter(msgspec.Struct):
     resist: list[str] = []
     vulnerable: list[str] = []
     immune: list[str] = []
+    # Its stat block (_srd_block.py): the actions, saving throws and spell slots lines, as typed
+    actions: str = ""
+    saves: str = ""
+    slots: str = ""
+    senses: str = ""
+    used: dict[str, int] = {}  # uses of its block's actions by name, and "slot:N" spell slots spent
     group: str = ""  # the name its initiative is shared under
     temp: int = 0
     initiative: int | None = None
@@ -354,6 +367,22 @@ class Acted(Event, frozen=True, tag="srd-5.2.acted", omit_defaults=True):
     cost: int = 1
     check: Derivation | None = None
     recharge: bool = False
+    block: str = ""  # the stat block's action taken, by name (its uses counted)
+    slot: int = 0  # the level of the spell slot spent (§4, Magic)
+
+
+class Saved(Event, frozen=True, tag="srd-5.2.saved", omit_defaults=True):
+    """A target's saving throw against a stat block's action (``by``'s ``action``): ``save``
+    None when it fails automatically (``why``: Paralyzed, Stunned...) (§13)."""
+
+    who: str
+    by: str
+    action: str
+    ability: str
+    dc: int
+    save: Derivation | None
+    success: bool
+    why: str = ""
 
 
 class Moved(Event, frozen=True, tag="srd-5.2.moved", omit_defaults=True):
@@ -374,6 +403,7 @@ class Attacked(Event, frozen=True, tag="srd-5.2.attacked", omit_defaults=True):
     why: str = ""
     recharge: bool = False
     cost: int = 1  # legendary uses spent, taken as one (--with as=legendary --with cost=N, §14)
+    block: str = ""  # the stat block's attack made, by name
 
 
 class Damaged(Event, frozen=True, tag="srd-5.2.damaged", omit_defaults=True):
@@ -546,6 +576,9 @@ class Srd52(Rules[SrdState]):
         "exhaustion": _opt("5.2", ("5.2", "5.1"), "5.2: -2 a level, -5 ft a level; 5.1: six cumulative "
                            "effects (§16)"),
         "dc-cap": _opt("30", ("30", "none"), "the Concentration DC is at most 30 (5.2) or has no cap (§11)"),
+        "rounds": _opt("stop", ("roll-on", "stop", "reroll"), "roll-on: the next round starts at `next` in the "
+                       "same order (§1, §2); stop: each round ends, `round` starts the next in the same order; "
+                       "reroll: each round ends, `round` rolls every Initiative again (a house rule)"),
         "recharge-incapacitated": _opt("roll", ("roll", "skip"), "recharge rolled while Incapacitated (§16)"),
     }
     stats = {
@@ -565,6 +598,12 @@ class Srd52(Rules[SrdState]):
         "vulnerable": Stat("Vulnerability: damage types, commas (§7)", required=False, kind=str),
         "immune": Stat("Immunity: damage types or conditions, commas (§7)", required=False, kind=str),
         "xp": Stat("experience points the creature is worth (a bestiary foe's)", required=False, minimum=0),
+        "actions": Stat("its stat block's actions: NAME: CLAUSE, ...; NAME: ... (README: Stat blocks)",
+                        required=False, kind=str),
+        "saves": Stat("saving throw modifiers: dex +6, wis +2 (default: dex and con)", required=False, kind=str),
+        "slots": Stat("spell slots by level: 1:4, 2:3 (the Magic action's --with slot=N spends one)",
+                      required=False, kind=str),
+        "senses": Stat("senses, shown to the GM: darkvision 60, passive 12", required=False, kind=str),
     }
     actions = ACTIONS
     effects = EFFECTS
@@ -596,6 +635,10 @@ class Srd52(Rules[SrdState]):
                         "holding it", ("declare", "effect")),
         "concentration": Detail("magic: the spell needs Concentration", ("declare",), ("yes",)),
         "recharge": Detail("uses the Recharge ability", ("declare",), ("yes",)),
+        "slot": Detail("magic or a stat block's action: the level of the spell slot it spends", ("declare",),
+                       tuple(str(n) for n in range(1, 10))),
+        "half": Detail("a stat block's save: half damage on a success (default: as the block says)", ("declare",),
+                       ("yes", "no")),
         "bonus": Detail("hide, help: the check's modifier", ("declare",)),
         "cost": Detail("legendary: uses spent (5.1 options cost 2-3)", ("declare",), ("1", "2", "3")),
         "terrain": Detail("move: difficult terrain or crawling, 1 extra foot a foot", ("declare",),
@@ -628,15 +671,28 @@ class Srd52(Rules[SrdState]):
                 stats["init"] = stats["dex"]  # §2: d20 + Dex modifier unless the stat block says
             if "pc" not in command.stats:
                 stats["pc"] = 1 if event.side.strip().lower() in PC_SIDES else 0
-            for key, words in event.traits.items():
-                for word in self.unknown_words(key, words):
-                    kinds = "damage type or condition" if key == "immune" else "damage type"
-                    raise BadInput(f"{key}={words}: {word!r} is no {kinds} ({R(7)})")
-            out.append(CombatantAdded(name=event.name, side=event.side, stats=stats, traits=event.traits))
+            traits = {key: self.trait_words(key, words) for key, words in event.traits.items()}
+            block = parse_actions(traits.get("actions", ""))
+            multi = max((a.attacks for a in block), default=0)
+            if multi and "attacks" not in command.stats:
+                stats["attacks"] = multi  # Multiattack: its attack rolls in one Attack action (§14)
+            charged = [a.recharge for a in block if a.recharge]
+            if charged and "recharge" not in command.stats:
+                stats["recharge"] = charged[0]  # Recharge X-6 (§14)
+            out.append(CombatantAdded(name=event.name, side=event.side, stats=stats, traits=traits))
         return out
 
     def trait_words(self, key: str, text: str) -> str:
-        """`set resist=fire,cold` mid-fight: the words checked as `add` checks them (§7, §13)."""
+        """`set resist=fire,cold` mid-fight: the words checked as `add` checks them (§7, §13); a stat
+        block's lines read, and kept as they are read back (_srd_block.py)."""
+        if key == "actions":
+            return format_actions(parse_actions(text))
+        if key == "saves":
+            return format_saves(parse_saves(text))
+        if key == "slots":
+            return ", ".join(f"{level}:{count}" for level, count in sorted(parse_slots(text).items()))
+        if key == "senses":
+            return " ".join(text.split())
         for word in self.unknown_words(key, text):
             kinds = "damage type or condition" if key == "immune" else "damage type"
             raise BadInput(f"{key}={text}: {word!r} is no {kinds} ({R(7)})")
@@ -645,6 +701,8 @@ class Srd52(Rules[SrdState]):
     def unknown_words(self, key: str, text: str) -> list[str]:
         """The words of text stat ``key`` (commas between) that are no damage type, nor for
         ``immune`` a condition (§7, §13): `add` refuses them, an import names them."""
+        if key not in ("resist", "vulnerable", "immune"):
+            return []
         return [w for w in _words(text) if w not in DAMAGE_TYPES and not (key == "immune" and w in CONDITIONS)]
 
     @applies(CombatantAdded)
@@ -661,7 +719,8 @@ class Srd52(Rules[SrdState]):
             speed=s.get("speed", 30), con=s.get("con", 0), attacks=s.get("attacks", 1),
             recharge=s.get("recharge", 0), lair=bool(s.get("lair", 0)),
             resist=_words(t.get("resist", "")), vulnerable=_words(t.get("vulnerable", "")),
-            immune=_words(t.get("immune", "")), group=group,
+            immune=_words(t.get("immune", "")), group=group, actions=t.get("actions", ""),
+            saves=t.get("saves", ""), slots=t.get("slots", ""), senses=t.get("senses", ""),
             legendary_left=legendary if state.options.get("legendary-start") == "full" else 0,
         )
 
@@ -890,7 +949,13 @@ class Srd52(Rules[SrdState]):
             if now != LAIR:
                 events += self._expire(work, now, "end")
         events += self._advance(work, dice)
-        return events
+        if work.in_round or state.options["rounds"] != "roll-on":
+            return events
+        # §1: the next round starts in the same order; a late arrival rolls as `round` has it roll.
+        try:
+            return events + self._round(work, StartRound(rolls=command.rolls), dice)
+        except (BadInput, RuleViolation):
+            return events  # nobody able, or a tie to order (ties=ask): the GM's `round` starts it
 
     def _emit(self, work: SrdState, events: list[Event]) -> list[Event]:
         for event in events:
@@ -988,18 +1053,31 @@ class Srd52(Rules[SrdState]):
     def _declare(self, state: SrdState, cmd: Declare, dice: Dice) -> list[Event]:
         f = state.fighters[find_name(state.names(), cmd.who)]
         action = cmd.action.strip().lower()
+        block: BlockAction | None = None
         if action not in ACTIONS:
-            raise BadInput(f"srd-5.2 has no action {cmd.action!r} (actions: {', '.join(ACTIONS)})")
+            own = parse_actions(f.actions)
+            block = find_action(own, cmd.action)
+            if block is None:
+                listed = f"; {f.name}'s stat block: {', '.join(a.name for a in own)}" if own else ""
+                raise BadInput(f"srd-5.2 has no action {cmd.action!r} (actions: {', '.join(ACTIONS)}{listed})")
+            if block.attacks and not block.attack:
+                attacks = ", ".join(a.name for a in own if a.attack) or "its attacks"
+                raise BadInput(f"{block.name} is {block.attacks} attack rolls in one Attack action: declare each "
+                               f"by name ({attacks}) (§4, §14)")
+            action = "attack" if block.attack else "lair" if block.use == "lair" else block.name
         if f.left:
             raise RuleViolation(f"{f.name} has left the fight: it cannot act until `skirmish return {f.name}`", R(1))
         if f.dead:
             raise RuleViolation(f"{f.name} is dead", R(9))
         use = cmd.details.get("as", "action")
+        if block is not None and block.use in ("bonus", "reaction", "legendary"):
+            use = block.use
         if action == "legendary":
             use = "legendary"
         if action == "lair":
             return self._lair(state, f)
-        spent = _spent(cmd, use)
+        spent = block.cost if block is not None and use == "legendary" and "cost" not in cmd.details else (
+            _spent(cmd, use))
         if use == "legendary":
             self._check_legendary(state, f, spent)
         elif use == "reaction":
@@ -1040,18 +1118,24 @@ class Srd52(Rules[SrdState]):
         if use in ("action",):
             self._check_action(state, f, action)
         if use == "bonus":
-            if not cmd.details.get("by"):
+            if not cmd.details.get("by") and block is None:
                 raise RuleViolation("a Bonus Action needs a feature, spell or stat block granting it: --with by=WHAT",
                                     R(3))
             if f.bonus:
                 raise RuleViolation(f"{f.name} has taken its Bonus Action this turn", R(3))
-        recharge = cmd.details.get("recharge") == "yes"
+        recharge = cmd.details.get("recharge") == "yes" or (block is not None and block.recharge > 0)
         if recharge and not f.recharge:
             raise BadInput(f"{f.name} has no Recharge ability (--stat recharge=X)")
         if recharge and not f.recharge_ready:
             raise RuleViolation(f"{f.name}'s Recharge ability is spent until a recharge roll of {f.recharge}-6", R(14))
+        if block is not None and block.per_day and f.used.get(block.name, 0) >= block.per_day:
+            raise RuleViolation(f"{f.name} has used {block.name} {block.per_day} time(s): its {block.per_day}/Day "
+                                f"are spent", R(14))
+        slot = self._slot(f, cmd, action, block)
         if action == "attack":
-            return self._attack(state, f, cmd, use, dice, recharge)
+            return self._attack(state, f, cmd, use, dice, recharge, block)
+        if block is not None and block.save:
+            return self._save_action(state, f, cmd, block, use, spent, recharge, slot, dice)
         if action == "ready":
             then = cmd.details.get("then", "").strip().lower()
             if not cmd.trigger or not then:
@@ -1082,12 +1166,85 @@ class Srd52(Rules[SrdState]):
                                         detail=f"hidden: Wis (Perception) DC {total} finds it"))
             return events
         events = [Acted(who=f.name, action=action, use=use, detail=cmd.details.get("spell", ""), cost=spent,
-                        recharge=recharge, target=self._target(state, cmd))]
+                        recharge=recharge, target=self._target(state, cmd), block=block.name if block else "",
+                        slot=slot)]
         if action == "magic" and cmd.details.get("concentration") == "yes":
             if not cmd.details.get("spell"):
                 raise BadInput("a spell with Concentration needs --with spell=NAME")
             events += self._concentrate(f, cmd.details["spell"])
         return events
+
+    def _slot(self, f: Fighter, cmd: Declare, action: str, block: BlockAction | None) -> int:
+        """The level of the spell slot ``--with slot=N`` spends, checked against what is left (§4)."""
+        level = detail_int(cmd, "slot", 0)
+        if not level:
+            return 0
+        if action != "magic" and block is None:
+            raise BadInput("--with slot=N is for the Magic action or a stat block's action")
+        slots = parse_slots(f.slots)
+        if level not in slots:
+            has = f" (its slots: {f.slots})" if slots else " (--stat slots=1:4,2:3)"
+            raise BadInput(f"{f.name} has no level {level} spell slots{has}")
+        if f.used.get(f"slot:{level}", 0) >= slots[level]:
+            raise RuleViolation(f"{f.name} has spent its {slots[level]} level {level} spell slot(s)", R(4))
+        return level
+
+    def _save_action(self, state: SrdState, f: Fighter, cmd: Declare, block: BlockAction, use: str, spent: int,
+                     recharge: bool, slot: int, dice: Dice) -> list[Event]:
+        """A stat block's action the targets save against: each rolls (or fails outright, §13),
+        the damage is rolled once for all, a failure takes it whole and a success half where
+        the block says so (``--with half=`` overrides), or none (§7)."""
+        if not cmd.target:
+            raise BadInput(f"{block.name} needs --target WHO (several joined by +): DC {block.dc} "
+                           f"{block.save.upper()} saves")
+        targets: list[Fighter] = []
+        for typed in cmd.target.split("+"):
+            t = state.fighters[find_name(state.names(), typed.strip())]
+            if t.dead or t.left:
+                raise RuleViolation(f"{t.name} is {'dead' if t.dead else 'out of the fight'}", R(6))
+            if t not in targets:
+                targets.append(t)
+        half = cmd.details.get("half", "yes" if block.half else "no") == "yes"
+        work = self.copy(state)
+        events = self._emit(work, [Acted(who=f.name, action=block.name, use=use, cost=spent, recharge=recharge,
+                                         block=block.name, slot=slot, detail=f"DC {block.dc} {block.save.upper()}",
+                                         target=targets[0].name if len(targets) == 1 else None)])
+        parts = [(self._damage_roll(p.dice, False, _part_key(i, f.name), dice, detail_int(cmd, "adjust") if i == 0
+                                    else 0), p.type) for i, p in enumerate(block.damage) if not p.advantage]
+        for t in targets:
+            events += self._emit(work, [self._saving_throw(work, work.fighters[t.name], f, block, cmd, dice)])
+            saved = events[-1]
+            assert isinstance(saved, Saved)
+            if not parts or (saved.success and not half):
+                continue
+            taken = parts if not saved.success else [
+                (Derivation(d.value // 2, f"({d.formula}) / 2 (saved: half, rounded down)", d.terms, R(7), d.roll), k)
+                for d, k in parts]
+            events += self._hurt(work, work.fighters[t.name], taken, False, f.name, dice)
+        return events
+
+    def _saving_throw(self, state: SrdState, t: Fighter, by: Fighter, block: BlockAction, cmd: Declare,
+                      dice: Dice) -> Saved:
+        """``t``'s save against ``block``: d20 + its modifier (its block's, else Dex or Con, else 0)
+        and Exhaustion, Advantage from Dodge on Dex, Disadvantage from Restrained on Dex;
+        Paralyzed, Petrified, Stunned and Unconscious fail Str and Dex saves (§4, §13)."""
+        ability = block.save
+        fails = [k for k in ("paralyzed", "petrified", "stunned", "unconscious") if t.has(k)]
+        if ability in ("str", "dex") and fails:
+            return Saved(who=t.name, by=by.name, action=block.name, ability=ability, dc=block.dc, save=None,
+                         success=False, why=f"{fails[0].capitalize()}: fails Str and Dex saves ({R(13)})")
+        saves = parse_saves(t.saves)
+        bonus = saves.get(ability, t.dex if ability == "dex" else t.con if ability == "con" else 0)
+        adv = ["Dodge"] if ability == "dex" and t.has("dodging") else []
+        dis = ["Restrained"] if ability == "dex" and t.has("restrained") else []
+        mode = "advantage" if adv and not dis else "disadvantage" if dis and not adv else ""
+        roll = dice.roll(f"save:{t.name}", 2 if mode else 1, 20, _two_d20_why(adv, dis))
+        kept = max(roll.faces) if mode == "advantage" else min(roll.faces) if mode else roll.faces[0]
+        terms = [Term("d20", kept), Term(f"{ability.capitalize()} save", bonus), *self._exhaustion_terms(state, t)]
+        total = sum(x.value for x in terms)
+        formula = " + ".join(x.name for x in terms) + f" vs DC {block.dc}" + (f" ({mode})" if mode else "")
+        return Saved(who=t.name, by=by.name, action=block.name, ability=ability, dc=block.dc,
+                     save=Derivation(total, formula, tuple(terms), R(4), roll), success=total >= block.dc)
 
     def _target(self, state: SrdState, cmd: Declare) -> str | None:
         return find_name(state.names(), cmd.target) if cmd.target else None
@@ -1236,7 +1393,7 @@ class Srd52(Rules[SrdState]):
     # --- attacks and damage -------------------------------------------------------------------
 
     def _attack(self, state: SrdState, f: Fighter, cmd: Declare, use: str, dice: Dice,
-                recharge: bool) -> list[Event]:
+                recharge: bool, block: BlockAction | None = None) -> list[Event]:
         if not cmd.target:
             raise BadInput("attack needs --target WHO")
         t = state.fighters[find_name(state.names(), cmd.target)]
@@ -1247,7 +1404,10 @@ class Srd52(Rules[SrdState]):
         charm = f.mark("charmed")
         if charm and charm.by == t.name:
             raise RuleViolation(f"{f.name} is Charmed by {t.name}: it can't attack it", R(13))
-        melee = cmd.details.get("range", "melee") == "melee"
+        reach = "ranged" if block is not None and block.attack == "ranged" else "melee"
+        melee = cmd.details.get("range", reach) == "melee"
+        if block is not None and block.attack == "melee" and not melee:
+            raise BadInput(f"{block.name} is a melee attack (its stat block)")
         if cmd.details.get("opportunity") == "yes":
             if use != "reaction" or not melee:
                 raise BadInput("an opportunity attack is a melee attack --with as=reaction")
@@ -1274,7 +1434,7 @@ class Srd52(Rules[SrdState]):
                 raise BadInput(f"--with extra= takes dice and a damage type (2d6:fire) beside --with damage=, "
                                f"not {extra!r}")
             self._check_damage(spec2, "extra")
-        bonus = detail_int(cmd, "hit")
+        bonus = detail_int(cmd, "hit", block.hit if block is not None else 0)
         roll = dice.roll(f.name, 2 if mode else 1, 20, _two_d20_why(adv, dis))
         kept = max(roll.faces) if mode == "advantage" else min(roll.faces) if mode else roll.faces[0]
         terms = [Term("d20", kept), Term("attack bonus", bonus)]
@@ -1290,7 +1450,9 @@ class Srd52(Rules[SrdState]):
             formula += f" (natural {d20})"
         events: list[Event] = [Attacked(
             who=f.name, target=t.name, use=use, roll=Derivation(total, formula, tuple(terms), R(6), roll), ac=ac,
-            hit=hit, crit=crit, advantage=mode, why=why, recharge=recharge, cost=_spent(cmd, use))]
+            hit=hit, crit=crit, advantage=mode, why=why, recharge=recharge,
+            cost=block.cost if block is not None and use == "legendary" and "cost" not in cmd.details else (
+                _spent(cmd, use)), block=block.name if block is not None else "")]
         work = self.copy(state)
         self._emit(work, events)
         for m in t.marks:
@@ -1304,13 +1466,18 @@ class Srd52(Rules[SrdState]):
         if not hit:
             return events
         spec = cmd.details.get("damage")
-        if spec is None:
+        if spec is None and block is not None and block.damage:  # the stat block's damage (§7)
+            adjust = detail_int(cmd, "adjust")
+            parts = [(self._damage_roll(p.dice, crit, _part_key(i, f.name), dice, adjust if i == 0 else 0), p.type)
+                     for i, p in enumerate(x for x in block.damage if not x.advantage or mode == "advantage")]
+        elif spec is None:
             return events  # the GM types the damage with `damage` (a hit's effect, not its dice)
-        parts = [(self._damage_roll(spec, crit, f"dmg:{f.name}", dice, detail_int(cmd, "adjust")),
-                  cmd.details.get("type", ""))]
-        if extra is not None:
-            spec2, _, dtype2 = extra.partition(":")
-            parts.append((self._damage_roll(spec2, crit, f"extra:{f.name}", dice, 0), dtype2))
+        else:
+            parts = [(self._damage_roll(spec, crit, f"dmg:{f.name}", dice, detail_int(cmd, "adjust")),
+                      cmd.details.get("type", ""))]
+            if extra is not None:
+                spec2, _, dtype2 = extra.partition(":")
+                parts.append((self._damage_roll(spec2, crit, f"extra:{f.name}", dice, 0), dtype2))
         events += self._hurt(work, work.fighters[t.name], parts, crit, f.name, dice,
                              knockout=cmd.details.get("knockout") == "yes")
         return events
@@ -1676,6 +1843,10 @@ class Srd52(Rules[SrdState]):
     @applies(RoundEnded)
     def _round_ended(self, state: SrdState, event: RoundEnded) -> None:
         state.turn, state.in_round = None, False
+        if state.options.get("rounds") == "reroll":  # each round's `round` rolls every Initiative again
+            state.scores, state.order = {}, []
+            for f in state.fighters.values():
+                f.initiative = None
 
     @applies(Acted)
     def _acted(self, state: SrdState, event: Acted) -> None:
@@ -1697,6 +1868,7 @@ class Srd52(Rules[SrdState]):
             state.lair_used.append(f.name)
         if event.recharge:
             f.recharge_ready = False
+        _count(f, event.block, event.slot)
         if event.action == "dash":
             f.dashes += 1
         elif event.action == "disengage":
@@ -1730,6 +1902,11 @@ class Srd52(Rules[SrdState]):
             _follows(state, f)
         if event.recharge:
             f.recharge_ready = False
+        _count(f, event.block, 0)
+
+    @applies(Saved)
+    def _saved(self, state: SrdState, event: Saved) -> None:
+        pass  # a save changes no figure: the damage it leads to comes as its own events
 
     @applies(Damaged)
     def _damaged(self, state: SrdState, event: Damaged) -> None:
@@ -1994,6 +2171,10 @@ class Srd52(Rules[SrdState]):
                 return f"{who}'s Ready fires (its Reaction)"
             case ReadyLapsed(who=who, why=why):
                 return f"{who}'s Ready lapses ({why})"
+            case Saved(who=who, action=action, ability=ability, dc=dc, save=save, success=success, why=why):
+                how = f"rolls {save.value}" if save is not None else why
+                return (f"{who} {'saves' if success else 'fails'} against {action} "
+                        f"(DC {dc} {ability.capitalize()}): {how}")
             case Recharged(who=who, roll=roll, ready=ready):
                 return f"{who} rolls {roll.faces[0]} to recharge: {'ready' if ready else 'still spent'}"
         return type(event).__name__
@@ -2002,6 +2183,19 @@ class Srd52(Rules[SrdState]):
 def _spent(cmd: Declare, use: str) -> int:
     """The legendary uses an action taken as one spends (--with cost=N, §14); 1 for any other use."""
     return detail_int(cmd, "cost", 1) if use == "legendary" else 1
+
+
+def _count(f: Fighter, block: str, slot: int) -> None:
+    """A use of a stat block's action and a spell slot spent, counted (§4, §14)."""
+    if block:
+        f.used = {**f.used, block: f.used.get(block, 0) + 1}
+    if slot:
+        f.used = {**f.used, f"slot:{slot}": f.used.get(f"slot:{slot}", 0) + 1}
+
+
+def _part_key(index: int, who: str) -> str:
+    """The dice key of a stat block's damage part: dmg:WHO, then extra:WHO, extra3:WHO..."""
+    return f"dmg:{who}" if index == 0 else f"extra:{who}" if index == 1 else f"extra{index + 1}:{who}"
 
 
 def _follows(state: SrdState, f: Fighter) -> None:

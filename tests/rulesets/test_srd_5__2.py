@@ -83,7 +83,7 @@ def _example_one(store: Store, **options: str) -> Encounter:
 def test_initiative_with_a_tie_worked_example(memory_store: Store) -> None:
     # §17.1: Aria 12 + 3 = 15; the goblins share 13 + 2 = 15; Bram 9 + 0 = 9; the ogre 17 - 1 = 16.
     # The GM breaks the Aria/goblins tie (ties=ask): goblins first here.
-    enc = _example_one(memory_store)
+    enc = _example_one(memory_store, rounds="roll-on")
     rolls = {"Aria": (12,), "Goblin": (13,), "Bram": (9,), "Ogre": (17,)}
     refused(enc, StartRound(rolls=rolls), RuleViolation,
             "a tie at 15: Aria, Goblin (3); give the order with --with order=A+B "
@@ -92,11 +92,33 @@ def test_initiative_with_a_tie_worked_example(memory_store: Store) -> None:
     assert started.order == ("Ogre", "Goblin 1", "Goblin 2", "Goblin 3", "Aria", "Bram")
     assert {i.who: i.score.value for i in started.rolled} == {
         ("Aria",): 15, ("Goblin 1", "Goblin 2", "Goblin 3"): 15, ("Bram",): 9, ("Ogre",): 16}
-    # The order holds for the whole fight (§2): round 2 rolls nothing.
-    while enc.view().clock.running:
+    # The order holds for the whole fight (§2) and the next round starts when all have acted
+    # (§1, option rounds=roll-on): the last `next` starts round 2, rolling nothing.
+    for _ in range(5):
+        assert not [e for e in do(enc, Next()) if isinstance(e, RoundStarted)]
+    again = one(do(enc, Next()), RoundStarted)
+    assert again.round == 2 and again.order == started.order and again.rolled == ()
+    assert enc.view().clock.now == ("Ogre",)
+
+
+@pytest.mark.parametrize("rounds", ["stop", "reroll"])
+def test_a_round_that_stops_waits_for_round(memory_store: Store, rounds: str) -> None:
+    # rounds=stop: round 2 keeps the order and rolls nothing; rounds=reroll (a house rule)
+    # rolls every Initiative again: Bram 20 + 0, Aria 1 + 3 = 4, the goblins 1 + 2 = 3, the
+    # ogre 2 - 1 = 1.
+    enc = _example_one(memory_store, rounds=rounds)
+    rolls = {"Aria": (12,), "Goblin": (13,), "Bram": (9,), "Ogre": (17,)}
+    started = one(do(enc, StartRound(rolls=rolls, details={"order": "Goblin+Aria"})), RoundStarted)
+    for _ in range(6):
         do(enc, Next())
-    again = one(do(enc, StartRound()), RoundStarted)
-    assert again.order == started.order and again.rolled == ()
+    assert not enc.view().clock.running
+    refused(enc, Next(), RuleViolation, f"no round is under way (`skirmish round` starts one) ({R(1)})")
+    rolled = {"Aria": (1,), "Goblin": (1,), "Bram": (20,), "Ogre": (2,)}
+    again = one(do(enc, StartRound(rolls={} if rounds == "stop" else rolled)), RoundStarted)
+    if rounds == "stop":
+        assert again.order == started.order and again.rolled == ()
+    else:
+        assert again.order == ("Bram", "Aria", "Goblin 1", "Goblin 2", "Goblin 3", "Ogre")
 
 
 def test_initiative_by_scores_worked_example(memory_store: Store) -> None:
@@ -507,7 +529,7 @@ def test_every_option_of_section_16_is_recorded_in_the_first_event(memory_store:
 
     enc = fight(memory_store)
     recorded = enc.started.options
-    assert set(recorded) == set(get_ruleset("srd-5.2").options) and len(recorded) == 21
+    assert set(recorded) == set(get_ruleset("srd-5.2").options) and len(recorded) == 22
 
 
 def test_identical_none_rolls_each_creature_alone(memory_store: Store) -> None:
