@@ -393,7 +393,8 @@ class Fell(Event, frozen=True, tag="srd-5.2.fell", omit_defaults=True):
     dead: bool
     why: str
     rule: str
-    left_over: Derivation | None = None  # massive damage: what was left at 0 HP, against the HP maximum (§9)
+    # Massive damage: what was left over at 0 HP (all of it, taken at 0 HP), against the HP maximum (§9).
+    left_over: Derivation | None = None
 
 
 class DeathSave(Event, frozen=True, tag="srd-5.2.death-save", omit_defaults=True):
@@ -1438,7 +1439,10 @@ class Srd52(Rules[SrdState]):
         if was == 0 and not t.dead:
             counts = rest > 0 or (absorbed > 0 and work.options["temp-at-0"] == "failure")
             if rest >= t.hp_max:
-                return events + self._emit(work, [Fell(who=t.name, dead=True, rule=R(9),
+                # Massive damage at 0 HP: no HP is left to take any of it, so all of it is left over.
+                left = Derivation(rest, f"damage at 0 HP vs HP maximum {t.hp_max}",
+                                  (Term("damage after temporary HP", rest),), R(9))
+                return events + self._emit(work, [Fell(who=t.name, dead=True, rule=R(9), left_over=left,
                                                        why=f"damage at 0 HP: {rest} >= HP maximum {t.hp_max}")])
             if counts:
                 add = 2 if crit else 1

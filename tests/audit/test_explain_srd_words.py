@@ -83,14 +83,19 @@ def test_explain_lists_the_options_once_at_the_first_event(cli: Cli) -> None:
     assert "surprise=" not in later
 
 
+def explain_death(cli: Cli, reply: str) -> str:
+    """`explain` of the death among the events of ``reply``, which has numbers to show."""
+    fell = next(n for n, line in zip(ids(reply), reply.splitlines(), strict=False) if "dies" in line)
+    text = cli.ok("explain", str(fell))
+    assert "nothing was computed" not in text
+    return text
+
+
 def test_explain_of_a_massive_damage_death_gives_its_numbers(cli: Cli) -> None:
     # srd-5.2-combat.md §9 (Instant death): damage left over at 0 HP >= the HP maximum.
     # Mira at 22 of 22 takes 44: 44 - 22 = 22 left over, 22 >= 22.
     chapel(cli)
-    reply = cli.ok("damage", "Mira", "44")
-    fell = next(n for n, line in zip(ids(reply), reply.splitlines(), strict=False) if "dies" in line)
-    text = cli.ok("explain", str(fell))
-    assert "nothing was computed" not in text
+    text = explain_death(cli, cli.ok("damage", "Mira", "44"))
     assert "  left over: 22 = damage past 0 HP vs HP maximum 22" in text
     assert "      damage after temporary HP +44, HP before -22" in text
 
@@ -103,3 +108,16 @@ def test_why_names_a_blank_figure_as_none(cli: Cli) -> None:
     text = cli.ok("why", "Lirael")
     assert "Lirael death: - at the start, now 0/0" in text
     assert not any(line.endswith("    -> 0/0") for line in text.splitlines())
+
+
+def test_explain_of_a_death_from_damage_at_0_hp_gives_its_numbers(cli: Cli) -> None:
+    # srd-5.2-combat.md §9 (Damage at 0 HP): dead if the damage >= the HP maximum. Lirael, 10 HP
+    # maximum, drops to 0 on 12 (12 - 10 = 2 left over: not massive), then takes 10 at 0 HP:
+    # nothing of it is held by HP, 10 >= 10.
+    cli.ok("new", "Chapel", "--rules", "srd-5.2")
+    cli.ok("add", "Lirael", "--side", "party", "--stat", "hp=10", "--stat", "ac=15")
+    cli.ok("damage", "Lirael", "12")
+    text = explain_death(cli, cli.ok("damage", "Lirael", "10"))
+    assert "  left over: 10 = damage at 0 HP vs HP maximum 10" in text
+    assert "      damage after temporary HP +10" in text
+    assert "      rule: srd-5.2-combat.md §9" in text
