@@ -94,6 +94,9 @@ Readings chosen where the text leaves the tracker free:
 # annotation written as a string, at every command's start (README: Speed).
 
 import re
+from collections.abc import Mapping
+from typing import ClassVar
+
 import msgspec
 
 from skirmish.eventlog.commands import (
@@ -496,6 +499,8 @@ class SrdFigures(Own, frozen=True, kw_only=True):
     legendary: str  # uses left of its uses, "" without any
     death: str  # "S/F" tallies at 0 HP
     concentration: str
+
+    none_made: ClassVar[Mapping[str, tuple[str, str]]] = {"death": ("0/0", "no death save made")}
 
 
 class ReadyFigures(Own, frozen=True, kw_only=True):
