@@ -132,6 +132,18 @@ def test_the_resumption_is_recorded_explained_and_undone(cli: Cli) -> None:
     assert clock(cli) == (2, True, ["Goblin 2"], ["Bog Lurker"])
 
 
+def test_the_report_of_a_fight_taken_up_has_a_column_for_each_round_it_holds(cli: Cli, tmp_path: Path) -> None:
+    """Set-up, then round 2: no round 1 was played here. Goblin 2, at 3 HP, takes 3 in round 2
+    and dies (a monster at 0 HP, §9); the others keep their hit points from the file."""
+    take_up(cli)
+    cli.ok("damage", "Goblin 2", "3")
+    report = tmp_path / "ford.md"
+    cli.ok("export", "--format", "md", "--out", str(report))
+    table = report.read_text(encoding="utf-8").split("## HP over rounds\n\n")[1].split("\n\n")[0].splitlines()
+    assert table == ["| combatant | Set-up | round 2 |", "|---|---|---|", "| Aldra | 20 | 20 |", "| Goblin 1 | 7 | 7 |",
+                     "| Goblin 2 | 3 | 0 |", "| Bog Lurker | 22 | 22 |", "| Tamsin | 11 | 11 |"]
+
+
 def test_a_combatant_with_no_initiative_in_the_file_holds_iis_0(cli: Cli, tmp_path: Path) -> None:
     """Goblin 1 (c2) saved with no Initiative: II's default 0 places it last, after Tamsin's 4;
     only Aldra, 17, comes before Goblin 2 now."""
