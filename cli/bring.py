@@ -34,7 +34,8 @@ def add_imported(ctx: typer.Context, entry: Any, ruleset: Ruleset[Any], side: st
 def new_with(run: Any, name: str, rules: str, options: dict[str, str], seed: int | None, carry: str | None,
              who: Sequence[str], path: Path | None, fight: str, stats: dict[str, str]) -> None:
     """`new NAME --carry PREVIOUS` or `new NAME --from FILE`: the source read whole, then the
-    encounter and one command a combatant in one transaction."""
+    encounter, one command a combatant and, for a fight in progress, its `resume`, in one
+    transaction."""
     from skirmish.cli.app import say
     from skirmish.projections.ruleset import get_ruleset
 

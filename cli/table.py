@@ -213,8 +213,10 @@ def read(run: Invocation, request: object, as_json: bool) -> None:
     elif isinstance(request, r.Why):
         from skirmish.projections.audit.why import WHY_LIMIT, why as why_figure
 
+        from skirmish.projections.text.board import none_made
+
         data = why_figure(enc, request.who, request.figure, answers.limit_of(request.limit, WHY_LIMIT))
-        lines = answers.why_lines(data)
+        lines = answers.why_lines(data, none_made(enc.view()))
     elif isinstance(request, r.Diff):
         from skirmish.projections.audit.diff import diff as diff_moments
 

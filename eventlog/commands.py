@@ -149,6 +149,20 @@ class Carry(Command, frozen=True, kw_only=True, tag="carry"):
     hash: str = ""
 
 
+class Resume(Command, frozen=True, kw_only=True, tag="resume"):
+    """A saved fight in progress taken up where its table stopped (`new --from`, after the
+    `carry` of each combatant): round ``round`` under way in ``order`` (the table's
+    initiative order, first to last), ``acting``'s turn started there and those before it
+    in the order done with theirs. ``source`` says where from in words. A ruleset that
+    cannot take up a round under way decides no such command (projections/imports/bring.py
+    says so instead)."""
+
+    round: int
+    acting: str
+    order: tuple[str, ...]
+    source: str
+
+
 class AddHidden(AddCombatant, frozen=True, tag="add-hidden"):
     """`add ... --hidden`: the combatant joins hidden from the players' screens."""
 
@@ -226,7 +240,7 @@ class MoveHead(Command, frozen=True, tag="move-head"):
 AnyCommand = Union[
     AddCombatant, StartRound, Next, Declare, Resolve, Cancel, Damage, ApplyEffect,
     Upkeep, AddNote, MoveHead, Heal, Leave, Return, EndEncounter, SetStats, Rename, RollDice, Carry,
-    AddHidden, Hide, Reveal, ChooseBands,
+    AddHidden, Hide, Reveal, ChooseBands, Resume,
 ]
 
 command_encoder = msgspec.json.Encoder()

@@ -572,6 +572,14 @@ def tag_of_command(command: Command) -> str:
     return str(type(command).__struct_config__.tag)
 
 
+def has_decision(ruleset: Ruleset[Any], command_type: type[Command]) -> bool:
+    """Whether ``ruleset`` decides commands of ``command_type``, as its ``@decides`` handlers
+    say: what a caller asks before recording a command a ruleset may not take (`resume`). A
+    ruleset not built on :class:`Rules` has no such handlers, and is taken to decide none."""
+    deciders = getattr(type(ruleset), "_deciders", None)
+    return isinstance(deciders, dict) and command_type in deciders
+
+
 @cache
 def registry() -> dict[str, Any]:
     """Ruleset id -> entry point (loaded on demand, so a command imports one ruleset only)."""

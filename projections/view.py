@@ -16,6 +16,7 @@ here (with a default) without a migration; ``VIEW_VERSION`` says which shape
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
 # annotation written as a string, at every command's start (README: Speed).
 
+from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 import msgspec
@@ -41,9 +42,15 @@ class Own(msgspec.Struct, frozen=True, kw_only=True):
 
     ``repeats``: the fields that hold a figure the core shows already (a budget's left,
     under the ruleset's own name). ``state --json`` keeps them for scripts; a table, the
-    replay and `why` show the core's figure alone, so each fact is printed once."""
+    replay and `why` show the core's figure alone, so each fact is printed once.
+
+    ``none_made``: the fields whose value, come from blank, is a tally of nothing made yet,
+    with the words for it (srd-5.2's death saves: "0/0" at 0 HP before any is rolled).
+    `why`'s text says those words of a figure that has been nothing else, rather than show
+    a tally of nothing as a change; its JSON keeps the figure as it is."""
 
     repeats: ClassVar[frozenset[str]] = frozenset()
+    none_made: ClassVar[Mapping[str, tuple[str, str]]] = {}
 
 
 class NoOwn(Own, frozen=True, kw_only=True):

@@ -99,10 +99,12 @@ def _read(log_file: LogFile, enc: Encounter, request: r.Anything) -> Result:
         return Result(kind="read", lines=explain_lines(data), data=msgspec.to_builtins(data))
     if isinstance(request, r.Why):
         from skirmish.projections.audit.why import WHY_LIMIT, why
+        from skirmish.projections.text.board import none_made
 
         limit = answers.limit_of(request.limit, WHY_LIMIT)
         data = why(enc, request.who, request.figure, limit)
-        return Result(kind="read", lines=answers.why_lines(data), data=msgspec.to_builtins(data))
+        lines = answers.why_lines(data, none_made(enc.view()))
+        return Result(kind="read", lines=lines, data=msgspec.to_builtins(data))
     if isinstance(request, r.Diff):
         from skirmish.projections.audit.diff import diff
 

@@ -88,8 +88,9 @@ class Branches(Request, frozen=True, kw_only=True, tag="branches"):
     pass
 
 
-# The fight's commands a surface may send (eventlog/commands.py). Not here: ``carry`` and
-# ``move-head`` (recorded by `new --carry` and by undo, redo, branch and switch themselves).
+# The fight's commands a surface may send (eventlog/commands.py). Not here: ``carry``,
+# ``resume`` and ``move-head`` (recorded by `new --carry` and `new --from`, and by undo, redo,
+# branch and switch themselves).
 FIGHT: tuple[type[c.Command], ...] = (
     c.AddCombatant, c.AddHidden, c.StartRound, c.Next, c.Declare, c.Resolve, c.Cancel, c.Damage, c.ApplyEffect,
     c.Upkeep, c.Heal, c.Leave, c.Return, c.EndEncounter, c.SetStats, c.Rename, c.RollDice, c.AddNote,

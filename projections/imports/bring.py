@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec.structs import replace
 
-from skirmish.eventlog.commands import AddCombatant, AddHidden, Carry, CarriedEffect
+from skirmish.eventlog.commands import AddCombatant, AddHidden, Carry, CarriedEffect, Resume
 from skirmish.eventlog.errors import BadInput, SkirmishError
 from skirmish.projections.imports import read
 from skirmish.projections.imports.mapping import VITAL, rolled_hp, side_of, stats_for
-from skirmish.projections.ruleset import Ruleset
+from skirmish.projections.ruleset import Ruleset, has_decision
 
 if TYPE_CHECKING:
     from skirmish.projections.engine import Encounter
@@ -25,9 +25,10 @@ HP_CHOICES = ("average", "rolled")
 
 @dataclass(frozen=True)
 class Brought:
-    """The commands to record, one a combatant, and a line for each field left out."""
+    """The commands to record, one a combatant (then, for a fight in progress a ruleset takes
+    up, its `resume`), and a line for each field left out."""
 
-    commands: list[AddCombatant | Carry]
+    commands: list[AddCombatant | Carry | Resume]
     lines: list[str]
 
 
@@ -75,8 +76,14 @@ def add_from(entry: Entry, ruleset: Ruleset[Any], side: str | None, typed: Mappi
 def saved_fight(path: Path, fight_name: str, ruleset: Ruleset[Any], typed: Mapping[str, str]) -> Brought:
     """The `carry` commands that seat a saved fight's combatants (``typed``: stats for every
     one whose stat block does not give them), with one line for each field the ruleset
-    cannot hold: the round, who was acting, a tag's turn, and initiative and temporary hit
-    points unless the ruleset's ``seat_figures`` names them (they come in the carry's figures)."""
+    cannot hold: a tag's turn, initiative and temporary hit points unless the ruleset's
+    ``seat_figures`` names them (they come in the carry's figures), and the round.
+
+    A fight in progress (a combatant acting) is taken up where its table stopped by a
+    `resume` after the carries, where the ruleset decides one (srd-5.2): its round, its
+    order (the seats by initiative, highest first, ties in the file's order: the order the
+    table played, which II keeps sorted so) and the acting combatant's turn. A ruleset that
+    decides none is named in one line: its fight starts before its first round."""
     found = read(path)
     fight = next((f for name, f in found.fights.items() if name.lower() == fight_name.strip().lower()), None)
     if fight is None and not found.fights:
@@ -84,12 +91,17 @@ def saved_fight(path: Path, fight_name: str, ruleset: Ruleset[Any], typed: Mappi
     if fight is None:
         raise BadInput(f"{str(path)!r} has no saved fight {fight_name!r} (fights: {', '.join(found.fights)})")
     source = f"{found.format} file {path.name!r}, fight {fight.name!r}"
-    commands: list[AddCombatant | Carry] = []
+    commands: list[AddCombatant | Carry | Resume] = []
     lines: list[str] = []
-    if fight.round:
-        lines.append(f"the fight was at round {fight.round}: {ruleset.id} counts its own from its first `round`")
-    if fight.acting:
-        lines.append(f"{fight.acting} was acting: {ruleset.id} sets who acts when its `round` starts")
+    # II loads a fight with a combatant acting at its RoundCounter, or 1 where it has none
+    # (its Encounter.LoadEncounterState); with nobody acting, the fight is not under way.
+    round_now = max(fight.round, 1) if fight.acting else fight.round
+    resumes = fight.acting is not None and has_decision(ruleset, Resume)
+    if fight.acting and not resumes:
+        lines.append(f"the fight was at round {round_now}, {fight.acting} acting: {ruleset.id} cannot take up a "
+                     "round under way, so it starts before its first `round`")
+    elif round_now and not fight.acting:
+        lines.append(f"the fight was at round {round_now}: {ruleset.id} counts its own from its first `round`")
     holds_hp = VITAL.get(ruleset.id, "hp") in ruleset.stats
     # The seat's figures the ruleset's combatant-carried applier holds (srd-5.2: temp, initiative).
     seated: frozenset[str] = getattr(ruleset, "seat_figures", frozenset())
@@ -97,7 +109,9 @@ def saved_fight(path: Path, fight_name: str, ruleset: Ruleset[Any], typed: Mappi
         stats, unmapped = stats_for(seat.creature, ruleset)
         lines += [line.replace(f"{seat.creature.name}:", f"{seat.name}:", 1) for line in unmapped]
         figures: dict[str, int] = {}
-        if seat.initiative is not None and "initiative" in seated:
+        if resumes and seat.initiative is None and "initiative" in seated:
+            figures["initiative"] = 0  # II's default for a combatant given none: its place is last
+        elif seat.initiative is not None and "initiative" in seated:
             figures["initiative"] = seat.initiative
         elif seat.initiative is not None:
             lines.append(f"{seat.name}: initiative {seat.initiative} not mapped: {ruleset.id} rolls its own")
@@ -120,6 +134,12 @@ def saved_fight(path: Path, fight_name: str, ruleset: Ruleset[Any], typed: Mappi
             vital=seat.hp if holds_hp and seat.hp != seat.creature.hp else None, effects=tuple(effects),
             figures=figures,
         ))
+    if resumes:
+        assert fight.acting is not None
+        # sorted() is stable: tied seats keep the file's order, the one the table played.
+        held = sorted(fight.seats, key=lambda seat: -(seat.initiative or 0))
+        commands.append(Resume(round=round_now, acting=fight.acting, order=tuple(s.name for s in held),
+                               source=source))
     return Brought(commands, lines)
 
 

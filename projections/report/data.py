@@ -335,12 +335,14 @@ def collect_both(
     for s in steps:
         fold.step(s)
     rounds = fold.finish()
-    last = max(rounds.numbers, default=0)
-    return rounds, list(fold.figures.values()), _by_round(fold.series, last), _by_round(fold.series2, last)
+    numbers = rounds.numbers or [0]
+    return rounds, list(fold.figures.values()), _by_round(fold.series, numbers), _by_round(fold.series2, numbers)
 
 
-def _by_round(by_name: dict[str, dict[int, Any]], last: int) -> dict[str, list[Any]]:
-    series = {name: [by_round.get(r, None) for r in range(last + 1)] for name, by_round in by_name.items()}
+def _by_round(by_name: dict[str, dict[int, Any]], numbers: list[int]) -> dict[str, list[Any]]:
+    """Each combatant's figure at the end of each round the report holds, in its order: not
+    every number from 0 up, since a fight taken up mid-way (`resume`) holds no round before its first."""
+    series = {name: [by_round.get(r, None) for r in numbers] for name, by_round in by_name.items()}
     # A round in which a combatant's figure was not shown keeps the previous value.
     for values in series.values():
         for i in range(1, len(values)):

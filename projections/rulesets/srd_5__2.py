@@ -88,12 +88,31 @@ Readings chosen where the text leaves the tracker free:
   conditions nobody's turn, Concentration or other creature ends; the rest ends with the
   fight, named. A saved fight set up (``new --from``) also brings each initiative: the
   first ``round`` places them by it.
+- A saved fight in progress (``new --from`` a fight with a combatant acting) is taken up
+  where its table stopped by a ``resume`` after the carries: a round start at its round in
+  the order held (the initiatives, highest first, ties as the file orders them: those
+  turns were taken, so no ``--with order`` is asked nor a roll-off rolled, §2), then the
+  acting combatant's turn start, marked resumed and naming those before it, who have had
+  their turns this round: they take none until the next round, and an effect anchored to
+  one of them is no missed turn (§16's missed-turn). Where the file is silent (an
+  Improved Initiative export keeps hit points, initiative and tags, no more):
+  its turn started there, so nothing at its start is done again (no death save, recharge
+  roll, Ready lapsing, nor a countdown of effects: II counted its tags down when that turn
+  started, §12); its action, Bonus Action, movement and Reaction are all unspent (II does
+  not track them: the GM declares what it has taken); every other combatant's Reaction is
+  unspent too (who spent one since its turn is not in the file, §3); every creature that
+  has had a turn (those before it, or all after round 1) holds its full legendary uses,
+  none spent since (§14); and no legendary use follows a turn taken before the fight was
+  taken up, whose moment passed there: the first follows the acting combatant's turn.
 """
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
 # annotation written as a string, at every command's start (README: Speed).
 
 import re
+from collections.abc import Mapping
+from typing import ClassVar
+
 import msgspec
 
 from skirmish.eventlog.commands import (
@@ -106,6 +125,7 @@ from skirmish.eventlog.commands import (
     Heal,
     Next,
     Resolve,
+    Resume,
     StartRound,
     Upkeep,
 )
@@ -341,11 +361,16 @@ class RoundStarted(Event, frozen=True, tag="srd-5.2.round-started", omit_default
     rolled: tuple[Initiative, ...] = ()
     surprised: tuple[str, ...] = ()
     tie_rule: str = ""
+    resumed: str = ""  # a saved fight in progress taken up at this round: where from (the `resume` command)
 
 
 class TurnStarted(Event, frozen=True, tag="srd-5.2.turn-started", omit_defaults=True):
     who: str  # LAIR: count 20
     skipped: tuple[str, ...] = ()  # turns passed by since the last one (dead, left)
+    # A turn under way in a saved fight taken up (`resume`): it started there, so nothing at
+    # its start is done again; ``taken``: those before it in the order, done with theirs.
+    resumed: bool = False
+    taken: tuple[str, ...] = ()
 
 
 class TurnEnded(Event, frozen=True, tag="srd-5.2.turn-ended", omit_defaults=True):
@@ -423,7 +448,8 @@ class Fell(Event, frozen=True, tag="srd-5.2.fell", omit_defaults=True):
     dead: bool
     why: str
     rule: str
-    left_over: Derivation | None = None  # massive damage: what was left at 0 HP, against the HP maximum (§9)
+    # Massive damage: what was left over at 0 HP (all of it, taken at 0 HP), against the HP maximum (§9).
+    left_over: Derivation | None = None
 
 
 class DeathSave(Event, frozen=True, tag="srd-5.2.death-save", omit_defaults=True):
@@ -525,6 +551,8 @@ class SrdFigures(Own, frozen=True, kw_only=True):
     legendary: str  # uses left of its uses, "" without any
     death: str  # "S/F" tallies at 0 HP
     concentration: str
+
+    none_made: ClassVar[Mapping[str, tuple[str, str]]] = {"death": ("0/0", "no death save made")}
 
 
 class ReadyFigures(Own, frozen=True, kw_only=True):
@@ -817,11 +845,9 @@ class Srd52(Rules[SrdState]):
             surprised = tuple(find_name(state.names(), n) for n in raw.split("+"))
         new = [f for f in able if f.initiative is None]
         rolled: list[Initiative] = []
-        for f in able:  # an initiative held from a saved fight in progress (combatant-carried): its place
+        for f in able:  # an initiative held from a saved fight (combatant-carried): its place
             if f.initiative is not None and f.name not in state.order:
-                rolled.append(Initiative(who=(f.name,), score=Derivation(
-                    f.initiative, "initiative held from where it was carried in",
-                    (Term("held", f.initiative),), R(2))))
+                rolled.append(_held(f.name, f.initiative))
         for who, score in self._initiative(state, new, surprised, command, dice):
             rolled.append(Initiative(who=who, score=score))
         scores = dict(state.scores) | {n: i.score.value for i in rolled for n in i.who}
@@ -832,6 +858,45 @@ class Srd52(Rules[SrdState]):
         self.apply(work, events[0])
         events += self._advance(work, dice)
         return events
+
+    @decides(Resume)
+    def _resume(self, state: SrdState, command: Resume, dice: Dice) -> list[Event]:
+        """A saved fight in progress taken up where its table stopped (module docstring, "A
+        saved fight in progress"): its round started in the order held, and the acting
+        combatant's turn under way, those before it done with theirs."""
+        if state.round or state.in_round:
+            raise RuleViolation(f"a saved fight is taken up before the first round, not at round {state.round}",
+                                R(1))
+        if command.round < 1:
+            raise BadInput(f"a saved fight is taken up at round 1 or later, not {command.round}")
+        names = state.names()
+        order = [find_name(names, n) for n in command.order]
+        here = [n for n, f in state.fighters.items() if not f.left]
+        if len(set(order)) != len(order) or sorted(order) != sorted(here):
+            raise BadInput(f"the order of a saved fight taken up names each combatant once ({', '.join(here)}), "
+                           f"not {', '.join(order) or 'nobody'}")
+        acting = state.fighters[find_name(names, command.acting)]
+        if acting.dead or acting.left:
+            why = "is dead" if acting.dead else "has left the fight"
+            raise RuleViolation(f"{acting.name} {why}: its turn cannot be under way", R(9) if acting.dead else R(1))
+        scores: dict[str, int] = {}
+        for name in order:
+            score = state.fighters[name].initiative
+            if score is None:
+                raise RuleViolation(f"{name} holds no initiative to keep its place in the order", R(2))
+            scores[name] = score
+        for first, then in zip(order, order[1:]):
+            if scores[first] < scores[then]:  # the order never changes (§2): it must be one by initiative
+                raise RuleViolation(f"the order puts {first} ({scores[first]}) before {then} ({scores[then]}): "
+                                    "an initiative order runs from the highest", R(2))
+        # The order as that table played it, its ties as it settled them: no `--with order`
+        # to ask for, nor a roll-off, since those turns have been taken.
+        order = self._with_lair(state, order, scores)
+        started = RoundStarted(round=command.round, order=tuple(order),
+                               rolled=tuple(_held(n, scores[n]) for n in order if n != LAIR),
+                               resumed=command.source)
+        taken = tuple(n for n in order[:order.index(acting.name)] if n != LAIR)
+        return [started, TurnStarted(who=acting.name, resumed=True, taken=taken)]
 
     def _initiative(self, state: SrdState, new: list[Fighter], surprised: tuple[str, ...], command: StartRound,
                     dice: Dice) -> list[tuple[tuple[str, ...], Derivation]]:
@@ -1605,7 +1670,10 @@ class Srd52(Rules[SrdState]):
         if was == 0 and not t.dead:
             counts = rest > 0 or (absorbed > 0 and work.options["temp-at-0"] == "failure")
             if rest >= t.hp_max:
-                return events + self._emit(work, [Fell(who=t.name, dead=True, rule=R(9),
+                # Massive damage at 0 HP: no HP is left to take any of it, so all of it is left over.
+                left = Derivation(rest, f"damage at 0 HP vs HP maximum {t.hp_max}",
+                                  (Term("damage after temporary HP", rest),), R(9))
+                return events + self._emit(work, [Fell(who=t.name, dead=True, rule=R(9), left_over=left,
                                                        why=f"damage at 0 HP: {rest} >= HP maximum {t.hp_max}")])
             if counts:
                 add = 2 if crit else 1
@@ -1816,6 +1884,18 @@ class Srd52(Rules[SrdState]):
         f.legendary_left = f.legendary
         f.turns += 1
         f.turned_round = state.round
+        if event.resumed:
+            # Taken up mid-round (module docstring): those before it have had their turns this
+            # round, so no effect anchored to them ends as a missed turn; whoever has had a turn
+            # holds its full legendary uses. The countdown of effects at this turn's start,
+            # below, happened where the fight was saved: it is not done again.
+            for name in event.taken:
+                state.fighters[name].turns += 1
+                state.fighters[name].turned_round = state.round
+            for g in state.fighters.values():
+                if g.name in event.taken or state.round > 1:
+                    g.legendary_left = g.legendary
+            return
         if state.options.get("legendary-skipped") == "yes":
             state.gap += [f"{state.round}:{name}" for name in event.skipped]
         for g in state.fighters.values():
@@ -2104,13 +2184,17 @@ class Srd52(Rules[SrdState]):
 
     def describe(self, event: Event) -> str:
         match event:
-            case RoundStarted(round=number, order=order, rolled=rolled, tie_rule=tie_rule):
+            case RoundStarted(round=number, order=order, rolled=rolled, tie_rule=tie_rule, resumed=resumed):
                 shown = ", ".join(n or "count 20 (lair)" for n in order)
                 rolls = ", ".join(f"{'+'.join(i.who) if len(i.who) < 3 else i.who[0] + '..'} "
                                   f"{i.score.value}" for i in rolled)
                 # The one shape every ruleset says a round's start in: "Round N begins: ...".
+                taken_up = f"; taken up from {resumed}, in its order" if resumed else ""
                 return f"Round {number} begins: " + (f"initiative {rolls}; " if rolls else "") + f"order {shown}" + (
-                    f"; {tie_rule}" if tie_rule else "")
+                    f"; {tie_rule}" if tie_rule else "") + taken_up
+            case TurnStarted(who=who, resumed=True, taken=taken):
+                done = f" ({', '.join(taken)} had theirs this round)" if taken else ""
+                return f"{who}'s turn, under way where the fight was taken up{done}"
             case TurnStarted(who=who):
                 return "Count 20: the lair acts" if who == LAIR else f"{who}'s turn"
             case TurnEnded(who=who):
@@ -2178,6 +2262,12 @@ class Srd52(Rules[SrdState]):
             case Recharged(who=who, roll=roll, ready=ready):
                 return f"{who} rolls {roll.faces[0]} to recharge: {'ready' if ready else 'still spent'}"
         return type(event).__name__
+
+
+def _held(name: str, score: int) -> Initiative:
+    """An initiative a combatant brought from a saved fight (combatant-carried): its place, no d20."""
+    return Initiative(who=(name,), score=Derivation(score, "initiative held from where it was carried in",
+                                                    (Term("held", score),), R(2)))
 
 
 def _spent(cmd: Declare, use: str) -> int:

@@ -19,7 +19,10 @@ def limit_of(limit: int | None, default: int) -> int | None:
     return default if limit is None else (limit or None)
 
 
-def why_lines(data: Any) -> list[str]:
+def why_lines(data: Any, none_made: Mapping[str, tuple[str, str]] | None = None) -> list[str]:
+    """`why` as text. ``none_made``: the figures (by label) whose value is a tally of nothing
+    made yet, with its words (:func:`~skirmish.projections.text.board.none_made`): one of
+    them that has been nothing else reads as those words, in one line."""
     from skirmish.projections.audit.why import ChangeLink
 
     lines: list[str] = []
@@ -27,8 +30,13 @@ def why_lines(data: Any) -> list[str]:
         lines.append(f"{data.who}: every figure is at its starting value (branch {data.branch}, at #{data.at})")
     for f in data.figures:
         name = f.figure.replace("_", " ")
-        lines.append(f"{data.who} {name}: {_figure(f.start)} at the start, now {_figure(f.now)} "
-                     f"(branch {data.branch}, at #{data.at})")
+        where = f"(branch {data.branch}, at #{data.at})"
+        nothing = (none_made or {}).get(f.figure)
+        if nothing is not None and not f.earlier and f.now == nothing[0] and all(
+                v in (None, "", nothing[0]) for v in _values(f)):
+            lines.append(f"{data.who} {name}: {nothing[1]} {where}")
+            continue
+        lines.append(f"{data.who} {name}: {_figure(f.start)} at the start, now {_figure(f.now)} {where}")
         for link in f.chain:
             change = (f"   {_figure(link.before)} -> {_figure(link.after)}" if isinstance(link, ChangeLink)
                       else "   (cause)")
@@ -37,6 +45,13 @@ def why_lines(data: Any) -> list[str]:
         if f.earlier:
             lines.append("  (earlier changes not shown: --limit N for more, --limit 0 for every one)")
     return lines
+
+
+def _values(f: Any) -> list[Any]:
+    """Every value a figure's history shows: at the start, now, and each change's before and after."""
+    from skirmish.projections.audit.why import ChangeLink
+
+    return [f.start, f.now, *(v for link in f.chain if isinstance(link, ChangeLink) for v in (link.before, link.after))]
 
 
 def _figure(value: Any) -> str:

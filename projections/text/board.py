@@ -105,6 +105,12 @@ def figures(c: Combatant) -> dict[str, Any]:
     return dict(zip(plan.labels, plan.values(c), strict=True))
 
 
+def none_made(view: View) -> dict[str, tuple[str, str]]:
+    """The figures (by the labels `why` takes) whose value is a tally of nothing made yet,
+    with the words for it: the view's own parts' ``none_made`` (projections/view.py)."""
+    return {label(k): said for c in view.combatants for k, said in type(c.own).none_made.items()}
+
+
 def clock_label(clock: Clock) -> str:
     """The one label of a moment, for the state's first line, the log, the replay and reports."""
     if clock.round == 0:

@@ -83,23 +83,59 @@ def test_explain_lists_the_options_once_at_the_first_event(cli: Cli) -> None:
     assert "surprise=" not in later
 
 
+def explain_death(cli: Cli, reply: str) -> str:
+    """`explain` of the death among the events of ``reply``, which has numbers to show."""
+    fell = next(n for n, line in zip(ids(reply), reply.splitlines(), strict=False) if "dies" in line)
+    text = cli.ok("explain", str(fell))
+    assert "nothing was computed" not in text
+    return text
+
+
 def test_explain_of_a_massive_damage_death_gives_its_numbers(cli: Cli) -> None:
     # srd-5.2-combat.md §9 (Instant death): damage left over at 0 HP >= the HP maximum.
     # Mira at 22 of 22 takes 44: 44 - 22 = 22 left over, 22 >= 22.
     chapel(cli)
-    reply = cli.ok("damage", "Mira", "44")
-    fell = next(n for n, line in zip(ids(reply), reply.splitlines(), strict=False) if "dies" in line)
-    text = cli.ok("explain", str(fell))
-    assert "nothing was computed" not in text
+    text = explain_death(cli, cli.ok("damage", "Mira", "44"))
     assert "  left over: 22 = damage past 0 HP vs HP maximum 22" in text
     assert "      damage after temporary HP +44, HP before -22" in text
 
 
-def test_why_names_a_blank_figure_as_none(cli: Cli) -> None:
-    # Lirael at 10 HP takes 12: 0 HP, Unconscious, death saves from none to 0 and 0 (§9).
+def test_why_says_no_death_save_was_made_rather_than_a_tally_of_none(cli: Cli) -> None:
+    # Issue 39, finding 12. Lirael at 10 HP takes 12: 0 HP, Unconscious, death saves begin
+    # (srd-5.2-combat.md §9) but none is rolled: her death figure is "0/0", a tally of nothing.
+    # Events: #1 the start, #2 her add, #3 the damage, #4 her fall.
     cli.ok("new", "Chapel", "--rules", "srd-5.2")
     cli.ok("add", "Lirael", "--side", "party", "--stat", "hp=10", "--stat", "ac=15")
     cli.ok("damage", "Lirael", "12")
-    text = cli.ok("why", "Lirael")
-    assert "Lirael death: - at the start, now 0/0" in text
-    assert not any(line.endswith("    -> 0/0") for line in text.splitlines())
+    for text in (cli.ok("why", "Lirael"), cli.ok("why", "Lirael", "death")):
+        assert "Lirael death: no death save made (branch main, at #4)" in text
+        assert "0/0" not in text.replace("(0S 0F)", "")  # the effects name the death saves begun
+    assert "Lirael HP: 10 at the start, now 0 (branch main, at #4)" in cli.ok("why", "Lirael")
+
+
+def test_why_shows_the_death_saves_once_one_is_made(cli: Cli) -> None:
+    # Lirael at 0 HP rolls a death save at the start of her turn (§9): 12, a success (10 or
+    # more): 0/0 -> 1/0.
+    cli.ok("new", "Chapel", "--rules", "srd-5.2")
+    cli.ok("add", "Lirael", "--side", "party", "--stat", "hp=10", "--stat", "ac=15")
+    cli.ok("add", "Orc", "--side", "foes", "--stat", "hp=10", "--stat", "ac=10")
+    cli.ok("damage", "Lirael", "12")
+    # Unconscious, she rolls Initiative with Disadvantage (§13, §2): two d20s.
+    cli.ok("round", "--roll", "Lirael=15,15", "--roll", "Orc=3", "--roll", "death:Lirael=12")
+    text = cli.ok("why", "Lirael", "death")
+    assert text.startswith("Lirael death: - at the start, now 1/0 (branch main, at #")
+    assert "   - -> 0/0" in text and "   0/0 -> 1/0" in text
+    assert "no death save made" not in text
+
+
+def test_explain_of_a_death_from_damage_at_0_hp_gives_its_numbers(cli: Cli) -> None:
+    # srd-5.2-combat.md §9 (Damage at 0 HP): dead if the damage >= the HP maximum. Lirael, 10 HP
+    # maximum, drops to 0 on 12 (12 - 10 = 2 left over: not massive), then takes 10 at 0 HP:
+    # nothing of it is held by HP, 10 >= 10.
+    cli.ok("new", "Chapel", "--rules", "srd-5.2")
+    cli.ok("add", "Lirael", "--side", "party", "--stat", "hp=10", "--stat", "ac=15")
+    cli.ok("damage", "Lirael", "12")
+    text = explain_death(cli, cli.ok("damage", "Lirael", "10"))
+    assert "  left over: 10 = damage at 0 HP vs HP maximum 10" in text
+    assert "      damage after temporary HP +10" in text
+    assert "      rule: srd-5.2-combat.md §9" in text

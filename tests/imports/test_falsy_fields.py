@@ -308,7 +308,7 @@ def test_a_character_saved_at_0_hp_comes_into_srd_down(cli: Cli, tmp_path: Path)
 
 def test_temporary_hp_0_and_initiative_0_come_into_srd_as_they_are(cli: Cli, tmp_path: Path) -> None:
     """Aldra's TemporaryHP 0: none (§8); the Bog Lurker's Initiative 0: a score held in the
-    order (§2), placed after Aldra's 17 without a d20 rolled for it."""
+    order (§2), placed after Aldra's 17 without a d20 rolled for it, as the fight is taken up."""
     def change(data: Any) -> None:
         seat_change(2, TemporaryHP=0)(data)
         seat_change(1, Initiative=0)(data)
@@ -320,8 +320,8 @@ def test_temporary_hp_0_and_initiative_0_come_into_srd_as_they_are(cli: Cli, tmp
     log = cli.ok("log")
     assert re.search(r"Bog Lurker 1 comes in from .*, vital figure 5, initiative 0$", log, re.M), log
     assert re.search(r"Aldra comes in from .*, vital figure 20, initiative 17$", log, re.M), log
-    cli.ok("round")  # no dice typed: none is rolled, both held
-    assert "Round 1 begins: initiative Bog Lurker 1 0, Aldra 17; order Aldra, Bog Lurker 1" in cli.ok("log")
+    # No dice typed: none is rolled, both held.
+    assert "Round 2 begins: initiative Aldra 17, Bog Lurker 1 0; order Aldra, Bog Lurker 1; taken up" in log
 
 
 @pytest.mark.parametrize("ruleset_id", sorted(RULESETS))

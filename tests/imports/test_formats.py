@@ -166,7 +166,8 @@ def test_add_from_a_stat_block_file(cli: Cli) -> None:
 def test_set_up_a_saved_fight_in_progress(cli: Cli) -> None:
     out = cli.ok("new", "Bog", "--rules", "ap-countdown", "--from", str(FIXTURES / "improved-initiative.json"),
                  "--stat", "qu=0")
-    for line in ("the fight was at round 2: ap-countdown counts its own from its first `round`",
+    for line in ("the fight was at round 2, Aldra acting: ap-countdown cannot take up a round under way, so it "
+                 "starts before its first `round`",
                  "Bog Lurker 1: initiative 14 not mapped: ap-countdown rolls its own",
                  "Aldra: temporary hit points 4 not mapped: ap-countdown has none",
                  "Aldra: tag 'blessed' not mapped: "):
@@ -181,10 +182,12 @@ def test_set_up_a_saved_fight_in_progress(cli: Cli) -> None:
 
 def test_a_saved_fight_in_progress_into_srd_holds_temporary_hit_points_and_initiative(cli: Cli) -> None:
     """The fixture's autosaved fight: Bog Lurker CurrentHP 5 of 22, Initiative 14, Prone for 1;
-    Aldra CurrentHP 20 of 31, TemporaryHP 4, Initiative 17, Blessed. srd-5.2 holds temporary hit
-    points (srd-5.2-combat.md §8) and a fixed initiative order (§2): they come in, unnamed."""
+    Aldra CurrentHP 20 of 31, TemporaryHP 4, Initiative 17, Blessed; round 2, Aldra (c2) acting.
+    srd-5.2 holds temporary hit points (srd-5.2-combat.md §8) and a fixed initiative order (§2):
+    they come in, unnamed, and the fight is taken up at round 2, Aldra's turn under way
+    (tests/imports/test_resume.py)."""
     out = cli.ok("new", "Bog", "--rules", "srd-5.2", "--from", str(FIXTURES / "improved-initiative.json"))
-    assert "the fight was at round 2: srd-5.2 counts its own from its first `round`" in out
+    assert "the fight was at round" not in out and "cannot take up" not in out
     assert "not mapped: srd-5.2 rolls its own" not in out and "temporary hit points" not in out
     got = {c["name"]: c for c in json.loads(cli.ok("state", "--json"))["combatants"]}
     assert (got["Aldra"]["vital"]["value"], got["Aldra"]["vital"]["maximum"], got["Aldra"]["own"]["temp"]) == (20, 31, 4)
@@ -192,7 +195,11 @@ def test_a_saved_fight_in_progress_into_srd_holds_temporary_hit_points_and_initi
     assert (got["Bog Lurker 1"]["vital"]["value"], got["Bog Lurker 1"]["own"]["temp"]) == (5, 0)
     assert "Aldra comes in from Improved Initiative file 'improved-initiative.json', fight 'default', " \
            "vital figure 20, initiative 17, temp 4" in cli.ok("log")
-    # The first round places them by the held scores, no d20 typed or rolled: 17 before 14.
+    # Taken up in the order of the held scores, though the file lists the Lurker first: 17 before 14.
+    assert "Round 2 begins: initiative Aldra 17, Bog Lurker 1 14; order Aldra, Bog Lurker 1; taken up" in out
+    assert json.loads(cli.ok("state", "--json"))["clock"]["now"] == ["Aldra"]
+    # With the resumption undone, the first round places them by the held scores, no d20 typed or rolled.
+    cli.ok("undo")
     cli.ok("round")
     assert "Round 1 begins: initiative Bog Lurker 1 14, Aldra 17; order Aldra, Bog Lurker 1" in cli.ok("log")
     assert json.loads(cli.ok("state", "--json"))["clock"]["now"] == ["Aldra"]

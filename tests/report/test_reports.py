@@ -292,7 +292,9 @@ def test_phase_grid_and_damage_for_a_phased_clock() -> None:
     assert r.lines[3].notes == [Note(6, 4, "ouch")]
     ann, bob = figures
     assert (ann.dealt, ann.taken, ann.declared, bob.taken, bob.dealt) == (4, 0, 1, 5, 0)
-    assert series == {"Ann": [None, 10], "Bob": [None, 5]}
+    # One value for each round the report holds, round 1 alone here (no set-up steps): the
+    # table's columns, not every number from 0 up.
+    assert series == {"Ann": [10], "Bob": [5]}
     report = Report("Duel", "phased", "main", 5, {}, "health", "slots", "d" * 64, rounds, figures,
                     series, [], Shown(encounter="Duel", ruleset="phased", branch="main", head=5, at=5,
                                       clock=Clock(round=1)))
