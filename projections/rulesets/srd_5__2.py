@@ -2210,10 +2210,11 @@ class Srd52(Rules[SrdState]):
                 return what + (f": {check.value} ({check.formula})" if check else "")
             case Moved(who=who, cost=cost, stood=stood):
                 return f"{who} stands up ({cost.value} ft)" if stood else f"{who} moves ({cost.value} ft of movement)"
-            case Attacked(who=who, target=target, roll=roll, hit=hit, crit=crit, advantage=mode, why=why):
+            case Attacked(who=who, target=target, roll=roll, hit=hit, crit=crit, advantage=mode, why=why, block=block):
                 outcome = "a Critical Hit" if crit else "hits" if hit else "misses"
                 extra = f", {mode}: {why}" if mode else ""
-                return f"{who} attacks {target}: {roll.value} ({roll.formula}{extra}), {outcome}"
+                named = f" with {block}" if block else ""
+                return f"{who} attacks {target}{named}: {roll.value} ({roll.formula}{extra}), {outcome}"
             case Damaged(who=who, damage=damage, damage_type=dtype, temp_left=temp, hp_left=hp) if ", " in dtype:
                 # Two parts of one hit (--with extra=): each its own type, untyped too (§7).
                 parts = " + ".join(t.name.split(" (")[0] for t in damage.terms)

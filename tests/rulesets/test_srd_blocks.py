@@ -102,6 +102,7 @@ def test_an_attack_by_name_rolls_the_blocks_bonus_and_damage(memory_store: Store
     assert (attack.roll.value, attack.hit, attack.block) == (16, True, "Bite")
     assert one(events, Damaged).damage.value == 14
     assert hp(enc, "Ann") == 60 - 14
+    assert enc.ruleset.describe(attack) == "Wyrm attacks Ann with Bite: 16 (d20 + attack bonus vs AC 14), hits"
 
 
 def test_multiattack_gives_the_attack_action_its_attacks(memory_store: Store) -> None:
@@ -244,3 +245,14 @@ def test_a_bestiary_goblin_warrior_attacks_from_its_block(memory_store: Store) -
     events = do(enc, Declare(who="Goblin Warrior", action="Shortbow", target="Ann",
                              rolls={"Goblin Warrior": (10,), "dmg:Goblin Warrior": (5,)}))
     assert one(events, Damaged).damage.value == 7
+
+
+def test_undo_gives_a_spent_use_back(memory_store: Store) -> None:
+    enc = fight(memory_store, WYRM, ANN, order="Wyrm+Ann")
+    # Web (1/day, DC 12 Dex): Ann 2 + 3 = 5 fails; Fire Breath spends the recharge.
+    do(enc, Declare(who="Wyrm", action="Web", target="Ann", rolls={"save:Ann": (2,)}))
+    refused(enc, Declare(who="Wyrm", action="Web", target="Ann"), RuleViolation,
+            f"Wyrm has used Web 1 time(s): its 1/Day are spent ({R(14)})")
+    enc.undo(1, "undo")
+    saved = one(do(enc, Declare(who="Wyrm", action="Web", target="Ann", rolls={"save:Ann": (9,)})), Saved)
+    assert saved.save is not None and saved.save.value == 12 and saved.success  # 9 + 3 = 12 vs DC 12
