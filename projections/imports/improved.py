@@ -20,6 +20,7 @@ from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.text import quoted
 from skirmish.projections.imports.record import (
     Creature, Fields, Fight, Imported, Seat, Tag, con_save, conditions, feet, hit_dice, modifier, saves_of,
+    senses_line,
 )
 from skirmish.projections.imports.actions import free_text
 
@@ -140,7 +141,7 @@ def stat_block(f: Fields, source: str, name: str | None = None, pc: bool = False
         resist=f.texts("DamageResistances"), vulnerable=f.texts("DamageVulnerabilities"),
         immune=(*f.texts("DamageImmunities"), *conditions(f, "ConditionImmunities")),
         con=con_save(saves, abilities.integer("Con", low=1)), saves=saves, actions=actions,
-        left_out=tuple(left_out),
+        left_out=tuple(left_out), senses=senses_line(f.get("Senses")),
     )
 
 

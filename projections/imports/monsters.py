@@ -14,7 +14,7 @@ from typing import Any
 from skirmish.eventlog.errors import BadInput
 from skirmish.projections.imports import actions as read_actions
 from skirmish.projections.imports.record import (
-    ABILITY_NAMES, Creature, Fields, Imported, con_save, conditions, feet, hit_dice, modifier, saves_of,
+    ABILITY_NAMES, Creature, Fields, Imported, con_save, conditions, feet, hit_dice, modifier, saves_of, senses_line,
 )
 
 LEGENDARY_DEFAULT = 3  # uses per round when a stat block has legendary actions and no count
@@ -91,7 +91,7 @@ def _five_e_database(f: Fields, source: str) -> Creature:
         resist=f.texts("damage_resistances"), vulnerable=f.texts("damage_vulnerabilities"),
         immune=(*f.texts("damage_immunities"), *conditions(f, "condition_immunities")),
         con=con_save(saves, f.integer("constitution", low=1)), saves=saves, actions=actions,
-        left_out=tuple(left_out),
+        left_out=tuple(left_out), senses=senses_line(f.get("senses")),
     )
 
 
@@ -126,7 +126,7 @@ def _open5e_v1(f: Fields, source: str) -> Creature:
         resist=_split(f, "damage_resistances"), vulnerable=_split(f, "damage_vulnerabilities"),
         immune=(*_split(f, "damage_immunities"), *conditions(f, "condition_immunities")),
         con=con_save(saves, f.integer("constitution", low=1)), saves=saves, actions=actions,
-        left_out=tuple(left_out),
+        left_out=tuple(left_out), senses=senses_line(f.get("senses")),
     )
 
 
@@ -151,4 +151,5 @@ def _open5e_v2(f: Fields, source: str) -> Creature:
         immune=(*traits.texts("damage_immunities"), *conditions(traits, "condition_immunities")),
         con=con_save(saves, f.integer("ability_scores.constitution", scores.get("constitution"), low=1)),
         saves=saves, actions=found, left_out=tuple(left_out),
+        senses=senses_line({k: v for k, v in f.entry.items() if k.endswith("_range") or k == "passive_perception"}),
     )

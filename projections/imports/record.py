@@ -152,6 +152,22 @@ def conditions(f: Fields, key: str) -> tuple[str, ...]:
     return tuple(w.lower() for w in f.texts(key))
 
 
+_SENSE = re.compile(r"\b(blindsight|darkvision|tremorsense|truesight|passive[ _]perception)\D{0,3}?(\d{1,4})", re.I)
+
+
+def senses_line(pairs: Any) -> str:
+    """Senses as srd-5.2's ``senses`` line ("darkvision 60, passive 10"), from a file's text
+    ("darkvision 60 ft., passive Perception 10") or its keys and values."""
+    if isinstance(pairs, Mapping):
+        pairs = ", ".join(f"{k.removesuffix('_range')} {v}" for k, v in pairs.items() if isinstance(k, str))
+    elif isinstance(pairs, list):
+        pairs = ", ".join(p for p in pairs if isinstance(p, str))
+    if not isinstance(pairs, str):
+        return ""
+    found = {m.group(1).lower().split()[0].split("_")[0]: int(m.group(2)) for m in _SENSE.finditer(pairs[:400])}
+    return ", ".join(f"{k} {v}" for k, v in found.items() if v)
+
+
 def con_save(saves: tuple[tuple[str, int], ...], score: int | None) -> int | None:
     """The Constitution saving throw modifier: the listed save, else the Con score's modifier."""
     return dict(saves).get("con", modifier(score) if score is not None else None)

@@ -39,20 +39,22 @@ IN_PROGRESS = "ImprovedInitiative.AutoSavedEncounters.default"
 # Each fixture's stat block as test_formats.py works it out from the fixture's fields.
 # Each with its Con modifier (no Con save listed in these) and its actions line (actions.py).
 LURKER_2014 = {"hp": 22, "ac": 13, "dex": 1, "init": 1, "speed": 20, "legendary": 0, "pc": 0, "resist": "cold",
-               "con": 1, "actions": "Mud Spit: 3d6 acid, DC 11 dex, half, recharge 5"}
+               "con": 1, "actions": "Mud Spit: 3d6 acid, DC 11 dex, half, recharge 5", "senses": "passive 10"}
 WYRM_2014 = {"hp": 150, "ac": 18, "dex": -1, "init": -1, "speed": 40, "legendary": 3, "pc": 0,
              "vulnerable": "fire", "immune": "acid, poison, poisoned", "con": 10, "saves": "dex +3, con +10",
              "actions": "Multiattack: 2 attacks; Bite: melee +7, reach 10, 2d10+4 piercing; Mud Spit: 6d6 acid, "
                         "DC 12 dex, half, recharge 5; Roar: DC 12 wis, 1/day; Tail Attack: legendary; "
-                        "Wing Attack: legendary 2"}
+                        "Wing Attack: legendary 2", "senses": "passive 10, darkvision 60"}
 STALKER_2024 = {"hp": 33, "ac": 15, "dex": 3, "init": 3, "speed": 30, "legendary": 0, "pc": 0, "resist": "psychic",
-                "con": 1, "actions": "Vanish: bonus"}
+                "con": 1, "actions": "Vanish: bonus", "senses": "passive 14"}
 HAG_V1 = {"hp": 82, "ac": 17, "dex": 2, "init": 2, "speed": 30, "legendary": 2, "pc": 0,
           "resist": "cold, bludgeoning, piercing", "con": 3, "immune": "charmed",
-          "actions": "Claws: melee +6; Curse: legendary"}
-RAT_V1 = {"hp": 1, "ac": 10, "dex": 0, "init": 0, "speed": 20, "legendary": 0, "pc": 0, "con": -1}  # Dex 11: +0
+          "actions": "Claws: melee +6; Curse: legendary", "senses": "darkvision 60"}
+RAT_V1 = {"hp": 1, "ac": 10, "dex": 0, "init": 0, "speed": 20, "legendary": 0, "pc": 0, "con": -1,
+          "senses": "passive 10"}  # Dex 11: +0
 LURKER_V2 = {"hp": 22, "ac": 13, "dex": 1, "init": 3, "speed": 20, "legendary": 3, "pc": 0, "resist": "Cold",
-             "vulnerable": "Fire", "con": 1, "actions": "Mud Spit: recharge 5; Sink: legendary"}
+             "vulnerable": "Fire", "con": 1, "actions": "Mud Spit: recharge 5; Sink: legendary",
+             "senses": "passive 10"}
 LURKER_II = {"hp": 22, "ac": 13, "dex": 1, "init": 1, "speed": 20, "legendary": 0, "pc": 0, "resist": "cold",
              "con": 1, "actions": "Mud Spit"}
 ALDRA_II = {"hp": 31, "ac": 16, "dex": 3, "init": 5, "speed": 30, "legendary": 0, "pc": 1, "con": 1}
