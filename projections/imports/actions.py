@@ -25,7 +25,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from skirmish.projections.rulesets._srd_block import ABILITIES, DAMAGE_TYPES, BlockAction, Part, clean_name
+from skirmish.projections.rulesets._srd_block import (
+    ABILITIES, DAMAGE_TYPES, MOST_ACTIONS, BlockAction, Part, clean_name,
+)
 
 USES = {"action": "action", "bonus": "bonus", "bonus_action": "bonus", "reaction": "reaction",
         "legendary": "legendary", "legendary_action": "legendary", "lair": "lair"}
@@ -137,7 +139,7 @@ def _label(name: str, fields: dict[str, Any]) -> str:
         fields["cost"] = int(m.group(1))
     for pattern in (_RECHARGE, _RESTED, _PER_DAY, _COSTS):
         name = pattern.sub("", name)
-    return clean_name(name)[:60]
+    return clean_name("".join(c for c in name if c.isprintable()))[:60]
 
 
 def _multiattack(text: str) -> int | None:
@@ -224,6 +226,14 @@ def _entries(groups: dict[str, list[Any]], key: str) -> Iterator[tuple[dict[str,
                 yield row, fields
 
 
+def _capped(who: str, found: list[BlockAction], lines: list[str]) -> tuple[tuple[BlockAction, ...], list[str]]:
+    """At most the MOST_ACTIONS an actions line holds (_srd_block.py): the rest named, not refused."""
+    if len(found) > MOST_ACTIONS:
+        names = ", ".join(a.name for a in found[MOST_ACTIONS:])
+        lines.append(f"{who}: actions past the first {MOST_ACTIONS} left out ({names[:200]}): the GM types them")
+    return tuple(found[:MOST_ACTIONS]), lines
+
+
 def _rows(value: Any) -> list[Any]:
     """A list field as a list: anything else in its place holds nothing the line can use."""
     return value if isinstance(value, list) else []
@@ -277,7 +287,7 @@ def five_e_database(who: str, groups: dict[str, list[Any]]) -> tuple[tuple[Block
                 fields["attacks"] = count
         _read_text(who, name, desc, fields, lines)
         _add(found, fields)
-    return tuple(found), lines
+    return _capped(who, found, lines)
 
 
 def open5e_v1(who: str, groups: dict[str, list[Any]]) -> tuple[tuple[BlockAction, ...], list[str]]:
@@ -296,7 +306,7 @@ def open5e_v1(who: str, groups: dict[str, list[Any]]) -> tuple[tuple[BlockAction
         if dice and "damage" not in fields and not re.search(r"\bdamage\b", desc, re.I):
             lines.append(f"{who}: {name}'s damage {dice} left out (its desc names no damage type): the GM types it")
         _add(found, fields)
-    return tuple(found), lines
+    return _capped(who, found, lines)
 
 
 _V2_USES = {"ACTION": "action", "BONUS_ACTION": "bonus", "REACTION": "reaction", "LEGENDARY_ACTION": "legendary",
@@ -358,7 +368,7 @@ def open5e_v2(who: str, rows: list[Any]) -> tuple[tuple[BlockAction, ...], list[
                 lines.append(f"{who}: {name}'s other attack forms left out: the first is taken, the GM types the rest")
         _read_text(who, name, _text(row.get("desc")), fields, lines)
         _add(found, fields)
-    return tuple(found), lines
+    return _capped(who, found, lines)
 
 
 def free_text(who: str, groups: dict[str, list[Any]]) -> tuple[tuple[BlockAction, ...], list[str]]:
@@ -375,4 +385,4 @@ def free_text(who: str, groups: dict[str, list[Any]]) -> tuple[tuple[BlockAction
             fields.setdefault("per_day", int(m.group(1)))
         _read_text(who, name, content, fields, lines)
         _add(found, fields)
-    return tuple(found), lines
+    return _capped(who, found, lines)

@@ -148,3 +148,19 @@ def test_mud_spit_read_from_improved_initiative_text_halves_on_a_save(cli: Cli) 
            "--roll", "save:Ann=10", "--roll", "save:Bo=11")
     vitals = {c["name"]: c["vital"]["value"] for c in json.loads(cli.ok("state", "--json"))["combatants"]}
     assert (vitals["Ann"], vitals["Bo"]) == (40 - 10, 30 - 21)
+
+
+def test_more_actions_than_a_line_holds_come_in_and_the_rest_are_named(cli: Cli, tmp_path: Path) -> None:
+    """An actions line holds 40 actions (_srd_block.py): a block of 45 comes in with the first
+    40, the other five named in one line, not the whole add refused; a name's control
+    character is dropped."""
+    rows = json.loads((FIXTURES / "5e-database-2014.json").read_text(encoding="utf-8"))
+    lurker = rows[0] | {"actions": [{"name": f"Jab\x07 {n}", "desc": "It jabs."} for n in range(1, 46)]}
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps([lurker]), encoding="utf-8")
+    cli.ok("new", "Marsh", "--rules", "srd-5.2")
+    out = cli.ok("add", "Bog Lurker", "--from", str(path))
+    assert ("Bog Lurker: actions past the first 40 left out (Jab 41, Jab 42, Jab 43, Jab 44, Jab 45): "
+            "the GM types them") in out
+    actions = added(cli, "Bog Lurker")["traits"]["actions"]
+    assert actions == "; ".join(f"Jab {n}" for n in range(1, 41))
