@@ -281,8 +281,9 @@ def five_e_database(who: str, groups: dict[str, list[Any]]) -> tuple[tuple[Block
                 fields["per_day"] = 1
         multi = row.get("actions") if row.get("multiattack_type") == "actions" else None
         if isinstance(multi, list) and multi:
+            # An "ability" row (the dragon's Frightful Presence first) is no attack roll.
             count = sum(_int(int(a["count"]) if str(a.get("count")).isdigit() else a.get("count"), 1, 10) or 0
-                        for a in multi if isinstance(a, dict))
+                        for a in multi if isinstance(a, dict) and a.get("type", "melee") in ("melee", "ranged"))
             if 1 <= count <= 10:
                 fields["attacks"] = count
         _read_text(who, name, desc, fields, lines)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from skirmish.projections.imports.actions import free_text
+from skirmish.projections.imports.actions import five_e_database, free_text
 
 from support.cli import Cli
 
@@ -164,3 +164,16 @@ def test_more_actions_than_a_line_holds_come_in_and_the_rest_are_named(cli: Cli,
             "the GM types them") in out
     actions = added(cli, "Bog Lurker")["traits"]["actions"]
     assert actions == "; ".join(f"Jab {n}" for n in range(1, 41))
+
+
+def test_a_multiattack_row_counts_attack_rolls_not_the_ability_before_them() -> None:
+    """5e-database's adult dragons: Frightful Presence (type ability), one Bite and two Claws
+    (type melee): three attacks."""
+    actions, lines = five_e_database("Dragon", {"action": [{
+        "name": "Multiattack", "multiattack_type": "actions",
+        "desc": "The dragon can use its Frightful Presence. It then makes three attacks: one with its bite and two "
+                "with its claws.",
+        "actions": [{"action_name": "Frightful Presence", "count": 1, "type": "ability"},
+                    {"action_name": "Bite", "count": 1, "type": "melee"},
+                    {"action_name": "Claw", "count": "2", "type": "melee"}]}]})
+    assert (str(actions[0]), lines) == ("Multiattack: 3 attacks", [])
