@@ -19,8 +19,10 @@ from typing import Any
 from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.text import quoted
 from skirmish.projections.imports.record import (
-    Creature, Fields, Fight, Imported, Seat, Tag, feet, hit_dice, modifier,
+    Creature, Fields, Fight, Imported, Seat, Tag, con_save, conditions, feet, hit_dice, modifier, saves_of,
+    senses_line,
 )
+from skirmish.projections.imports.actions import free_text
 
 _LISTS = ("Creatures", "PersistentCharacters", "SavedEncounters", "Spells")
 _KEY = re.compile(r"^(?:ImprovedInitiative\.)?(Creatures|PersistentCharacters|SavedEncounters|Spells)\.(.+)$")
@@ -118,20 +120,28 @@ def stat_block(f: Fields, source: str, name: str | None = None, pc: bool = False
     hp = hp_part.integer("Value", low=1, required=True)
     assert hp is not None
     ac = Fields(f.where, f.table("AC"), f.label).integer("Value", low=0)
-    dex_score = Fields(f.where, f.table("Abilities"), f.label).integer("Dex", low=1)
+    abilities = Fields(f.where, f.table("Abilities"), f.label)
+    dex_score = abilities.integer("Dex", low=1)
     dex = modifier(dex_score) if dex_score is not None else None
     bonus = f.integer("InitiativeModifier") or 0
     speeds = f.rows("Speed")
     player = f.text("Player") or ""
     notes = hp_part.text("Notes") or ""
     dice = hit_dice(hp_part, "Notes", notes) if re.fullmatch(r"\s*\(?\s*\d+\s*d\s*\d+.*", notes) else None
+    name = name or f.name("Name")
+    saves = saves_of([(s.get("Name"), s.get("Modifier")) for s in f.rows("Saves") if isinstance(s, dict)])
+    actions, left_out = free_text(name, {
+        use: f.rows(key) for use, key in (("action", "Actions"), ("bonus", "BonusActions"),
+                                          ("reaction", "Reactions"), ("legendary", "LegendaryActions"))})
     return Creature(
-        name=name or f.name("Name"), source=source, hp=hp, pc=pc or player == "player", hit_dice=dice, ac=ac,
+        name=name, source=source, hp=hp, pc=pc or player == "player", hit_dice=dice, ac=ac,
         dex=dex, init=(dex or 0) + bonus if dex is not None or bonus else None,
         speed=feet(f, "Speed", speeds[0]) if speeds else None,
         legendary=3 if f.rows("LegendaryActions") else 0,
         resist=f.texts("DamageResistances"), vulnerable=f.texts("DamageVulnerabilities"),
-        immune=f.texts("DamageImmunities"),
+        immune=(*f.texts("DamageImmunities"), *conditions(f, "ConditionImmunities")),
+        con=con_save(saves, abilities.integer("Con", low=1)), saves=saves, actions=actions,
+        left_out=tuple(left_out), senses=senses_line(f.get("Senses")),
     )
 
 

@@ -69,6 +69,8 @@ def stats_for(creature: Creature, ruleset: Ruleset[Any], hp: int | None = None) 
             why = "takes a different kind of value" if target is not None else "has no such stat"
             shown = ", ".join(a.name for a in creature.actions) if key == "actions" else value
             lines.append(f"{creature.name}: {MEANING[key]} ({key} {shown}) not mapped: {ruleset.id} {why}")
+    if "actions" in ruleset.stats and ruleset.id in SRD:  # elsewhere the whole line is named above
+        lines += creature.left_out
     return stats, lines
 
 

@@ -12,11 +12,12 @@ import re
 from typing import Any
 
 from skirmish.eventlog.errors import BadInput
-from skirmish.projections.imports.record import Creature, Fields, Imported, feet, hit_dice, modifier
+from skirmish.projections.imports import actions as read_actions
+from skirmish.projections.imports.record import (
+    ABILITY_NAMES, Creature, Fields, Imported, con_save, conditions, feet, hit_dice, modifier, saves_of, senses_line,
+)
 
 LEGENDARY_DEFAULT = 3  # uses per round when a stat block has legendary actions and no count
-
-
 def read(data: Any, where: str) -> Imported | None:
     """The monsters of a 5e-database or Open5e file; None when it is neither."""
     entries = data.get("results") if isinstance(data, dict) and "results" in data else data
@@ -75,13 +76,22 @@ def _five_e_database(f: Fields, source: str) -> Creature:
     dex_score = f.integer("dexterity", low=1)
     dex = modifier(dex_score) if dex_score is not None else None
     speed = f.table("speed")
+    name = f.name()
+    saves = saves_of([(str(p["proficiency"].get("index", ""))[len("saving-throw-"):], p.get("value"))
+                    for p in f.rows("proficiencies") if isinstance(p, dict) and isinstance(p.get("proficiency"), dict)
+                    and str(p["proficiency"].get("index", "")).startswith("saving-throw-")])
+    actions, left_out = read_actions.five_e_database(name, {
+        use: f.rows(key) for use, key in (("action", "actions"), ("bonus", "bonus_actions"),
+                                          ("reaction", "reactions"), ("legendary", "legendary_actions"))})
     return Creature(
-        name=f.name(), source=source, hp=_hp(f),
+        name=name, source=source, hp=_hp(f),
         hit_dice=hit_dice(f, "hit_points_roll") or hit_dice(f, "hit_dice"),
         ac=ac, dex=dex, init=dex, speed=feet(f, "speed.walk", speed.get("walk")),
         legendary=LEGENDARY_DEFAULT if f.rows("legendary_actions") else 0,
         resist=f.texts("damage_resistances"), vulnerable=f.texts("damage_vulnerabilities"),
-        immune=f.texts("damage_immunities"),
+        immune=(*f.texts("damage_immunities"), *conditions(f, "condition_immunities")),
+        con=con_save(saves, f.integer("constitution", low=1)), saves=saves, actions=actions,
+        left_out=tuple(left_out), senses=senses_line(f.get("senses")),
     )
 
 
@@ -104,12 +114,19 @@ def _open5e_v1(f: Fields, source: str) -> Creature:
         legendary = int(count.group(1))
     elif f.rows("legendary_actions"):
         legendary = LEGENDARY_DEFAULT
+    name = f.name()
+    saves = saves_of([(a, f.get(f"{a}_save")) for a in ABILITY_NAMES])
+    actions, left_out = read_actions.open5e_v1(name, {
+        use: f.rows(key) for use, key in (("action", "actions"), ("bonus", "bonus_actions"),
+                                          ("reaction", "reactions"), ("legendary", "legendary_actions"))})
     return Creature(
-        name=f.name(), source=source, hp=_hp(f), hit_dice=hit_dice(f, "hit_dice"),
+        name=name, source=source, hp=_hp(f), hit_dice=hit_dice(f, "hit_dice"),
         ac=f.integer("armor_class", low=0), dex=dex, init=dex,
         speed=feet(f, "speed.walk", f.table("speed").get("walk")), legendary=legendary,
         resist=_split(f, "damage_resistances"), vulnerable=_split(f, "damage_vulnerabilities"),
-        immune=_split(f, "damage_immunities"),
+        immune=(*_split(f, "damage_immunities"), *conditions(f, "condition_immunities")),
+        con=con_save(saves, f.integer("constitution", low=1)), saves=saves, actions=actions,
+        left_out=tuple(left_out), senses=senses_line(f.get("senses")),
     )
 
 
@@ -122,11 +139,17 @@ def _open5e_v2(f: Fields, source: str) -> Creature:
     traits = Fields(f.where, f.table("resistances_and_immunities"), f.label)
     actions = f.rows("actions")
     legendary = any(isinstance(a, dict) and a.get("action_type") == "LEGENDARY_ACTION" for a in actions)
+    name = f.name()
+    saves = saves_of(list(f.table("saving_throws").items()))
+    found, left_out = read_actions.open5e_v2(name, actions)
     return Creature(
-        name=f.name(), source=source, hp=_hp(f), hit_dice=hit_dice(f, "hit_dice"),
+        name=name, source=source, hp=_hp(f), hit_dice=hit_dice(f, "hit_dice"),
         ac=f.integer("armor_class", low=0), dex=dex, init=init if init is not None else dex,
         speed=feet(f, "speed.walk", f.table("speed").get("walk")),
         legendary=LEGENDARY_DEFAULT if legendary else 0,
         resist=traits.texts("damage_resistances"), vulnerable=traits.texts("damage_vulnerabilities"),
-        immune=traits.texts("damage_immunities"),
+        immune=(*traits.texts("damage_immunities"), *conditions(traits, "condition_immunities")),
+        con=con_save(saves, f.integer("ability_scores.constitution", scores.get("constitution"), low=1)),
+        saves=saves, actions=found, left_out=tuple(left_out),
+        senses=senses_line({k: v for k, v in f.entry.items() if k.endswith("_range") or k == "passive_perception"}),
     )

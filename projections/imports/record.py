@@ -10,7 +10,7 @@ from typing import Any
 from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.text import check_label, quoted
 from skirmish.projections.ruleset import LARGEST, check_name
-from skirmish.projections.rulesets._srd_block import BlockAction, format_actions, format_saves
+from skirmish.projections.rulesets._srd_block import ABILITIES, BlockAction, format_actions, format_saves
 
 _UNSET: Any = object()  # a field read from the entry itself, not a value handed in
 LONGEST_TEXT = 200  # characters of one damage type or tag: a stat block's, not an essay
@@ -58,6 +58,8 @@ class Creature:
     actions: tuple[BlockAction, ...] = ()
     saves: tuple[tuple[str, int], ...] = ()
     senses: str = ""
+    # One line each for what the file's actions hold that the actions line cannot (actions.py)
+    left_out: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,47 @@ def srd_stats(creature: Creature) -> dict[str, int | str]:
     if creature.senses:
         stats["senses"] = creature.senses
     return stats
+
+
+ABILITY_NAMES = ("strength", "dexterity", "constitution", "intelligence", "wisdom", "charisma")
+
+
+def saves_of(pairs: list[tuple[Any, Any]]) -> tuple[tuple[str, int], ...]:
+    """Saving throw bonuses as (ability, bonus), the ability named any way ("dex", "Dexterity")."""
+    found: dict[str, int] = {}
+    for ability, bonus in pairs:
+        key = str(ability).strip().lower()[:3]
+        if key in ABILITIES and isinstance(bonus, int) and not isinstance(bonus, bool) and -20 <= bonus <= 30:
+            found.setdefault(key, bonus)
+    return tuple((k, found[k]) for k in ABILITIES if k in found)
+
+
+def conditions(f: Fields, key: str) -> tuple[str, ...]:
+    """Condition immunities, lower-cased as srd-5.2 names conditions: a list, or one string."""
+    if isinstance(f.get(key), str):
+        return tuple(w.strip().lower() for w in re.split(r"[;,]", f.text(key) or "") if w.strip())
+    return tuple(w.lower() for w in f.texts(key))
+
+
+_SENSE = re.compile(r"\b(blindsight|darkvision|tremorsense|truesight|passive[ _]perception)\D{0,3}?(\d{1,4})", re.I)
+
+
+def senses_line(pairs: Any) -> str:
+    """Senses as srd-5.2's ``senses`` line ("darkvision 60, passive 10"), from a file's text
+    ("darkvision 60 ft., passive Perception 10") or its keys and values."""
+    if isinstance(pairs, Mapping):
+        pairs = ", ".join(f"{k.removesuffix('_range')} {v}" for k, v in pairs.items() if isinstance(k, str))
+    elif isinstance(pairs, list):
+        pairs = ", ".join(p for p in pairs if isinstance(p, str))
+    if not isinstance(pairs, str):
+        return ""
+    found = {m.group(1).lower().split()[0].split("_")[0]: int(m.group(2)) for m in _SENSE.finditer(pairs[:400])}
+    return ", ".join(f"{k} {v}" for k, v in found.items() if v)
+
+
+def con_save(saves: tuple[tuple[str, int], ...], score: int | None) -> int | None:
+    """The Constitution saving throw modifier: the listed save, else the Con score's modifier."""
+    return dict(saves).get("con", modifier(score) if score is not None else None)
 
 
 def modifier(score: int) -> int:

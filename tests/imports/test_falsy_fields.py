@@ -37,17 +37,27 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "imports"
 IN_PROGRESS = "ImprovedInitiative.AutoSavedEncounters.default"
 
 # Each fixture's stat block as test_formats.py works it out from the fixture's fields.
-LURKER_2014 = {"hp": 22, "ac": 13, "dex": 1, "init": 1, "speed": 20, "legendary": 0, "pc": 0, "resist": "cold"}
+# Each with its Con modifier (no Con save listed in these) and its actions line (actions.py).
+LURKER_2014 = {"hp": 22, "ac": 13, "dex": 1, "init": 1, "speed": 20, "legendary": 0, "pc": 0, "resist": "cold",
+               "con": 1, "actions": "Mud Spit: 3d6 acid, DC 11 dex, half, recharge 5", "senses": "passive 10"}
 WYRM_2014 = {"hp": 150, "ac": 18, "dex": -1, "init": -1, "speed": 40, "legendary": 3, "pc": 0,
-             "vulnerable": "fire", "immune": "acid, poison"}
-STALKER_2024 = {"hp": 33, "ac": 15, "dex": 3, "init": 3, "speed": 30, "legendary": 0, "pc": 0, "resist": "psychic"}
+             "vulnerable": "fire", "immune": "acid, poison, poisoned", "con": 10, "saves": "dex +3, con +10",
+             "actions": "Multiattack: 2 attacks; Bite: melee +7, reach 10, 2d10+4 piercing; Mud Spit: 6d6 acid, "
+                        "DC 12 dex, half, recharge 5; Roar: DC 12 wis, 1/day; Tail Attack: legendary; "
+                        "Wing Attack: legendary 2", "senses": "passive 10, darkvision 60"}
+STALKER_2024 = {"hp": 33, "ac": 15, "dex": 3, "init": 3, "speed": 30, "legendary": 0, "pc": 0, "resist": "psychic",
+                "con": 1, "actions": "Vanish: bonus", "senses": "passive 14"}
 HAG_V1 = {"hp": 82, "ac": 17, "dex": 2, "init": 2, "speed": 30, "legendary": 2, "pc": 0,
-          "resist": "cold, bludgeoning, piercing"}
-RAT_V1 = {"hp": 1, "ac": 10, "dex": 0, "init": 0, "speed": 20, "legendary": 0, "pc": 0}  # Dex 11: +0
+          "resist": "cold, bludgeoning, piercing", "con": 3, "immune": "charmed",
+          "actions": "Claws: melee +6; Curse: legendary", "senses": "darkvision 60"}
+RAT_V1 = {"hp": 1, "ac": 10, "dex": 0, "init": 0, "speed": 20, "legendary": 0, "pc": 0, "con": -1,
+          "senses": "passive 10"}  # Dex 11: +0
 LURKER_V2 = {"hp": 22, "ac": 13, "dex": 1, "init": 3, "speed": 20, "legendary": 3, "pc": 0, "resist": "Cold",
-             "vulnerable": "Fire"}
-LURKER_II = {"hp": 22, "ac": 13, "dex": 1, "init": 1, "speed": 20, "legendary": 0, "pc": 0, "resist": "cold"}
-ALDRA_II = {"hp": 31, "ac": 16, "dex": 3, "init": 5, "speed": 30, "legendary": 0, "pc": 1}
+             "vulnerable": "Fire", "con": 1, "actions": "Mud Spit: recharge 5; Sink: legendary",
+             "senses": "passive 10"}
+LURKER_II = {"hp": 22, "ac": 13, "dex": 1, "init": 1, "speed": 20, "legendary": 0, "pc": 0, "resist": "cold",
+             "con": 1, "actions": "Mud Spit"}
+ALDRA_II = {"hp": 31, "ac": 16, "dex": 3, "init": 5, "speed": 30, "legendary": 0, "pc": 1, "con": 1}
 
 
 def fixture(name: str) -> Any:
@@ -103,11 +113,11 @@ STAT_BLOCKS: list[tuple[str, str, Callable[[Any], None], str, dict[str, Any]]] =
     ("5e-2014-dexterity-11", "5e-database-2014.json", setting("Marsh Wyrm", "dexterity", 11), "Marsh Wyrm",
      {**WYRM_2014, "dex": 0, "init": 0}),
     ("5e-2014-legendary_actions-empty", "5e-database-2014.json", setting("Marsh Wyrm", "legendary_actions", []),
-     "Marsh Wyrm", {**WYRM_2014, "legendary": 0}),
+     "Marsh Wyrm", {**WYRM_2014, "legendary": 0, "actions": WYRM_2014["actions"].split("; Tail")[0]}),
     ("5e-2014-damage_resistances-empty", "5e-database-2014.json", setting("Bog Lurker", "damage_resistances", []),
      "Bog Lurker", {k: v for k, v in LURKER_2014.items() if k != "resist"}),
     ("5e-2014-damage_immunities-empty", "5e-database-2014.json", setting("Marsh Wyrm", "damage_immunities", []),
-     "Marsh Wyrm", {k: v for k, v in WYRM_2014.items() if k != "immune"}),
+     "Marsh Wyrm", {**WYRM_2014, "immune": "poisoned"}),  # the condition immunity stays
     # 5e-database 2024
     ("5e-2024-dexterity-10", "5e-database-2024.json", setting("Reed Stalker", "dexterity", 10), "Reed Stalker",
      {**STALKER_2024, "dex": 0, "init": 0}),
@@ -129,7 +139,7 @@ STAT_BLOCKS: list[tuple[str, str, Callable[[Any], None], str, dict[str, Any]]] =
      {**HAG_V1, "legendary": 0}),
     ("open5e-v1-legendary_actions-empty", "open5e-v1.json",
      lambda d: entry(d, "Fen Hag").update(legendary_desc="", legendary_actions=[]), "Fen Hag",
-     {**HAG_V1, "legendary": 0}),
+     {**HAG_V1, "legendary": 0, "actions": "Claws: melee +6"}),
     ("open5e-v1-mire-rat-as-it-is", "open5e-v1.json", lambda d: None, "Mire Rat", RAT_V1),
     # Open5e v2: initiative_bonus 0 is set; the Dex modifier (+1) is not taken.
     ("open5e-v2-initiative_bonus-0", "open5e-v2.json", setting("Bog Lurker", "initiative_bonus", 0), "Bog Lurker",
@@ -146,7 +156,7 @@ STAT_BLOCKS: list[tuple[str, str, Callable[[Any], None], str, dict[str, Any]]] =
     ("open5e-v2-speed-walk-0", "open5e-v2.json", setting("Bog Lurker", "walk", 0, under="speed"), "Bog Lurker",
      {**LURKER_V2, "speed": 0}),
     ("open5e-v2-actions-empty", "open5e-v2.json", setting("Bog Lurker", "actions", []), "Bog Lurker",
-     {**LURKER_V2, "legendary": 0}),
+     {k: v for k, v in LURKER_V2.items() if k != "actions"} | {"legendary": 0}),
     ("open5e-v2-resistances-empty", "open5e-v2.json",
      setting("Bog Lurker", "damage_resistances", [], under="resistances_and_immunities"), "Bog Lurker",
      {k: v for k, v in LURKER_V2.items() if k != "resist"}),

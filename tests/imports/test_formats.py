@@ -28,15 +28,28 @@ def srd(name: str) -> dict[str, dict[str, int | str]]:
     return srd_entries(FIXTURES / name)
 
 
+# The Marsh Wyrm of every monster fixture: Con 22 with a Con save of +10 listed (con is the save),
+# Multiattack "makes two Bite attacks", Bite +7 reach 10 ft. 2d10 + 4 piercing, Mud Spit Recharge 5-6
+# DC 12 Dex 6d6 acid half on a success, Roar 1/Day DC 12 Wis; immune to acid and poisoned.
+WYRM = ("Multiattack: 2 attacks; Bite: melee +7, reach 10, 2d10+4 piercing; "
+        "Mud Spit: 6d6 acid, DC 12 dex, half, recharge 5; Roar: DC 12 wis, 1/day")
+WYRM_2024 = {"hp": 150, "ac": 18, "dex": -1, "init": -1, "speed": 40, "legendary": 0, "pc": 0,
+             "immune": "acid, poisoned", "con": 10, "saves": "dex +3, con +10", "actions": WYRM, "senses": "passive 10"}
+
+
 def test_5e_database_2014_monsters() -> None:
     found = read(FIXTURES / "5e-database-2014.json")
     assert found.format == "5e-database (2014)"
     assert srd("5e-database-2014.json") == {
         # Dex 12: +1, the initiative modifier too (5e-database has no initiative field).
-        "Bog Lurker": {"hp": 22, "ac": 13, "dex": 1, "init": 1, "speed": 20, "legendary": 0, "pc": 0, "resist": "cold"},
+        # Con 13: +1 (no Con save listed); Mud Spit's usage, dc and damage fields.
+        "Bog Lurker": {"hp": 22, "ac": 13, "dex": 1, "init": 1, "speed": 20, "legendary": 0, "pc": 0, "resist": "cold",
+                       "con": 1, "actions": "Mud Spit: 3d6 acid, DC 11 dex, half, recharge 5", "senses": "passive 10"},
         # Dex 9: (9 - 10) / 2 rounded down = -1; legendary actions and no count: the SRD's 3.
         "Marsh Wyrm": {"hp": 150, "ac": 18, "dex": -1, "init": -1, "speed": 40, "legendary": 3, "pc": 0,
-                       "vulnerable": "fire", "immune": "acid, poison"},
+                       "vulnerable": "fire", "immune": "acid, poison, poisoned", "con": 10,
+                       "saves": "dex +3, con +10", "actions": WYRM + "; Tail Attack: legendary; Wing Attack: legendary 2",
+                       "senses": "passive 10, darkvision 60"},  # senses {"passive_perception": 10, "darkvision": "60 ft."}
     }
     assert found.creatures["Marsh Wyrm"].hit_dice == HitDice(12, 12, 72)
 
@@ -46,7 +59,9 @@ def test_5e_database_2024_monsters() -> None:
     assert found.format == "5e-database (2024)"
     assert srd("5e-database-2024.json") == {
         "Reed Stalker": {"hp": 33, "ac": 15, "dex": 3, "init": 3, "speed": 30, "legendary": 0, "pc": 0,
-                         "resist": "psychic"},
+                         "resist": "psychic", "con": 1, "actions": "Vanish: bonus",
+                         "senses": "passive 14"},
+        "Marsh Wyrm": WYRM_2024,
     }
 
 
@@ -56,8 +71,11 @@ def test_open5e_v1_page() -> None:
     assert srd("open5e-v1.json") == {
         # legendary_desc says "can take 2 legendary actions"; the damage string splits on ; and ,
         "Fen Hag": {"hp": 82, "ac": 17, "dex": 2, "init": 2, "speed": 30, "legendary": 2, "pc": 0,
-                    "resist": "cold, bludgeoning, piercing"},
-        "Mire Rat": {"hp": 1, "ac": 10, "dex": 0, "init": 0, "speed": 20, "legendary": 0, "pc": 0},
+                    "resist": "cold, bludgeoning, piercing", "con": 3, "immune": "charmed",
+                    "actions": "Claws: melee +6; Curse: legendary", "senses": "darkvision 60"},
+        "Mire Rat": {"hp": 1, "ac": 10, "dex": 0, "init": 0, "speed": 20, "legendary": 0, "pc": 0, "con": -1,
+                     "senses": "passive 10"},  # "passive Perception 10"
+        "Marsh Wyrm": {**WYRM_2024, "senses": "darkvision 60, passive 10"},
     }
     assert found.creatures["Mire Rat"].hit_dice == HitDice(1, 4, -1)
 
@@ -68,7 +86,10 @@ def test_open5e_v2_page() -> None:
     # initiative_bonus 3 wins over the Dex modifier (+1); a LEGENDARY_ACTION row: 3 a round.
     assert srd("open5e-v2.json") == {
         "Bog Lurker": {"hp": 22, "ac": 13, "dex": 1, "init": 3, "speed": 20, "legendary": 3, "pc": 0,
-                       "resist": "Cold", "vulnerable": "Fire"},
+                       "resist": "Cold", "vulnerable": "Fire", "con": 1, "actions": "Mud Spit: recharge 5; Sink: legendary",
+                       "senses": "passive 10"},
+        # initiative_bonus -1; damage immunities keep the file's case (Acid), conditions are lower-cased.
+        "Marsh Wyrm": {**WYRM_2024, "immune": "Acid, poisoned"},
     }
 
 
@@ -76,9 +97,14 @@ def test_improved_initiative_stat_blocks_and_characters() -> None:
     found = read(FIXTURES / "improved-initiative.json")
     assert found.format == "Improved Initiative"
     assert srd("improved-initiative.json") == {
-        "Bog Lurker": {"hp": 22, "ac": 13, "dex": 1, "init": 1, "speed": 20, "legendary": 0, "pc": 0, "resist": "cold"},
+        # Mud Spit's Content ("A glob.") says nothing the fight uses: the name alone.
+        "Bog Lurker": {"hp": 22, "ac": 13, "dex": 1, "init": 1, "speed": 20, "legendary": 0, "pc": 0, "resist": "cold",
+                       "con": 1, "actions": "Mud Spit"},
+        # Free text in the SRD's wording; LegendaryActions and no count: 3.
+        "Marsh Wyrm": {**WYRM_2024, "legendary": 3,
+                       "actions": WYRM + "; Tail Attack: legendary; Wing Attack: legendary 2", "senses": "darkvision 60"},
         # Dex 16: +3, plus InitiativeModifier 2 = 5; a persistent character is a player character.
-        "Aldra": {"hp": 31, "ac": 16, "dex": 3, "init": 5, "speed": 30, "legendary": 0, "pc": 1},
+        "Aldra": {"hp": 31, "ac": 16, "dex": 3, "init": 5, "speed": 30, "legendary": 0, "pc": 1, "con": 1},
     }
     assert found.creatures["Bog Lurker"].hit_dice == HitDice(4, 8, 4)  # from HP.Notes "(4d8+4)"
     assert found.creatures["Aldra"].current == 20
@@ -108,7 +134,8 @@ def test_each_ruleset_takes_the_vital_figure_and_names_the_rest(ruleset_id: str)
         # hit_points 22, armor_class 13, dexterity 12: (12 - 10) // 2 = +1, the initiative modifier too
         # (no initiative field in the 2014 shape), speed.walk "20 ft.", damage_resistances ["cold"].
         assert stats == {"hp": "22", "ac": "13", "dex": "1", "init": "1", "speed": "20", "legendary": "0",
-                         "pc": "0", "resist": "cold"}
+                         "pc": "0", "resist": "cold", "con": "1",
+                         "actions": "Mud Spit: 3d6 acid, DC 11 dex, half, recharge 5", "senses": "passive 10"}
         assert lines == []
         return
     if ruleset_id in VITAL_STATS:
@@ -118,7 +145,7 @@ def test_each_ruleset_takes_the_vital_figure_and_names_the_rest(ruleset_id: str)
         assert "Bog Lurker: hit points (hp 22) not mapped: phases has no such stat" in lines
     # Each field it could not map, one line each: ac, dex, init, speed, resist (and hp in phases).
     named = [line.split("(")[1].split(" ")[0] for line in lines]
-    assert sorted(named) == sorted(["ac", "dex", "init", "speed", "resist"] + (["hp"] if ruleset_id == "phases" else []))
+    assert sorted(named) == sorted(["ac", "dex", "init", "speed", "resist", "con", "actions", "senses"] + (["hp"] if ruleset_id == "phases" else []))
 
 
 def test_a_stat_of_the_same_name_elsewhere_is_not_taken() -> None:
@@ -298,11 +325,12 @@ def test_roster_check_of_a_stat_block_file_names_what_is_left_out(cli: Cli) -> N
     error = cli.fails("roster", "check", str(FIXTURES / "open5e-v2.json"), "--rules", "crisis")
     # crisis needs int, speed and endurance, which no stat block gives (typed with --stat at `add`)
     assert "Bog Lurker needs --stat int=N" in error
-    assert cli.out.splitlines() == [
+    assert [line for line in cli.out.splitlines() if line.startswith("Bog Lurker:")] == [
         f"Bog Lurker: {what} not mapped: crisis has no such stat" for what in (
             "armour class (ac 13)", "Dexterity modifier (dex 1)", "initiative modifier (init 3)", "speed in feet (speed 20)",
-            "legendary actions a round (legendary 3)", "damage resistances (resist Cold)",
-            "damage vulnerabilities (vulnerable Fire)")
+            "Constitution saving throw modifier (con 1)", "legendary actions a round (legendary 3)",
+            "damage resistances (resist Cold)", "damage vulnerabilities (vulnerable Fire)",
+            "stat block actions (actions Mud Spit, Sink)", "senses (senses passive 10)")
     ]
 
 

@@ -165,14 +165,17 @@ def test_every_field_a_ruleset_cannot_hold_is_named_zeros_too_and_no_legendary_u
     stats, lines = stats_for(rat, get_ruleset("ap-countdown"))
     assert stats == {"hits": "1"}
     assert lines == [f"Mire Rat: {what} not mapped: ap-countdown has no such stat" for what in (
-        "armour class (ac 10)", "Dexterity modifier (dex 0)", "initiative modifier (init 0)", "speed in feet (speed 20)")]
+        "armour class (ac 10)", "Dexterity modifier (dex 0)", "initiative modifier (init 0)", "speed in feet (speed 20)",
+        "Constitution saving throw modifier (con -1)", "senses (senses passive 10)")]
 
 
 def test_the_fields_after_the_side_are_named_too() -> None:
-    """The Bog Lurker (5e-database 2014) resists cold: named after the fields before the side."""
+    """The Bog Lurker (5e-database 2014) resists cold and has an action: named after the fields before the side."""
     lurker = read(FIXTURES / "5e-database-2014.json").creatures["Bog Lurker"]
     _, lines = stats_for(lurker, get_ruleset("ap-countdown"))
-    assert lines[-1] == "Bog Lurker: damage resistances (resist cold) not mapped: ap-countdown has no such stat"
+    assert lines[-3:] == ["Bog Lurker: damage resistances (resist cold) not mapped: ap-countdown has no such stat",
+                          "Bog Lurker: stat block actions (actions Mud Spit) not mapped: ap-countdown has no such stat",
+                          "Bog Lurker: senses (senses passive 10) not mapped: ap-countdown has no such stat"]
 
 
 def test_rolled_hit_points_name_the_faces_typed_or_none() -> None:
