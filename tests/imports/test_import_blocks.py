@@ -65,7 +65,7 @@ def test_the_marsh_wyrm_of_each_format_comes_in_whole_and_bites(cli: Cli, fixtur
     cli.ok("round", "--roll", "Marsh Wyrm=15", "--roll", "Ann=2")
     out = cli.ok("declare", "Marsh Wyrm", "Bite", "--target", "Ann", "--roll", "Marsh Wyrm=15",
                  "--roll", "dmg:Marsh Wyrm=4,4")
-    assert "Marsh Wyrm attacks Ann: 22 (d20 + attack bonus vs AC 14), hits" in out
+    assert "Marsh Wyrm attacks Ann with Bite: 22 (d20 + attack bonus vs AC 14), hits" in out
     assert "Ann takes 12 piercing damage (28 HP left)" in out
 
 
