@@ -204,7 +204,7 @@
     for (const m of own) {
       const on = tapped !== null && tapped.who === who && tapped.name === m.name;
       const b = el("button", null, { type: "button", "data-move": m.name, "aria-pressed": String(on) });
-      b.append(el("span", m.name, { class: "name" }), el("span", m.spent || m.label, { class: "label" }));
+      b.append(el("span", m.name, { class: "what" }), el("span", m.spent || m.label, { class: "label" }));
       if (m.spent) {
         b.disabled = true;
         b.classList.add("spent");
@@ -262,7 +262,7 @@
     targets.hidden = m.aim === "none";
     if (m.aim !== "none") {
       const me = frame.board.combatants.find((c) => c.name === tapped.who);
-      const others = frame.board.combatants.filter((c) => c.name !== tapped.who);
+      const others = frame.board.combatants.filter((c) => c.name !== tapped.who && c.status !== "dead" && c.status !== "left");
       // The other sides first: a block's action is most often aimed at a foe.
       others.sort((a, b) => (a.side === (me && me.side)) - (b.side === (me && me.side)));
       for (const c of others) {

@@ -2295,11 +2295,12 @@ def _count(f: Fighter, block: str, slot: int) -> None:
 def _move(f: Fighter, block: BlockAction) -> Move:
     """One action of ``f``'s stat block as a surface offers it (Ruleset.moves)."""
     words: list[str] = []
-    spent = ""
+    # Nothing of a block is taken by one dead, gone or at 0 HP (§1, §9): every action says so.
+    spent = "dead" if f.dead else "left the fight" if f.left else "at 0 HP" if f.hp == 0 else ""
     if block.use == "legendary":
         words.append(f"legendary {block.cost}")
         if f.legendary_left < block.cost:
-            spent = f"legendary {block.cost}: {f.legendary_left} left"
+            spent = spent or f"legendary {block.cost}: {f.legendary_left} left"
     elif block.use != "action":
         words.append(block.use)
     if block.attack:

@@ -110,7 +110,7 @@ class Gm:
         return self.page.locator("#order li").filter(has=self.page.locator(".name", has_text=exact))
 
     def choose(self, name: str) -> None:
-        button = self.card(name).locator("button")
+        button = self.card(name).locator(":scope > button")  # the card, not its stat block's actions
         if button.get_attribute("aria-pressed") != "true":
             button.click()
 
@@ -600,18 +600,58 @@ def test_a_goblins_turn_is_its_blocks_action_a_target_and_roll(browser: Any, cam
         for _ in range(4):  # Next: Ann's turn, Cy's, Bo's, then the round's end
             gm.page.click("#next")
             gm.settle()
-        SHOTS.mkdir(exist_ok=True)
+        assert hp(camp) == {GW1: 10, GW2: 10, "Ann": 18, "Cy": 15, "Bo": 13}
+        state = json.loads(camp.ok("state", "--json"))
+        assert state["clock"]["round"] == 1 and not state["clock"]["running"]  # next through: round 1 over
         gm.page.evaluate("() => window.scrollTo(0, 0)")
-        move(gm, GW1, "Scimitar").click()
+        gm.page.screenshot(path=str(SHOTS / "gm-block-cards-400x900.png"))
+        # Round 2, the same order. Goblin Warrior 1: Scimitar at Cy (AC 13), d20 2 + 4 = 6 misses.
+        assert gm.tap(["round"])[0] is False
+        assert take(gm, GW1, "Scimitar", ("Cy",), {GW1: "2"})[0] is False
+        gm.page.click("#next")
+        gm.settle()
+        # Goblin Warrior 2: Scimitar at Bo (AC 12), d20 14 + 4 = 18 hits; 1d6 5 + 2 = 7: 13 - 7 = 6.
+        assert take(gm, GW2, "Scimitar", ("Bo",), {GW2: "14", f"dmg:{GW2}": "5"})[0] is False
+        gm.page.click("#next")
+        gm.settle()
+        # The party by the number pad: Ann deals 7 to Goblin Warrior 1 (10 - 7 = 3), Cy 5 more:
+        # 0 HP, dead at once (option monster-death=instant, §9). Bo's turn passes.
+        assert gm.tap(["damage", GW1, "7"])[0] is False
+        gm.page.click("#next")
+        gm.settle()
+        assert gm.tap(["damage", GW1, "5"])[0] is False
+        for _ in range(2):  # Next: Bo's turn, then the round's end
+            gm.page.click("#next")
+            gm.settle()
+        assert hp(camp) == {GW1: 0, GW2: 10, "Ann": 18, "Cy": 15, "Bo": 6}
+        # The dead goblin's block is spent, saying why, and it is no target for another's.
+        assert [b.is_disabled() for b in move(gm, GW1, "Scimitar").all()] == [True]
+        assert move(gm, GW1, "Scimitar").inner_text() == "Scimitar\ndead"
+        gm.page.evaluate("() => window.scrollTo(0, 0)")
+        gm.page.screenshot(path=str(SHOTS / "gm-block-spent-400x900.png"))
+        # Round 3: Goblin Warrior 2's turn, a typical one: its Shortbow, Cy, Roll, Next (the server rolls).
+        assert gm.tap(["round"])[0] is False
+        move(gm, GW2, "Shortbow").click()
+        assert GW1 not in gm.page.locator("#move-targets").inner_text()
         gm.page.locator("#move-targets button[data-target='Cy']").click()
-        gm.page.screenshot(path=str(SHOTS / "gm-block-400x900.png"))
-        gm.page.click("#move-off")
+        gm.page.screenshot(path=str(SHOTS / "gm-block-400x900.png"))  # the action tapped, its target, Roll
+        gm.page.click("#move-roll")
+        gm.settle()
+        refused, said = gm.reply()
+        assert not refused and said.startswith(f"#") and f"{GW2} attacks Cy: " in said, said
+        taken = re.search(r"Cy takes (\d+) piercing damage", said)
+        for _ in range(4):  # Next: Ann's turn, Cy's, Bo's, then the round's end
+            gm.page.click("#next")
+            gm.settle()
         gm.fits()
         assert not gm.small_targets(), gm.small_targets()
         assert not gm.errors, gm.errors
+    # Cy takes what the server's dice made of 1d6+2 (a Critical Hit: 2d6+2), or nothing on a miss.
+    cy = 15 - (int(taken.group(1)) if taken else 0)
+    assert taken is None or 3 <= int(taken.group(1)) <= 14
+    assert hp(camp) == {GW1: 0, GW2: 10, "Ann": 18, "Cy": cy, "Bo": 6}
     state = json.loads(camp.ok("state", "--json"))
-    assert hp(camp) == {GW1: 10, GW2: 10, "Ann": 18, "Cy": 15, "Bo": 13}
-    assert state["clock"]["round"] == 1 and not state["clock"]["running"]  # next through: round 1 over
+    assert state["clock"]["round"] == 3 and not state["clock"]["running"]
 
 
 def test_a_spent_action_is_greyed_with_why(browser: Any, cli: Cli) -> None:
