@@ -674,3 +674,31 @@ def test_a_spent_action_is_greyed_with_why(browser: Any, cli: Cli) -> None:
         assert breath.is_disabled() and breath.inner_text() == "Fire Breath\nrecharge 5: spent"
         assert not gm.errors, gm.errors
     assert {k: v for k, v in hp(cli).items() if k != "Wyrm"} == {"Ann": 24, "Bo": 27}
+
+
+def test_hostile_names_in_a_block_stay_text(browser: Any, cli: Cli) -> None:
+    """A combatant's name and its block's action name, markup both: text on the card, in
+    the picker and the panel; the tap declares the action as named. 1d6 typed 3 + 0: 30 - 3."""
+    bite = "<i>Bite</i> & <script>alert(2)</script>"
+    cli.ok("new", "Lair", "--rules", "srd-5.2")
+    cli.ok("add", HOSTILE, "--side", "foes", "--stat", "hp=30", "--stat", "ac=12",
+           "--stat", f"actions={bite}: melee +2, 1d6 piercing")
+    cli.ok("add", "Ann", "--side", "party", "--stat", "hp=30", "--stat", "ac=10")
+    cli.ok("round", "--roll", f"{HOSTILE}=20", "--roll", "Ann=1")
+    with serving(cli.db) as served:
+        gm = Gm(browser, served, ruleset="srd-5.2")
+        tap = gm.card(HOSTILE).locator(".moves button")
+        assert tap.all_inner_texts() == [f"{bite}\n+2, 1d6 piercing"]
+        tap.click()
+        assert gm.page.locator("#move-name").inner_text() == f"{HOSTILE}: {bite}"
+        gm.page.locator("#move-targets button").filter(has_text="Ann").click()
+        gm.page.locator("#move-dice summary").click()
+        boxes = gm.page.locator("#move-faces input")
+        boxes.nth(0).fill("15")  # d20 15 + 2 = 17 hits AC 10
+        boxes.nth(1).fill("3")
+        gm.page.click("#move-typed")
+        gm.settle()
+        assert gm.reply()[0] is False, gm.reply()
+        assert gm.page.locator("#app b, #app i, #app script").count() == 0
+        assert not gm.errors, gm.errors
+    assert hp(cli)["Ann"] == 27
