@@ -54,6 +54,7 @@ from skirmish.projections.door.words import as_typed
 from skirmish.projections.page import gm_data
 from skirmish.projections.page.gm_lines import BoardLines, board_lines
 from skirmish.projections.page.shell import json_for_script
+from skirmish.projections.ruleset import Move
 from skirmish.projections.view import Shown
 
 PAGE, STATE, RUN, EVENTS = "/gm", "/gm/state", "/gm/run", "/gm/events"
@@ -84,6 +85,8 @@ class Frame(msgspec.Struct, frozen=True):
     branches: list[tuple[str, int]]
     timeline: Timeline
     said: BoardLines  # the board's sentences (projections/page/gm_lines.py): the page composes none
+    # each card's own actions (a stat block's, projections/page/gm_data.py ``moves``): the page parses no block
+    moves: dict[str, tuple[Move, ...]] = {}
 
 
 class Reply(msgspec.Struct, frozen=True):
@@ -206,10 +209,12 @@ class Desk:
         branches = [(name, h.event_id) for name, h in self.session.encounter().branches().items()]
         self.seq += 1
         said = board_lines(board)
-        frame = Frame(self.seq, board, undo, redo, branches, timeline, said)
+        enc = self.session.encounter()
+        moves = gm_data.moves(enc.ruleset, enc.held_at(board.at))
+        frame = Frame(self.seq, board, undo, redo, branches, timeline, said, moves)
         self._head = board.head
         self.frames.append((self.seq, json_for_script(frame)))
-        whole = Frame(self.seq, board, undo, redo, branches, Timeline(None, [(m.id, m.text) for m in moments[-SHOWN:]]), said)
+        whole = Frame(self.seq, board, undo, redo, branches, Timeline(None, [(m.id, m.text) for m in moments[-SHOWN:]]), said, moves)
         self.whole = json_for_script(whole)
         return frame
 

@@ -498,6 +498,11 @@ class Encounter:
             self._state_decoder = msgspec.msgpack.Decoder(type(self.ruleset.initial(self.started)))
         return self._state_decoder
 
+    def held_at(self, event_id: int) -> Any:
+        """The state after ``event_id``, to read and never change: the one the last view
+        folded, held (a surface reading more than the view, the GM's page, does not fold twice)."""
+        return self._held_at(event_id)
+
     def _held_at(self, event_id: int) -> Any:
         """The state after ``event_id`` to read, not to change: the one held (the last one
         viewed), else folded and held."""

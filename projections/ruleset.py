@@ -19,7 +19,7 @@ from __future__ import annotations
 from shlex import quote
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache, cached_property
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 import msgspec
 
@@ -182,6 +182,31 @@ class Flag(msgspec.Struct, frozen=True):
     kind: type[int] | type[str] | type[bool] = str  # a flag of its own; a shared one has its field's
 
 
+class DiceKey(msgspec.Struct, frozen=True, kw_only=True):
+    """One key of a declaration's dice (`--roll KEY=FACES`) and what is rolled under it."""
+
+    key: str  # "Goblin 1", "dmg:Goblin 1"; for a target's roll, the prefix its name follows: "save:"
+    what: str  # "d20 to hit", "1d6+2 slashing"
+
+
+class Move(msgspec.Struct, frozen=True, kw_only=True):
+    """An action a combatant's own sheet gives it (srd-5.2: its stat block's), as a surface
+    offers it by name: `declare WHO NAME`, aimed at ``aim`` targets (several joined by +).
+
+    ``label``: what it does, short ("+4, 1d6+2 slashing", "DC 15 Dex"); ``spent``: why it
+    cannot be taken now ("recharge 5: spent", "1/day: 0 left"), "" while it can;
+    ``rolls``: the actor's dice keys; ``each``: the keys each target rolls (a save), its
+    name after the prefix."""
+
+    name: str
+    use: str = "action"  # the ruleset's word for how it is taken: action, bonus, reaction, legendary
+    label: str = ""
+    spent: str = ""
+    aim: Literal["none", "one", "several"] = "none"
+    rolls: tuple[DiceKey, ...] = ()
+    each: tuple[DiceKey, ...] = ()
+
+
 class Ruleset(Protocol[State]):
     """What a ruleset provides (docs/adding-a-ruleset.md walks through it).
 
@@ -292,6 +317,11 @@ class Ruleset(Protocol[State]):
 
     def aim(self, event: Event) -> Aim | None:
         """The combatant the event's action is aimed at, if it is aimed at one."""
+        ...
+
+    def moves(self, state: State, who: str) -> tuple[Move, ...]:
+        """The actions ``who``'s own sheet gives it, as a surface offers them by name
+        (none where the ruleset keeps no sheets: every action is its table's)."""
         ...
 
 
@@ -415,6 +445,9 @@ class Rules(Generic[State]):
         # The shared reading: an event with a ``who`` and a ``target`` is an action aimed at
         # that combatant. A ruleset whose events mean otherwise overrides this.
         return Aim(who=who, target=target) if isinstance(who, str) and isinstance(target, str) else None
+
+    def moves(self, state: State, who: str) -> tuple[Move, ...]:
+        return ()
 
     @decides(AddCombatant)
     def _decide_add(self, state: State, command: AddCombatant, dice: Dice) -> list[Event]:

@@ -26,6 +26,8 @@
   }
 
   let inputs = null, frame = null, timeline = [], chosen = "", amount = "", stream = null, acting = null;
+  // The stat block action tapped ({who, name}), the targets tapped for it, the faces typed by key.
+  let tapped = null, aimed = [], typedFaces = {}, drawn = "";
   const OTHER = "\u0000other";  // the value of "another key" / "the GM's own" in a list
 
   function problem(text) {
@@ -131,8 +133,11 @@
       }
       button.addEventListener("click", () => choose(f.name));
       li.append(button);
+      const own = (frame.moves || {})[f.name] || [];
+      if (own.length) li.append(movesOf(f.name, own));
       order.append(li);
     }
+    drawMove();
     const pending = $("pending");
     pending.replaceChildren(...said.pending.map((line) => el("li", line)));
     $("undo").textContent = frame.undo ? "Undo: " + frame.undo : "Undo";
@@ -189,6 +194,133 @@
     $("who").hidden = !chosen || !names.includes(chosen);
     const picked = b.combatants.find((f) => f.name === chosen);
     $("who-name").textContent = picked && picked.vital ? chosen + ": " + picked.vital.name + " " + bar(picked.vital) : chosen;
+  }
+
+  // --- a stat block's actions: tap one, tap its target(s), then Roll or the dice typed -------
+  // Each card's actions come from the frame (the ruleset's Move: name, label, what is spent,
+  // the dice keys), worked out in Python: nothing of a block is read here.
+  function movesOf(who, own) {
+    const box = el("div", null, { class: "moves", role: "group", "aria-label": who + ": its stat block's actions" });
+    for (const m of own) {
+      const on = tapped !== null && tapped.who === who && tapped.name === m.name;
+      const b = el("button", null, { type: "button", "data-move": m.name, "aria-pressed": String(on) });
+      b.append(el("span", m.name, { class: "what" }), el("span", m.spent || m.label, { class: "label" }));
+      if (m.spent) {
+        b.disabled = true;
+        b.classList.add("spent");
+        b.title = m.name + ": " + m.spent;
+      } else {
+        b.title = m.name + (m.label ? ": " + m.label : "");
+      }
+      b.addEventListener("click", () => pickMove(who, m.name));
+      box.append(b);
+    }
+    return box;
+  }
+
+  function moveNow() {
+    if (!tapped || !frame) return null;
+    const m = ((frame.moves || {})[tapped.who] || []).find((x) => x.name === tapped.name);
+    return m && !m.spent ? m : null;
+  }
+
+  function pickMove(who, name) {
+    const again = tapped && tapped.who === who && tapped.name === name;
+    tapped = again ? null : { who: who, name: name };
+    aimed = [];
+    typedFaces = {};
+    $("move-dice").open = false;  // a fresh tap: Roll first, the dice typed on asking
+    render();
+    if (tapped) $("move").scrollIntoView({ block: "nearest" });
+  }
+
+  // The dice keys the action tapped reads: the actor's, then each target's (a save's).
+  function keysOf(m) {
+    const keys = m.rolls.map((k) => ({ key: k.key, what: k.what }));
+    for (const t of aimed) for (const k of m.each) keys.push({ key: k.key + t, what: t + ": " + k.what });
+    return keys;
+  }
+
+  // The panel of the action tapped, drawn again only when what it shows has changed (a
+  // frame that leaves it alone keeps the faces being typed, and the focus).
+  function drawMove() {
+    const m = moveNow();
+    if (tapped && !m) { tapped = null; aimed = []; typedFaces = {}; }
+    const names = frame.board.combatants.map((c) => c.name);
+    const key = JSON.stringify([tapped, m, aimed, names]);
+    $("move").hidden = !m;
+    if (key === drawn) return;
+    drawn = key;
+    if (!m) return;
+    aimed = aimed.filter((n) => names.includes(n));
+    $("move-name").textContent = tapped.who + ": " + m.name;
+    $("move-label").textContent = m.label;
+    $("move-aim").textContent = m.aim === "several" ? "Targets: tap each one it is aimed at." :
+      m.aim === "one" ? "Target: tap the one it is aimed at." : "";
+    const targets = $("move-targets");
+    targets.replaceChildren();
+    targets.hidden = m.aim === "none";
+    if (m.aim !== "none") {
+      const me = frame.board.combatants.find((c) => c.name === tapped.who);
+      const others = frame.board.combatants.filter((c) => c.name !== tapped.who && c.status !== "dead" && c.status !== "left");
+      // The other sides first: a block's action is most often aimed at a foe.
+      others.sort((a, b) => (a.side === (me && me.side)) - (b.side === (me && me.side)));
+      for (const c of others) {
+        const on = aimed.includes(c.name);
+        const b = el("button", null, { type: "button", "data-target": c.name, "aria-pressed": String(on) });
+        b.append(el("span", c.name, { class: "name" }), el("span", " (" + c.side + (c.vital ? ", " + c.vital.name + " " + c.vital.value : "") + ")"));
+        b.addEventListener("click", () => {
+          if (m.aim === "one") aimed = on ? [] : [c.name];
+          else aimed = on ? aimed.filter((n) => n !== c.name) : aimed.concat([c.name]);
+          drawMove();
+        });
+        targets.append(b);
+      }
+    }
+    const keys = keysOf(m);
+    $("move-roll").textContent = keys.length ? "Roll" : "Declare";
+    $("move-dice").hidden = !keys.length;
+    const faces = $("move-faces");
+    faces.replaceChildren();
+    for (const k of keys) {
+      const label = el("label", k.what + " (" + k.key + ")");
+      const box = el("input", null, { autocomplete: "off", inputmode: "numeric", "data-dice": k.key });
+      box.placeholder = "faces, e.g. 4 or 3,5";
+      box.value = typedFaces[k.key] || "";
+      box.addEventListener("input", () => { typedFaces[k.key] = box.value; });
+      label.append(box);
+      faces.append(label);
+    }
+  }
+
+  // The typed Declare of the action tapped: the server rolls, or takes the faces typed.
+  async function declareMove(withFaces) {
+    const m = moveNow();
+    if (!m) return;
+    if (m.aim !== "none" && !aimed.length) { refuse("tap " + (m.aim === "one" ? "its target" : "its targets") + " first"); return; }
+    const command = { type: "declare", who: tapped.who, action: m.name };
+    if (aimed.length) command.target = aimed.join("+");
+    if (withFaces) {
+      const rolls = {};
+      try {
+        for (const k of keysOf(m)) {
+          const t = (typedFaces[k.key] || "").trim();
+          if (t) rolls[k.key] = faces(t, k.key);
+        }
+      } catch (err) {
+        if (!err.refusal) throw err;
+        refuse(err.message);
+        return;
+      }
+      if (!Object.keys(rolls).length) { refuse("type the faces of a die first, or tap Roll"); return; }
+      command.rolls = rolls;
+    }
+    if (await send(command)) {
+      tapped = null;
+      aimed = [];
+      typedFaces = {};
+      render();
+    }
   }
 
   function choose(name) {
@@ -487,6 +619,9 @@
 
   function wire() {
     $("next").addEventListener("click", () => send({ type: "next" }));
+    $("move-roll").addEventListener("click", () => declareMove(false));
+    $("move-typed").addEventListener("click", () => declareMove(true));
+    $("move-off").addEventListener("click", () => { tapped = null; render(); });
     $("undo").addEventListener("click", () => send({ type: "undo" }));
     $("redo").addEventListener("click", () => send({ type: "redo" }));
     const pad = $("pad");

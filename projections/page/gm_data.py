@@ -19,7 +19,7 @@ from skirmish.eventlog import commands as c
 from skirmish.projections.door import requests as r
 from skirmish.projections.door.words import SPECS
 from skirmish.projections.gm import DICE_KEY
-from skirmish.projections.ruleset import Ruleset, flag_name, optional_fields, own_flags
+from skirmish.projections.ruleset import Move, Ruleset, flag_name, optional_fields, own_flags
 
 Kind = Literal["number", "text", "switch", "choice"]
 # Where a field's value goes in the request: a key of its own ("field"), a key of its
@@ -202,3 +202,11 @@ def inputs(ruleset: Ruleset[Any]) -> Inputs:
         forms=tuple(form(ruleset, tag, types[tag]) for tag in FORMS),
         reads=tuple(r.tag(kind) for kind in r.READS),
     )
+
+
+def moves(ruleset: Ruleset[Any], state: Any) -> dict[str, tuple[Move, ...]]:
+    """What a card offers as taps beside the ruleset's table: the actions each combatant's
+    own sheet gives it (srd-5.2: its stat block's), each with its short label, what is
+    spent and the dice keys it rolls, so the page parses no block. Those with none are
+    left out."""
+    return {name: found for name in state.names() if (found := ruleset.moves(state, name))}

@@ -135,8 +135,10 @@ from skirmish.projections.ruleset import (
     ActionInfo,
     Detail,
     Dice,
+    DiceKey,
     Flag,
     Harm,
+    Move,
     Option,
     Rules,
     Ruleset,
@@ -2174,6 +2176,13 @@ class Srd52(Rules[SrdState]):
                       now=(now,) if now else (), next=upcoming)
         return View(clock=clock, combatants=tuple(combatants), pending=pending)
 
+    def moves(self, state: SrdState, who: str) -> tuple[Move, ...]:
+        """Its stat block's actions by name (README: Stat blocks), each with its to-hit or
+        save, its first damage and what is left of it (recharge, N/day, legendary uses).
+        Multiattack is left out: it is declared as each of its attacks by name (§14)."""
+        f = state.fighters[who]
+        return tuple(_move(f, block) for block in parse_actions(f.actions) if block.attack or not block.attacks)
+
     def harm(self, event: Event) -> Harm | None:
         match event:
             case Damaged(who=who, damage=damage, by=by):
@@ -2282,6 +2291,40 @@ def _count(f: Fighter, block: str, slot: int) -> None:
         f.used = {**f.used, block: f.used.get(block, 0) + 1}
     if slot:
         f.used = {**f.used, f"slot:{slot}": f.used.get(f"slot:{slot}", 0) + 1}
+
+
+def _move(f: Fighter, block: BlockAction) -> Move:
+    """One action of ``f``'s stat block as a surface offers it (Ruleset.moves)."""
+    words: list[str] = []
+    # Nothing of a block is taken by one dead, gone or at 0 HP (§1, §9): every action says so.
+    spent = "dead" if f.dead else "left the fight" if f.left else "at 0 HP" if f.hp == 0 else ""
+    if block.use == "legendary":
+        words.append(f"legendary {block.cost}")
+        if f.legendary_left < block.cost:
+            spent = spent or f"legendary {block.cost}: {f.legendary_left} left"
+    elif block.use != "action":
+        words.append(block.use)
+    if block.attack:
+        words.append(f"{block.hit:+d}")
+    if block.save:
+        words.append(f"DC {block.dc} {block.save.capitalize()}")
+    words += [str(p) for p in block.damage if not p.advantage][:2]
+    if block.recharge:
+        ready = f.recharge_ready
+        words.append(f"recharge {block.recharge}" + ("" if ready else ": spent"))
+        spent = spent or ("" if ready else f"recharge {block.recharge}: spent")
+    if block.per_day:
+        left = max(0, block.per_day - f.used.get(block.name, 0))
+        words.append(f"{block.per_day}/day: {left} left")
+        spent = spent or ("" if left else f"{block.per_day}/day: 0 left")
+    parts = tuple(DiceKey(key=_part_key(i, f.name), what=str(p)) for i, p in enumerate(block.damage) if "d" in p.dice)
+    if block.attack:
+        return Move(name=block.name, use=block.use, label=", ".join(words), spent=spent, aim="one",
+                    rolls=(DiceKey(key=f.name, what="d20 to hit"), *parts))
+    if block.save:
+        return Move(name=block.name, use=block.use, label=", ".join(words), spent=spent, aim="several", rolls=parts,
+                    each=(DiceKey(key="save:", what=f"d20 {block.save.capitalize()} save"),))
+    return Move(name=block.name, use=block.use, label=", ".join(words), spent=spent)
 
 
 def _part_key(index: int, who: str) -> str:

@@ -247,3 +247,56 @@ def test_the_benchmarks_count_the_pads_options_and_the_forms_widgets_as_the_page
     # Advantage ticked (one), whose dice (two) and the faces "6" typed (two), declare (one)
     assert presses(["declare", "Drake", "attack", "--target", "Hauser", "--with", "hit=4", "--with", "adv=yes",
                     "--roll", "Drake=6"], srd) == 2 + 2 + 2 + 2 + 1 + 2 + 2 + 1
+
+
+def test_a_bestiary_goblin_warriors_card_offers_its_block_as_taps(memory_store: Any) -> None:
+    """The SRD 5.2 Goblin Warrior's block (the bundled bestiary): Scimitar +4, 1d6+2 slashing
+    (1d4 more with Advantage), Shortbow +4, 1d6+2 piercing (the same), Nimble Escape a Bonus
+    Action. The page gets each with its label and the dice keys `declare` reads, as data."""
+    from skirmish.eventlog.commands import AddCombatant
+    from skirmish.projections.imports.bestiary import complete
+    from skirmish.projections.page.gm_data import moves
+    from skirmish.projections.ruleset import DiceKey, Move
+    from support.cli import start
+    from support.encounter import do
+
+    ruleset = get_ruleset("srd-5.2")
+    enc = start(memory_store, "srd-5.2")
+    do(enc, complete(AddCombatant(name="Goblin Warrior"), ruleset)[0])
+    do(enc, AddCombatant(name="Ann", side="party", stats={"hp": "20", "ac": "14"}))
+    made = moves(ruleset, enc.held_at(enc.head().event_id))
+    assert set(made) == {"Goblin Warrior"}  # Ann has no block: nothing beside the table's actions
+    assert [(m.name, m.use, m.label, m.spent, m.aim) for m in made["Goblin Warrior"]] == [
+        ("Scimitar", "action", "+4, 1d6+2 slashing", "", "one"),
+        ("Shortbow", "action", "+4, 1d6+2 piercing", "", "one"),
+        ("Nimble Escape", "bonus", "bonus", "", "none"),
+    ]
+    assert made["Goblin Warrior"][0] == Move(
+        name="Scimitar", label="+4, 1d6+2 slashing", aim="one",
+        rolls=(DiceKey(key="Goblin Warrior", what="d20 to hit"), DiceKey(key="dmg:Goblin Warrior", what="1d6+2 slashing"),
+               DiceKey(key="extra:Goblin Warrior", what="1d4 slashing if advantage")))
+
+
+def test_a_cards_block_says_what_is_spent(memory_store: Any) -> None:
+    """A save action's label and keys, a recharge spent, a use a day gone, legendary uses short."""
+    from skirmish.eventlog.commands import AddCombatant, Declare, StartRound
+    from skirmish.projections.page.gm_data import moves
+    from support.cli import start
+    from support.encounter import do
+
+    ruleset = get_ruleset("srd-5.2")
+    enc = start(memory_store, "srd-5.2")
+    do(enc, AddCombatant(name="Wyrm", side="foes", stats={
+        "hp": "120", "ac": "17", "legendary": "1",
+        "actions": "Fire Breath: 6d6 fire, DC 15 dex, half, recharge 5; Web: DC 12 dex, 1/day; "
+                   "Tail: legendary 2, melee +7, 1d8+4 bludgeoning"}))
+    do(enc, AddCombatant(name="Ann", side="party", stats={"hp": "60", "ac": "14"}))
+    do(enc, StartRound(rolls={"Wyrm": (20,), "Ann": (2,)}))
+    breath, web, tail = moves(ruleset, enc.held_at(enc.head().event_id))["Wyrm"]
+    assert (breath.label, breath.spent, breath.aim) == ("DC 15 Dex, 6d6 fire, recharge 5", "", "several")
+    assert [k.key for k in breath.rolls] == ["dmg:Wyrm"] and [k.key for k in breath.each] == ["save:"]
+    assert (web.label, web.spent) == ("DC 12 Dex, 1/day: 1 left", "")
+    assert (tail.label, tail.spent) == ("legendary 2, +7, 1d8+4 bludgeoning", "legendary 2: 1 left")
+    do(enc, Declare(who="Wyrm", action="Fire Breath", target="Ann", rolls={"save:Ann": (3,), "dmg:Wyrm": (1,) * 6}))
+    breath, web, tail = moves(ruleset, enc.held_at(enc.head().event_id))["Wyrm"]
+    assert (breath.label, breath.spent) == ("DC 15 Dex, 6d6 fire, recharge 5: spent", "recharge 5: spent")

@@ -110,7 +110,7 @@ class Gm:
         return self.page.locator("#order li").filter(has=self.page.locator(".name", has_text=exact))
 
     def choose(self, name: str) -> None:
-        button = self.card(name).locator("button")
+        button = self.card(name).locator(":scope > button")  # the card, not its stat block's actions
         if button.get_attribute("aria-pressed") != "true":
             button.click()
 
@@ -505,3 +505,200 @@ def test_the_pads_options_are_the_rulesets_and_are_emptied_after_a_write(browser
     assert (state["Hauser"]["vital"]["value"], state["Hauser"]["own"]["temp"]) == (30, 5)
     assert [line.split(None, 1)[1] for line in cli.ok("log").splitlines()[-3:]] == \
         ["Drake takes 0 fire damage (52 HP left)", "Drake takes 10 damage (42 HP left)", "Hauser has 5 temporary HP"]
+
+
+# --- a stat block's actions are taps (srd-5.2) ------------------------------------------------
+# Every figure is worked by hand from the bundled SRD 5.2 Goblin Warrior (Scimitar: melee +4,
+# 1d6+2 slashing; Shortbow: ranged +4, 1d6+2 piercing; each 1d4 more only with Advantage) and
+# the faces typed: an attack hits when d20 + 4 reaches the target's AC (srd-5.2-combat.md §6)
+# and deals the die + 2 (§7). (SRD 5.2 by Wizards of the Coast LLC, CC BY 4.0.)
+GW1, GW2 = "Goblin Warrior 1", "Goblin Warrior 2"
+
+
+@pytest.fixture
+def camp(cli: Cli) -> Cli:
+    """A party of three by hand and two bestiary goblins; round 1 with the initiative typed:
+    the goblins 15 + 2 = 17 (one roll for the two, option identical=count), Ann 12 + 1 = 13,
+    Cy 9 + 0 = 9, Bo 5 + 3 = 8. Order: Goblin Warrior 1, Goblin Warrior 2, Ann, Cy, Bo."""
+    cli.ok("new", "Camp", "--rules", "srd-5.2")
+    cli.ok("add", "Ann", "--side", "party", "--stat", "hp=24", "--stat", "ac=15", "--stat", "dex=1")
+    cli.ok("add", "Bo", "--side", "party", "--stat", "hp=18", "--stat", "ac=12", "--stat", "dex=3")
+    cli.ok("add", "Cy", "--side", "party", "--stat", "hp=15", "--stat", "ac=13", "--stat", "dex=0")
+    cli.ok("add", "Goblin Warrior", "--count", "2")
+    cli.ok("round", "--roll", "Ann=12", "--roll", "Bo=5", "--roll", "Cy=9", "--roll", "Goblin Warrior=15")
+    return cli
+
+
+def hp(cli: Cli) -> dict[str, int]:
+    return {c["name"]: c["vital"]["value"] for c in json.loads(cli.ok("state", "--json"))["combatants"]}
+
+
+def move(gm: Gm, who: str, name: str) -> Any:
+    return gm.card(who).locator(f".moves button[data-move='{name}']")
+
+
+def take(gm: Gm, who: str, name: str, targets: tuple[str, ...] = (), dice: dict[str, str] | None = None) -> tuple[bool, str]:
+    """The taps of a block's action: the action on the card, each target, then Roll, or the
+    dice opened, the faces typed and Declare with these dice. Whether refused, and the reply."""
+    page = gm.page
+    move(gm, who, name).click()
+    for target in targets:
+        page.locator(f"#move-targets button[data-target='{target}']").click()
+    if dice:
+        page.locator("#move-dice summary").click()
+        for key, faces in dice.items():
+            page.locator(f"#move-faces input[data-dice='{key}']").fill(faces)
+        page.click("#move-typed")
+    else:
+        page.click("#move-roll")
+    gm.settle()
+    return gm.reply()
+
+
+def test_a_goblins_turn_is_its_blocks_action_a_target_and_roll(browser: Any, camp: Cli) -> None:
+    with serving(camp.db) as served:
+        gm = Gm(browser, served, ruleset="srd-5.2")
+        card = gm.card(GW1)
+        assert card.locator(".moves button").all_inner_texts() == [
+            "Scimitar\n+4, 1d6+2 slashing", "Shortbow\n+4, 1d6+2 piercing", "Nimble Escape\nbonus"]
+        assert gm.card("Ann").locator(".moves").count() == 0  # typed by hand: no block, nothing but the forms
+        # Goblin Warrior 1: Scimitar at Ann (AC 15), d20 11 + 4 = 15 hits; 1d6 4 + 2 = 6 slashing: 24 - 6 = 18.
+        move(gm, GW1, "Scimitar").click()
+        assert gm.page.locator("#move-name").inner_text() == f"{GW1}: Scimitar"
+        # The party first: the picker lists the other side before the goblin's own.
+        assert gm.page.locator("#move-targets button").all_inner_texts()[:3] == \
+            ["Ann (party, HP 24)", "Cy (party, HP 15)", "Bo (party, HP 18)"]
+        gm.page.locator("#move-targets button[data-target='Ann']").click()
+        gm.page.locator("#move-dice summary").click()
+        assert gm.page.locator("#move-faces input").evaluate_all("es => es.map(e => e.dataset.dice)") == \
+            [GW1, f"dmg:{GW1}", f"extra:{GW1}"]
+        gm.page.locator(f"#move-faces input[data-dice='{GW1}']").fill("11")
+        gm.page.locator(f"#move-faces input[data-dice='dmg:{GW1}']").fill("4")
+        gm.page.click("#move-typed")
+        gm.settle()
+        assert gm.reply() == (False, f"#9 {GW1} attacks Ann: 15 (d20 + attack bonus vs AC 15), hits\n"
+                                     "#10 Ann takes 6 slashing damage (18 HP left)")
+        assert gm.page.locator("#move").is_hidden()  # put down once declared
+        assert hp(camp)["Ann"] == 18
+        # Its Bonus Action from the block, aimed at nobody: the action, then Declare.
+        move(gm, GW1, "Nimble Escape").click()
+        assert gm.page.locator("#move-roll").inner_text() == "Declare" and gm.page.locator("#move-targets").is_hidden()
+        gm.page.click("#move-roll")
+        gm.settle()
+        assert gm.reply()[0] is False, gm.reply()
+        # A second Scimitar this turn is refused in the server's words; nothing recorded.
+        head = json.loads(camp.ok("state", "--json"))["head"]
+        refused, said = take(gm, GW1, "Scimitar", ("Bo",))
+        assert refused and "action" in said, said
+        assert json.loads(camp.ok("state", "--json"))["head"] == head
+        gm.page.click("#move-off")
+        gm.page.click("#next")
+        gm.settle()
+        # Goblin Warrior 2: Shortbow at Bo (AC 12), d20 8 + 4 = 12 hits; 1d6 3 + 2 = 5 piercing: 18 - 5 = 13.
+        assert take(gm, GW2, "Shortbow", ("Bo",), {GW2: "8", f"dmg:{GW2}": "3"})[0] is False
+        assert hp(camp)["Bo"] == 13
+        for _ in range(4):  # Next: Ann's turn, Cy's, Bo's, then the round's end
+            gm.page.click("#next")
+            gm.settle()
+        assert hp(camp) == {GW1: 10, GW2: 10, "Ann": 18, "Cy": 15, "Bo": 13}
+        state = json.loads(camp.ok("state", "--json"))
+        assert state["clock"]["round"] == 1 and not state["clock"]["running"]  # next through: round 1 over
+        gm.page.evaluate("() => window.scrollTo(0, 0)")
+        gm.page.screenshot(path=str(SHOTS / "gm-block-cards-400x900.png"))
+        # Round 2, the same order. Goblin Warrior 1: Scimitar at Cy (AC 13), d20 2 + 4 = 6 misses.
+        assert gm.tap(["round"])[0] is False
+        assert take(gm, GW1, "Scimitar", ("Cy",), {GW1: "2"})[0] is False
+        gm.page.click("#next")
+        gm.settle()
+        # Goblin Warrior 2: Scimitar at Bo (AC 12), d20 14 + 4 = 18 hits; 1d6 5 + 2 = 7: 13 - 7 = 6.
+        assert take(gm, GW2, "Scimitar", ("Bo",), {GW2: "14", f"dmg:{GW2}": "5"})[0] is False
+        gm.page.click("#next")
+        gm.settle()
+        # The party by the number pad: Ann deals 7 to Goblin Warrior 1 (10 - 7 = 3), Cy 5 more:
+        # 0 HP, dead at once (option monster-death=instant, §9). Bo's turn passes.
+        assert gm.tap(["damage", GW1, "7"])[0] is False
+        gm.page.click("#next")
+        gm.settle()
+        assert gm.tap(["damage", GW1, "5"])[0] is False
+        for _ in range(2):  # Next: Bo's turn, then the round's end
+            gm.page.click("#next")
+            gm.settle()
+        assert hp(camp) == {GW1: 0, GW2: 10, "Ann": 18, "Cy": 15, "Bo": 6}
+        # The dead goblin's block is spent, saying why, and it is no target for another's.
+        assert [b.is_disabled() for b in move(gm, GW1, "Scimitar").all()] == [True]
+        assert move(gm, GW1, "Scimitar").inner_text() == "Scimitar\ndead"
+        gm.page.evaluate("() => window.scrollTo(0, 0)")
+        gm.page.screenshot(path=str(SHOTS / "gm-block-spent-400x900.png"))
+        # Round 3: Goblin Warrior 2's turn, a typical one: its Shortbow, Cy, Roll, Next (the server rolls).
+        assert gm.tap(["round"])[0] is False
+        move(gm, GW2, "Shortbow").click()
+        assert GW1 not in gm.page.locator("#move-targets").inner_text()
+        gm.page.locator("#move-targets button[data-target='Cy']").click()
+        gm.page.screenshot(path=str(SHOTS / "gm-block-400x900.png"))  # the action tapped, its target, Roll
+        gm.page.click("#move-roll")
+        gm.settle()
+        refused, said = gm.reply()
+        assert not refused and said.startswith(f"#") and f"{GW2} attacks Cy: " in said, said
+        taken = re.search(r"Cy takes (\d+) piercing damage", said)
+        for _ in range(4):  # Next: Ann's turn, Cy's, Bo's, then the round's end
+            gm.page.click("#next")
+            gm.settle()
+        gm.fits()
+        assert not gm.small_targets(), gm.small_targets()
+        assert not gm.errors, gm.errors
+    # Cy takes what the server's dice made of 1d6+2 (a Critical Hit: 2d6+2), or nothing on a miss.
+    cy = 15 - (int(taken.group(1)) if taken else 0)
+    assert taken is None or 3 <= int(taken.group(1)) <= 14
+    assert hp(camp) == {GW1: 0, GW2: 10, "Ann": 18, "Cy": cy, "Bo": 6}
+    state = json.loads(camp.ok("state", "--json"))
+    assert state["clock"]["round"] == 3 and not state["clock"]["running"]
+
+
+def test_a_spent_action_is_greyed_with_why(browser: Any, cli: Cli) -> None:
+    """A recharge spent and a use a day gone: the card's tap is off, saying so. A save action
+    takes several targets: the Wyrm's breath at Ann and Bo, each save typed (DC 15 Dex, no
+    save modifier: 3 and 16), the 6d6 typed 1 each = 6: Ann fails, 30 - 6 = 24; Bo succeeds,
+    half, 6 // 2 = 3: 30 - 3 = 27 (srd-5.2-combat.md §7, half rounded down)."""
+    cli.ok("new", "Lair", "--rules", "srd-5.2")
+    cli.ok("add", "Wyrm", "--side", "foes", "--stat", "hp=120", "--stat", "ac=17", "--stat", "actions=Fire Breath: "
+           "6d6 fire, DC 15 dex, half, recharge 5; Web: DC 12 dex, 1/day; Bite: melee +7, 2d10+4 piercing")
+    cli.ok("add", "Ann", "--side", "party", "--stat", "hp=30", "--stat", "ac=14")
+    cli.ok("add", "Bo", "--side", "party", "--stat", "hp=30", "--stat", "ac=14")
+    cli.ok("round", "--roll", "Wyrm=20", "--roll", "Ann=2", "--roll", "Bo=1")
+    with serving(cli.db) as served:
+        gm = Gm(browser, served, ruleset="srd-5.2")
+        assert move(gm, "Wyrm", "Fire Breath").inner_text() == "Fire Breath\nDC 15 Dex, 6d6 fire, recharge 5"
+        dice = {"dmg:Wyrm": "1,1,1,1,1,1", "save:Ann": "3", "save:Bo": "16"}
+        assert take(gm, "Wyrm", "Fire Breath", ("Ann", "Bo"), dice)[0] is False
+        breath = move(gm, "Wyrm", "Fire Breath")
+        assert breath.is_disabled() and breath.inner_text() == "Fire Breath\nrecharge 5: spent"
+        assert not gm.errors, gm.errors
+    assert {k: v for k, v in hp(cli).items() if k != "Wyrm"} == {"Ann": 24, "Bo": 27}
+
+
+def test_hostile_names_in_a_block_stay_text(browser: Any, cli: Cli) -> None:
+    """A combatant's name and its block's action name, markup both: text on the card, in
+    the picker and the panel; the tap declares the action as named. 1d6 typed 3 + 0: 30 - 3."""
+    bite = "<i>Bite</i> & <script>alert(2)</script>"
+    cli.ok("new", "Lair", "--rules", "srd-5.2")
+    cli.ok("add", HOSTILE, "--side", "foes", "--stat", "hp=30", "--stat", "ac=12",
+           "--stat", f"actions={bite}: melee +2, 1d6 piercing")
+    cli.ok("add", "Ann", "--side", "party", "--stat", "hp=30", "--stat", "ac=10")
+    cli.ok("round", "--roll", f"{HOSTILE}=20", "--roll", "Ann=1")
+    with serving(cli.db) as served:
+        gm = Gm(browser, served, ruleset="srd-5.2")
+        tap = gm.card(HOSTILE).locator(".moves button")
+        assert tap.all_inner_texts() == [f"{bite}\n+2, 1d6 piercing"]
+        tap.click()
+        assert gm.page.locator("#move-name").inner_text() == f"{HOSTILE}: {bite}"
+        gm.page.locator("#move-targets button").filter(has_text="Ann").click()
+        gm.page.locator("#move-dice summary").click()
+        boxes = gm.page.locator("#move-faces input")
+        boxes.nth(0).fill("15")  # d20 15 + 2 = 17 hits AC 10
+        boxes.nth(1).fill("3")
+        gm.page.click("#move-typed")
+        gm.settle()
+        assert gm.reply()[0] is False, gm.reply()
+        assert gm.page.locator("#app b, #app i, #app script").count() == 0
+        assert not gm.errors, gm.errors
+    assert hp(cli)["Ann"] == 27
