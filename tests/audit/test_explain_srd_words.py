@@ -74,12 +74,12 @@ def test_one_death_save_success_is_one_success() -> None:
 
 
 def test_explain_lists_the_options_once_at_the_first_event(cli: Cli) -> None:
-    # Issue 39, finding 12: srd-5.2's 21 options are printed by `explain 1`, named by count after.
+    # Issue 39, finding 12: srd-5.2's 22 options are printed by `explain 1`, named by count after.
     chapel(cli)
     first = cli.ok("explain", "1").splitlines()[2]
     assert first.startswith("  ruleset: srd-5.2 (") and "options: surprise=5.2, ties=ask" in first
     later = cli.ok("explain", "3").splitlines()[2]
-    assert later.endswith("21 options, as the encounter's first event records them (its `explain` lists them)")
+    assert later.endswith("22 options, as the encounter's first event records them (its `explain` lists them)")
     assert "surprise=" not in later
 
 
