@@ -9,9 +9,10 @@ Rules text: shared/rules/srd-5.2-combat.md, cited by section ("srd-5.2-combat.md
 The clock is whose turn it is: the first ``round`` rolls Initiative for everyone (§2) and
 the order holds for the whole fight; ``next`` ends the turn (its "until the end" effects
 run out) and starts the next one (reaction and legendary uses back, recharge rolled, death
-save rolled, "until the start" effects run out: §12); after the last turn the round ends
-and ``round`` starts the next in the same order. Dice typed with ``--roll``: a combatant's
-own d20 under its name (initiative, attack, Hide, Help), a group's shared
+save rolled, "until the start" effects run out: §12); the last turn's ``next`` ends the
+round and starts the next in the same order, with no re-roll (§1, §2; under option
+``rounds=stop`` or ``reroll`` the GM's ``round`` starts it). Dice typed with ``--roll``: a
+combatant's own d20 under its name (initiative, attack, Hide, Help), a group's shared
 initiative under the group's name (``Goblin`` for Goblin 1..3), a death save under
 ``death:NAME`` (the round that rolls a dying character's initiative may start its turn
 too), damage under ``dmg:NAME`` (a second damage type's under ``extra:NAME``), a
@@ -61,8 +62,9 @@ Readings chosen where the text leaves the tracker free:
   ``--with as=bonus|reaction|legendary|ready`` takes it as a Bonus Action, a Reaction (an
   opportunity attack), a legendary use or the fired Ready.
 - "After another creature's turn" (§14) is the moment ``next`` has ended a turn: a
-  legendary use is taken during the following creature's turn or between rounds, once
-  per ended turn under ``legendary-repeat=1``.
+  legendary use is taken during the following creature's turn (after a round's last
+  turn, the next round's first) or, under ``rounds=stop`` or ``reroll``, between rounds,
+  once per ended turn under ``legendary-repeat=1``.
 - A Bonus Action needs what grants it, ``--with by=WHAT`` (§3).
 - Positions are the GM's: ``--with range=ranged`` (melee, within 5 ft, by default),
   ``--with cover=half|three-quarters|total``, ``--with adv=yes``/``dis=yes`` for the
@@ -606,7 +608,7 @@ class Srd52(Rules[SrdState]):
         "exhaustion": _opt("5.2", ("5.2", "5.1"), "5.2: -2 a level, -5 ft a level; 5.1: six cumulative "
                            "effects (§16)"),
         "dc-cap": _opt("30", ("30", "none"), "the Concentration DC is at most 30 (5.2) or has no cap (§11)"),
-        "rounds": _opt("stop", ("roll-on", "stop", "reroll"), "roll-on: the next round starts at `next` in the "
+        "rounds": _opt("roll-on", ("roll-on", "stop", "reroll"), "roll-on: the next round starts at `next` in the "
                        "same order (§1, §2); stop: each round ends, `round` starts the next in the same order; "
                        "reroll: each round ends, `round` rolls every Initiative again (a house rule)"),
         "recharge-incapacitated": _opt("roll", ("roll", "skip"), "recharge rolled while Incapacitated (§16)"),

@@ -196,8 +196,9 @@ def test_carry_in_srd_a_dying_character_keeps_her_death_saves(cli: Cli) -> None:
     cli.ok("add", "Aldra", "--side", "players", "--stat", "hp=12", "--stat", "ac=16")
     cli.ok("round", "--roll", "Aldra=10")
     cli.ok("damage", "Aldra", "12")  # 12 - 12 = 0: down, not massive damage (12 < 12 + 12)
-    cli.ok("next")  # her turn ends, and round 1 with it
-    cli.ok("round", "--roll", "death:Aldra=4")  # her turn again: 4 < 10, one failure
+    # Her turn ends, and round 1 with it; round 2 starts (rounds=roll-on): her turn again, 4 < 10,
+    # one failure.
+    cli.ok("next", "--roll", "death:Aldra=4")
     cli.ok("new", "Catacomb", "--rules", "srd-5.2", "--carry", "Crypt")
     aldra = combatants(cli)["Aldra"]
     assert (aldra["status"], aldra["vital"]["value"], aldra["own"]["death"]) == ("down", 0, "0/1")

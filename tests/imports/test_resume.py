@@ -80,9 +80,10 @@ def test_next_passes_to_the_combatant_after_the_acting_one_in_the_held_order(cli
     assert clock(cli) == (2, True, ["Bog Lurker"], ["Tamsin"])
     cli.ok("next")
     assert clock(cli) == (2, True, ["Tamsin"], [])
-    cli.ok("next")  # Aldra and Goblin 1 had theirs before the file was saved: the round ends
-    assert clock(cli) == (2, False, [], [])
-    cli.ok("round")  # no dice: the order holds (§2)
+    # Aldra and Goblin 1 had theirs before the file was saved: the round ends, and round 3
+    # starts at once (rounds=roll-on, §1) with no dice: the order holds (§2).
+    out = cli.ok("next")
+    assert "Round 2 ends" in out and "Round 3 begins: order Aldra, Goblin 1" in out
     assert clock(cli) == (3, True, ["Aldra"], ["Goblin 1"])
 
 
@@ -91,10 +92,9 @@ def test_the_acting_combatants_effects_are_not_counted_down_again(cli: Cli) -> N
     start of its next turn, round 3's (§12)."""
     take_up(cli)
     assert effects(cli, "Goblin 2")["frightened"] == 1
-    for _ in range(3):  # Goblin 2's, Bog Lurker's and Tamsin's turns end
+    for _ in range(3):  # Goblin 2's, Bog Lurker's and Tamsin's turns end; round 3 starts: Aldra's turn
         cli.ok("next")
     assert effects(cli, "Goblin 2")["frightened"] == 1
-    cli.ok("round")  # Aldra's turn
     cli.ok("next")  # Goblin 1's
     out = cli.ok("next")  # Goblin 2's turn starts
     assert "Goblin 2 is no longer frightened (the start of Goblin 2's turn, §12)" in out
@@ -107,11 +107,10 @@ def test_those_who_acted_before_it_had_their_turn_this_round(cli: Cli) -> None:
     was saved, so the effect runs on to the end of its turn in round 3."""
     take_up(cli)
     cli.ok("effect", "Tamsin", "prone", "--rounds", "1", "--with", "at=end", "--with", "of=Goblin 1")
-    for _ in range(3):
+    for _ in range(3):  # the third ends round 2 and starts round 3 (rounds=roll-on): Aldra's turn
         out = cli.ok("next")
     assert "Round 2 ends" in out and "never came" not in out
     assert effects(cli, "Tamsin")["prone"] == 1
-    cli.ok("round")
     out = cli.ok("next")  # Aldra's ends, Goblin 1's starts
     out = cli.ok("next")  # Goblin 1's ends
     assert "Tamsin is no longer prone (the end of Goblin 1's turn, §12)" in out

@@ -175,8 +175,7 @@ def test_death_saves_worked_example(memory_store: Store) -> None:
     enc = _cleric_at_0(memory_store)
     save = one(do(enc, Next(rolls={"death:Cleric": (8,)})), DeathSave)
     assert (save.successes, save.failures, save.outcome) == (0, 1, "failure")
-    do(enc, Next())  # round 1 ends
-    do(enc, StartRound())  # the Orc's turn
+    do(enc, Next())  # round 1 ends and round 2 starts in the same order (rounds=roll-on, §1): the Orc's turn
     save = one(do(enc, Next(rolls={"death:Cleric": (14,)})), DeathSave)
     assert (save.successes, save.failures) == (1, 1)
     events = do(enc, Damage(who="Cleric", amount=5, details={"crit": "yes"}))
@@ -188,8 +187,7 @@ def test_death_save_natural_20_worked_example(memory_store: Store) -> None:
     # §17.3: had turn 2 been a natural 20: 1 HP, awake but Prone, tallies 0.
     enc = _cleric_at_0(memory_store)
     do(enc, Next(rolls={"death:Cleric": (8,)}))
-    do(enc, Next())
-    do(enc, StartRound())
+    do(enc, Next())  # round 2 starts: the Orc's turn
     events = do(enc, Next(rolls={"death:Cleric": (20,)}))
     assert one(events, Healed).hp_left == 1
     assert combatant(enc, "Cleric").vital.value == 1 and combatant(enc, "Cleric").status == "fighting"
@@ -257,9 +255,12 @@ def test_legendary_and_recharge_worked_example(memory_store: Store) -> None:
     # §17.6: the dragon (3 uses) breathes (Recharge 5-6) on its turn, spends one use after each
     # of the next three creatures' turns, none left for the fourth; its next turn: 3 uses,
     # recharge roll 4: still spent; the turn after, 5: ready.
+    # rounds=stop: "none left for the fourth" is the moment after D's turn and before the
+    # dragon's, which is between rounds only when a round waits for `round`; under roll-on
+    # D's `next` starts the dragon's turn at once.
     cast = [("Dragon", "foes", {"hp": "200", "ac": "18", "legendary": "3", "recharge": "5"})]
     cast += [(n, "party", {"hp": "30", "ac": "15"}) for n in ("A", "B", "C", "D")]
-    enc = fight(memory_store, *cast)
+    enc = fight(memory_store, *cast, rounds="stop")
     do(enc, StartRound(rolls={"Dragon": (20,), "A": (15,), "B": (12,), "C": (9,), "D": (5,)}))
     do(enc, Declare(who="Dragon", action="magic", details={"spell": "Fire Breath", "recharge": "yes"}))
     do(enc, Next())  # A's turn
@@ -267,7 +268,7 @@ def test_legendary_and_recharge_worked_example(memory_store: Store) -> None:
         do(enc, Next())
         do(enc, Declare(who="Dragon", action="legendary"))
     assert who(enc, "Dragon").legendary == "0/3"
-    do(enc, Next())  # after D's turn: round 1 ends
+    do(enc, Next())  # after D's turn: round 1 ends, round 2 waits for `round` (rounds=stop)
     refused(enc, Declare(who="Dragon", action="legendary"), RuleViolation,
             f"Dragon has 0 legendary use(s) left of 3, not 1 ({R(14)})")
     do(enc, StartRound(rolls={"recharge:Dragon": (4,)}))
@@ -351,8 +352,9 @@ def test_help_stabilises_a_dying_ally_with_dc_10_medicine(memory_store: Store) -
     enc = _cleric_at_0(memory_store)
     do(enc, AddCombatant(name="Bard", side="party", stats={"hp": "10", "ac": "12"}))
     do(enc, Next(rolls={"death:Cleric": (12,)}))  # the Cleric's turn: a success
-    do(enc, Next())  # round 1 ends; the Bard rolls 10 and acts before her (5), after the Orc (15)
-    do(enc, StartRound(rolls={"Bard": (10,)}))
+    # Round 1 ends and round 2 starts (rounds=roll-on): the Bard rolls 10 and acts before her (5),
+    # after the Orc (15).
+    do(enc, Next(rolls={"Bard": (10,)}))
     do(enc, Next())
     assert enc.view().clock.now == ("Bard",)
     # 7 + 3 = 10 >= DC 10: Stable (§9), tallies reset.
@@ -373,8 +375,7 @@ def test_conditions_anchored_to_a_turn_expire_as_events_and_come_back_on_undo(me
     do(enc, ApplyEffect(who="Orc", kind="frightened", rounds=1, details={"at": "end"}))
     do(enc, Next())
     assert effects(enc, "Orc") == [("frightened", 1)]
-    do(enc, Next())
-    do(enc, StartRound())
+    do(enc, Next())  # the Orc's turn ends, round 2 starts: Ann's turn 2
     ended = do(enc, Next())  # Ann's turn 2 ends
     assert one(ended, MarkEnded).why == "the end of Ann's turn, §12"
     assert effects(enc, "Orc") == []
@@ -563,10 +564,10 @@ def test_a_late_arrival_rolls_in_or_acts_last(memory_store: Store, option: str, 
     do(enc, StartRound(rolls={"Ann": (15,), "Orc": (5,)}))
     do(enc, AddCombatant(name="Late", side="party", stats={"hp": "9", "ac": "12"}))
     do(enc, Next())
-    do(enc, Next())
-    # Round 2: Late rolls 10: between Ann 15 and the Orc 5 (roll), or after them (last).
+    # Round 2 starts at the Orc's `next` (rounds=roll-on): Late rolls 10: between Ann 15 and
+    # the Orc 5 (roll), or after them (last).
     rolls = {"Late": (10,)} if option == "roll" else {}
-    assert one(do(enc, StartRound(rolls=rolls)), RoundStarted).order == order
+    assert one(do(enc, Next(rolls=rolls)), RoundStarted).order == order
 
 
 @pytest.mark.parametrize(("option", "uses"), [("full", "2/2"), ("none", "0/2")])
@@ -613,9 +614,8 @@ def test_one_minute_is_ten_of_the_creators_turns(memory_store: Store, option: st
     assert effects(enc, "Ann") == left
     # 10 rounds on: under start it ends as Ann's 11th turn starts; under end, as that 11th turn ends
     # (the end of the turn it was cast in does not count).
-    for _ in range(10):
+    for _ in range(10):  # each `next` ends Ann's turn and its round, and starts the next (rounds=roll-on)
         do(enc, Next())
-        do(enc, StartRound())
     assert effects(enc, "Ann") == ([] if option == "start" else [("blessed", 1)])
     do(enc, Next())
     assert effects(enc, "Ann") == []
@@ -685,9 +685,8 @@ def test_recharge_while_incapacitated_per_option(memory_store: Store, option: st
     do(enc, StartRound(rolls={"Drake": (10,)}))
     do(enc, Declare(who="Drake", action="magic", details={"recharge": "yes"}))
     do(enc, ApplyEffect(who="Drake", kind="stunned"))
-    do(enc, Next())
     rolls = {"recharge:Drake": (6,)} if rolled else {}
-    events = do(enc, StartRound(rolls=rolls))
+    events = do(enc, Next(rolls=rolls))  # round 2 starts (rounds=roll-on): the Drake's turn
     assert len([e for e in events if isinstance(e, Recharged)]) == rolled
 
 
@@ -727,8 +726,7 @@ def test_no_opportunity_attack_against_a_disengage(memory_store: Store) -> None:
                          details={"as": "reaction", "opportunity": "yes"}), RuleViolation,
             f"Ann took Disengage: its movement provokes no opportunity attacks ({R(5)})")
     do(enc, Next())  # Ann's turn ends, and its Disengage with it
-    do(enc, Next())
-    do(enc, StartRound())
+    do(enc, Next())  # round 2 starts (rounds=roll-on): Ann's turn, the Orc's Reaction unspent
     do(enc, Declare(who="Orc", action="attack", target="Ann", rolls={"Orc": (15,)},
                     details={"as": "reaction", "opportunity": "yes"}))
     assert who(enc, "Orc").reaction
@@ -782,9 +780,9 @@ def test_a_late_arrival_tying_with_one_in_the_order_acts_after_it(memory_store: 
     do(enc, StartRound(rolls={"Ann": (15,), "Orc": (5,)}))
     do(enc, AddCombatant(name="Late", side="foes", stats={"hp": "9", "ac": "12"}))
     do(enc, Next())
-    do(enc, Next())
-    # Late rolls 15 + 0, Ann's 15: no order asked (ties=ask), the order already fixed goes first (§2).
-    assert one(do(enc, StartRound(rolls={"Late": (15,)})), RoundStarted).order == ("Ann", "Late", "Orc")
+    # Round 2 starts at the Orc's `next` (rounds=roll-on). Late rolls 15 + 0, Ann's 15: no order
+    # asked (ties=ask), the order already fixed goes first (§2).
+    assert one(do(enc, Next(rolls={"Late": (15,)})), RoundStarted).order == ("Ann", "Late", "Orc")
 
 
 def test_state_of_the_sample_fits_80_columns_with_what_the_gm_tracks(cli: Cli) -> None:
@@ -819,8 +817,9 @@ def test_a_renamed_combatant_keeps_its_place_and_its_anchored_effect(cli: Cli) -
     cli.ok("effect", "Hauser", "blinded", "--rounds", "1", "--with", "at=end", "--with", "of=Orc")
     cli.ok("rename", "Orc", "Big Urk")
     cli.ok("next")  # Big Urk's turn
-    cli.ok("next")  # its turn ends: the blindness anchored to it runs out
+    # Its turn ends: the blindness anchored to it runs out; round 2 starts in the same order
+    # (rounds=roll-on): no new roll, the scores kept under the new name.
+    cli.ok("next")
     hauser = next(c for c in json.loads(cli.ok("state", "--json"))["combatants"] if c["name"] == "Hauser")
     assert "blinded" not in [e["kind"] for e in hauser["effects"]]
-    cli.ok("round")  # round 2 in the same order: no new roll, the scores kept under the new name
     assert "Round 2 begins: order Hauser, Big Urk" in cli.ok("log")

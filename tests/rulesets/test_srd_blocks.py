@@ -42,8 +42,8 @@ def R(n: int) -> str:
     return f"srd-5.2-combat.md §{n}"
 
 
-def fight(store: Store, *cast: tuple[str, str, dict[str, str]], order: str) -> Encounter:
-    enc = start(store, "srd-5.2")
+def fight(store: Store, *cast: tuple[str, str, dict[str, str]], order: str, **options: str) -> Encounter:
+    enc = start(store, "srd-5.2", **options)
     for name, side, stats in cast:
         do(enc, AddCombatant(name=name, side=side, stats=stats))
     do(enc, StartRound(rolls={n: (10,) for n, _, _ in cast}, details={"order": order}))
@@ -172,9 +172,9 @@ def test_recharge_is_spent_and_rolled_back_at_the_monsters_turn(memory_store: St
     enc = fight(memory_store, WYRM, ANN, order="Wyrm+Ann")
     do(enc, Declare(who="Wyrm", action="Fire Breath", target="Ann", rolls={"dmg:Wyrm": (1,) * 6, "save:Ann": (1,)}))
     do(enc, Next())  # Ann's turn
-    do(enc, Next())  # round 1 ends (rounds=stop)
-    # Recharge 5: a d6 of 4 at its turn's start leaves it spent (§14).
-    recharged = one(do(enc, StartRound(rolls={"recharge:Wyrm": (4,)})), Recharged)
+    # Ann's turn ends, and round 1; round 2 starts (rounds=roll-on): the Wyrm's turn. Recharge 5:
+    # a d6 of 4 at its turn's start leaves it spent (§14).
+    recharged = one(do(enc, Next(rolls={"recharge:Wyrm": (4,)})), Recharged)
     assert recharged.roll.faces == (4,) and not recharged.ready
     refused(enc, Declare(who="Wyrm", action="Fire Breath", target="Ann"), RuleViolation,
             f"Wyrm's Recharge ability is spent until a recharge roll of 5-6 ({R(14)})")
@@ -183,15 +183,16 @@ def test_recharge_is_spent_and_rolled_back_at_the_monsters_turn(memory_store: St
 def test_a_use_a_day_is_refused_once_spent(memory_store: Store) -> None:
     enc = fight(memory_store, WYRM, ANN, order="Wyrm+Ann")
     do(enc, Declare(who="Wyrm", action="Web", target="Ann", rolls={"save:Ann": (2,)}))
-    for _ in range(2):
+    for _ in range(2):  # the second starts round 2 (rounds=roll-on): the Wyrm's turn
         do(enc, Next())
-    do(enc, StartRound())
     refused(enc, Declare(who="Wyrm", action="Web", target="Ann"), RuleViolation,
             f"Wyrm has used Web 1 time(s): its 1/Day are spent ({R(14)})")
 
 
 def test_a_legendary_action_costs_what_its_block_says(memory_store: Store) -> None:
-    enc = fight(memory_store, WYRM, ANN, order="Wyrm+Ann")
+    # rounds=stop: with two in the fight the one moment after another creature's turn is after
+    # Ann's, between rounds; under roll-on her `next` starts the Wyrm's own turn at once.
+    enc = fight(memory_store, WYRM, ANN, order="Wyrm+Ann", rounds="stop")
     do(enc, Next())  # the Wyrm's turn ends: Ann's
     do(enc, Next())  # Ann's turn ends; round 1 ends
     # Tail costs 2 of its 3 uses; d20 1 misses.
@@ -206,8 +207,7 @@ def test_spell_slots_are_counted_and_refused_once_spent(memory_store: Store) -> 
     do(enc, Declare(who="Mira", action="magic", details={"spell": "Shield", "slot": "1", "as": "reaction"}))
     do(enc, Declare(who="Mira", action="magic", details={"spell": "Magic Missile", "slot": "1"}))
     do(enc, Next())
-    do(enc, Next())
-    do(enc, StartRound())
+    do(enc, Next())  # round 2 starts (rounds=roll-on): Mira's turn
     refused(enc, Declare(who="Mira", action="magic", details={"spell": "Magic Missile", "slot": "1"}),
             RuleViolation, f"Mira has spent its 2 level 1 spell slot(s) ({R(4)})")
     refused(enc, Declare(who="Mira", action="magic", details={"spell": "Fireball", "slot": "3"}), BadInput,

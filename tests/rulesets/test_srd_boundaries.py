@@ -100,12 +100,11 @@ def test_three_death_saves_of_exactly_10_make_her_stable(memory_store: Store) ->
     enc = ann_at_0(memory_store)
     save = one(her_turn(enc, 10), DeathSave)
     assert (save.successes, save.failures, save.outcome) == (1, 0, "success")
-    do(enc, Next())  # her turn ends, and the round with it
-    # Her Initiative holds for the fight (§2): the next rounds roll only her death saves.
-    save = one(do(enc, StartRound(rolls={"death:Ann": (10,)})), DeathSave)
+    # Her turn ends, and the round with it; her Initiative holds for the fight (§2): the
+    # next rounds start at her `next` (rounds=roll-on, §1) and roll only her death saves.
+    save = one(do(enc, Next(rolls={"death:Ann": (10,)})), DeathSave)
     assert (save.successes, save.failures, save.outcome) == (2, 0, "success")
-    do(enc, Next())
-    events = do(enc, StartRound(rolls={"death:Ann": (10,)}))
+    events = do(enc, Next(rolls={"death:Ann": (10,)}))
     assert one(events, DeathSave).outcome == "stable"
     assert one(events, Stabilised).by == "three successes"
     assert who(enc, "Ann").death == "0/0"  # the tallies reset on becoming Stable (§9)
@@ -201,8 +200,7 @@ def knocked_out_bob(store: Store) -> Encounter:
     do(enc, attack)
     assert combatant(enc, "Bob").status == "out"
     do(enc, Next())  # Bob's turn; Ann acts again in the next round
-    do(enc, Next())
-    do(enc, StartRound())
+    do(enc, Next())  # round 2 starts (rounds=roll-on): Ann's turn
     return enc
 
 
