@@ -1009,6 +1009,8 @@ class Srd52(Rules[SrdState]):
     @decides(Next)
     def _next(self, state: SrdState, command: Next, dice: Dice) -> list[Event]:
         if not state.in_round:
+            if state.round and state.options["rounds"] == "roll-on":  # paused for a legendary use (below)
+                return self._round(state, StartRound(rolls=command.rolls), dice)
             raise RuleViolation("no round is under way (`skirmish round` starts one)", R(1))
         work = self.copy(state)
         events: list[Event] = []
@@ -1019,6 +1021,11 @@ class Srd52(Rules[SrdState]):
                 events += self._expire(work, now, "end")
         events += self._advance(work, dice)
         if work.in_round or state.options["rounds"] != "roll-on":
+            return events
+        first = next((n for n in work.order if n != LAIR and self._can_take_turn(work, n)), None)
+        if first is not None and work.fighters[first].legendary and not work.fighters[first].incapacitated:
+            # §14: a legendary use comes after another creature's turn, never its own: the one who
+            # acts first next round has its moment after the last turn; the next `next` rolls on.
             return events
         # §1: the next round starts in the same order; a late arrival rolls as `round` has it roll.
         try:

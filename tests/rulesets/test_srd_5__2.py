@@ -281,6 +281,39 @@ def test_legendary_and_recharge_worked_example(memory_store: Store) -> None:
     assert one(events, Recharged).ready
 
 
+def test_roll_on_pauses_after_the_last_turn_for_a_legendary_creature_acting_first(memory_store: Store) -> None:
+    # rounds=roll-on (§1) with §14: the dragon acts first, so after the last creature's turn
+    # (B's) the round ends and waits: the dragon may spend a use after B's turn, and the next
+    # `next` starts round 2 in the same order, its recharge rolled at its turn's start.
+    cast = [("Dragon", "foes", {"hp": "200", "ac": "18", "legendary": "3", "recharge": "5"}),
+            ("A", "party", {"hp": "30", "ac": "15"}), ("B", "party", {"hp": "30", "ac": "15"})]
+    enc = fight(memory_store, *cast)
+    started = one(do(enc, StartRound(rolls={"Dragon": (20,), "A": (15,), "B": (12,)})), RoundStarted)
+    do(enc, Declare(who="Dragon", action="magic", details={"spell": "Fire Breath", "recharge": "yes"}))
+    do(enc, Next())  # A's turn
+    ended = do(enc, Next())  # B's turn
+    assert not [e for e in ended if isinstance(e, RoundStarted)]
+    ended = do(enc, Next())  # after B's turn: round 1 ends and waits for the dragon's use
+    assert not [e for e in ended if isinstance(e, RoundStarted)] and not enc.view().clock.running
+    do(enc, Declare(who="Dragon", action="legendary"))
+    assert who(enc, "Dragon").legendary == "2/3"
+    events = do(enc, Next(rolls={"recharge:Dragon": (6,)}))
+    again = one(events, RoundStarted)
+    assert (again.round, again.order, again.rolled) == (2, started.order, ())
+    assert one(events, Recharged).ready and enc.view().clock.now == ("Dragon",)
+    assert who(enc, "Dragon").legendary == "3/3"  # its uses come back at its turn's start (§14)
+
+
+def test_roll_on_does_not_pause_when_no_legendary_creature_acts_first(memory_store: Store) -> None:
+    cast = [("Dragon", "foes", {"hp": "200", "ac": "18", "legendary": "3"}),
+            ("A", "party", {"hp": "30", "ac": "15"})]
+    enc = fight(memory_store, *cast)
+    do(enc, StartRound(rolls={"Dragon": (2,), "A": (15,)}))  # A 15, the dragon 2
+    do(enc, Next())  # the dragon's turn
+    assert one(do(enc, Next()), RoundStarted).round == 2  # the round rolls on: A acts first
+    assert enc.view().clock.now == ("A",)
+
+
 # --- the rules, one by one --------------------------------------------------------------------
 
 

@@ -172,8 +172,9 @@ def test_recharge_is_spent_and_rolled_back_at_the_monsters_turn(memory_store: St
     enc = fight(memory_store, WYRM, ANN, order="Wyrm+Ann")
     do(enc, Declare(who="Wyrm", action="Fire Breath", target="Ann", rolls={"dmg:Wyrm": (1,) * 6, "save:Ann": (1,)}))
     do(enc, Next())  # Ann's turn
-    # Ann's turn ends, and round 1; round 2 starts (rounds=roll-on): the Wyrm's turn. Recharge 5:
-    # a d6 of 4 at its turn's start leaves it spent (§14).
+    do(enc, Next())  # Ann's turn ends, and round 1: it waits for the Wyrm's legendary use (§14)
+    # The next `next` starts round 2 (rounds=roll-on): the Wyrm's turn. Recharge 5: a d6 of 4 at
+    # its turn's start leaves it spent (§14).
     recharged = one(do(enc, Next(rolls={"recharge:Wyrm": (4,)})), Recharged)
     assert recharged.roll.faces == (4,) and not recharged.ready
     refused(enc, Declare(who="Wyrm", action="Fire Breath", target="Ann"), RuleViolation,
@@ -183,7 +184,7 @@ def test_recharge_is_spent_and_rolled_back_at_the_monsters_turn(memory_store: St
 def test_a_use_a_day_is_refused_once_spent(memory_store: Store) -> None:
     enc = fight(memory_store, WYRM, ANN, order="Wyrm+Ann")
     do(enc, Declare(who="Wyrm", action="Web", target="Ann", rolls={"save:Ann": (2,)}))
-    for _ in range(2):  # the second starts round 2 (rounds=roll-on): the Wyrm's turn
+    for _ in range(3):  # Ann's turn, round 1's end (a pause for the Wyrm's legendary use), round 2
         do(enc, Next())
     refused(enc, Declare(who="Wyrm", action="Web", target="Ann"), RuleViolation,
             f"Wyrm has used Web 1 time(s): its 1/Day are spent ({R(14)})")
