@@ -576,7 +576,7 @@ def test_a_goblins_turn_is_its_blocks_action_a_target_and_roll(browser: Any, cam
         gm.page.locator(f"#move-faces input[data-dice='dmg:{GW1}']").fill("4")
         gm.page.click("#move-typed")
         gm.settle()
-        assert gm.reply() == (False, f"#9 {GW1} attacks Ann: 15 (d20 + attack bonus vs AC 15), hits\n"
+        assert gm.reply() == (False, f"#9 {GW1} attacks Ann with Scimitar: 15 (d20 + attack bonus vs AC 15), hits\n"
                                      "#10 Ann takes 6 slashing damage (18 HP left)")
         assert gm.page.locator("#move").is_hidden()  # put down once declared
         assert hp(camp)["Ann"] == 18
@@ -597,16 +597,16 @@ def test_a_goblins_turn_is_its_blocks_action_a_target_and_roll(browser: Any, cam
         # Goblin Warrior 2: Shortbow at Bo (AC 12), d20 8 + 4 = 12 hits; 1d6 3 + 2 = 5 piercing: 18 - 5 = 13.
         assert take(gm, GW2, "Shortbow", ("Bo",), {GW2: "8", f"dmg:{GW2}": "3"})[0] is False
         assert hp(camp)["Bo"] == 13
-        for _ in range(4):  # Next: Ann's turn, Cy's, Bo's, then the round's end
+        for _ in range(4):  # Next: Ann's turn, Cy's, Bo's, then round 1's end and round 2's start
             gm.page.click("#next")
             gm.settle()
         assert hp(camp) == {GW1: 10, GW2: 10, "Ann": 18, "Cy": 15, "Bo": 13}
         state = json.loads(camp.ok("state", "--json"))
-        assert state["clock"]["round"] == 1 and not state["clock"]["running"]  # next through: round 1 over
+        # The round rolls on in the same order (option rounds=roll-on, srd-5.2-combat.md §1).
+        assert state["clock"]["round"] == 2 and state["clock"]["now"] == [GW1]
         gm.page.evaluate("() => window.scrollTo(0, 0)")
         gm.page.screenshot(path=str(SHOTS / "gm-block-cards-400x900.png"))
         # Round 2, the same order. Goblin Warrior 1: Scimitar at Cy (AC 13), d20 2 + 4 = 6 misses.
-        assert gm.tap(["round"])[0] is False
         assert take(gm, GW1, "Scimitar", ("Cy",), {GW1: "2"})[0] is False
         gm.page.click("#next")
         gm.settle()
@@ -620,7 +620,7 @@ def test_a_goblins_turn_is_its_blocks_action_a_target_and_roll(browser: Any, cam
         gm.page.click("#next")
         gm.settle()
         assert gm.tap(["damage", GW1, "5"])[0] is False
-        for _ in range(2):  # Next: Bo's turn, then the round's end
+        for _ in range(2):  # Next: Bo's turn, then round 2's end and round 3's start
             gm.page.click("#next")
             gm.settle()
         assert hp(camp) == {GW1: 0, GW2: 10, "Ann": 18, "Cy": 15, "Bo": 6}
@@ -629,8 +629,9 @@ def test_a_goblins_turn_is_its_blocks_action_a_target_and_roll(browser: Any, cam
         assert move(gm, GW1, "Scimitar").inner_text() == "Scimitar\ndead"
         gm.page.evaluate("() => window.scrollTo(0, 0)")
         gm.page.screenshot(path=str(SHOTS / "gm-block-spent-400x900.png"))
-        # Round 3: Goblin Warrior 2's turn, a typical one: its Shortbow, Cy, Roll, Next (the server rolls).
-        assert gm.tap(["round"])[0] is False
+        # Round 3: Goblin Warrior 2's turn (the dead one's is passed by), a typical one: its Shortbow,
+        # Cy, Roll, Next (the server rolls).
+        assert json.loads(camp.ok("state", "--json"))["clock"]["now"] == [GW2]
         move(gm, GW2, "Shortbow").click()
         assert GW1 not in gm.page.locator("#move-targets").inner_text()
         gm.page.locator("#move-targets button[data-target='Cy']").click()
@@ -638,9 +639,9 @@ def test_a_goblins_turn_is_its_blocks_action_a_target_and_roll(browser: Any, cam
         gm.page.click("#move-roll")
         gm.settle()
         refused, said = gm.reply()
-        assert not refused and said.startswith(f"#") and f"{GW2} attacks Cy: " in said, said
+        assert not refused and said.startswith(f"#") and f"{GW2} attacks Cy with Shortbow: " in said, said
         taken = re.search(r"Cy takes (\d+) piercing damage", said)
-        for _ in range(4):  # Next: Ann's turn, Cy's, Bo's, then the round's end
+        for _ in range(4):  # Next: Ann's turn, Cy's, Bo's, then round 3's end and round 4's start
             gm.page.click("#next")
             gm.settle()
         gm.fits()
@@ -651,7 +652,8 @@ def test_a_goblins_turn_is_its_blocks_action_a_target_and_roll(browser: Any, cam
     assert taken is None or 3 <= int(taken.group(1)) <= 14
     assert hp(camp) == {GW1: 0, GW2: 10, "Ann": 18, "Cy": cy, "Bo": 6}
     state = json.loads(camp.ok("state", "--json"))
-    assert state["clock"]["round"] == 3 and not state["clock"]["running"]
+    # Three rounds played; the fourth has rolled on to Goblin Warrior 2 (rounds=roll-on, §1).
+    assert state["clock"]["round"] == 4 and state["clock"]["now"] == [GW2]
 
 
 def test_a_spent_action_is_greyed_with_why(browser: Any, cli: Cli) -> None:
