@@ -14,6 +14,7 @@ import typer
 from skirmish.eventlog.commands import Carry, Command
 from skirmish.eventlog.errors import BadInput
 from skirmish.projections.ruleset import Ruleset
+from skirmish.projections.text.words import event_line
 
 
 def add_imported(ctx: typer.Context, entry: Any, ruleset: Ruleset[Any], side: str | None, typed: dict[str, str],
@@ -65,14 +66,14 @@ def new_with(run: Any, name: str, rules: str, options: dict[str, str], seed: int
     with log_file.batch():
         enc = log_file.new(name, ruleset.id, options, run.text, seed)
         first = enc.path(enc.head().event_id)[0]
-        out = [f"#{first.id} {enc.describe(first)}"]
+        out = [f"#{first.id} {event_line(enc, first)}"]
         for command in commands:
             if path is not None and isinstance(command, Carry):
                 from skirmish.projections.imports.bring import tags_that_hold
 
                 command, refused = tags_that_hold(enc, command)
                 lines += refused
-            out += [f"#{rec.id} {enc.describe(rec)}" for rec in enc.execute(command, run.text)]
+            out += [f"#{rec.id} {event_line(enc, rec)}" for rec in enc.execute(command, run.text)]
     for line in [*lines, *out]:
         say(line)
     say(f"Encounter {enc.row.name!r} is now current in {run.db}")

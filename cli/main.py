@@ -86,7 +86,7 @@ def new(
         raise BadInput("--fight goes with --from")
     enc = run.log_file(create=True).new(name, rules, pairs(option, "--option"), run.text, seed)
     first = enc.path(enc.head().event_id)[0]
-    say(f"#{first.id} {enc.describe(first)}")
+    say(f"#{first.id} {event_line(enc, first)}")
     say(f"Encounter {enc.row.name!r} is now current in {run.db}")
     if note := run.pinned_note(enc.row.name):
         say(note)
@@ -598,3 +598,4 @@ def main() -> None:
 from skirmish.cli import audit as _audit  # noqa: E402,F401
 from skirmish.cli import reports as _reports  # noqa: E402,F401
 from skirmish.cli import policy as _policy  # noqa: E402,F401
+from skirmish.projections.text.words import event_line

@@ -23,6 +23,7 @@ from skirmish.projections.door.perform import Result, perform
 from skirmish.projections.door.words import parse, split_line
 from skirmish.projections.engine import Encounter, LogFile
 from skirmish.projections.view import Shown
+from skirmish.projections.text.words import event_line
 
 TIMELINE_KEPT = 400  # events of the branch the timeline holds; older ones load on demand
 
@@ -144,7 +145,7 @@ class Session:
 
     def describe(self, event_id: int) -> str:
         enc = self.encounter()
-        return enc.describe(enc.event(event_id))
+        return event_line(enc, enc.event(event_id))
 
     # --- the timeline ------------------------------------------------------------------
 
@@ -156,7 +157,7 @@ class Session:
         node = start
         while node is not None and node not in stop and len(out) < limit:
             rec = enc.event(node)
-            out.append(Moment(rec.id, enc.describe(rec)))
+            out.append(Moment(rec.id, event_line(enc, rec)))
             node = rec.parent
         return out
 

@@ -16,11 +16,12 @@ from skirmish.cli.invocation import Invocation, echo, print_json, say, write_all
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.text import escape_controls
 from skirmish.projections.engine import Encounter, Recorded
+from skirmish.projections.text.words import event_line
 
 
 def print_events(enc: Encounter, recorded: Sequence[Recorded], run: Invocation | None = None) -> None:
     for rec in recorded:
-        say(f"#{rec.id} {enc.describe(rec)}")
+        say(f"#{rec.id} {event_line(enc, rec)}")
     if run is not None and recorded and run.shared is None and where_matters(enc, run):
         say(f"  (on {enc.row.name!r}, branch {enc.branch!r})")
 

@@ -36,22 +36,13 @@ from skirmish.eventlog.commands import AddHidden, AddNote, ApplyEffect, Command,
 from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent, UnknownRuleset
 from skirmish.eventlog.events import (
     CORE_EVENTS,
-    BandsChosen,
     Codec,
     CombatantAdded,
-    CombatantCarried,
-    CombatantHidden,
-    CombatantLeft,
     CombatantRenamed,
-    CombatantReturned,
-    DiceRolled,
     EncounterEnded,
-    CombatantRevealed,
     EncounterStarted,
     Event,
     NoteAdded,
-    StatsSet,
-    TraitsSet,
     tag_of,
 )
 from skirmish.eventlog.connection import DEFAULT_DB
@@ -68,8 +59,7 @@ from skirmish.eventlog.store import (
     Store,
     Table,
 )
-from skirmish.eventlog.text import escape_controls
-from skirmish.projections.policy import POLICY_COMMANDS, decide as decide_policy, describe as describe_policy, joining_hidden
+from skirmish.projections.write.shared import POLICY_COMMANDS, decide_note, decide_policy, joining_hidden
 from skirmish.projections.view import Ended, NoteOn, Shown
 from skirmish.projections.ruleset import (
     Dice,
@@ -81,7 +71,6 @@ from skirmish.projections.ruleset import (
     check_name,
     check_numbers,
     check_texts,
-    find_name,
     get_ruleset,
     not_installed,
     settle_options,
@@ -813,62 +802,6 @@ class Encounter:
         shape = self._store.shape(self.row.id)
         return {i: shape.holders(i) for i in self._store.event_ids(self.row.id)}
 
-    def describe(self, rec: Recorded) -> str:
-        """The event as one line of text, whatever its fields hold: names and notes stored
-        before the input rules, or imported, are shown escaped (eventlog/text.py)."""
-        return escape_controls(self._describe(rec.event))
-
-    def _describe(self, event: Event) -> str:
-        match event:
-            case EncounterStarted(name=name, ruleset=ruleset, options=options, seed=seed, key=key):
-                opts = ", ".join(f"{k}={v}" for k, v in options.items()) or "no options"
-                dice = f"dice key {key}" if key else f"dice seed {seed}"
-                return f"Encounter {name!r} begins under {ruleset} ({opts}; {dice})"
-            case CombatantAdded(name=name, side=side, stats=stats, traits=traits):
-                figures = ", ".join([*(f"{k} {v}" for k, v in stats.items()), *(f"{k} {v}" for k, v in traits.items())])
-                return f"{name} joins the {side} side ({figures})"
-            case NoteAdded(about=about, text=text, private=private, on=str(on)):
-                return f"{'Private note' if private else 'Note'} on {on} (at #{about}): {text}"
-            case NoteAdded(about=about, text=text, private=private):
-                return f"{'Private note' if private else 'Note'} on #{about}: {text}"
-            case EncounterEnded(reason=reason):
-                return f"The encounter ends{': ' + reason if reason else ''}"
-            case StatsSet(who=who, stats=stats, was=was):
-                changes = ", ".join(f"{k} {was[k]} -> {v}" if k in was else f"{k} {v}" for k, v in stats.items())
-                return f"{who}'s stats are set: {changes}"
-            case TraitsSet(who=who, traits=traits, was=was):
-                changes = ", ".join(f"{k} {was[k] or 'none'} -> {v or 'none'}" if was.get(k) else f"{k} {v or 'none'}"
-                                    for k, v in traits.items())
-                return f"{who}'s stats are set: {changes}"
-            case CombatantRenamed(who=who, to=to):
-                return f"{who} is renamed {to}"
-            case DiceRolled(total=total, who=who, why=why):
-                roll = total.roll
-                faces = " + ".join(str(f) for f in roll.faces) if roll is not None else ""
-                modifier = next((t.value for t in total.terms if t.name == "modifier"), 0)
-                shown = faces + (f" {'+' if modifier > 0 else '-'} {abs(modifier)}" if modifier else "")
-                source = " (the GM's dice)" if roll is not None and roll.source == "gm" else ""
-                whose = f" for {who}" if who else ""
-                reason = f" ({why})" if why else ""
-                spec = total.formula.replace(" ", "")
-                sum_ = f" = {total.value}" if roll is not None and (len(roll.faces) > 1 or modifier) else ""
-                return f"Roll{whose}{reason}: {spec} = {shown}{sum_}{source}"
-            case CombatantLeft(who=who, reason=reason):
-                # `leave` without --reason records "leaves the fight": said once, not twice.
-                return f"{who} leaves the fight" + ("" if reason == "leaves the fight" else f": {reason}")
-            case CombatantReturned(who=who):
-                return f"{who} returns to the fight"
-            case CombatantCarried(who=who, source=source, vital=vital, hash=digest, figures=figures):
-                at = f", vital figure {vital}" if vital is not None else ", vital figure at its maximum"
-                at += "".join(f", {k} {v}" for k, v in figures.items())
-                chain = f", hash {digest[:12]}" if digest else ""
-                return f"{who} comes in from {source}{chain}{at}"
-
-
-            case CombatantHidden() | CombatantRevealed() | BandsChosen():
-                return describe_policy(event) or ""
-        return self.ruleset.describe(event)
-
     # --- the log as recorded: what the audit, the page, the report and the console read ---
 
     def event(self, event_id: int) -> Recorded:
@@ -1079,13 +1012,7 @@ class Encounter:
         if isinstance(command, POLICY_COMMANDS):  # the players' screens: the same in every ruleset
             events: list[Event] = decide_policy(self, state.names(), command, at)
         elif isinstance(command, AddNote):
-            on = None if command.on is None else find_name(state.names(), command.on)
-            if on is None:
-                self._store.event(self.row.id, command.event)
-            if not command.text.strip():
-                raise BadInput("a note needs some text")
-            about = at if on is not None else command.event  # a note on a combatant is written at the head
-            events = [NoteAdded(about=about, text=command.text, private=command.private, on=on)]
+            events = decide_note(command, state.names(), at, lambda event_id: self._store.event(self.row.id, event_id))
         else:
             if not isinstance(command, RollDice) and (ended := self.ended_at(at)) is not None:
                 why = f" ({ended.reason})" if ended.reason else ""

@@ -30,12 +30,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import msgspec
 
-from skirmish.eventlog.commands import AddHidden, ChooseBands, Command, Hide, Reveal
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.events import (
     Band,
     BandsChosen,
@@ -49,13 +48,30 @@ from skirmish.eventlog.events import (
     NoteAdded,
     TraitsSet,
 )
-from skirmish.eventlog.text import check_label
 from skirmish.projections.view import Combatant, Gauge, NoOwn, View
 
 if TYPE_CHECKING:
-    from skirmish.projections.audit.explain import Number
-    from skirmish.projections.engine import Encounter
     from skirmish.projections.ruleset import Harm
+
+
+class _Marked(Protocol):
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def event(self) -> Event: ...
+
+
+class _Path(Protocol):
+    def depth_of(self, event_id: int) -> int | None: ...
+
+
+class Log(Protocol):
+    """What :func:`hidden_at` reads of an encounter's log (the engine's ``Encounter`` is one)."""
+
+    def events_of_kind(self, kind: type[Event]) -> Sequence[_Marked]: ...
+
+    def runs(self, event_id: int) -> _Path: ...
 
 Audience = Literal["gm", "players"]
 DOWN = frozenset({"down", "dead"})
@@ -144,7 +160,7 @@ class Sight(msgspec.Struct, frozen=True):
         return self
 
 
-def hidden_at(enc: Encounter, at: int) -> frozenset[str]:
+def hidden_at(enc: Log, at: int) -> frozenset[str]:
     """The combatants hidden from the players after event ``at`` (the GM's board marks them)."""
     marks = [*enc.events_of_kind(CombatantHidden), *enc.events_of_kind(CombatantRevealed)]
     if not marks:
@@ -158,78 +174,10 @@ def hidden_at(enc: Encounter, at: int) -> frozenset[str]:
     return sight.hidden
 
 
-def hidden_line(enc: Encounter, at: int) -> str:
+def hidden_line(enc: Log, at: int) -> str:
     """The GM's board's line naming the hidden combatants ("" when none is)."""
     hidden = hidden_at(enc, at)
     return f"hidden from the players: {', '.join(sorted(hidden))}" if hidden else ""
-
-
-# --- the GM's commands about the players' screens ----------------------------------------------
-
-POLICY_COMMANDS = (Hide, Reveal, ChooseBands)
-
-
-def decide(enc: Encounter, names: Sequence[str], command: Command, at: int) -> list[Event]:
-    """`hide`, `reveal` and `bands`: the same in every ruleset (``names``: the combatants)."""
-    from skirmish.projections.ruleset import find_name
-
-    match command:
-        case Hide(who=wanted):
-            who = find_name(names, wanted)
-            if who in hidden_at(enc, at):
-                raise RuleViolation(f"{who} is hidden from the players already (`skirmish reveal {who}` shows it)")
-            return [CombatantHidden(who=who)]
-        case Reveal(who=wanted):
-            who = find_name(names, wanted)
-            if who not in hidden_at(enc, at):
-                raise RuleViolation(f"{who} is not hidden: the players see it already")
-            return [CombatantRevealed(who=who)]
-        case ChooseBands(full=full, bands=chosen):
-            return [chosen_bands(full, chosen)]
-    raise RuleViolation("that command is not about the players' screens")
-
-
-def chosen_bands(full: str, chosen: Iterable[tuple[str, int]]) -> BandsChosen:
-    """The GM's bands, checked: labels of one line, percents from 1 to 100, one at 100 (so
-    every foe below full has a band), no label or percent twice."""
-    full = check_label("a band", full).strip()
-    levels = [Band(check_label("a band", label).strip(), percent) for label, percent in chosen]
-    if not full or not all(b.label for b in levels):
-        raise BadInput("a band needs a label")
-    if not levels:
-        raise BadInput("bands takes the label at full, then LABEL=PERCENT for each band below it")
-    for b in levels:
-        if not 1 <= b.percent <= 100:
-            raise BadInput(f"band {b.label!r} takes a percent from 1 to 100, not {b.percent}")
-    labels = [full, *(b.label for b in levels)]
-    if len({label.lower() for label in labels}) != len(labels) or DOWN_BAND in (label.lower() for label in labels):
-        raise BadInput(f"each band needs its own label, and {DOWN_BAND!r} is the band of the down")
-    if len({b.percent for b in levels}) != len(levels):
-        raise BadInput("each band needs its own percent")
-    if max(b.percent for b in levels) != 100:
-        raise BadInput("one band must be at 100 (just hurt), so that every foe below full has one")
-    return BandsChosen(full=full, bands=tuple(sorted(levels, key=lambda b: -b.percent)))
-
-
-def joining_hidden(command: AddHidden, events: Sequence[Event]) -> list[Event]:
-    """`add --hidden`: each combatant it adds is hidden just before it joins, so the players
-    never see it join."""
-    hides: list[Event] = [CombatantHidden(who=e.name, joining=True) for e in events if isinstance(e, CombatantAdded)]
-    return [*hides, *events]
-
-
-def describe(event: Event) -> str | None:
-    """The log's line for the policy's events (None: not one of them)."""
-    match event:
-        case CombatantHidden(who=who, joining=True):
-            return f"{who} joins hidden from the players (`skirmish reveal {who}` shows it)"
-        case CombatantHidden(who=who):
-            return f"{who} is hidden from the players"
-        case CombatantRevealed(who=who):
-            return f"{who} is revealed to the players"
-        case BandsChosen():
-            return f"The players' health bands for foes: {Bands().chosen(event).words()}"
-    return None
 
 
 # --- the players' page ------------------------------------------------------------------------
@@ -246,14 +194,6 @@ def _naming(names: frozenset[str]) -> re.Pattern[str] | None:
 def names_any(text: str, names: frozenset[str]) -> bool:
     pattern = _naming(names)
     return pattern is not None and pattern.search(text) is not None
-
-
-def explanation_lines(numbers: Sequence[Number]) -> list[str]:
-    """An event's explanation as the policy reads it: each line and each item recorded."""
-    from skirmish.projections.text.narration import number_parts
-
-    lines, recorded = number_parts(numbers)
-    return [*lines, *(recorded[0] if recorded else ())]
 
 
 class Told(msgspec.Struct, frozen=True):

@@ -10,6 +10,7 @@ from skirmish.projections.engine import Encounter
 from skirmish.projections.text.board import clock_label, own_figures
 from skirmish.projections.text.board import figures as figures_of
 from skirmish.projections.view import View
+from skirmish.projections.text.words import event_line
 
 
 class Moment(msgspec.Struct, frozen=True):
@@ -117,7 +118,7 @@ def diff(enc: Encounter, a: str, b: str, listed: bool = True) -> Diff:
     def after_split(runs: list[tuple[int, int]]) -> list[EventLine] | None:
         if not listed:
             return None
-        return [EventLine(r.id, enc.describe(r)) for r in enc.events_in(runs)]
+        return [EventLine(r.id, event_line(enc, r)) for r in enc.events_in(runs)]
 
     def span(runs: list[tuple[int, int]]) -> Span:
         return Span(sum(high - low + 1 for low, high in runs), runs[0][0] if runs else None,
@@ -127,7 +128,7 @@ def diff(enc: Encounter, a: str, b: str, listed: bool = True) -> Diff:
     return Diff(
         a=Moment(label_a, at_a),
         b=Moment(label_b, at_b),
-        split=EventLine(split.id, enc.describe(split)),
+        split=EventLine(split.id, event_line(enc, split)),
         only_a=after_split(only_a),
         only_b=after_split(only_b),
         after_split=Spans(span(only_a), span(only_b)),

@@ -12,6 +12,7 @@ import msgspec
 from skirmish.eventlog.events import Derivation, Event, Roll, Term
 from skirmish.projections.engine import Encounter
 from skirmish.projections.notes import notes_shown
+from skirmish.projections.text.words import event_line
 
 
 class Dice(msgspec.Struct, frozen=True):
@@ -124,7 +125,7 @@ def explain(enc: Encounter, event_id: int) -> Explanation:
     return Explanation(
         event=rec.id,
         kind=rec.kind,
-        description=enc.describe(rec),
+        description=event_line(enc, rec),
         command=command.text,
         branch=command.branch,
         on=enc.branches_holding(rec.id),  # the branches whose history holds it

@@ -18,6 +18,7 @@ from skirmish.projections.engine import SNAPSHOT_EVERY, Encounter, PathRuns, Rec
 from skirmish.projections.ruleset import find_name, suggest
 from skirmish.projections.text.board import figures as figures_of
 from skirmish.projections.view import Effect, View
+from skirmish.projections.text.words import event_line
 
 
 def _row(view: View, name: str) -> dict[str, Any] | None:
@@ -219,8 +220,8 @@ def why(enc: Encounter, who: str, figure: str | None = None, limit: int | None =
             linked = [o for k in sorted(_mentions(rec, set(change.kinds_before))) if (o := origin(k, rec))]
             for cause in linked or _decided_with(rec, _siblings(enc, rec), names.at(rec.id),
                                                  {rec.command_id: text(rec.command_id)}):
-                chain.setdefault(cause.id, Link(cause.id, cause.kind, "cause", enc.describe(cause), text(cause.command_id)))
-            chain[rec.id] = ChangeLink(rec.id, rec.kind, "change", enc.describe(rec), text(rec.command_id),
+                chain.setdefault(cause.id, Link(cause.id, cause.kind, "cause", event_line(enc, cause), text(cause.command_id)))
+            chain[rec.id] = ChangeLink(rec.id, rec.kind, "change", event_line(enc, rec), text(rec.command_id),
                                        change.old, change.new)
         out.append(FigureHistory(key, start[key], latest[key], [chain[i] for i in sorted(chain)],
                                  len(found) > len(shown) or read_from > added))

@@ -18,6 +18,7 @@ from skirmish.eventlog import commands as c
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.projections.door import requests as r
 from skirmish.projections.engine import Encounter, LogFile, Recorded
+from skirmish.projections.text.words import event_line
 
 
 class Result(msgspec.Struct, frozen=True, kw_only=True):
@@ -154,7 +155,7 @@ def execute(enc: Encounter, command: c.Command, text: str) -> tuple[list[Recorde
 
         command, brought = complete(command, enc.ruleset)  # the stats used are recorded in the command
     recorded = enc.execute(command, text or r.tag(command))
-    lines = [f"#{rec.id} {enc.describe(rec)}" for rec in recorded] + brought
+    lines = [f"#{rec.id} {event_line(enc, rec)}" for rec in recorded] + brought
     if before:
         for side, names in enc.view().standing().items():
             if not names and before.get(side):

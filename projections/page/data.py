@@ -32,8 +32,10 @@ from skirmish.projections.engine import CommandsAlong, Encounter, Recorded
 from skirmish.projections.text.narration import number_parts
 from skirmish.projections.text.board import cell, clock_label, effect_text, label
 from skirmish.projections.ruleset import Harm
-from skirmish.projections.policy import Audience, Bands, Players, Sight, Told, audience, bands, explanation_lines, names_any
+from skirmish.projections.policy import Audience, Bands, Players, Sight, Told, audience, bands, names_any
+from skirmish.projections.text.narration import explanation_lines
 from skirmish.projections.view import Combatant, Gauge, Own, View
+from skirmish.projections.text.words import event_line
 
 __all__ = ["Audience", "Bands", "GMLive", "PlayersLive", "audience", "bands", "build", "event_count"]  # cli/ reads these here
 
@@ -395,7 +397,7 @@ class _Pass:
         if parent is not None and parent < cut:  # the page starts this path here, whole
             self.bases[str(rec.id)] = {"dealt": fold.dealt, "taken": fold.taken}
             fold.view = {}
-        text = self.enc.describe(rec)
+        text = event_line(self.enc, rec)
         numbers = number_entries(rec.event)
         told: Told | None = Told(text, True, True)
         if players is not None:

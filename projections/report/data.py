@@ -33,8 +33,10 @@ from skirmish.eventlog.errors import BadInput
 from skirmish.projections.engine import CommandsAlong, Encounter, Recorded
 from skirmish.projections.ruleset import Harm
 from skirmish.projections.audit.explain import number_entries
-from skirmish.projections.policy import Audience, Bands, Players, Sight, explanation_lines, hidden_at, names_any
+from skirmish.projections.policy import Audience, Bands, Players, Sight, hidden_at, names_any
+from skirmish.projections.text.narration import explanation_lines
 from skirmish.projections.view import Combatant, Gauge, Shown, View, second_gauge
+from skirmish.projections.text.words import event_line
 
 
 @dataclass(frozen=True)
@@ -369,7 +371,7 @@ def _recorded_steps(enc: Encounter, head: int,
         event = rec.event
         yield rec, body, Step(
             rec.id, command, tag, actor, action if isinstance(action, str) else None,
-            enc.describe(rec), enc.ruleset.view(after),
+            event_line(enc, rec), enc.ruleset.view(after),
             note_about=event.about if isinstance(event, NoteAdded) else None,
             harm=attribution.step(event, command, tag, actor),
             renamed=(event.who, event.to) if isinstance(event, CombatantRenamed) else None,

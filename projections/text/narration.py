@@ -23,6 +23,7 @@ from skirmish.projections.engine import Encounter, Recorded
 from skirmish.projections.text.board import cell, figure_plan
 from skirmish.projections.text.board import clock_label, combatant_changes, view_changes
 from skirmish.projections.view import Clock, Combatant, Glance, View
+from skirmish.projections.text.words import event_line
 
 INDENT = " " * 9  # under the text of a "#id   " line
 
@@ -37,7 +38,7 @@ def log_line(enc: Encounter, rec: Recorded, branches: Sequence[str] | None, curr
     mark = ""
     if branches is not None:
         mark = "  (undone)" if not branches else ("" if current in branches else f"  ({', '.join(branches)})")
-    return escape_controls(f"#{rec.id:<5} {enc.describe(rec)}{mark}")
+    return escape_controls(f"#{rec.id:<5} {event_line(enc, rec)}{mark}")
 
 
 def head_move_line(m: HeadMove) -> str:
@@ -62,10 +63,10 @@ def replay_text(
         yield from _replay_whole(enc, notes, to, start)
         return
     ruleset = enc.ruleset
-    glance_of, describe, describe_own = ruleset.glance, enc.describe, ruleset.describe
+    glance_of, describe_own = ruleset.glance, ruleset.describe
     # Whether an event type is the ruleset's own, described by it straight (most of a
-    # fight), not through the engine's cases for the core events (projections/engine.py
-    # ``_describe``: CORE_EVENTS) first: the same line.
+    # fight), not through the cases for the core events (projections/text/words.py,
+    # ``describe``: CORE_EVENTS) first: the same line.
     own: dict[type[Event], bool] = {}
     prior: tuple[Combatant, ...] | None = None
     moment: tuple[int, str, str] | None = None
@@ -94,7 +95,7 @@ def replay_text(
             if not said.isprintable():
                 said = escape_controls(said)
         else:
-            said = describe(rec)
+            said = event_line(enc, rec)
         line = f"#{rec.id:<5} [{when}] {said}"  # its parts escaped: escaping goes character by character
         rows = glance.combatants
         if prior is not None and prior is not rows:
@@ -217,7 +218,7 @@ def _replay_whole(
         if prior is None and rec.parent is not None:
             prior = view_of(enc.fold_to(rec.parent)[0])
         view = view_of(after)
-        lines = [escape_controls(f"#{rec.id:<5} [{clock_label(view.clock)}] {enc.describe(rec)}")]
+        lines = [escape_controls(f"#{rec.id:<5} [{clock_label(view.clock)}] {event_line(enc, rec)}")]
         if prior is not None:
             lines += [f"{INDENT}{change}" for change in view_changes(prior, view)]
         if rec.id in notes:
@@ -324,3 +325,9 @@ def number_parts(numbers: Sequence[Number]) -> tuple[list[str], tuple[list[str],
     rules = {n.rule for n in recorded if n.rule}
     tail = f" ({', '.join(sorted(rules))})" if rules else " (no derivation recorded)"
     return lines, ([f"{figure_words(n.figure)} {n.value}" for n in recorded], tail)
+
+
+def explanation_lines(numbers: Sequence[Number]) -> list[str]:
+    """An event's explanation as the players' policy reads it: each line and each item recorded."""
+    lines, recorded = number_parts(numbers)
+    return [*lines, *(recorded[0] if recorded else ())]

@@ -29,6 +29,7 @@ from skirmish.projections.notes import notes_shown
 from skirmish.projections.ruleset import registry
 from skirmish.projections.text.board import cell
 from skirmish.projections.view import Clock, Combatant, View
+from skirmish.projections.text.words import event_line
 
 from support.cli import Cli, start
 from support.rulesets import support_for
@@ -79,7 +80,7 @@ def reference(enc: Encounter, start: int | None = None) -> str:
         if prior is None and rec.parent is not None:
             prior = view(enc.fold_to(rec.parent)[0])
         now = view(state)
-        lines.append(escape_controls(f"#{rec.id:<5} [{reference_label(now.clock)}] {enc.describe(rec)}"))
+        lines.append(escape_controls(f"#{rec.id:<5} [{reference_label(now.clock)}] {event_line(enc, rec)}"))
         if prior is not None:
             lines += [" " * 9 + change for change in reference_changes(prior, now)]
         for n in notes.get(rec.id, []):

@@ -42,6 +42,7 @@ from skirmish.projections.rulesets.modular import (
     UpkeepTick,
 )
 from skirmish.projections.view import Budget, Gauge, Pending
+from skirmish.projections.text.words import event_line
 
 from support.cli import Cli, start
 from support.encounter import combatant, do, effects, one, refused, who
@@ -191,7 +192,7 @@ def test_initiative_ties_go_to_higher_agility_by_default(memory_store: Store) ->
     started = one(events, RoundStarted)
     assert started.order == ("Hauser", "Mira", "Orc") and started.ties == ()
     assert enc.path(enc.head().event_id)[0].event.options["initiative-ties"] == "agility"  # type: ignore[attr-defined]
-    assert "ties: initiative-ties=agility" in enc.describe(enc.path(enc.head().event_id)[-2])
+    assert "ties: initiative-ties=agility" in event_line(enc, enc.path(enc.head().event_id)[-2])
 
 
 def test_initiative_ties_of_equal_agility_roll_off(memory_store: Store) -> None:

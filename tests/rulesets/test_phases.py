@@ -39,6 +39,7 @@ from skirmish.projections.rulesets.phases import (
     TurnStarted,
 )
 from skirmish.projections.view import Budget, Shown
+from skirmish.projections.text.words import event_line
 
 from support.cli import Cli, start
 from support.encounter import combatant, do, effects, one, pending, refused, who
@@ -401,7 +402,7 @@ def test_standing_up_as_part_of_a_move_halves_it(memory_store: Store) -> None:
     refused(enc, Declare(who="Gob", action="prone"), RuleViolation, "Gob is already prone (phases.md, Actions)")
     taken = one(do(enc, Declare(who="Gob", action="run")), ActionTaken)
     assert taken.distance is not None and taken.distance.amount == 15 and not who(enc, "Gob").prone
-    assert "Gob acts: run, 15 m (stands up: halved) (phase 5)" in enc.describe(enc.log()[-1][0])
+    assert "Gob acts: run, 15 m (stands up: halved) (phase 5)" in event_line(enc, enc.log()[-1][0])
 
 
 def test_stand_up_as_an_action_and_only_when_prone(memory_store: Store) -> None:
@@ -667,7 +668,7 @@ def test_first_shot_is_aimed_only_at_the_target_in_sight_when_the_aim_began(memo
     do(enc, StartRound(details={"ambush": "foes"}))  # the Orc walks on, every phase
     taken = one(do(enc, Declare(who="Ann", action="fire", target="Orc")), ActionTaken)
     assert taken.aimed is not None and taken.aimed.value == 1
-    assert "Ann fires opportunity fire at Orc, first shot aimed" in enc.describe(enc.log()[-1][0])
+    assert "Ann fires opportunity fire at Orc, first shot aimed" in event_line(enc, enc.log()[-1][0])
 
     auto = duel(Store(":memory:"))
     do(auto, Declare(who="Ann", action="aim", target="Orc"))

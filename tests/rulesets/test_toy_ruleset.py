@@ -20,6 +20,7 @@ from pathlib import Path
 from skirmish.eventlog.commands import Heal
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
+from skirmish.projections.text.words import event_line
 
 from support.cli import Cli
 
@@ -161,7 +162,7 @@ def test_heal_brings_a_downed_combatant_back_to_its_turn(cli: Cli) -> None:
     try:
         enc = Encounter.open(store)
         (healed,) = enc.execute(Heal(who="bob", amount=5), "heal bob 5")
-        assert enc.describe(healed) == "Bob is healed 5 HP (3 HP left)"  # -2 + 5
+        assert event_line(enc, healed) == "Bob is healed 5 HP (3 HP left)"  # -2 + 5
         assert enc.view().combatant("Bob").status == "fighting"
     finally:
         store.close()
