@@ -311,3 +311,36 @@ def generate(path: str, events: int, seed: int = 7, fight: bool = False) -> tupl
     store = Store(path)
     enc = Generator(store, seed, fight).run(events)
     return store, enc
+
+
+def accepted(enc: Encounter, gm: Gm) -> tuple[Any, list[Event]]:
+    """The GM's first proposal at the head that the ruleset accepts, decided dry with the
+    dice `execute` will use (a fresh Dice each time: a refused decision may have rolled)."""
+    head = enc.head()
+    state = enc.fold_to(head.event_id)[0]
+    for command in gm.proposals(state):
+        try:
+            return command, enc.ruleset.decide(state, command, Dice.of(enc.started, str(head.event_id)))
+        except SkirmishError:
+            continue
+    raise AssertionError(f"the GM has nothing to play at event {head.event_id}")
+
+
+def declare_args(db: str) -> list[str] | None:
+    """A declaration the ruleset accepts at the head (playing on until there is one)."""
+    store = Store(db, create=False)
+    enc = Encounter.open(store)
+    gm = Gm(5)
+    for _ in range(500):
+        command, _events = accepted(enc, gm)
+        if isinstance(command, Declare) and command.action in ("melee-attack", "ranged-attack", "dodge"):
+            store.close()
+            args = ["declare", command.who, command.action]
+            if command.ap is not None:
+                args += ["--ap", str(command.ap)]
+            if command.target is not None:
+                args += ["--target", command.target]
+            return args
+        enc.execute(command, text_of(command))
+    store.close()
+    return None  # a fight where nobody can act any more (the generated ones end so, everyone down)

@@ -240,8 +240,7 @@ def prepare(label: str, events: int, workdir: Path, settings: Settings, log: Cal
 def play(source: str, scratch: str, played: str, commands: int) -> None:
     """The commands a GM plays at the head of ``source`` (on a scratch copy), each with the
     event it was decided on and the events it recorded."""
-    from benchmarks.fight import Gm, text_of
-    from benchmarks.run import accepted
+    from benchmarks.fight import Gm, accepted, text_of
     from skirmish.eventlog.commands import command_encoder
     from skirmish.eventlog.events import tag_of
     from skirmish.eventlog.store import Store
@@ -392,10 +391,10 @@ def table_commands(source: str, workdir: Path, label: str, settings: Settings, l
     slower whatever it does (`python -c "import msgspec, sqlite3"` itself about 2 ms more
     CPU after a copy of the 100k log, 91 MB), which charged the writers, and neither the
     floor nor `state`, a cost that grew with the log."""
-    from benchmarks.run import _declare_args
+    from benchmarks.fight import declare_args
 
     base = copy_log(source, str(workdir / f"race-{label}-table.db"))
-    declare = _declare_args(base) or ["declare", "Hauser", "dodge"]
+    declare = declare_args(base) or ["declare", "Hauser", "dodge"]
     scripts = {"": shutil.which("skirmish", path=str(Path(sys.executable).parent)) or "skirmish"}
     if before:
         scripts[" before"] = str(Path(before).parent / "skirmish")

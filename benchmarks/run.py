@@ -24,16 +24,10 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from benchmarks import growth, race, whole
-from benchmarks.fight import Generator, Gm, text_of
-from skirmish.eventlog.commands import Declare
-from skirmish.eventlog.errors import SkirmishError
-from skirmish.eventlog.events import Event
+from benchmarks.fight import Generator
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
-from skirmish.projections.ruleset import Dice
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = {"10k": 10_000, "100k": 100_000, "1M": 1_000_000}
@@ -41,39 +35,6 @@ QUICK = {"1k": 1_000, "5k": 5_000}
 def quantile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def accepted(enc: Encounter, gm: Gm) -> tuple[Any, list[Event]]:
-    """The GM's first proposal at the head that the ruleset accepts, decided dry with the
-    dice `execute` will use (a fresh Dice each time: a refused decision may have rolled)."""
-    head = enc.head()
-    state = enc.fold_to(head.event_id)[0]
-    for command in gm.proposals(state):
-        try:
-            return command, enc.ruleset.decide(state, command, Dice.of(enc.started, str(head.event_id)))
-        except SkirmishError:
-            continue
-    raise AssertionError(f"the GM has nothing to play at event {head.event_id}")
-
-
-def _declare_args(db: str) -> list[str] | None:
-    """A declaration the ruleset accepts at the head (playing on until there is one)."""
-    store = Store(db, create=False)
-    enc = Encounter.open(store)
-    gm = Gm(5)
-    for _ in range(500):
-        command, _events = accepted(enc, gm)
-        if isinstance(command, Declare) and command.action in ("melee-attack", "ranged-attack", "dodge"):
-            store.close()
-            args = ["declare", command.who, command.action]
-            if command.ap is not None:
-                args += ["--ap", str(command.ap)]
-            if command.target is not None:
-                args += ["--target", command.target]
-            return args
-        enc.execute(command, text_of(command))
-    store.close()
-    return None  # a fight where nobody can act any more (the generated ones end so, everyone down)
 
 
 def import_times(env: dict[str, str]) -> list[tuple[str, float]]:

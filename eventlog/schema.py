@@ -18,7 +18,7 @@ with nothing but sqlite3.
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from skirmish.eventlog.errors import StoreError
 
@@ -28,14 +28,22 @@ if TYPE_CHECKING:
 
     import sqlite_utils
 
-    from skirmish.eventlog.connection import Connection
+    from contextlib import AbstractContextManager
 
     # Only for the type checker: every command imports this module, none needs the class.
     class _Executes(Protocol):
         """What a migration uses of its database: sqlite-utils' Database, or a plain sqlite3
         connection where a new file is made without sqlite-utils (`_make_new`)."""
 
-        def execute(self, sql: str, /) -> Any: ...
+        def execute(self, sql: str, parameters: Any = (), /) -> Any: ...
+
+    class Connection(_Executes, Protocol):
+        """What the schema uses of skirmish's connection (eventlog/connection.py, which
+        imports this module): its file's name, statements, and a write transaction."""
+
+        file: str
+
+        def transaction(self) -> AbstractContextManager[Any]: ...
 
 
 IMMUTABLE_TABLES = ("encounters", "commands", "events", "head_moves")
@@ -343,7 +351,8 @@ def _migrate(conn: Connection) -> None:
             if conn.execute("SELECT EXISTS (SELECT 1 FROM sqlite_master)").fetchone()[0]:
                 import sqlite_utils
 
-                _migration_set().apply(sqlite_utils.Database(conn))
+                # skirmish's Connection is a sqlite3.Connection (eventlog/connection.py)
+                _migration_set().apply(sqlite_utils.Database(cast(sqlite3.Connection, conn)))
             else:
                 _make_new(conn)
         except sqlite3.OperationalError as exc:

@@ -25,7 +25,7 @@ from typing import Any
 
 from skirmish.eventlog.errors import BadInput
 from skirmish.projections import names
-from skirmish.projections.imports.record import Creature
+from skirmish.projections.imports.record import Creature, Imported
 from skirmish.projections.ruleset import Ruleset, check_name, check_stats, check_traits
 
 ENTRY_KEYS = ("side", "note")
@@ -53,7 +53,7 @@ def load(path: Path) -> dict[str, Entry]:
 
     raw = imports.read_bounded(path, "roster ")
     if imports.looks_like_json(raw):  # a stat block file (5e-database, Open5e, Improved Initiative): its own limit
-        return imports.entries(path, raw)
+        return _entries(path, imports.read(path, raw))
     if len(raw) > LARGEST_FILE:
         raise BadInput(f"roster {str(path)!r} is over {LARGEST_FILE:,} bytes: not a roster")
     try:
@@ -89,6 +89,15 @@ def load(path: Path) -> dict[str, Entry]:
         raise BadInput(f"roster {str(path)!r} has no entries")
     return entries
 
+
+
+def _entries(path: Path, found: Imported) -> dict[str, Entry]:
+    """A stat block file's creatures as roster entries, each on the side its stat block gives."""
+    from skirmish.projections.imports.mapping import side_of
+
+    if not found.creatures:
+        raise BadInput(f"file {str(path)!r} holds no stat blocks ({found.format}): see `new --from` for its fights")
+    return {name: Entry(name, side_of(c), {}, imported=c) for name, c in found.creatures.items()}
 
 def _stat_text(where: str, ruleset_id: str, key: str, value: Any) -> str:
     # Only a value that is not a number asks the ruleset (loading it) whether it is text.

@@ -134,14 +134,3 @@ def srd_entries(path: Path) -> dict[str, dict[str, int | str]]:
     from skirmish.projections.imports.record import srd_stats
 
     return {name: srd_stats(creature) for name, creature in read(path).creatures.items()}
-
-
-def entries(path: Path, raw: bytes) -> dict[str, Any]:
-    """The file's stat blocks as roster entries (projections/roster.py), side from the stat block."""
-    from skirmish.projections.imports.mapping import side_of
-    from skirmish.projections.roster import Entry
-
-    found = read(path, raw)
-    if not found.creatures:
-        raise BadInput(f"file {str(path)!r} holds no stat blocks ({found.format}): see `new --from` for its fights")
-    return {name: Entry(name, side_of(c), {}, imported=c) for name, c in found.creatures.items()}
