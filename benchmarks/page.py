@@ -22,7 +22,7 @@ from skirmish.projections.page import data as page_data, shell as page_shell
 
 
 def chromium() -> str:
-    """The Chromium the browser tests use (README, Contributing): SKIRMISH_CHROMIUM, else
+    """The Chromium the browser tests use (docs/contributing.md): SKIRMISH_CHROMIUM, else
     Debian's chromium or Ubuntu's chromium-browser on the PATH."""
     found = os.environ.get("SKIRMISH_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
     if not found:

@@ -111,7 +111,7 @@ def command(
     """Register a command on the app (``settings``: Typer's, e.g. context_settings).
     ``reads``: a command that only reads, and whose reads must agree with one another
     (log, replay, why, diff, reports): it runs inside one read transaction, so a writer in
-    another process never shows it half a command (README: which table, durability).
+    another process never shows it half a command (docs/database.md: Which table, Durability).
     ``table``: a command at the table, deciding this command type: it takes the type's
     shared flags and the ruleset's own (:class:`TableCommand`)."""
 
@@ -280,7 +280,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")
 StepsArg = Annotated[int, typer.Argument(help="How many commands.")]
 # The replay page's audience and the players' bands (`export --format html`, `serve`).
 AudienceOpt = Annotated[
-    str, typer.Option("--for", help="gm (everything) or players (what the players' policy lets through: README, What each audience sees).")
+    str, typer.Option("--for", help="gm (everything) or players (what the players' policy lets through: docs/browser.md, What each audience sees).")
 ]
 PartyOpt = Annotated[
     list[str] | None, typer.Option("--party", help="A side the players see exactly (default: players, party and pcs, in any case); repeat for more.")

@@ -2,7 +2,7 @@
 
 `state`, `declare`, `next`, `undo`, `redo`, `damage` and `heal` are most of what a table
 types, and a whole process of one was mostly the import of typer, its click and the app's
-forty commands (README: Speed); `replay` after the session paid the same start. A line of
+forty commands (docs/performance.md); `replay` after the session paid the same start. A line of
 one of them is read by the one parser (projections/door/words.py), the same the typer app
 reads every such command's words with, and run by the same code (cli/table.py) through the
 same :class:`~skirmish.cli.invocation.Invocation`. Nothing here knows a command's

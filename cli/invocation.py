@@ -3,7 +3,7 @@
 The typer app (cli/app.py) and the fast path of the commands at the table (cli/fast.py)
 both run commands through an :class:`Invocation` and print through :func:`echo`: a command
 that prints the same way whichever parser read its line. Nothing here imports typer, so a
-command the fast path runs starts without it (README: Speed).
+command the fast path runs starts without it (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class Invocation:
     parses a replacement command, the list its parsed command goes to instead of running.
 
     A plain class, not a dataclass: ``dataclasses`` imports ``inspect``, which a command
-    at the table otherwise never needs (README: Speed)."""
+    at the table otherwise never needs (docs/performance.md)."""
 
     def __init__(
         self,

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 # The C module `signal` wraps: the same numbers and handlers, without the enums `signal`
-# builds on import (1% of a command at the table, README: Speed).
+# builds on import (1% of a command at the table, docs/performance.md).
 import _signal as signal  # type: ignore[import-not-found,unused-ignore]
 
 STOPPING: tuple[int, int] = (signal.SIGTERM, signal.SIGHUP)

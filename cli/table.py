@@ -29,7 +29,7 @@ def print_events(enc: Encounter, recorded: Sequence[Recorded], run: Invocation |
 def where_matters(enc: Encounter, run: Invocation) -> bool:
     """Whether a reply should name the encounter and branch it landed on: when the file
     holds another encounter, the encounter another branch, or the shell is pinned, another
-    process could have moved the table under the command (README: which table)."""
+    process could have moved the table under the command (docs/database.md: Which table)."""
     if run.encounter_pin or run.branch_pin:
         return True
     return enc.others_here()

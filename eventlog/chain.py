@@ -86,7 +86,7 @@ def event_hash(encounter_id: int, e: EventRow, parent_hash: str | None, cmd_hash
 
 
 # A command hashes a few rows: CPython's own SHA-256 spares it loading OpenSSL (hashlib's
-# import, 11M instructions of a `declare`'s 280M, README: Speed). OpenSSL's is three times
+# import, 11M instructions of a `declare`'s 280M, docs/performance.md). OpenSSL's is three times
 # faster a row, so a process that has hashed _FEW rows (verify, an import, bulk appends, a
 # long script) or imported hashlib already takes OpenSSL's. The digests are the same.
 _FEW = 64
@@ -138,7 +138,7 @@ def verify(log: Log) -> str:
     match its hash: every row is checked, and the earliest fault is the one named.
     """
     import hashlib
-    import json  # only where a first event is read: not at every command's start (README: Speed)
+    import json  # only where a first event is read: not at every command's start (docs/performance.md)
 
     faults: list[tuple[float, str]] = []  # (position in the event order, message)
 
@@ -302,7 +302,7 @@ def _command_runs(
     """Each command's run of events, checked row by row, as (command, the run's first
     parent, its last event): what the command's append move must say. Each event's id
     and hash go into ``digest`` as they pass."""
-    import json  # only where a first event is read: not at every command's start (README: Speed)
+    import json  # only where a first event is read: not at every command's start (docs/performance.md)
 
     encounter_id, enc = encounter.id, (encounter.name, encounter.ruleset)
     run: list[int | None] | None = None  # [command, first parent, last event]

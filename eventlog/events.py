@@ -16,7 +16,7 @@ never rewritten (the hash chain covers the stored bytes).
 """
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
+# annotation written as a string, at every command's start (docs/performance.md).
 
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, Literal, Union

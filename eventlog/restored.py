@@ -67,7 +67,7 @@ class InHand:
         event_hash_of: Callable[[int], str | None],
         event_digest_parts: Callable[[], Iterator[str]],
     ) -> None:
-        import hashlib  # an import's, not every command's start (README: Speed; store.py imports this module)
+        import hashlib  # an import's, not every command's start (docs/performance.md; store.py imports this module)
 
         self.sha256 = hashlib.sha256  # OpenSSL's: the walk hashes thousands of rows
         self.encounter, self.hashes, self.event_hash_of = encounter, hashes, event_hash_of
@@ -243,7 +243,7 @@ class InHand:
 
     def _first(self, row: tuple[Any, ...]) -> None:
         """The encounter's first event: the encounters row is not chained, so it must agree."""
-        import json  # here, not at the top: every command imports this module (README: Speed)
+        import json  # here, not at the top: every command imports this module (docs/performance.md)
 
         try:
             first = json.loads(row[5])

@@ -6,7 +6,7 @@ fields, so a column added here is a column exported.
 """
 
 # No `from __future__ import annotations`: NamedTuple turns each annotation written as a
-# string into a ForwardRef and compiles it, 2 ms of every command (README: Speed).
+# string into a ForwardRef and compiles it, 2 ms of every command (docs/performance.md).
 
 from typing import NamedTuple
 

@@ -1,7 +1,7 @@
 """SHA-256 by CPython's own module: a command's few digests without loading OpenSSL.
 
 hashlib's SHA-256 is OpenSSL's, whose load is 11M instructions of a command at the table
-(README: Speed); CPython's own is three times slower a digest and gives the same bytes, so
+(docs/performance.md); CPython's own is three times slower a digest and gives the same bytes, so
 it serves a command's few rows and rolls, and the whole log's (verify, import) keeps OpenSSL's.
 """
 

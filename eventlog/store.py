@@ -265,7 +265,7 @@ class Restoring:
         is a tuple of its row type's fields (eventlog/rows.py) of their declared types, as an
         export's typed records give them (projections/write/transfer.py): the chain walked
         over them in hand (eventlog/restored.py) relies on it."""
-        import json  # an import's ids: not at every command's start (README: Speed)
+        import json  # an import's ids: not at every command's start (docs/performance.md)
 
         conn, enc = self.store.conn, self.encounter.id
         ids = list(map(_first, rows))

@@ -21,7 +21,7 @@ from skirmish.eventlog.sha import own_sha256
 
 try:
     # CPython's own BLAKE2: hashlib would load OpenSSL (11M instructions) for a command's
-    # few rolls (README: Speed). The same digests.
+    # few rolls (docs/performance.md). The same digests.
     from _blake2 import blake2b
 except ImportError:  # another interpreter: hashlib's
     from hashlib import blake2b

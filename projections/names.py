@@ -10,7 +10,7 @@ stored names are never folded, so old logs replay exactly as they were.
 
 Why a small table rather than a library: Unicode's confusables data (TR39) covers every
 script; the table needs the letters of the three scripts a table's keyboards mix up, and
-skirmish keeps its run-time dependencies to three (README: Names).
+skirmish keeps its run-time dependencies to three (docs/tutorial.md: What a command says).
 """
 
 from __future__ import annotations

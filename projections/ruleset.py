@@ -123,7 +123,7 @@ class Aim(msgspec.Struct, frozen=True, kw_only=True):
 
 
 # The five below are frozen Structs, not frozen dataclasses: the same fields, equality and
-# hash, made at import in a fiftieth of the time (README: Speed).
+# hash, made at import in a fiftieth of the time (docs/performance.md).
 class Option(msgspec.Struct, frozen=True):
     """An open point of a rules text, settled per encounter and recorded in its first event."""
 
@@ -851,7 +851,7 @@ def check_effect(ruleset: Ruleset[Any], command: Command, in_use: Sequence[str] 
     if command.custom or command.end or kind in {k.lower() for k in in_use}:
         return
     known = [*own, *(k for k in dict.fromkeys(in_use) if k.lower() not in own)]
-    import difflib  # a refusal's hint: not imported by every command (README: Speed)
+    import difflib  # a refusal's hint: not imported by every command (docs/performance.md)
 
     close = difflib.get_close_matches(kind, known, n=1, cutoff=0.75)
     if close:
@@ -903,7 +903,7 @@ MOST_AT_ONCE = 100  # `add NAME --count N`: a horde, not a typo
 
 
 # Where a rules text does not say when a combatant goes down, the table rule is this
-# option, recorded in the encounter's first event like any other (README, "Down, out,
+# option, recorded in the encounter's first event like any other (docs/tutorial.md, "Down, out,
 # dead, left"). Rulesets whose text is silent declare it under this name.
 GOES_DOWN = "goes-down"
 GOES_DOWN_OPTION = Option(

@@ -14,14 +14,14 @@ here (with a default) without a migration; ``VIEW_VERSION`` says which shape
 """
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
+# annotation written as a string, at every command's start (docs/performance.md).
 
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 import msgspec
 
-# The shape `state --json` prints; raised when a field is renamed or removed (README).
+# The shape `state --json` prints; raised when a field is renamed or removed (docs/tutorial.md).
 VIEW_VERSION = 2
 
 Status = Literal["fighting", "down", "out", "dead", "left"]

@@ -10,7 +10,7 @@ each reads the other formats' actions into the same :class:`BlockAction` (/work/
 (Improved Initiative); what a format keeps only as text is read from the SRD's common
 wording, 2014 and 2024 (:func:`_read_text`), and what is not read is named in one line.
 
-Choices the files leave to the reader, each said in the README (Stat blocks):
+Choices the files leave to the reader, each said in docs/rulesets/srd-5.2.md (Stat blocks):
 - A save with an area (a breath, a burst) deals half on a success; one without deals none:
   the files do not say, and that is how the SRD 5.2's area actions read ("Success: Half
   damage"). ``--with half=yes|no`` overrides it at the table.

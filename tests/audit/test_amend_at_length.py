@@ -115,7 +115,7 @@ def test_an_amend_s_work_a_command_does_not_grow_with_the_branch(tmp_path: Path)
     what it had read of each kind (the encounter's ends) from every head to the next by
     looking through every head held so far, one more a command: 1,045 and 2,115 lines a
     command, twice as many at a little over three times the length, and the CPU of an amend
-    of 8,817 commands (20k events) 3.2 ms a command against 0.65 ms for 1,537 (README: Speed)."""
+    of 8,817 commands (20k events) 3.2 ms a command against 0.65 ms for 1,537 (docs/performance.md)."""
     short = lines_a_command(str(tmp_path / "short.db"), 600)
     long = lines_a_command(str(tmp_path / "long.db"), 2_400)
     assert long <= 1.25 * short, (short, long)

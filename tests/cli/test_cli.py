@@ -120,7 +120,7 @@ def test_state_json_has_the_shared_shape(cli: Cli) -> None:
     cli.ok("round", "--roll", "Hauser=6,8", "--roll", "Orc=5,5")
     cli.ok("declare", "Hauser", "melee-attack", "--ap", "3", "--target", "Orc")
     view = json.loads(cli.ok("state", "--json"))
-    # The typed view (projections/view.py), version 2 (README, "At the table").
+    # The typed view (projections/view.py), version 2 (docs/tutorial.md, "Reading the state").
     assert set(view) == {"view", "encounter", "ruleset", "branch", "head", "at", "clock", "combatants", "pending", "own"}
     assert (view["view"], view["ruleset"], view["branch"], view["clock"]["round"]) == (2, "ap-countdown", "main", 1)
     # Hauser 6 + 8 + 1 = 15, + 5 x 4 AP = 35; the count is 35 and nobody else acts there.

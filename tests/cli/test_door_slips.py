@@ -1,5 +1,5 @@
 """The one door (projections/door) where a slip went unnoticed by the parser's and the pages'
-tests (mutation testing, README): how an undo or a redo of N steps is typed, what a note
+tests (mutation testing, docs/contributing.md): how an undo or a redo of N steps is typed, what a note
 needs, a ruleset's own flag, a state sent as JSON, the refusal of fields a command has not,
 requests being frozen, and what `perform` says of a fight a side has lost, of a redo of
 several steps and of a branch asked both --at and --before.

@@ -331,7 +331,7 @@ def test_the_report_says_the_encounter_ended_and_lists_the_notes_on_combatants(c
 
 
 def test_damage_after_a_rename_is_dealt_by_the_new_name(cli: Cli) -> None:
-    """The report's damage dealt goes to the actor of the `resolve` (README, Damage dealt and
+    """The report's damage dealt goes to the actor of the `resolve` (docs/database.md, Damage dealt and
     taken): after `rename Orc Urgash`, Urgash's 7 hits on Hauser are Urgash's, and
     Hauser's 12 on him are taken by Urgash."""
     from skirmish.projections.engine import LogFile

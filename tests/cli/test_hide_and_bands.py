@@ -13,7 +13,7 @@ from skirmish.cli.main import run_cli
 
 from support.cli import Cli
 
-# One party member and one foe in each ruleset, as the README's examples add them.
+# One party member and one foe in each ruleset, as the docs' examples add them.
 ADDS = {
     "ap-countdown": ("--stat qu=1 --stat hits=40", "--stat qu=0 --stat hits=30"),
     "percent-activity": ("--stat qu=1 --stat hits=40", "--stat qu=0 --stat hits=30"),

@@ -56,7 +56,7 @@ def test_note_takes_an_event_id_above_a_million(cli: Cli) -> None:
     later = ids(cli)
     assert later[0] == 2_000_000
     out = cli.ok("note", str(later[-1]), "the Orc came late")
-    # Two encounters in the file: the reply names the one it landed on (README: which table).
+    # Two encounters in the file: the reply names the one it landed on (docs/database.md: Which table).
     assert out == f"#{later[-1] + 1} Note on #{later[-1]}: the Orc came late\n  (on 'Later', branch 'main')\n"
     assert cli.ok("explain", str(later[-1])).splitlines()[-1] == f"  note #{later[-1] + 1}: the Orc came late"
     before = log_size(cli.db)

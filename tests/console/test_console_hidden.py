@@ -1,5 +1,5 @@
 """The GM's board in the console marks a combatant hidden from the players (`add --hidden`,
-`hide`; README "What each audience sees"), as `state` lists them ("hidden from the
+`hide`; docs/browser.md, "What each audience sees"), as `state` lists them ("hidden from the
 players: ..."): on the board now, after a `reveal` or a `hide` typed in the console, and on
 the board of an earlier moment stepped back to."""
 

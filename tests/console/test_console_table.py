@@ -23,7 +23,7 @@ from textual.widgets import RichLog  # noqa: E402
 pytestmark = pytest.mark.slow  # ten commands under the pilot in each ruleset
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
-# Each ruleset's sample (README, Five rule systems): its `new` and first `add` lines are
+# Each ruleset's sample (docs/rulesets/): its `new` and first `add` lines are
 # recorded by another terminal, the next ten lines are typed in the console.
 OPENINGS = {
     "ap-countdown": "bridge-ambush.skirmish",

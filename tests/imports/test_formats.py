@@ -122,7 +122,7 @@ def test_improved_initiative_fight_in_progress() -> None:
     assert [(s.name, s.hp) for s in saved.seats] == [("Bog Lurker 1", 22), ("Bog Lurker 2", 22)]
 
 
-# The vital figure's stat in each ruleset, from its `stats` (README, rule systems): what 22 hit points become.
+# The vital figure's stat in each ruleset, from its `stats` (docs/rulesets/): what 22 hit points become.
 VITAL_STATS = {"ap-countdown": "hits", "percent-activity": "hits", "modular": "health", "crisis": "health"}
 
 

@@ -1,4 +1,4 @@
-"""Imports where a slip went unnoticed (mutation testing, README): the limits of what a file's
+"""Imports where a slip went unnoticed (mutation testing, docs/contributing.md): the limits of what a file's
 field may hold and how a refusal quotes it, the lines naming what a ruleset leaves out, and
 a saved fight's tags and seat names as they come into another ruleset.
 

@@ -1,7 +1,7 @@
 """Undo, redo, branch and switch against a model of the history kept in the test, not the engine's.
 
-The model is the design's own words (shared/DESIGN.md, "The model"; README, the commands'
-table), written as plain data: each accepted command adds its events as a chain under
+The model is the design's own words (shared/DESIGN.md, "The model"; docs/reference.md, the
+commands), written as plain data: each accepted command adds its events as a chain under
 the head it was decided on; undo moves a branch's head back over one whole command (to
 the parent of the command's first event) and pushes where it was onto that branch's redo
 stack; redo pops it; any append clears the stack; a fork is a new branch at an event with

@@ -373,7 +373,7 @@ def test_verify_pinned_checks_the_pinned_encounter_whichever_one_was_tampered(
 
 # Someone who can write the file and has read eventlog/chain.py edits rows and computes
 # every hash again, so that each row matches its hash. `verify` cannot catch an edit of
-# what a row says then (README: what verify proves), but a log whose rows no longer link
+# what a row says then (docs/disputes.md: what verify proves), but a log whose rows no longer link
 # up as a log is laid out is still named: each table's links and order, edited one at a
 # time, must give the tamper exit code and one line naming the row, from `verify` on the
 # file and from `import` of an export forged the same way.
@@ -495,7 +495,7 @@ def test_the_forger_s_hashes_are_the_chain_s(cli: Cli, forged: str, tmp_path: Pa
 
 
 def test_a_re_hashed_edit_passes_verify_but_not_the_digest_noted_before_it(cli: Cli, forged: str) -> None:
-    """What README says verify does not prove: Goblin 1's 4 hits made 9, every hash made
+    """What docs/disputes.md says verify does not prove: Goblin 1's 4 hits made 9, every hash made
     again, and verify says intact; only the digest noted earlier tells."""
     noted = digest_named(forged, "Forged")
     forge(forged, "UPDATE events SET body = replace(body, '\"value\":4,', '\"value\":9,') WHERE id = 7")
@@ -618,7 +618,7 @@ def test_a_re_hashed_log_whose_links_do_not_hold_is_named(
 # left; with a snapshot every 4 events down the path, the last is after #21 (depth 20),
 # the one `state` at the head folds from. Each column of that row is edited alone, its
 # digest left as it was: the row must be a miss (the state folded from the events: 70),
-# and `verify` must name it as one that does not match its digest (README: Snapshots).
+# and `verify` must name it as one that does not match its digest (docs/database.md: Snapshots).
 CACHE = ["new Cache --rules ap-countdown", "add Hauser --side players --stat qu=1 --stat hits=90",
          *["damage Hauser 1"] * 20]
 

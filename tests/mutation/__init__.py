@@ -1,1 +1,1 @@
-"""Mutation testing of skirmish (README: Mutation testing): the scopes, and their runner, `python -m tests.mutation`."""
+"""Mutation testing of skirmish (docs/contributing.md: Mutation testing): the scopes, and their runner, `python -m tests.mutation`."""

@@ -60,7 +60,7 @@ def test_every_flag_detail_stat_action_and_effect_declared_is_on_the_page(rulese
     assert [a.name for a in made.actions] == list(ruleset.actions)
     assert [a.cost for a in made.actions] == [info.cost for info in ruleset.actions.values()]
     assert [e.name for e in made.effects] == list(ruleset.effects)
-    # the GM's own effect, in every ruleset (README, Effects)
+    # the GM's own effect, in every ruleset (docs/tutorial.md, Effects)
     assert ("custom", "switch") in [(f.key, f.kind) for f in forms["effect"].fields]
 
 

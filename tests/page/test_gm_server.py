@@ -251,7 +251,7 @@ def test_taps_record_what_the_cli_lines_record(bridge: Cli, tmp_path: Path) -> N
 
 @pytest.mark.parametrize("words", [
     ["damage", "Nobody", "3"],  # no such combatant
-    ["damage", "Orc", "-5"],  # damage must be at least 1 hit (README)
+    ["damage", "Orc", "-5"],  # damage must be at least 1 hit (docs/tutorial.md)
     ["declare", "Hauser", "melee-attack", "--ap", "3"],  # no round started
     {"type": "undo", "steps": "many"},  # not the command's shape
     {"type": "export", "out": "/tmp/x"},  # a file of the GM's machine: the shell's business
@@ -281,7 +281,7 @@ def test_a_write_on_a_moved_board_is_refused(bridge: Cli) -> None:
         after_terminal = everything(bridge)
         status, reply = post(served, token, ["damage", "Orc", "7"], head=3)
         assert status == 200 and isinstance(reply, dict)
-        assert reply["code"] == 3  # as the CLI's "branch moved" (README)
+        assert reply["code"] == 3  # as the CLI's "branch moved" (docs/database.md)
         assert reply["err"] == ("Error: the board moved: another writer recorded up to #4: Orc takes 2 hits (28 left); "
                                 "look at it and tap again\n")  # 30 - 2
         assert everything(bridge) == after_terminal

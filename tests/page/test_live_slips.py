@@ -248,7 +248,7 @@ def serving(db: str, *pins: str, env: dict[str, str] | None = None, options: tup
 @pytest.fixture
 def bridge(cli: Cli) -> Cli:
     """#1 the encounter, #2 the Orc (30 hits, a foe), #3 Hauser (40 hits, a player),
-    #4 the Orc takes 6: 24 of 30, which the players see as `hurt` (README: between its
+    #4 the Orc takes 6: 24 of 30, which the players see as `hurt` (docs/browser.md: between its
     maximum and 50 %)."""
     cli.ok("new", "Bridge", "--rules", "ap-countdown")
     cli.ok("add", "Orc", "--side", "foes", "--stat", "qu=0", "--stat", "hits=30")
@@ -354,7 +354,7 @@ def test_a_pinned_server_follows_its_branch_whatever_another_process_switches_to
         _, data = served.page()
         assert data["current"] == "what-if" and hauser(data) == (4, 30, 40)
         stream = served.stream()
-        # #5 on main (34): the players' page holds the pinned branch alone (README, the
+        # #5 on main (34): the players' page holds the pinned branch alone (docs/browser.md, the
         # players' policy), so it is not sent again for it.
         cli.ok("damage", "Hauser", "1")
         cli.ok("--on", "what-if", "damage", "Hauser", "2")  # #6 on what-if: 30 - 2 = 28
@@ -394,7 +394,7 @@ def test_the_server_answers_only_to_an_address_or_localhost(bridge: Cli, host: s
 ])
 def test_the_gms_terminal_says_which_version_it_serves(bridge: Cli, options: tuple[str, ...], version: str) -> None:
     """The GM reads on the terminal whether the phones get the players' version (the default,
-    README) or the GM's, before anyone connects."""
+    docs/browser.md) or the GM's, before anyone connects."""
     with serving(bridge.db, options=options) as server:
         html, data = server.page()
     said = server.said.read_text()

@@ -24,7 +24,7 @@ def test_many_options_are_counted_in_the_header(browser: Any, tmp_path: Path) ->
     assert run_cli(["--db", db, "export", "--format", "html", "--out", str(page_file)]) == 0
     page = Page(browser)
     page.tab.goto(page_file.as_uri())
-    # srd-5.2 has 22 options (README, srd-5.2's table); the first event's line names each.
+    # srd-5.2 has 22 options (docs/rulesets/srd-5.2.md, its table); the first event's line names each.
     assert page.tab.inner_text("#ruleset") == "srd-5.2 (srd-5.2-combat.md; 22 options, set as the first event says); GM's version"
     assert "ties=dex" in page.tab.inner_text("#narration")
     assert page.errors == []

@@ -19,7 +19,7 @@ from skirmish.cli.main import run_cli
 from support.cli import Cli
 
 ROOT = Path(__file__).resolve().parents[2]
-BANDS = {"unhurt", "hurt", "badly hurt", "down"}  # README, "Relive it in a browser"
+BANDS = {"unhurt", "hurt", "badly hurt", "down"}  # docs/browser.md
 
 
 @dataclass(frozen=True)

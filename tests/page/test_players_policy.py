@@ -1,4 +1,4 @@
-"""The players' policy (projections/policy.py, README "What each audience sees") in every
+"""The players' policy (projections/policy.py, docs/browser.md, "What each audience sees") in every
 ruleset: a fight holding each secret (a what-if branch, a private note, a foe's exact vital
 figure, a foe's pending action, the GM's dice for a foe, a hidden foe, the dice key), and
 the players' page, exported and served, holds none of it while the GM's holds each."""

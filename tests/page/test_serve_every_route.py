@@ -6,7 +6,7 @@ the server keeps.
 The app is the one `serve` runs (cli/live.py's app with cli/gm_server.py's routes, their
 follower and desk on a real file), called in-process as an ASGI server would call it: each
 case is a request, not a process, so every route and near miss is tried. What each answer
-must be comes from what the route is for (README, "Who may write"; the modules' docstrings):
+must be comes from what the route is for (docs/browser.md, "Who may write"; the modules' docstrings):
 the GM's data and writes need the token; a write comes from the page's own origin, which is
 the scheme, host and port the page was served from (a page is served over plain HTTP); a
 request is served only when its Host is an address or ``localhost``; a page that reconnects

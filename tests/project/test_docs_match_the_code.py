@@ -1,5 +1,5 @@
 """What the docs say about a number is what the code does: crisis's sneak is not rounded
-(its docstring said "rounded down"), and `log --json`'s `per` is documented in the README,
+(its docstring said "rounded down"), and `log --json`'s `per` is documented in the tutorial,
 not only in a comment."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from skirmish.projections.rulesets import crisis
 
 from support.cli import Cli
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+README = (Path(__file__).resolve().parents[2] / "docs" / "tutorial.md").read_text(encoding="utf-8")
 
 
 def test_crisis_docstring_says_a_sneak_is_kept_exact(cli: Cli) -> None:
@@ -31,7 +31,7 @@ def test_crisis_docstring_says_a_sneak_is_kept_exact(cli: Cli) -> None:
 def test_the_readme_says_what_per_means_and_its_example_holds(cli: Cli) -> None:
     said = re.search(r"`value` / `per` is the number the rules mean.*?\(`\"value\": (\d+), \"per\": (\d+)` is ([\d.]+) m\)",
                      README, re.S)
-    assert said, "README: `log --json` does not say what `per` is"
+    assert said, "docs/tutorial.md: `log --json` does not say what `per` is"
     value, per, metres = int(said[1]), int(said[2]), float(said[3])
     assert value / per == metres
     cli.ok("new", "H", "--rules", "crisis")

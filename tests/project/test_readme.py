@@ -1,4 +1,5 @@
-"""The README stays true: its two set-up commands (CI runs the test one verbatim) and its examples."""
+"""The README and the docs site stay true: the README's two set-up commands (CI runs the test
+one verbatim), its size, its links, and the examples of the README and of docs/*.md, played."""
 
 from __future__ import annotations
 
@@ -34,42 +35,81 @@ def test_readme_sample_exists() -> None:
     assert sample and (ROOT / sample.group(1)).is_file()
 
 
-def test_the_at_the_table_walkthrough_plays(
-    capsys: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Every `skirmish ...` line of the README's walkthrough, in order, succeeds (from the checkout, as typed)."""
-    import shlex
+README_LIMIT = 12 * 1024  # the README is a front door: the rest is the site (docs/, mkdocs.yml)
 
-    monkeypatch.chdir(ROOT)
+# The docs pages whose examples play: each section (a heading and what follows it up to the
+# next heading) with `skirmish ...` lines plays them, in order, in a fresh database.
+PLAYED_PAGES = ("tutorial.md", "imports.md")
+
+
+def test_the_readme_stays_short() -> None:
+    assert len((ROOT / "README.md").read_bytes()) <= README_LIMIT
+
+
+def test_the_readmes_links_to_the_site_resolve() -> None:
+    """Relative links, so they work on GitHub too: each names a file of the checkout."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\((docs/[^)#\s]+)(?:#[^)\s]*)?\)", text)
+    assert len(links) >= 10
+    for link in links:
+        assert (ROOT / link).is_file(), link
+
+
+def _sections(text: str) -> list[list[str]]:
+    """The `skirmish ...` lines of each section of a Markdown text that has some."""
+    found = []
+    for section in re.split(r"\n#+ ", text):
+        lines = [line.strip() for line in section.splitlines() if line.startswith("    skirmish ")]
+        if lines:
+            found.append(lines)
+    return found
+
+
+def _play(sections: list[list[str]], tmp_path: Path, name: str) -> int:
+    import shlex
 
     from skirmish.cli.main import run_cli
 
-    section = (ROOT / "README.md").read_text().split("## At the table")[1].split("\n## ")[0]
-    blocks = section.split("\n### ")
     played = 0
-    for n, block in enumerate(blocks):
-        lines = [line.strip() for line in block.splitlines() if line.startswith("    skirmish ")]
-        if not lines:
-            continue
-        db = str(tmp_path / f"walkthrough-{n}.db")
-        if not lines[0].startswith("skirmish new "):  # a subsection adds to a fresh encounter
-            assert run_cli(["--db", db, "new", "Subsection", "--rules", "ap-countdown"]) == 0
+    for n, lines in enumerate(sections):
+        assert lines[0].startswith("skirmish new "), (name, lines[0])  # each example sets its table up
+        db = str(tmp_path / f"{name}-{n}.db")
         for line in lines:
             words = shlex.split(line, comments=True)[1:]
-            assert run_cli(["--db", db, *words]) == 0, line
+            assert run_cli(["--db", db, *words]) == 0, (name, line)
             played += 1
         assert run_cli(["--db", db, "state"]) == 0
-    assert played >= 14
+    return played
+
+
+def test_the_readme_walkthrough_plays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every `skirmish ...` line of the README's walkthrough, in order, succeeds (from the checkout, as typed)."""
+    monkeypatch.chdir(ROOT)
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## At the table")[1].split("\n## ")[0]
+    assert "--rules srd-5.2" in section
+    assert _play(_sections(section), tmp_path, "readme") >= 8
+
+
+@pytest.mark.parametrize("page", PLAYED_PAGES)
+def test_each_docs_pages_examples_play(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every `skirmish ...` line of the page, section by section, succeeds (from the checkout, as typed)."""
+    monkeypatch.chdir(ROOT)
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    assert _play(_sections(text), tmp_path, page.removesuffix(".md")) >= 8
+
+
+def test_the_tutorial_opens_with_a_5e_fight() -> None:
+    first = _sections((ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8"))[0]
+    assert "--rules srd-5.2" in first[0]
 
 
 def _ruleset_sections() -> dict[str, str]:
-    # "## Five rule systems", whatever their number: a ruleset added adds its section alone.
-    text = re.split(r"\n## \w+ rule systems\n", (ROOT / "README.md").read_text())[1].split("\n## ")[0]
-    parts = text.split("\n### ")[1:]
-    return {part.splitlines()[0].strip(): part for part in parts}
+    # docs/rulesets/RULESET.md, a page each: a ruleset added adds its page alone.
+    pages = sorted((ROOT / "docs" / "rulesets").glob("*.md"))
+    return {page.stem: page.read_text(encoding="utf-8") for page in pages if page.stem != "index"}
 
 
-def test_the_readme_shows_every_ruleset() -> None:
+def test_the_docs_show_every_ruleset() -> None:
     from skirmish.projections.ruleset import BUILT_IN, get_ruleset
 
     sections = _ruleset_sections()
@@ -81,16 +121,13 @@ def test_the_readme_shows_every_ruleset() -> None:
 
 
 @pytest.mark.parametrize("ruleset_id", sorted(_ruleset_sections()))
-def test_each_rulesets_readme_example_plays(ruleset_id: str, tmp_path: Path) -> None:
-    """The `skirmish ...` lines of a ruleset's section start an encounter under it and play."""
+def test_each_rulesets_example_plays(ruleset_id: str, tmp_path: Path) -> None:
+    """The `skirmish ...` lines of a ruleset's page start an encounter under it and play."""
     import shlex
 
     from skirmish.cli.main import run_cli
 
     lines = [line.strip() for line in _ruleset_sections()[ruleset_id].splitlines() if line.startswith("    skirmish ")]
-    if ruleset_id == "ap-countdown":
-        assert not lines  # the At the table walkthrough plays it
-        return
     assert f"--rules {ruleset_id}" in lines[0]
     db = str(tmp_path / "example.db")
     for line in lines:

@@ -389,7 +389,7 @@ def test_piped_export_prints_nothing_extra_and_never_imports_rich(played: Path, 
 
 
 def test_the_party_side_of_the_readme_is_the_party_in_the_players_report(cli: Cli, tmp_path: Path) -> None:
-    # Issue 39, finding 6: the README's srd-5.2 example puts the characters on `--side party`.
+    # Issue 39, finding 6: the srd-5.2 example (docs/rulesets/srd-5.2.md) puts the characters on `--side party`.
     # Without --party the players see them exactly (not as bands), and the goblin's hit on
     # Mira is theirs to see: 1d6+2 with a typed 4 is 6 damage, 22 - 6 = 16 HP left.
     cli.ok("new", "Chapel", "--rules", "srd-5.2")

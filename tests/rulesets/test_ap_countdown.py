@@ -98,7 +98,7 @@ def logged(cli: Cli) -> list[dict[str, Any]]:
 
 
 def state(cli: Cli) -> dict[str, Any]:
-    """`state --json` (the typed view, README) with each combatant's and pending action's
+    """`state --json` (the typed view, docs/tutorial.md) with each combatant's and pending action's
     own figures beside its core ones, the clock's count and the scene's counters at hand."""
     data: dict[str, Any] = json.loads(cli.ok("state", "--json"))
     data["round"] = data["clock"]["round"]
