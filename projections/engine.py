@@ -104,7 +104,7 @@ class Recorded(msgspec.Struct, frozen=True, gc=False, eq=False):
     ``command_id`` and ``recorded_at`` are the row's as stored, or, in a replay's records,
     read from the store when asked for: few surfaces that replay a path show them, and
     reading them with every row cost a replay about 6% (the time) and 4% (the command) of
-    its instructions (README: Speed). A replay's commands are read a block of the path at a time (``_CommandIds``),
+    its instructions (docs/performance.md). A replay's commands are read a block of the path at a time (``_CommandIds``),
     so a surface that asks every record for its command pays one statement a block, not
     one an event. Records are equal when their id, parent, command, event and time are."""
 
@@ -257,7 +257,7 @@ class _HeldOfKind:
     over in time of what it appended: the two heads share one list, the old head holding a
     prefix of it (a list only ever grows at its end, so every prefix held stays true). An
     amend moves its copy's head once a command: copying each head's lists, and looking
-    through every head held, made it grow with the square of the commands (README: Speed).
+    through every head held, made it grow with the square of the commands (docs/performance.md).
     A list handed out is read at once, not kept: a later append may lengthen it."""
 
     HEADS = 64  # past this many events held, all are dropped (read again when asked)
@@ -721,7 +721,7 @@ class Encounter:
         ``command_id``, a block of the path at a time, unless ``commands``: then it is read
         with its row. A caller that asks every record's command (the page, the report) says
         ``commands``: read with the rows, the column costs a replay about 4% of its
-        instructions; read apart, the rows' pages are read a second time (README: Speed)."""
+        instructions; read apart, the rows' pages are read a second time (docs/performance.md)."""
         end = to if to is not None else self.head().event_id
         if to is not None:
             self._store.event(self.row.id, to)

@@ -21,7 +21,7 @@ hidden). The players' page (`export --format html --for players`) and `serve`'s 
 - no dice seed or key, no digest, no command as typed.
 
 A *foe* is a combatant whose side is not one of the party's (``Bands.party``, `--party`;
-by default a side named players, party or pcs, in any case: the README's examples use
+by default a side named players, party or pcs, in any case: the docs' examples use
 `--side party` and `--side players` alike, and srd-5.2 makes both sides' combatants characters).
 """
 
@@ -95,7 +95,7 @@ def audience(text: str) -> Audience:
 
 
 # Bands, Sight and Told are frozen Structs, not frozen dataclasses: made at import in a
-# fiftieth of the time, and no command then imports dataclasses (README: Speed).
+# fiftieth of the time, and no command then imports dataclasses (docs/performance.md).
 class Bands(msgspec.Struct, frozen=True):
     """How the players see a foe's vital figure: *down* by its status (down or dead); else
     ``full`` at its maximum (or its first value, where it has no maximum); else the label of

@@ -8,7 +8,7 @@ named in the stat names of the SRD 5.2 ruleset (``hp``, ``ac``, ``dex``, ``init`
 ``legendary``, ``pc``, ``speed``, ``resist``, ``vulnerable``, ``immune``), and
 projections/imports/mapping.py maps those into the stats a ruleset asks for, naming in
 one line each field it could not map. The shapes read are those of
-/work/shared/formats.md (sections 1 to 3), field by field.
+docs/imports.md (sections 1 to 3), field by field.
 
 A file is hostile input: each reader checks every field it reads (type, range, one line
 of printable text) and refuses the whole file with one BadInput naming the entry and the

@@ -4,8 +4,8 @@ and a line for each figure of them the fight cannot use.
 :func:`structured` reads the shape of the bundled SRD 5.2 bestiary (``data/``): one object an
 action with ``kind``, ``attack``, ``attack_bonus``, ``reach``, ``range``, ``damage``
 (``[{dice, type}]``), ``save`` (``{ability, dc}``), ``area``, ``recharge``, ``uses_per_day``,
-``legendary_cost`` and ``multiattack`` (../shared/data/README.md lists them). One function
-each reads the other formats' actions into the same :class:`BlockAction` (/work/shared/formats.md):
+``legendary_cost`` and ``multiattack`` (projections/imports/data/NOTICE.md names the data). One function
+each reads the other formats' actions into the same :class:`BlockAction` (docs/imports.md):
 :func:`five_e_database`, :func:`open5e_v1`, :func:`open5e_v2` and :func:`free_text`
 (Improved Initiative); what a format keeps only as text is read from the SRD's common
 wording, 2014 and 2024 (:func:`_read_text`), and what is not read is named in one line.

@@ -1,6 +1,6 @@
 """An Improved Initiative export: its stat blocks, persistent characters and saved fights.
 
-Shapes: /work/shared/formats.md, section 3 (the full export, the library export, and the
+Shapes: docs/imports.md, section 3 (the full export, the library export, and the
 localStorage copies whose values are JSON strings). A stat block's initiative modifier is
 its Dexterity modifier plus ``InitiativeModifier``; its hit dice are in ``HP.Notes``. A
 saved fight (``SavedEncounters.<id>``, or the fight in progress under

@@ -1,6 +1,6 @@
 """Monster lists from 5e-bits/5e-database (2014 and 2024 shapes) and the Open5e API (v1 and v2).
 
-Shapes: /work/shared/formats.md, sections 1 (5e-database) and 2 (Open5e). Neither gives an
+Shapes: docs/imports.md, sections 1 (5e-database) and 2 (Open5e). Neither gives an
 initiative field in 5e-database (the Dexterity modifier is the initiative modifier) nor
 legendary action uses per round anywhere but Open5e v1's ``legendary_desc``: a stat block
 with legendary actions and no count takes 3, the SRD's default (formats.md, section 1).

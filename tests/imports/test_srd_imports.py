@@ -1,5 +1,5 @@
 """Stat blocks of every JSON format played in an srd-5.2 fight, figures worked by hand from the
-fixture files (tests/fixtures/imports/) and ../shared/formats.md, then checked by `state --json`."""
+fixture files (tests/fixtures/imports/) and the formats as docs/imports.md gives them, then checked by `state --json`."""
 
 from __future__ import annotations
 

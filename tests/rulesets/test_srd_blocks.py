@@ -2,7 +2,7 @@
 cost and a spell slot taken from the block by the action's name.
 
 Every figure below is worked by hand from the block typed (or the bundled bestiary's SRD 5.2
-block, ../shared/data) and the faces typed; the rules are srd-5.2-combat.md §4, §6, §7, §13
+block, projections/imports/data) and the faces typed; the rules are srd-5.2-combat.md §4, §6, §7, §13
 and §14 (This work includes material from the System Reference Document 5.2 ("SRD 5.2") by
 Wizards of the Coast LLC, available at https://www.dndbeyond.com/srd. The SRD 5.2 is licensed
 under the Creative Commons Attribution 4.0 International License, available at
