@@ -42,7 +42,6 @@ from skirmish.projections.rulesets.crisis.vocabulary import (
 class CrisisActions(Rules[CrisisState]):
     """The decisions of an action: declare (an attack rolled at once), resolve, damage, effect."""
 
-
     @decides(Damage)
     def _damage_command(self, state: CrisisState, command: Damage, dice: Dice) -> list[Event]:
         f = state.fighter(find_name(state.names(), command.who))

@@ -34,7 +34,6 @@ from skirmish.projections.rulesets.crisis.vocabulary import (
 class CrisisTurns(Rules[CrisisState]):
     """The decisions of the turn: round, next, upkeep; and heal, cancel, leave between moves."""
 
-
     @decides(Upkeep)
     def _upkeep(self, state: CrisisState, command: Upkeep, dice: Dice) -> list[Event]:
         need_turn(state)

@@ -26,7 +26,6 @@ from skirmish.projections.rulesets.crisis.vocabulary import CONDITIONS
 class CrisisFold(Rules[CrisisState]):
     """The appliers: each event applied in place to a working copy of the state."""
 
-
     @applies(CombatantAdded)
     def _added(self, state: CrisisState, event: CombatantAdded) -> None:
         full = {key: spec.default for key, spec in self.stats.items()} | dict(event.stats)

@@ -58,7 +58,6 @@ def _effect(state: CrisisState, c: Condition) -> Effect:
 class CrisisView(Rules[CrisisState]):
     """The view every surface reads, the harm each event does, and its words."""
 
-
     def view(self, state: CrisisState) -> View:
         fighters = state.fighters
         # Acting order: this turn's order (Turn Order), the dead in their places; those who

@@ -74,7 +74,6 @@ from skirmish.projections.rulesets.modular.vocabulary import (
 class ModularDecide(GoesDown, Rules[ModularState]):
     """The decisions: round and turns, actions in their slots, movement, Ready, effects, upkeep."""
 
-
     @decides(Cancel)
     def _cancel(self, state: ModularState, command: Cancel, dice: Dice) -> list[Event]:
         f = state.fighter(find_name(state.names(), command.who))

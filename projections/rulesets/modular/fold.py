@@ -27,7 +27,6 @@ from skirmish.projections.rulesets.modular.vocabulary import DASH, READY
 class ModularFold(Rules[ModularState]):
     """The appliers: each event applied in place to a working copy of the state."""
 
-
     @applies(CombatantAdded)
     def _added(self, state: ModularState, event: CombatantAdded) -> None:
         stats = event.stats

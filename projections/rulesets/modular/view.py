@@ -65,7 +65,6 @@ class ModularClock(Own, frozen=True, kw_only=True):
 class ModularView(GoesDown, Rules[ModularState]):
     """The view every surface reads, the harm each event does, and its words."""
 
-
     def view(self, state: ModularState) -> View:
         now = state.current
         following = self.next_turn(state) if state.in_round else None
