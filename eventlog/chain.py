@@ -305,7 +305,10 @@ def _command_runs(
     import json  # only where a first event is read: not at every command's start (docs/performance.md)
 
     encounter_id, enc = encounter.id, (encounter.name, encounter.ruleset)
-    run: list[int | None] | None = None  # [command, first parent, last event]
+    # The run under way: its command, its first event's parent, its last event (None: no run yet).
+    command = 0
+    parent: int | None = None
+    last: int | None = None
     for row in events:
         e, parent_hash, cmd_hash = EventRow(*row[:8]), row[8], row[9]
         if e.parent_id is None:
@@ -317,13 +320,13 @@ def _command_runs(
         if cmd_hash is None or event_hash(encounter_id, e, parent_hash, cmd_hash) != e.hash:
             raise Suspect(f"event {e.id}")
         digest.update(f"{e.id}:{e.hash}".encode())
-        if run is not None and run[0] == e.command_id:
-            if e.parent_id != run[2]:  # the run's events chain one to the next
+        if last is not None and command == e.command_id:
+            if e.parent_id != last:  # the run's events chain one to the next
                 raise Suspect(f"event {e.id}")
-            run[2] = e.id
+            last = e.id
             continue
-        if run is not None:
-            yield run[0], run[1], run[2]  # type: ignore[misc]
-        run = [e.command_id, e.parent_id, e.id]
-    if run is not None:
-        yield run[0], run[1], run[2]  # type: ignore[misc]
+        if last is not None:
+            yield command, parent, last
+        command, parent, last = e.command_id, e.parent_id, e.id
+    if last is not None:
+        yield command, parent, last

@@ -22,11 +22,14 @@ def _own_sha256() -> Callable[[bytes], Any]:
     # Looked for once a process, on first use (a command that hashes nothing pays nothing).
     # A failed import walks sys.path: looked for on every call, the `_sha2` Python 3.11 has
     # not cost an amend of 4,886 commands 1.3 s.
-    try:
-        from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]  # CPython 3.12 and later
-    except ImportError:
+    from importlib import import_module
+
+    for name in ("_sha2", "_sha256"):  # CPython 3.12 and later; CPython 3.11
         try:
-            from _sha256 import sha256  # type: ignore[import-not-found,no-redef,unused-ignore]  # CPython 3.11
-        except ImportError:  # another interpreter
-            from hashlib import sha256
-    return sha256  # type: ignore[no-any-return,unused-ignore]
+            own: Callable[[bytes], Any] = import_module(name).sha256
+        except ImportError:
+            continue
+        return own
+    from hashlib import sha256  # another interpreter
+
+    return sha256

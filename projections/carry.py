@@ -36,7 +36,7 @@ def decide_carry(ruleset: Ruleset[Any], state: Any, command: Carry, dice: Dice) 
     """The events that bring ``command``'s combatant in as it stood (module docstring)."""
     added = decide_add(ruleset, state.names(), AddCombatant(name=command.name, side=command.side,
                                                             stats=command.stats))
-    name = added[0].name  # type: ignore[attr-defined]
+    name = added[0].name
     working = ruleset.evolve(state, added[0])
     gauge = ruleset.view(working).combatant(name).vital
     if command.vital is not None and gauge.maximum is not None and command.vital > gauge.maximum:

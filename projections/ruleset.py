@@ -367,6 +367,17 @@ class Rules(Generic[State]):
     an ``@applies`` handler takes, then ``records_only``.
     """
 
+    # What a subclass declares (the Ruleset protocol's, docs/adding-a-ruleset.md): set by
+    # the ruleset's own class, declared here so its mixins (decisions, fold, view in files
+    # of their own) and the shared decisions below read them typed.
+    id: str
+    rules_file: str
+    options: Mapping[str, Option]
+    stats: Mapping[str, Stat]
+    actions: Mapping[str, ActionInfo]
+    details: Mapping[str, Detail]
+    flags: Mapping[str, Flag]
+    state_version: int
     state_type: type[State]
     # Events ``decide`` records that change nothing in the state (no ``@applies`` handler):
     # listed so the codec reads them back. Every other event type comes from the handlers.
@@ -427,13 +438,25 @@ class Rules(Generic[State]):
         self.apply(after, event)
         return after
 
+    def initial(self, started: EncounterStarted) -> State:
+        """The state at the encounter's first event: each ruleset builds its own."""
+        raise NotImplementedError(f"{type(self).__name__} builds no initial state")
+
+    def view(self, state: State) -> View:
+        """The typed view every surface reads: each ruleset builds its own."""
+        raise NotImplementedError(f"{type(self).__name__} has no view")
+
+    def describe(self, event: Event) -> str:
+        """One line of narration of one of its events: each ruleset words its own."""
+        raise NotImplementedError(f"{type(self).__name__} words no events")
+
     def glance(self, state: State, event: Event | None = None) -> Glance:
         # Right for any ruleset, since it is the view: a ruleset overrides it for speed.
-        view = self.view(state)  # type: ignore[attr-defined]
+        view = self.view(state)
         return Glance(clock=view.clock, combatants=view.combatants)
 
     def acting_order(self, state: State) -> tuple[str, ...]:
-        return tuple(c.name for c in self.view(state).combatants)  # type: ignore[attr-defined]
+        return tuple(c.name for c in self.view(state).combatants)
 
     effects: Mapping[str, str] = {}
 
@@ -451,13 +474,13 @@ class Rules(Generic[State]):
 
     @decides(AddCombatant)
     def _decide_add(self, state: State, command: AddCombatant, dice: Dice) -> list[Event]:
-        return decide_add(self, state.names(), command)  # type: ignore[arg-type]
+        return [*decide_add(self, state.names(), command)]
 
     @decides(Carry)
     def _decide_carry(self, state: State, command: Carry, dice: Dice) -> list[Event]:
         from skirmish.projections.carry import decide_carry
 
-        return decide_carry(self, state, command, dice)  # type: ignore[arg-type]
+        return decide_carry(self, state, command, dice)
 
     def lasting(self, state: State, who: str) -> list[CarriedEffect]:
         """The conditions on ``who`` that outlast the fight (`new --carry`), as the `effect`
@@ -466,7 +489,7 @@ class Rules(Generic[State]):
         what is not an effect overrides it."""
         from skirmish.projections.carry import lasting_from_view
 
-        return lasting_from_view(self, self.view(state), who)  # type: ignore[arg-type, attr-defined]
+        return lasting_from_view(self, self.view(state), who)
 
     def carried_figures(self, state: State, who: str) -> dict[str, int]:
         """The figures of ``who`` besides its vital figure that outlast the fight (`new
@@ -519,14 +542,14 @@ class Rules(Generic[State]):
     def _decide_set(self, state: State, command: SetStats, dice: Dice) -> list[Event]:
         fighter = self._fighter(state, command.who)
         if not command.stats:
-            raise BadInput(f"set {fighter.name} takes one or more KEY=N (stats: {', '.join(self.stats)})")  # type: ignore[attr-defined]
-        stats = check_stats(self, fighter.name, command.stats, partial=True)  # type: ignore[arg-type]
+            raise BadInput(f"set {fighter.name} takes one or more KEY=N (stats: {', '.join(self.stats)})")
+        stats = check_stats(self, fighter.name, command.stats, partial=True)
         try:
             was = {key: gm.stat_now(fighter, key, self.stat_fields) for key in stats}
         except TypeError as exc:  # a ruleset that keeps a stat where the shared reading does not look
             raise RuleViolation(f"{getattr(self, 'id', '?')} cannot `set` this: {exc}") from None
         # Text stats (resistances, immunities) change as the numbers do, in an event of their own.
-        given = {k: v for k, v in command.stats.items() if self.stats[k].kind is str}  # type: ignore[attr-defined]
+        given = {k: v for k, v in command.stats.items() if self.stats[k].kind is str}
         for key, text in given.items():
             check_label(f"{key}=", text)
         traits = {key: self.trait_words(key, text) for key, text in given.items()}
@@ -622,7 +645,7 @@ def registry() -> dict[str, Any]:
 
 
 def _built_in() -> dict[str, str]:
-    """The rulesets shipped with skirmish: each module of projections/rulesets/ is the ruleset
+    """The rulesets shipped with skirmish: each module or package of projections/rulesets/ is the ruleset
     its name says (``ap_countdown`` is ``ap-countdown``), registered in pyproject.toml under
     the entry points as ``skirmish.projections.rulesets.<module>:RULESET`` like any other
     (tests/rulesets/test_registry.py holds the two equal). Looking a built-in one up here spares a
@@ -632,8 +655,12 @@ def _built_in() -> dict[str, str]:
 
     from skirmish.projections import rulesets
 
-    modules = sorted(name[:-3] for name in os.listdir(rulesets.__path__[0])
-                     if name.endswith(".py") and not name.startswith("_"))
+    # A ruleset is a module (``name.py``) or a package (``name/__init__.py``); a name
+    # starting with ``_`` is a part the rulesets share, not a ruleset.
+    folder = rulesets.__path__[0]
+    modules = sorted(name.removesuffix(".py") for name in os.listdir(folder)
+                     if not name.startswith("_")
+                     and (name.endswith(".py") or os.path.isfile(os.path.join(folder, name, "__init__.py"))))
     return {ruleset_id_of(name): f"{rulesets.__name__}.{name}:RULESET" for name in modules}
 
 
@@ -877,7 +904,7 @@ def detail_int(command: Command, key: str, default: int = 0) -> int:
 
 def decide_add(
     ruleset: Ruleset[Any], names: Sequence[str], command: AddCombatant
-) -> list[Event]:
+) -> list[CombatantAdded]:
     """The shared decision for ``add``: unique names and the ruleset's stats; ``count``
     above 1 adds NAME 1 to NAME count."""
     name = check_name("a combatant", command.name)

@@ -452,13 +452,13 @@ def as_typed(request: r.Anything) -> str:
     spec = SPECS[name]
     out = [name]
     skip = {"rolls", "details"}
-    note_on = isinstance(request, c.AddNote) and request.on is not None
+    note_on = request if isinstance(request, c.AddNote) and request.on is not None else None
     for key, _kind in spec.arguments:
         field = _FIELD.get(key, key)
         value = getattr(request, field, None)
         skip.add(field)
-        if note_on and key == "event":
-            out.append(request.text)  # type: ignore[union-attr]
+        if note_on is not None and key == "event":
+            out.append(note_on.text)
             break
         if value is None or _DEFAULTS.get((name, field)) == value:
             continue
@@ -482,13 +482,13 @@ def as_typed(request: r.Anything) -> str:
         elif option.dest == "faces":
             from skirmish.projections.gm import DICE_KEY
 
-            if (faces := request.rolls.get(DICE_KEY)) is not None:  # type: ignore[union-attr]
+            if (faces := getattr(request, "rolls", {}).get(DICE_KEY)) is not None:
                 out += [flag, ",".join(map(str, faces))]
         elif option.dest == "hidden":
             if isinstance(request, c.AddHidden):
                 out.append(flag)
         elif option.dest == "stat":
-            out.extend(word for k, v in request.stats.items() for word in (flag, f"{k}={v}"))  # type: ignore[union-attr]
+            out.extend(word for k, v in getattr(request, "stats", {}).items() for word in (flag, f"{k}={v}"))
         elif field not in skip and hasattr(request, field):
             value = getattr(request, field)
             default = _DEFAULTS.get((name, field))

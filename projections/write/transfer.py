@@ -79,7 +79,7 @@ def _bounded(hint: Any) -> Any:
 def _record_of(row: type[tuple[Any, ...]], tag: str) -> type[_Record]:
     """The record type of a store row: the same fields, so the two never drift apart."""
     hints = get_type_hints(row)
-    fields = [(name, _bounded(hints[name])) for name in row._fields]  # type: ignore[attr-defined]
+    fields = [(name, _bounded(hint)) for name, hint in hints.items()]  # a row's fields, in their order
     record = msgspec.defstruct(
         f"{row.__name__}Record", fields, bases=(_Record,), tag=tag, frozen=True, forbid_unknown_fields=True
     )

@@ -131,7 +131,7 @@ def test_the_state_a_write_advanced_encodes_as_its_snapshot_does(cli: Cli) -> No
     which came back from a snapshot as 0.0, other bytes (tests/log/test_snapshots.py)."""
     import msgspec
 
-    from skirmish.projections.rulesets.phases import Fighter
+    from skirmish.projections.rulesets.phases.state import Fighter
 
     fighter = Fighter(name="Rook", side="foes", base=4, agility=6, bulk=0)
     for moved in (0, 7.5, 14 / 2):

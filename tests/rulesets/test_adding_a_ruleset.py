@@ -32,16 +32,51 @@ def rows() -> list[tuple[str, str]]:
     return found
 
 
+# The files of a ruleset's package the doc's table must name, and every built-in package holds
+# (`decide*.py`: one file or more). Others (vocabulary.py, phases's calls.py) are its own choice.
+PACKAGE = ("__init__.py", "events.py", "state.py", "rules.py", "decide*.py", "fold.py", "view.py")
+LONGEST = 650  # "no file over about 600 lines"
+
+
 def test_the_list_names_what_a_built_in_ruleset_adds() -> None:
-    """Every built-in ruleset has each of the listed files of its own."""
+    """Every built-in ruleset has each of the listed files of its own: its package, with the
+    files the table names in it."""
     listed = " ".join(file for file, _ in rows())
-    for pattern in ("projections/rulesets/<module>.py", "tests/support/<module>.py", "tests/rulesets/test_<module>.py",
-                    "samples/<fight>.skirmish", "README.md", "pyproject.toml"):
+    for pattern in ("tests/support/<module>.py", "tests/rulesets/test_<module>.py", "samples/<fight>.skirmish",
+                    "README.md", "pyproject.toml", *(f"`projections/rulesets/<module>/{name}`" for name in PACKAGE)):
         assert pattern in listed, pattern
     for ruleset_id in BUILT_IN:
         module = module_of(ruleset_id)
-        for path in ("projections/rulesets/{}.py", "tests/support/{}.py", "tests/rulesets/test_{}.py"):
+        for path in ("tests/support/{}.py", "tests/rulesets/test_{}.py"):
             assert (ROOT / path.format(module)).exists(), path.format(module)
+        package = ROOT / "projections" / "rulesets" / module
+        if not package.is_dir():
+            # A ruleset not yet split into its package is one module (as a house ruleset may be).
+            assert (ROOT / "projections" / "rulesets" / f"{module}.py").exists(), module
+            continue
+        for name in PACKAGE:
+            assert list(package.glob(name)), f"projections/rulesets/{module}/ has no {name}"
+
+
+def test_no_file_of_a_rulesets_package_is_too_long_to_know() -> None:
+    """The doc's promise: each part in a file a reader can hold, none over about 600 lines."""
+    for ruleset_id in BUILT_IN:
+        package = ROOT / "projections" / "rulesets" / module_of(ruleset_id)
+        for path in package.glob("*.py") if package.is_dir() else ():
+            lines = len(path.read_text(encoding="utf-8").splitlines())
+            assert lines <= LONGEST, f"{path.relative_to(ROOT)} has {lines} lines"
+
+
+def test_a_built_in_package_is_in_the_wheel() -> None:
+    """Each built-in ruleset's package is in pyproject's `packages` list (the table's
+    pyproject.toml row): a package left out of it is left out of the wheel."""
+    import tomllib
+
+    packages = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"]
+    for ruleset_id in BUILT_IN:
+        module = module_of(ruleset_id)
+        if (ROOT / "projections" / "rulesets" / module).is_dir():
+            assert f"skirmish.projections.rulesets.{module}" in packages, module
 
 
 def test_every_file_the_duel_needs_is_in_the_list() -> None:

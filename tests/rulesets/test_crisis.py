@@ -33,19 +33,18 @@ from skirmish.eventlog.events import Term
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
 from skirmish.projections.ruleset import Dice
-from skirmish.projections.rulesets.crisis import (
+from skirmish.projections.rulesets.crisis.events import (
     ActionCancelled,
     ActionProgressed,
     ActionTaken,
     AttackRolled,
     ConditionEnded,
-    CrisisClock,
-    CrisisPending,
     DamageTaken,
     TurnEnded,
     TurnPassed,
     TurnStarted,
 )
+from skirmish.projections.rulesets.crisis.view import CrisisClock, CrisisPending
 from skirmish.projections.view import (
     Budget,
     Clock,
@@ -979,7 +978,7 @@ def test_a_fight_to_the_end_healed_dead_gone_and_back(memory_store: Store) -> No
     2, Health is full so Endurance takes them (3); 10 more empty Endurance and the rest is
     lost (option spill=no); 4 more put Health at 0: dead, and the dead are not healed."""
     from skirmish.eventlog.commands import Heal, Leave, Return
-    from skirmish.projections.rulesets.crisis import Healed
+    from skirmish.projections.rulesets.crisis.events import Healed
 
     enc = fight(memory_store)
     turn(enc)

@@ -29,18 +29,17 @@ from skirmish.eventlog.errors import BadInput, RuleViolation, SkirmishError
 from skirmish.eventlog.events import Event, Term
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
-from skirmish.projections.rulesets.modular import (
+from skirmish.projections.rulesets.modular.events import (
     ActionTaken,
     EvadeEnded,
-    ModularClock,
     Moved,
-    ReadyFigures,
     ReadyResolved,
     RoundEnded,
     RoundStarted,
     TurnStarted,
     UpkeepTick,
 )
+from skirmish.projections.rulesets.modular.view import ModularClock, ReadyFigures
 from skirmish.projections.view import Budget, Gauge, Pending
 from skirmish.projections.text.words import event_line
 
@@ -627,7 +626,7 @@ def test_a_fight_where_the_orc_goes_down_is_healed_and_mira_leaves_and_returns(m
     Orc (25 health) takes 25: down, its turn is passed by; Mira takes 20 of her 20: down,
     her Ready dropped."""
     from skirmish.eventlog.commands import Heal, Leave, Return
-    from skirmish.projections.rulesets.modular import ReadyCancelled
+    from skirmish.projections.rulesets.modular.events import ReadyCancelled
 
     enc = fight(memory_store)
     new_round(enc)

@@ -27,17 +27,16 @@ from skirmish.eventlog.errors import BadInput, RuleViolation, SkirmishError
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
 from skirmish.projections.ruleset import Dice
-from skirmish.projections.rulesets.phases import (
+from skirmish.projections.rulesets.phases.events import (
     ActionResolved,
     ActionTaken,
     ClockAdvanced,
     EffectApplied,
-    PhasesClock,
-    PhasesPending,
     RepetitionInterrupted,
     TurnEnded,
     TurnStarted,
 )
+from skirmish.projections.rulesets.phases.view import PhasesClock, PhasesPending
 from skirmish.projections.view import Budget, Shown
 from skirmish.projections.text.words import event_line
 

@@ -18,7 +18,7 @@ from skirmish.eventlog.commands import (
     Upkeep,
 )
 from skirmish.projections.engine import Encounter
-from skirmish.projections.rulesets.phases import PhasesClock, PhasesFigures
+from skirmish.projections.rulesets.phases.view import PhasesClock, PhasesFigures
 from skirmish.projections.view import Clock, Combatant
 
 from support.rulesets import Fight, core_commands, core_invalid, support
