@@ -4,7 +4,7 @@
 current branch's head and records, for each combatant taken (the party's side by default,
 or those named), one `carry` command: its stats as added there, its vital figure now and
 its lasting conditions, naming the encounter, the head event's id and hash. The shared
-decision (:func:`decide_carry`, every ruleset's through projections/ruleset.py's ``Rules``)
+decision (:func:`decide_carry`, made by the engine for every ruleset, as for notes)
 records the combatant's ``combatant-added``, a ``combatant-carried`` naming the source,
 which the ruleset applies to start the combatant at that vital figure, and the ruleset's
 own events for each lasting condition, decided as the `effect` command would be. It then
@@ -26,7 +26,7 @@ from skirmish.eventlog.commands import AddCombatant, ApplyEffect, Carry, Carried
 from skirmish.eventlog.errors import BadInput, RuleViolation, SkirmishError
 from skirmish.eventlog.events import CombatantAdded, CombatantCarried, CombatantRenamed, Event, StatsSet, TraitsSet
 from skirmish.eventlog.text import check_label, quoted
-from skirmish.projections.ruleset import Dice, Ruleset, check_details, check_flags, decide_add
+from skirmish.projections.ruleset import Dice, Ruleset, check_details, check_flags, decide_add, lasting_from_view
 from skirmish.projections.view import View
 
 PARTY_SIDES = ("players",)  # the party's side by default, as the players' pages read it
@@ -71,14 +71,6 @@ def decide_carry(ruleset: Ruleset[Any], state: Any, command: Carry, dice: Dice) 
                 "it applies no combatant-carried event (docs/adding-a-ruleset.md, step 6)"
             )
     return events
-
-
-def lasting_from_view(ruleset: Ruleset[Any], view: View, who: str) -> list[CarriedEffect]:
-    """The default of ``Rules.lasting``: the effects on ``who`` with no rounds to run that the
-    `effect` command put on (the ruleset's kinds, or the GM's own); a view's other entries
-    (a guard, an evade) are its clock's, not conditions."""
-    return [CarriedEffect(kind=e.kind, custom=e.custom) for e in view.combatant(who).effects
-            if e.left is None and (e.custom or e.kind in ruleset.effects)]
 
 
 def _as_typed(ruleset: Ruleset[Any], stored: dict[str, Any]) -> dict[str, str]:

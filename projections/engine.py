@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from skirmish.eventlog.commands import AddHidden, AddNote, ApplyEffect, Command, MoveHead, RollDice, command_encoder
+from skirmish.eventlog.commands import AddHidden, AddNote, ApplyEffect, Carry, Command, MoveHead, RollDice, command_encoder
 from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent, UnknownRuleset
 from skirmish.eventlog.events import (
     CORE_EVENTS,
@@ -59,6 +59,7 @@ from skirmish.eventlog.store import (
     Store,
     Table,
 )
+from skirmish.projections.carry import decide_carry
 from skirmish.projections.write.shared import POLICY_COMMANDS, decide_note, decide_policy, joining_hidden
 from skirmish.projections.view import Ended, NoteOn, Shown
 from skirmish.projections.ruleset import (
@@ -1029,6 +1030,8 @@ class Encounter:
             dice = Dice.of(self.started, str(place), getattr(command, "rolls", None))
             if isinstance(command, AddHidden):
                 events = joining_hidden(command, self.ruleset.decide(state, command.added(), dice))
+            elif isinstance(command, Carry):  # the party between fights: the same in every ruleset
+                events = decide_carry(self.ruleset, state, command, dice)
             else:
                 events = self.ruleset.decide(state, command, dice)
             if not events:

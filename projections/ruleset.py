@@ -28,7 +28,6 @@ from skirmish.eventlog.commands import (
     AddNote,
     ApplyEffect,
     AtTheTable,
-    Carry,
     CarriedEffect,
     Command,
     EndEncounter,
@@ -476,19 +475,11 @@ class Rules(Generic[State]):
     def _decide_add(self, state: State, command: AddCombatant, dice: Dice) -> list[Event]:
         return [*decide_add(self, state.names(), command)]
 
-    @decides(Carry)
-    def _decide_carry(self, state: State, command: Carry, dice: Dice) -> list[Event]:
-        from skirmish.projections.carry import decide_carry
-
-        return decide_carry(self, state, command, dice)
-
     def lasting(self, state: State, who: str) -> list[CarriedEffect]:
         """The conditions on ``who`` that outlast the fight (`new --carry`), as the `effect`
         commands that put them on again. Default: the view's effects with no rounds left to
         run that are the ruleset's kinds or the GM's own; a ruleset whose effects need more (a bleed's hits a round) or whose view shows
         what is not an effect overrides it."""
-        from skirmish.projections.carry import lasting_from_view
-
         return lasting_from_view(self, self.view(state), who)
 
     def carried_figures(self, state: State, who: str) -> dict[str, int]:
@@ -1065,6 +1056,14 @@ def check_texts(command: Command) -> None:
             for key, word in value.items():
                 check_label(_PAIRS[field], key)
                 check_label(f"{_PAIRS[field]} {key}=", word)
+
+
+def lasting_from_view(ruleset: Ruleset[Any], view: View, who: str) -> list[CarriedEffect]:
+    """The default of ``Rules.lasting``: the effects on ``who`` with no rounds to run that the
+    `effect` command put on (the ruleset's kinds, or the GM's own); a view's other entries
+    (a guard, an evade) are its clock's, not conditions."""
+    return [CarriedEffect(kind=e.kind, custom=e.custom) for e in view.combatant(who).effects
+            if e.left is None and (e.custom or e.kind in ruleset.effects)]
 
 
 def find_name(names: Sequence[str], wanted: str) -> str:

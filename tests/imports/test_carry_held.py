@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from skirmish.eventlog.commands import CarriedEffect
-from skirmish.projections.carry import lasting_from_view
+from skirmish.projections.ruleset import lasting_from_view
 from skirmish.projections.rulesets.srd_5__2 import CONDITIONS
 from skirmish.projections.view import Effect
 

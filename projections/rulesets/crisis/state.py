@@ -1,7 +1,7 @@
 """crisis's state: the fighters and the turn (package docstring)."""
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
+# annotation written as a string, at every command's start (docs/performance.md).
 
 from collections.abc import Iterable
 from typing import Literal

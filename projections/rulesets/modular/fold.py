@@ -38,7 +38,7 @@ class ModularFold(Rules[ModularState]):
     @applies(CombatantCarried)
     def _carried(self, state: ModularState, event: CombatantCarried) -> None:
         f = state.fighter(event.who)
-        if event.vital is not None:  # damage taken in an earlier fight (README, the party between fights)
+        if event.vital is not None:  # damage taken in an earlier fight (docs/imports.md, the party between fights)
             f.damage = f.health - event.vital
 
     def lasting(self, state: ModularState, who: str) -> list[CarriedEffect]:

@@ -1,7 +1,7 @@
 """modular's state: the fighters, the round and its order (package docstring)."""
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
+# annotation written as a string, at every command's start (docs/performance.md).
 
 import msgspec
 

@@ -21,7 +21,7 @@ Open points of the text, each an option recorded in the encounter's first event:
   wounded" by 3 (Initiative). The text names a character's state, so by default the
   worst wound counts once; ``each`` subtracts 1 per slight and 3 per serious wound.
 
-Readings chosen where the text is silent, documented here and in the README:
+Readings chosen where the text is silent, documented here and in docs/rulesets/:
 
 - Initiative (1 to 6) is a stat the GM gives; panic lowers it by the amount the GM rules
   (``effect WHO panic --with by=N``: the text gives no figure); it never goes below 0,

@@ -1,7 +1,7 @@
 """phases's state: the fighters, the turn, its phase and call (package docstring)."""
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
+# annotation written as a string, at every command's start (docs/performance.md).
 
 from typing import NamedTuple
 
