@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from skirmish.eventlog.commands import AddHidden, AddNote, ApplyEffect, Carry, Command, MoveHead, RollDice, command_encoder
-from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent, UnknownRuleset
+from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent, UnknownRuleset, UnreadableEvent
 from skirmish.eventlog.events import (
     CORE_EVENTS,
     Codec,
@@ -700,7 +700,10 @@ class Encounter:
             event = self.codec.decode_current(body)
         except (msgspec.DecodeError, TypeError):  # NULL: an older layout (or unreadable)
             event = self._decoded_whole(event_id)
-        return event, self.ruleset.initial(event)  # type: ignore[arg-type]
+        if not isinstance(event, EncounterStarted):
+            raise UnreadableEvent(event_id, tag_of(type(event)), "it starts the encounter's path, which only an "
+                                  "encounter-started may (the file was edited?)")
+        return event, self.ruleset.initial(event)
 
     def _decoded_whole(self, event_id: int) -> Event:
         """The event of a row the fold's reading left out (its layout is not the current
