@@ -632,8 +632,9 @@ def _built_in() -> dict[str, str]:
 
     from skirmish.projections import rulesets
 
-    modules = sorted(name[:-3] for name in os.listdir(rulesets.__path__[0])
-                     if name.endswith(".py") and not name.startswith("_"))
+    folder = rulesets.__path__[0]  # each ruleset a module, or a package of modules
+    modules = sorted(name.removesuffix(".py") for name in os.listdir(folder) if not name.startswith("_") and (
+        name.endswith(".py") or os.path.isfile(os.path.join(folder, name, "__init__.py"))))
     return {ruleset_id_of(name): f"{rulesets.__name__}.{name}:RULESET" for name in modules}
 
 

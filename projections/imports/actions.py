@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from skirmish.projections.rulesets._srd_block import (
+from skirmish.projections.rulesets.srd_5__2.block import (
     ABILITIES, DAMAGE_TYPES, MOST_ACTIONS, BlockAction, Part, clean_name,
 )
 

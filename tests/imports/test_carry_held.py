@@ -18,7 +18,7 @@ import pytest
 
 from skirmish.eventlog.commands import CarriedEffect
 from skirmish.projections.carry import lasting_from_view
-from skirmish.projections.rulesets.srd_5__2 import CONDITIONS
+from skirmish.projections.rulesets.srd_5__2.vocabulary import CONDITIONS
 from skirmish.projections.view import Effect
 
 from support.cli import Cli
