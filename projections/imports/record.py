@@ -54,7 +54,7 @@ class Creature:
     current: int | None = None  # a persistent character's hit points now, where below its maximum
     con: int | None = None
     xp: int | None = None
-    # Its stat block (_srd_block.py): the actions a fight uses, saving throw modifiers, senses
+    # Its stat block (srd_5__2/block.py): the actions a fight uses, saving throw modifiers, senses
     actions: tuple[BlockAction, ...] = ()
     saves: tuple[tuple[str, int], ...] = ()
     senses: str = ""
