@@ -3,9 +3,6 @@ Reaction, legendary and lair uses, the Ready), movement (§3), a stat block's ac
 GM's ``resolve`` and ``cancel`` of a Ready, and ``effect``: conditions and Concentration
 (§11-§13)."""
 
-# No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
-
 from skirmish.eventlog.commands import ApplyEffect, Cancel, Declare, Resolve, Upkeep
 from skirmish.eventlog.errors import BadInput, RuleViolation
 from skirmish.eventlog.events import Derivation, Event, Term

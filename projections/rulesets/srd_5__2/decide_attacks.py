@@ -2,9 +2,6 @@
 AC, Advantage and Disadvantage from the conditions, Resistance, Vulnerability and Immunity,
 temporary HP, 0 HP, death saves and Concentration (§6-§11, §13)."""
 
-# No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
-
 import re
 
 from skirmish.eventlog.commands import Damage, Declare, Heal

@@ -3,13 +3,10 @@ the whole fight (§1, §2); ``next`` ends a turn and starts the next, with what 
 brings (recharge, death save, the end of effects: §9, §12, §14); a saved fight in progress
 taken up by ``resume``."""
 
-# No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
-
 from skirmish.eventlog.commands import Next, Resume, StartRound
 from skirmish.eventlog.errors import BadInput, RuleViolation
 from skirmish.eventlog.events import Derivation, Event, Term
-from skirmish.projections.ruleset import Dice, Rules, decides, find_name
+from skirmish.projections.ruleset import Dice, decides, find_name
 from skirmish.projections.rulesets.srd_5__2.events import (
     DeathSave,
     Fell,
@@ -24,11 +21,11 @@ from skirmish.projections.rulesets.srd_5__2.events import (
     TurnEnded,
     TurnStarted,
 )
-from skirmish.projections.rulesets.srd_5__2.state import Fighter, SrdState, can_take_turn
+from skirmish.projections.rulesets.srd_5__2.state import Fighter, SrdRules, SrdState, can_take_turn
 from skirmish.projections.rulesets.srd_5__2.vocabulary import LAIR, R, two_d20_why
 
 
-class Turns(Rules[SrdState]):
+class Turns(SrdRules):
     """The decisions of the clock, and ``_emit``, which every decision that follows its own
     events on a working copy shares."""
 
@@ -64,7 +61,7 @@ class Turns(Rules[SrdState]):
 
     @decides(Resume)
     def _resume(self, state: SrdState, command: Resume, dice: Dice) -> list[Event]:
-        """A saved fight in progress taken up where its table stopped (module docstring, "A
+        """A saved fight in progress taken up where its table stopped (__init__.py, "A
         saved fight in progress"): its round started in the order held, and the acting
         combatant's turn under way, those before it done with theirs."""
         if state.round or state.in_round:

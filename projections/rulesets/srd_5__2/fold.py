@@ -1,12 +1,9 @@
 """srd-5.2's fold: what each of its events does to a working copy of the state."""
 
-# No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
-
 import re
 
 from skirmish.eventlog.events import CombatantAdded, CombatantCarried
-from skirmish.projections.ruleset import Rules, applies
+from skirmish.projections.ruleset import applies
 from skirmish.projections.rulesets.srd_5__2.events import (
     Acted,
     Attacked,
@@ -31,11 +28,11 @@ from skirmish.projections.rulesets.srd_5__2.events import (
     TurnEnded,
     TurnStarted,
 )
-from skirmish.projections.rulesets.srd_5__2.state import Fighter, Mark, SrdState
+from skirmish.projections.rulesets.srd_5__2.state import Fighter, Mark, SrdRules, SrdState
 from skirmish.projections.rulesets.srd_5__2.vocabulary import KNOCKED_OUT, LAIR, comma_words
 
 
-class Fold(Rules[SrdState]):
+class Fold(SrdRules):
     """The appliers: each event's change to a working copy of the state (STYLE 7)."""
 
     @applies(CombatantAdded)
@@ -100,7 +97,7 @@ class Fold(Rules[SrdState]):
         f.turns += 1
         f.turned_round = state.round
         if event.resumed:
-            # Taken up mid-round (module docstring): those before it have had their turns this
+            # Taken up mid-round (__init__.py): those before it have had their turns this
             # round, so no effect anchored to them ends as a missed turn; whoever has had a turn
             # holds its full legendary uses. The countdown of effects at this turn's start,
             # below, happened where the fight was saved: it is not done again.

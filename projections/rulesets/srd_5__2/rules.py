@@ -2,9 +2,6 @@
 effects, flags and details, and ``add``, which checks a combatant's stats against them; the
 ruleset assembled from its roster, clock, actions, attacks, fold and view."""
 
-# No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
-
 from skirmish.eventlog.commands import AddCombatant
 from skirmish.eventlog.events import CombatantAdded, EncounterStarted, Event
 from skirmish.projections.ruleset import (
@@ -12,6 +9,7 @@ from skirmish.projections.ruleset import (
     Dice,
     Flag,
     Option,
+    Rules,
     Ruleset,
     Stat,
     decide_add,
@@ -20,8 +18,8 @@ from skirmish.projections.ruleset import (
 )
 from skirmish.projections.rulesets.srd_5__2.block import DAMAGE_TYPES, parse_actions
 from skirmish.projections.rulesets.srd_5__2.decide_actions import Actions
-from skirmish.projections.rulesets.srd_5__2.decide_roster import Roster
 from skirmish.projections.rulesets.srd_5__2.fold import Fold
+from skirmish.projections.rulesets.srd_5__2.roster import Roster
 from skirmish.projections.rulesets.srd_5__2.state import SrdState
 from skirmish.projections.rulesets.srd_5__2.view import Narration
 from skirmish.projections.rulesets.srd_5__2.vocabulary import ACTIONS, EFFECTS, PC_SIDES, RULES, USES
@@ -31,7 +29,7 @@ def _opt(default: str, choices: tuple[str, ...], doc: str) -> Option:
     return Option(default, choices, doc)
 
 
-class Srd52(Roster, Actions, Fold, Narration):
+class Srd52(Roster, Actions, Fold, Narration, Rules[SrdState]):
     """srd-5.2: its declarations and ``add`` here, its other decisions, fold and view from the mixins."""
 
     id = "srd-5.2"

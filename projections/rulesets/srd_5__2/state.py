@@ -5,9 +5,12 @@ a turn, Exhaustion's penalty to a d20 Test (§2, §3, §9, §13, §14)."""
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
 # annotation written as a string, at every command's start (README: Speed).
 
+from typing import TYPE_CHECKING
+
 import msgspec
 
 from skirmish.eventlog.events import Term
+from skirmish.projections.ruleset import Rules
 from skirmish.projections.rulesets.srd_5__2.vocabulary import INCAPACITATING, LAIR
 
 
@@ -123,6 +126,7 @@ class SrdState(msgspec.Struct):
 
 
 def speed_of(state: SrdState, f: Fighter) -> int:
+    """Its Speed now: 0 under a condition that stops it, less by Exhaustion (§3, §13)."""
     zero = {"grappled", "restrained", "paralyzed", "petrified", "unconscious"}
     if state.options["stunned"] == "5.1":
         zero.add("stunned")
@@ -137,12 +141,14 @@ def speed_of(state: SrdState, f: Fighter) -> int:
 
 
 def hp_max_of(state: SrdState, f: Fighter) -> int:
+    """Its HP maximum now: halved from Exhaustion 4 under option exhaustion=5.1 (§13, §16)."""
     if state.options["exhaustion"] == "5.1" and f.exhaustion >= 4:
         return f.hp_max // 2
     return f.hp_max
 
 
 def can_take_turn(state: SrdState, name: str) -> bool:
+    """Whether a turn of the order (LAIR: count 20) is taken now, or passed by (§2, §14)."""
     if name == LAIR:
         return any(lair_able(state, f) for f in state.fighters.values())
     f = state.fighters[name]
@@ -150,11 +156,22 @@ def can_take_turn(state: SrdState, name: str) -> bool:
 
 
 def lair_able(state: SrdState, f: Fighter) -> bool:
+    """Whether ``f`` can take a lair action at count 20 (§14)."""
     return (f.lair and not f.left and not f.dead and not f.incapacitated
             and not (state.options["surprise"] == "5.1" and f.surprised and f.turns == 0))
 
 
 def exhaustion_terms(state: SrdState, f: Fighter) -> list[Term]:
+    """Exhaustion's penalty to a d20 Test under 5.2: -2 a level (§13)."""
     if state.options["exhaustion"] == "5.2" and f.exhaustion:
         return [Term(f"Exhaustion {f.exhaustion}", -2 * f.exhaustion)]
     return []
+
+
+# The base of the ruleset's mixins (roster.py, decide_*.py, fold.py, view.py): each is checked
+# as the Rules it is mixed into, while at run time Srd52 alone derives from Rules (rules.py), so
+# the handlers are gathered once and a command's import makes one generic subclass, not seven.
+if TYPE_CHECKING:
+    SrdRules = Rules[SrdState]
+else:
+    SrdRules = object

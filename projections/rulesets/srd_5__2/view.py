@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from skirmish.eventlog.events import Event
-from skirmish.projections.ruleset import DiceKey, Harm, Move, Rules
+from skirmish.projections.ruleset import DiceKey, Harm, Move
 from skirmish.projections.rulesets.srd_5__2.block import BlockAction, parse_actions
 from skirmish.projections.rulesets.srd_5__2.events import (
     Acted,
@@ -33,7 +33,7 @@ from skirmish.projections.rulesets.srd_5__2.events import (
     TurnEnded,
     TurnStarted,
 )
-from skirmish.projections.rulesets.srd_5__2.state import Fighter, SrdState, can_take_turn, hp_max_of, speed_of
+from skirmish.projections.rulesets.srd_5__2.state import Fighter, SrdRules, SrdState, can_take_turn, hp_max_of, speed_of
 from skirmish.projections.rulesets.srd_5__2.vocabulary import LAIR, part_key
 from skirmish.projections.view import Budget, Clock, Combatant, Effect, Gauge, Own, Pending, Status, View
 
@@ -56,7 +56,7 @@ class ReadyFigures(Own, frozen=True, kw_only=True):
     trigger: str
 
 
-class Narration(Rules[SrdState]):
+class Narration(SrdRules):
     """The view of the state, the moves of a stat block, the harm and the words of each event."""
 
     def _status(self, state: SrdState, f: Fighter) -> Status:

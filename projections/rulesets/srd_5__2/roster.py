@@ -2,12 +2,8 @@
 block's lines), a rename, and what a fight carries into the next (``new --carry``) or leaves
 behind (docs/adding-a-ruleset.md, step 6)."""
 
-# No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
-
 from skirmish.eventlog.commands import CarriedEffect
 from skirmish.eventlog.errors import BadInput
-from skirmish.projections.ruleset import Rules
 from skirmish.projections.rulesets.srd_5__2.block import (
     DAMAGE_TYPES,
     format_actions,
@@ -16,11 +12,11 @@ from skirmish.projections.rulesets.srd_5__2.block import (
     parse_saves,
     parse_slots,
 )
-from skirmish.projections.rulesets.srd_5__2.state import Fighter, Mark, SrdState
+from skirmish.projections.rulesets.srd_5__2.state import Fighter, Mark, SrdRules, SrdState
 from skirmish.projections.rulesets.srd_5__2.vocabulary import CONDITIONS, KNOCKED_OUT, R, comma_words
 
 
-class Roster(Rules[SrdState]):
+class Roster(SrdRules):
     """The text stats `add` and `set` check, a rename, and what is carried between fights."""
 
     def trait_words(self, key: str, text: str) -> str:
