@@ -1,4 +1,4 @@
-"""A file's stat block actions as srd-5.2's block actions (projections/rulesets/_srd_block.py),
+"""A file's stat block actions as srd-5.2's block actions (projections/rulesets/srd_5__2/block.py),
 and a line for each figure of them the fight cannot use.
 
 :func:`structured` reads the shape of the bundled SRD 5.2 bestiary (``data/``): one object an
@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from skirmish.projections.rulesets._srd_block import (
+from skirmish.projections.rulesets.srd_5__2.block import (
     ABILITIES, DAMAGE_TYPES, MOST_ACTIONS, BlockAction, Part, clean_name,
 )
 
@@ -227,7 +227,7 @@ def _entries(groups: dict[str, list[Any]], key: str) -> Iterator[tuple[dict[str,
 
 
 def _capped(who: str, found: list[BlockAction], lines: list[str]) -> tuple[tuple[BlockAction, ...], list[str]]:
-    """At most the MOST_ACTIONS an actions line holds (_srd_block.py): the rest named, not refused."""
+    """At most the MOST_ACTIONS an actions line holds (srd_5__2/block.py): the rest named, not refused."""
     if len(found) > MOST_ACTIONS:
         names = ", ".join(a.name for a in found[MOST_ACTIONS:])
         lines.append(f"{who}: actions past the first {MOST_ACTIONS} left out ({names[:200]}): the GM types them")

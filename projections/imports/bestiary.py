@@ -109,7 +109,7 @@ def creature(found: dict[str, Any]) -> Any:
     """The stat block as an import reads one (record.py's Creature, in srd-5.2's stat names)."""
     from skirmish.projections.imports.actions import structured
     from skirmish.projections.imports.record import Creature, Fields, hit_dice, modifier
-    from skirmish.projections.rulesets._srd_block import ABILITIES
+    from skirmish.projections.rulesets.srd_5__2.block import ABILITIES
 
     fields = Fields(SOURCE, found, repr(found["name"]))
     legendary = found.get("legendary_actions_per_round") or {}

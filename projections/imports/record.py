@@ -10,7 +10,7 @@ from typing import Any
 from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.text import check_label, quoted
 from skirmish.projections.ruleset import LARGEST, check_name
-from skirmish.projections.rulesets._srd_block import ABILITIES, BlockAction, format_actions, format_saves
+from skirmish.projections.rulesets.srd_5__2.block import ABILITIES, BlockAction, format_actions, format_saves
 
 _UNSET: Any = object()  # a field read from the entry itself, not a value handed in
 LONGEST_TEXT = 200  # characters of one damage type or tag: a stat block's, not an essay
@@ -54,7 +54,7 @@ class Creature:
     current: int | None = None  # a persistent character's hit points now, where below its maximum
     con: int | None = None
     xp: int | None = None
-    # Its stat block (_srd_block.py): the actions a fight uses, saving throw modifiers, senses
+    # Its stat block (srd_5__2/block.py): the actions a fight uses, saving throw modifiers, senses
     actions: tuple[BlockAction, ...] = ()
     saves: tuple[tuple[str, int], ...] = ()
     senses: str = ""

@@ -67,7 +67,8 @@ def test_the_log_words_exhaustion_a_bonus_action_and_an_untyped_hit_with_extra_f
 
 
 def test_one_death_save_success_is_one_success() -> None:
-    from skirmish.projections.rulesets.srd_5__2 import RULESET, DeathSave
+    from skirmish.projections.rulesets.srd_5__2 import RULESET
+    from skirmish.projections.rulesets.srd_5__2.events import DeathSave
 
     line = RULESET.describe(DeathSave(who="Lirael", save=None, successes=1, failures=1, outcome="failure"))
     assert line == "Lirael takes damage at 0 HP: death save failure (1 success, 1 failure)"

@@ -151,7 +151,7 @@ def test_mud_spit_read_from_improved_initiative_text_halves_on_a_save(cli: Cli) 
 
 
 def test_more_actions_than_a_line_holds_come_in_and_the_rest_are_named(cli: Cli, tmp_path: Path) -> None:
-    """An actions line holds 40 actions (_srd_block.py): a block of 45 comes in with the first
+    """An actions line holds 40 actions (srd_5__2/block.py): a block of 45 comes in with the first
     40, the other five named in one line, not the whole add refused; a name's control
     character is dropped."""
     rows = json.loads((FIXTURES / "5e-database-2014.json").read_text(encoding="utf-8"))

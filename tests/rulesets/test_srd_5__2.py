@@ -27,7 +27,7 @@ from skirmish.eventlog.errors import BadInput, RuleViolation
 from skirmish.eventlog.events import Event
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
-from skirmish.projections.rulesets.srd_5__2 import (
+from skirmish.projections.rulesets.srd_5__2.events import (
     Attacked,
     ConcentrationEnded,
     ConcentrationSaved,

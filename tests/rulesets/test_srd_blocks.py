@@ -17,8 +17,8 @@ from skirmish.eventlog.commands import AddCombatant, ApplyEffect, Declare, Next,
 from skirmish.eventlog.errors import BadInput, RuleViolation
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
-from skirmish.projections.rulesets.srd_5__2 import Attacked, Damaged, Recharged, Saved
-from skirmish.projections.rulesets._srd_block import (
+from skirmish.projections.rulesets.srd_5__2.events import Attacked, Damaged, Recharged, Saved
+from skirmish.projections.rulesets.srd_5__2.block import (
     BlockAction,
     Part,
     format_actions,

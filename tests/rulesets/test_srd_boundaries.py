@@ -22,7 +22,7 @@ from skirmish.eventlog.errors import BadInput, RuleViolation
 from skirmish.eventlog.events import Event
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
-from skirmish.projections.rulesets.srd_5__2 import Acted, Attacked, DeathSave, Healed, Stabilised
+from skirmish.projections.rulesets.srd_5__2.events import Acted, Attacked, DeathSave, Healed, Stabilised
 
 from support.cli import start
 from support.encounter import combatant, do, one, refused, who
