@@ -1,7 +1,7 @@
 """srd-5.2's events: their tags and field names are stored in every log, and never change."""
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
+# annotation written as a string, at every command's start (docs/performance.md).
 
 import msgspec
 

@@ -91,7 +91,7 @@ class Srd52(Roster, Actions, Fold, Narration, Rules[SrdState]):
         "vulnerable": Stat("Vulnerability: damage types, commas (§7)", required=False, kind=str),
         "immune": Stat("Immunity: damage types or conditions, commas (§7)", required=False, kind=str),
         "xp": Stat("experience points the creature is worth (a bestiary foe's)", required=False, minimum=0),
-        "actions": Stat("its stat block's actions: NAME: CLAUSE, ...; NAME: ... (README: Stat blocks)",
+        "actions": Stat("its stat block's actions: NAME: CLAUSE, ...; NAME: ... (docs/rulesets/srd-5.2.md: Stat blocks)",
                         required=False, kind=str),
         "saves": Stat("saving throw modifiers: dex +6, wis +2 (default: dex and con)", required=False, kind=str),
         "slots": Stat("spell slots by level: 1:4, 2:3 (the Magic action's --with slot=N spends one)",

@@ -3,7 +3,7 @@ clock; and what every decision and the view read of them: Speed, the HP maximum,
 a turn, Exhaustion's penalty to a d20 Test (§2, §3, §9, §13, §14)."""
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
+# annotation written as a string, at every command's start (docs/performance.md).
 
 from typing import TYPE_CHECKING
 

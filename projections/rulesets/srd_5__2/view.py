@@ -1,7 +1,7 @@
 """srd-5.2's view (what the table reads: §15) and its narration, the words of its events."""
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
+# annotation written as a string, at every command's start (docs/performance.md).
 
 from collections.abc import Mapping
 from typing import ClassVar
@@ -140,7 +140,7 @@ class Narration(SrdRules):
         return View(clock=clock, combatants=tuple(combatants), pending=pending)
 
     def moves(self, state: SrdState, who: str) -> tuple[Move, ...]:
-        """Its stat block's actions by name (README: Stat blocks), each with its to-hit or
+        """Its stat block's actions by name (docs/rulesets/srd-5.2.md: Stat blocks), each with its to-hit or
         save, its first damage and what is left of it (recharge, N/day, legendary uses).
         Multiattack is left out: it is declared as each of its attacks by name (§14)."""
         f = state.fighters[who]
