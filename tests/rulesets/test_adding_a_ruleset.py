@@ -43,12 +43,15 @@ def test_the_list_names_what_a_built_in_ruleset_adds() -> None:
     files the table names in it."""
     listed = " ".join(file for file, _ in rows())
     for pattern in ("tests/support/<module>.py", "tests/rulesets/test_<module>.py", "samples/<fight>.skirmish",
-                    "README.md", "pyproject.toml", *(f"`projections/rulesets/<module>/{name}`" for name in PACKAGE)):
+                    "docs/rulesets/<ruleset-id>.md", "mkdocs.yml", "pyproject.toml", *(f"`projections/rulesets/<module>/{name}`" for name in PACKAGE)):
         assert pattern in listed, pattern
     for ruleset_id in BUILT_IN:
         module = module_of(ruleset_id)
         for path in ("tests/support/{}.py", "tests/rulesets/test_{}.py"):
             assert (ROOT / path.format(module)).exists(), path.format(module)
+        page = f"rulesets/{ruleset_id}.md"
+        assert (ROOT / "docs" / page).exists(), page
+        assert page in (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), f"{page} is not in mkdocs.yml's nav"
         package = ROOT / "projections" / "rulesets" / module
         if not package.is_dir():
             # A ruleset not yet split into its package is one module (as a house ruleset may be).
