@@ -2,8 +2,13 @@
 block's lines), a rename, and what a fight carries into the next (``new --carry``) or leaves
 behind (docs/adding-a-ruleset.md, step 6)."""
 
+from collections.abc import Mapping
+
+import msgspec
+
 from skirmish.eventlog.commands import CarriedEffect
 from skirmish.eventlog.errors import BadInput
+from skirmish.projections import gm
 from skirmish.projections.rulesets.srd_5__2.block import (
     DAMAGE_TYPES,
     format_actions,
@@ -18,6 +23,18 @@ from skirmish.projections.rulesets.srd_5__2.vocabulary import CONDITIONS, KNOCKE
 
 class Roster(SrdRules):
     """The text stats `add` and `set` check, a rename, and what is carried between fights."""
+
+    # `set Orc hp=20`: the stat ``hp`` is the Hit Point maximum (§9), kept in ``hp_max``.
+    stat_fields: Mapping[str, str] = {"hp": "hp_max"}
+
+    def restat(self, fighter: Fighter, stats: Mapping[str, int], was: Mapping[str, int]) -> Fighter:
+        """The damage taken is kept: a maximum raised or lowered by N moves the Hit Points left
+        by N, never above the new maximum nor below 0; a creature at 0 Hit Points stays at 0
+        (a heal brings it back, §9)."""
+        new: Fighter = gm.restat_fields(fighter, stats, self.stat_fields)
+        if "hp" in stats and "hp" in was and fighter.hp > 0:
+            new = msgspec.structs.replace(new, hp=max(0, min(new.hp_max, fighter.hp + stats["hp"] - was["hp"])))
+        return new
 
     def trait_words(self, key: str, text: str) -> str:
         """`set resist=fire,cold` mid-fight: the words checked as `add` checks them (§7, §13); a stat
