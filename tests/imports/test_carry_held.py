@@ -17,13 +17,8 @@ from typing import Any
 import pytest
 
 from skirmish.eventlog.commands import CarriedEffect
-<<<<<<< HEAD
 from skirmish.projections.ruleset import lasting_from_view
-from skirmish.projections.rulesets.srd_5__2 import CONDITIONS
-=======
-from skirmish.projections.carry import lasting_from_view
 from skirmish.projections.rulesets.srd_5__2.vocabulary import CONDITIONS
->>>>>>> wt-srd
 from skirmish.projections.view import Effect
 
 from support.cli import Cli
