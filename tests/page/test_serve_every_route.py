@@ -226,7 +226,7 @@ def test_a_guarded_route_without_the_token_is_403_and_records_nothing(served: Se
     assert served.commands() == before
 
 
-@pytest.mark.parametrize("path", ["/", gm_server.PAGE, "/gm/gm.js", "/gm/gm.css", "/favicon.ico", live.EVENTS])
+@pytest.mark.parametrize("path", ["/", gm_server.PAGE, "/gm/gm.js", "/gm/fold.mjs", "/gm/gm.css", "/favicon.ico", live.EVENTS])
 def test_a_public_route_answers_without_the_token_and_holds_no_secret(served: Served, path: str) -> None:
     answer = call(served.app, "GET", path, enough=lambda a: a.body.startswith(b"retry"))
     assert answer.status == (204 if path == "/favicon.ico" else 200)
