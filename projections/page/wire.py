@@ -217,9 +217,14 @@ def fields(struct: msgspec.Struct) -> dict[str, Any]:
 
 def schema() -> dict[str, Any]:
     """The JSON Schema of the wire (docs/wire-schema.json): the page's data, a ``more``
-    frame, and the parts they hold."""
+    frame, and the parts they hold; with the GM's page's own Structs (its forms, gm_data.py's
+    Inputs; its board's sentences, gm_lines.py's BoardLines), which it reads by name."""
+    from skirmish.projections.page.gm_data import Inputs
+    from skirmish.projections.page.gm_lines import BoardLines
+
     (data, change, *_), defs = msgspec.json.schema_components(
-        [PageData, Change, Board, Entry, Harming, Hit, HitBy, Healing], ref_template="#/$defs/{name}")
+        [PageData, Change, Board, Entry, Harming, Hit, HitBy, Healing, Inputs, BoardLines],
+        ref_template="#/$defs/{name}")
     # What the annotations cannot say: an entry is an Entry or a Harming (one more field, the
     # damage), the damage a Hit, a HitBy or a Healing (one or two more).
     for kind in ("PageData", "Change"):
@@ -231,7 +236,8 @@ def schema() -> dict[str, Any]:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "skirmish: the replay page's data",
         "description": "Generated from projections/page/wire.py (python -m skirmish.projections.page.wire): "
-                       "the page's data (PageData) or a served page's change (Change).",
+                       "the page's data (PageData) or a served page's change (Change); $defs also hold the GM's "
+                       "page's forms (Inputs) and its board's sentences (BoardLines).",
         "anyOf": [data, change],
         "$defs": defs,
     }
