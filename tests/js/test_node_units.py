@@ -21,3 +21,15 @@ def test_the_node_tests_of_the_pages_pure_functions_pass() -> None:
     report = done.stdout + done.stderr
     assert done.returncode == 0, report
     assert "# fail 0" in report and "# pass 0" not in report, report
+
+
+def test_every_script_the_pages_load_is_shipped_with_the_package() -> None:
+    """pip installs only the package data pyproject names: the module both pages load too."""
+    import fnmatch
+    import tomllib
+
+    root = HERE.parents[1]
+    globs = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+        "package-data"]["skirmish.projections.page"]
+    for script in sorted((root / "projections" / "page").glob("*.*js")):
+        assert any(fnmatch.fnmatch(script.name, g) for g in globs), script.name
