@@ -94,7 +94,7 @@ BODY = """<header>
 
 
 def html(data: dict[str, Any]) -> bytes:
-    """The page for the data of ``replay.build`` (``data["live"]``: the address of the
+    """The page for the data of :func:`skirmish.projections.page.data.build` (``data["live"]``: the address of the
     server-sent events a served page follows)."""
     return page(json_for_script(data), str(data["encounter"]))
 
