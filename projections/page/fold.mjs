@@ -2,8 +2,9 @@
 // the board at any moment of any branch, and the words both pages show (a figure, the dice
 // faces typed). The wire it reads is projections/page/wire.py's (docs/wire-schema.json):
 // an entry is an array read by the positions below. An ES module: the GM's page imports it
-// (/gm/fold.mjs); the replay page, one file with no network, holds it inline in the same
-// module script as page.js (projections/page/shell.py); Node tests it (tests/js/).
+// (gm.js, from the server beside it); the replay page, one file with no network, holds it
+// inline in the same module script as page.js (projections/page/shell.py), so it names no
+// route of the server (the players' page holds none); Node tests it (tests/js/).
 
 // The positions of an entry's fields (wire.py's Entry, Harming; a field is only ever added at the end).
 export const ENTRY = Object.freeze({ id: 0, back: 1, command: 2, narration: 3, view: 4, explanation: 5, damage: 6 });
