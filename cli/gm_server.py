@@ -283,9 +283,9 @@ def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
 
     async def asset(request: Request) -> Response:
         name = request.path_params["name"]
-        if name not in ("gm.js", "gm.css"):
+        if name not in ("gm.js", "fold.mjs", "gm.css"):
             return Response("not found\n", status_code=404, media_type="text/plain")
-        kind = "text/javascript" if name.endswith(".js") else "text/css"
+        kind = "text/javascript" if name.endswith((".js", ".mjs")) else "text/css"
         return Response(_asset(name), media_type=f"{kind}; charset=utf-8")
 
     async def state(request: Request) -> Response:

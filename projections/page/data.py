@@ -9,6 +9,10 @@ page folds the views back as it is scrubbed.
 
 Two audiences: the GM's data is everything; the players' data is what the players' policy
 (projections/policy.py, written once for every players' screen) lets through.
+
+Its shape is written once, as the Structs of projections/page/wire.py (the data is
+:class:`~skirmish.projections.page.wire.PageData`'s fields, a served page's change
+:class:`~skirmish.projections.page.wire.Change`'s): docs/wire-schema.json is generated from them.
 """
 
 from __future__ import annotations
@@ -17,9 +21,10 @@ import bisect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal
+from typing import Any, TypeVar
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from skirmish.eventlog.events import (
     CombatantRenamed, EncounterEnded, NoteAdded,
@@ -36,16 +41,21 @@ from skirmish.projections.policy import Audience, Bands, Players, Sight, Told, a
 from skirmish.projections.text.narration import explanation_lines
 from skirmish.projections.view import Combatant, Gauge, Own, View
 from skirmish.projections.text.words import event_line
+from skirmish.projections.page.wire import (
+    FORMAT, WITHHELD, Board, Branch, Change, Entry, Harming, Healing, Hit, HitBy, PageData, PageNote, Summarised, Totals,
+    Waiting, fields,
+)
 
 __all__ = ["Audience", "Bands", "GMLive", "PlayersLive", "audience", "bands", "build", "event_count"]  # cli/ reads these here
 
-FORMAT = 1  # the shape of the page's data (page.js reads it)
 
 # A page past this many events summarises: the earliest events of each branch are folded
 # into the board it starts from, their damage into the totals, and only the last ones are
 # stepped through (the jsonl export keeps the whole log). About 200 bytes an event in
 # the page (benchmarks/page.py): 100,000 events is about 20 MB, which opens in about 2 s.
 MOST_EVENTS = 100_000
+
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -67,7 +77,7 @@ class _PageFold:
     """What the next event of a path needs from the events before it."""
 
     attribution: Attribution
-    view: dict[str, Any]
+    view: Board | None  # the board after the event before (None: none yet)
     sight: Sight  # what the players' policy knows at this event (who is hidden, the bands)
     first_vital: dict[str, int] = field(default_factory=dict)
     dealt: dict[str, int] = field(default_factory=dict)  # damage so far, while it is summarised
@@ -76,71 +86,6 @@ class _PageFold:
     keys: dict[str, str] = field(default_factory=dict)  # each combatant's key on this path (_Names.path)
     last: int | None = None  # the last event the page holds on this path
     round: int | None = None  # the round (or turn) after the event before
-
-
-class Hit(msgspec.Struct, frozen=True, array_like=True):
-    """The damage an event did, as page.js reads it: [victim, amount]."""
-
-    victim: str  # the combatant's key (_Names)
-    amount: int  # in the rules' unit (the data's ``unit``)
-
-
-class HitBy(Hit, frozen=True, array_like=True):
-    """Damage with the attacker the event records: [victim, amount, attacker]."""
-
-    attacker: str  # a combatant's key
-
-
-class Healing(Hit, frozen=True, array_like=True):
-    """What an event gave back: [victim, amount, healer or null, 1]."""
-
-    by: str | None
-    healed: Literal[1] = 1
-
-
-# The page's entries are arrays (page.js reads them by position; a field is only ever added
-# at the end): a long fight's page holds 100,000 of them. Nothing an entry holds refers
-# back to it, so the garbage collector need not track them (gc=False).
-
-
-class Entry(msgspec.Struct, array_like=True, gc=False):
-    """One event as the page holds it. ``id`` and ``command`` are made whole, then turned
-    into steps from the entry before (mostly 1 and 0) once the entries are in order
-    (:func:`_as_steps`): a long fight's page is a tenth smaller."""
-
-    id: int
-    back: int | None  # how far back its parent is (None: the root)
-    command: int  # the command that made it (0 on the players' page: theirs holds none)
-    narration: int  # its text, an index into the strings
-    view: msgspec.Raw  # the view after it, as a delta from its parent's, encoded as made
-    explanation: msgspec.Raw | Literal[0]  # encoded, shared by the entries that explain alike (_Strings); 0: withheld
-
-
-class Harming(Entry, array_like=True, gc=False):
-    """An event that did damage (or healed): the page's totals and chart count it."""
-
-    damage: Hit
-
-    @classmethod
-    def of(cls, entry: Entry, damage: Hit) -> Harming:
-        return cls(entry.id, entry.back, entry.command, entry.narration, entry.view, entry.explanation, damage)
-
-
-class PageNote(msgspec.Struct, frozen=True, array_like=True):
-    """A note about an event: [id, text, private]."""
-
-    id: int
-    text: str
-    private: int  # 1 or 0
-
-
-class Waiting(msgspec.Struct, frozen=True, array_like=True):
-    """A pending action in the page's view: [who, action, target, resolves]."""
-
-    who: str
-    action: str
-    target: str | None
-    resolves: str
 
 
 def _branches(enc: Encounter) -> list[_Branch]:
@@ -265,18 +210,18 @@ class _Names:
     def _own(self, part: Own) -> dict[str, Any]:
         return {self.figure(name): cell(getattr(part, name)) for name in _shown(part)}
 
-    def view(self, view: View) -> dict[str, Any]:
-        """A view as the page holds it: flat parts with short keys (page.js names them),
-        the combatants by key, their acting order apart."""
+    def view(self, view: View) -> Board:
+        """A view as the page holds it (wire.py's Board, whole): flat parts with short keys
+        (page.js names them), the combatants by key, their acting order apart."""
         k = view.clock
-        return {
-            "k": {"r": k.round, "l": clock_label(k), "now": list(k.now), "next": list(k.next),
-                  "end": f"the end of the {k.unit}" if k.running else "", **self.own(k.own)},
-            "o": [self.combatant(c.name) for c in view.combatants],
-            "c": {self.combatant(c.name): self.fields(c) for c in view.combatants},
-            "p": [Waiting(p.who, p.action, p.target, p.resolves) for p in view.pending],
-            "w": self.own(view.own),
-        }
+        return Board(
+            k={"r": k.round, "l": clock_label(k), "now": list(k.now), "next": list(k.next),
+               "end": f"the end of the {k.unit}" if k.running else "", **self.own(k.own)},
+            o=[self.combatant(c.name) for c in view.combatants],
+            c={self.combatant(c.name): self.fields(c) for c in view.combatants},
+            p=[Waiting(p.who, p.action, p.target, p.resolves) for p in view.pending],
+            w=self.own(view.own),
+        )
 
 
 def _shown(part: Own) -> tuple[str, ...]:
@@ -295,22 +240,30 @@ def _changed(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in after.items() if key not in before or before[key] != value}
 
 
-def delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+def _whole(part: _T | UnsetType) -> _T:
+    """A part of a whole board (:meth:`_Names.view` sets them all)."""
+    assert not isinstance(part, UnsetType)
+    return part
+
+
+def delta(before: Board | None, after: Board) -> Board:
     """What changed from one view's data to the next: the order and the pending list
     whole, the clock, the scene and each combatant key by key (a new combatant whole)."""
-    out: dict[str, Any] = {key: after[key] for key in ("o", "p") if before.get(key) != after[key]}
-    for key in ("k", "w"):
-        diff = _changed(before.get(key, {}), after[key])
-        if diff:
-            out[key] = diff
+    was = before or Board()
+    out = Board()
+    if was.o != after.o:
+        out.o = after.o
+    if was.p != after.p:
+        out.p = after.p
+    out.k = _changed(_whole(was.k) if before else {}, _whole(after.k)) or UNSET
+    out.w = _changed(_whole(was.w) if before else {}, _whole(after.w)) or UNSET
     changed: dict[str, Any] = {}
-    old_all = before.get("c", {})
-    for name, fields in after["c"].items():
-        diff = _changed(old_all.get(name, {}), fields)
+    old_all = _whole(was.c) if before else {}
+    for name, row in _whole(after.c).items():
+        diff = _changed(old_all.get(name, {}), row)
         if diff:
             changed[name] = diff
-    if changed:
-        out["c"] = changed
+    out.c = changed or UNSET
     return out
 
 
@@ -322,7 +275,8 @@ def event_count(enc: Encounter) -> int:
 def build(enc: Encounter, audience: Audience = "gm", bands: Bands | None = None,
           advance: Callable[[int], None] = lambda _: None, most: int = MOST_EVENTS) -> dict[str, Any]:
     """The page's data: the encounter, its branches (the current one first) and every
-    event on them, with what the audience may see."""
+    event on them, with what the audience may see (wire.PageData's fields, a dict the live
+    data edits in place)."""
     # The GM's page carries the verify digest: a long log's chain is verified on the other
     # core while the page is built (eventlog/verifying.py).
     with enc.verifying(aside=audience == "gm") as chain_digest:
@@ -345,7 +299,7 @@ class _Pass:
         self.entries: list[Entry] = []
         self.unit = ""
         self.strings, self.names = _Strings(), _Names()
-        self.bases: dict[str, Any] = {}  # event -> the damage totals before it, where the page starts a path
+        self.bases: dict[str, Totals] = {}  # event -> the damage totals before it, where the page starts a path
         self.reading(enc)
 
     def reading(self, enc: Encounter) -> None:
@@ -395,8 +349,8 @@ class _Pass:
             shown = _with_notes(shown, fold.noted, names, fold.sight.hidden if players is not None else frozenset())
         parent = rec.parent if players is None else fold.last
         if parent is not None and parent < cut:  # the page starts this path here, whole
-            self.bases[str(rec.id)] = {"dealt": fold.dealt, "taken": fold.taken}
-            fold.view = {}
+            self.bases[str(rec.id)] = Totals(dealt=fold.dealt, taken=fold.taken)
+            fold.view = None
         text = event_line(self.enc, rec)
         numbers = number_entries(rec.event)
         told: Told | None = Told(text, True, True)
@@ -414,7 +368,7 @@ class _Pass:
             command=command if players is None else 0,
             narration=self.strings.index(told.text),
             view=msgspec.Raw(_encode(delta(fold.view, shown))),
-            explanation=self.strings.explanation(numbers) if told.explain else 0,
+            explanation=self.strings.explanation(numbers) if told.explain else WITHHELD,
         )
         self.entries.append(entry if harm is None or not told.harm else Harming.of(entry, _hit(harm, names)))
         if players is None:
@@ -443,12 +397,12 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
         forks |= {b.head for b in branches}
     run = _Pass(enc, players, cut, forks, every)
     heads: dict[str, int] = {}  # a players' branch ends at the last event they are told of
-    fold = _PageFold(Attribution(enc.ruleset), {}, Sight(bands))
+    fold = _PageFold(Attribution(enc.ruleset), None, Sight(bands))
     for b in branches:
         if b.start >= b.length:
             continue
         if b.split is None:
-            fold = _PageFold(Attribution(enc.ruleset), {}, Sight(bands))
+            fold = _PageFold(Attribution(enc.ruleset), None, Sight(bands))
             since = None
         else:
             fold = _copy(run.kept[b.split])
@@ -469,32 +423,33 @@ def _build(enc: Encounter, audience: Audience, bands: Bands | None, advance: Cal
         notes = {about: heard for about, listed in notes.items() if int(about) in told_ids
                  if (heard := [n for n in listed if n.id in told_ids])}
     started = enc.started
-    data: dict[str, Any] = {
-        "format": FORMAT,
-        "audience": audience,
-        "encounter": enc.row.name,
-        "ruleset": enc.row.ruleset,
-        "rules_file": enc.ruleset.rules_file,
-        "options": dict(started.options),
-        "current": current,
-        "branches": [{"name": b.name, "head": b.head if players is None else heads.get(b.name, b.head),
-                      "split": b.split, "from": b.source} for b in branches],
-        "strings": run.strings.table,
-        "figures": [label(name) for name in run.names.figures],  # the ruleset's own figures, in the order of their keys
-        "events": entries,
-        "notes": notes,
-        "summarised": {"before": cut, "bases": run.bases} if cut else None,
-        "unit": run.unit,
-    }
     ended = _ended(enc)
-    if ended:  # `end`: the board says ENDED from that event on (page.js); absent in a log without one
-        data["ended"] = ended
-    if audience == "gm":
-        data["seed"] = started.key or started.seed
-        data["digest"] = chain_digest()
-        data["commands"] = {str(cid): run.texts[cid] for cid in sorted(run.texts)}
-    else:
-        data["bands"] = (fold.sight if branches[0].start < branches[0].length else Sight(bands)).bands.data()
+    gm = audience == "gm"
+    page = PageData(
+        format=FORMAT,
+        audience=audience,
+        encounter=enc.row.name,
+        ruleset=enc.row.ruleset,
+        rules_file=enc.ruleset.rules_file,
+        options=dict(started.options),
+        current=current,
+        branches=[Branch(name=b.name, head=b.head if players is None else heads.get(b.name, b.head),
+                         split=b.split, source=b.source) for b in branches],
+        strings=run.strings.table,
+        figures=[label(name) for name in run.names.figures],  # the ruleset's own figures, in the order of their keys
+        events=entries,
+        notes=notes,
+        summarised=Summarised(before=cut, bases=run.bases) if cut else None,
+        unit=run.unit,
+        # `end`: the board says ENDED from that event on (page.js); absent in a log without one
+        ended=ended or UNSET,
+        seed=(started.key or started.seed) if gm else UNSET,
+        digest=chain_digest() if gm else UNSET,
+        commands={str(cid): run.texts[cid] for cid in sorted(run.texts)} if gm else UNSET,
+        bands=UNSET if gm else (fold.sight if branches[0].start < branches[0].length else Sight(bands)).bands.data(),
+    )
+    # The live data (PlayersLive, GMLive) keeps it as a dict of its fields, edited in place.
+    data = fields(page)
     return data
 
 
@@ -579,31 +534,31 @@ class PlayersLive:
         self.ids.extend(e.id for e in new)
         for entry in new:  # as steps from the entry the page holds last (the players' carry no command)
             entry.id, self.last_id = entry.id - self.last_id, entry.id
-        change: dict[str, Any] = {}
+        change = Change()
         if new:
             data["events"].extend(new)
-            data["branches"][0]["head"] = self.last_id
+            data["branches"][0].head = self.last_id
             data["figures"] = [label(name) for name in run.names.figures]
             data["unit"] = data["unit"] or run.unit
-            change.update(events=new, strings=run.strings.table[strings_before:], branches=data["branches"],
-                          figures=data["figures"], unit=data["unit"])
+            change = Change(events=new, strings=run.strings.table[strings_before:], branches=data["branches"],
+                            figures=data["figures"], unit=data["unit"])
         self._mark()
         return self._moved(enc, change)
 
-    def _moved(self, enc: Encounter, change: dict[str, Any]) -> dict[str, Any]:
+    def _moved(self, enc: Encounter, change: Change) -> dict[str, Any]:
         """The change with what else moved: the notes, the end, the bands."""
         data, told = self.data, self.told
         notes = {about: heard for about, listed in _notes(notes_shown(enc), "players").items() if int(about) in told
                  if (heard := [n for n in listed if n.id in told])}
         if notes != data["notes"]:
-            change["notes"] = data["notes"] = notes
+            change.notes = data["notes"] = notes
         ended = _ended(enc)
         if ended != data.get("ended", {}):
-            change["ended"] = data["ended"] = ended
+            change.ended = data["ended"] = ended
         bands = self.fold.sight.bands.data()
         if bands != data["bands"]:
-            change["bands"] = data["bands"] = bands
-        return change
+            change.bands = data["bands"] = bands
+        return fields(change)
 
     def _back(self, enc: Encounter, head: int) -> dict[str, Any]:
         """Back to a head the data stood at (an undo): its fold again, the entries after it dropped."""
@@ -614,8 +569,8 @@ class PlayersLive:
         del self.data["events"][count:]
         del self.ids[count:]
         self.told = {i for i in self.told if i <= head}  # ids grow down a path
-        self.data["branches"][0]["head"] = self.fold.last if self.fold.last is not None else head
-        return self._moved(enc, {"back": count, "branches": self.data["branches"]})
+        self.data["branches"][0].head = self.fold.last if self.fold.last is not None else head
+        return self._moved(enc, Change(back=count, branches=self.data["branches"]))
 
     def _elsewhere(self, enc: Encounter) -> dict[str, Any] | None:
         """To a head off the path the data holds (see the class): the entries up to where
@@ -637,7 +592,7 @@ class PlayersLive:
                 fold = _copy(run.kept[at])
             elif depth == 0:
                 depth = -1  # from the root
-                fold = _PageFold(Attribution(enc.ruleset), {}, Sight(self.bands))
+                fold = _PageFold(Attribution(enc.ruleset), None, Sight(self.bands))
             elif shared - depth > self.WALK:
                 return None
             else:
@@ -665,14 +620,14 @@ class PlayersLive:
             entry.id, self.last_id = entry.id - self.last_id, entry.id
         data["events"].extend(new)
         data["current"] = enc.branch
-        data["branches"] = [{"name": enc.branch, "head": fold.last if fold.last is not None else head,
-                             "split": None, "from": None}]
+        data["branches"] = [Branch(name=enc.branch, head=fold.last if fold.last is not None else head,
+                                   split=None, source=None)]
         data["figures"] = [label(name) for name in run.names.figures]
         data["unit"] = data["unit"] or run.unit
         self._mark()
-        return self._moved(enc, {"back": count, "events": new, "strings": run.strings.table[strings_before:],
-                                 "branches": data["branches"], "current": data["current"],
-                                 "figures": data["figures"], "unit": data["unit"]})
+        return self._moved(enc, Change(back=count, events=new, strings=run.strings.table[strings_before:],
+                                       branches=data["branches"], current=data["current"],
+                                       figures=data["figures"], unit=data["unit"]))
 
     def _same_table(self, enc: Encounter) -> bool:
         return enc.row.name == self.encounter and enc.branch == self.branch
@@ -755,7 +710,7 @@ class GMLive:
                 self._whole(enc)
                 return None
             new.extend(made)
-        change: dict[str, Any] = {}
+        change = Change()
         if new:
             new.sort(key=lambda e: e.id)
             commands = {}
@@ -767,29 +722,29 @@ class GMLive:
             data["commands"].update(commands)
             data["figures"] = [label(name) for name in run.names.figures]
             data["unit"] = data["unit"] or run.unit
-            change.update(events=new, strings=run.strings.table[strings_before:], commands=commands,
-                          figures=data["figures"], unit=data["unit"])
+            change = Change(events=new, strings=run.strings.table[strings_before:], commands=commands,
+                            figures=data["figures"], unit=data["unit"])
             if data["summarised"] is not None:  # a path begun anew past the cut (an amend before it)
-                change["summarised"] = data["summarised"]
+                change.summarised = data["summarised"]
         branches = _branches(enc)
-        listed = [{"name": b.name, "head": b.head, "split": b.split, "from": b.source} for b in branches]
+        listed = [Branch(name=b.name, head=b.head, split=b.split, source=b.source) for b in branches]
         if listed != data["branches"] or branches[0].name != data["current"]:
-            change["branches"] = data["branches"] = listed
-            change["current"] = data["current"] = branches[0].name
+            change.branches = data["branches"] = listed
+            change.current = data["current"] = branches[0].name
         notes = _notes(notes_shown(enc), "gm")
         if notes != data["notes"]:
-            change["notes"] = data["notes"] = notes
+            change.notes = data["notes"] = notes
         ended = _ended(enc)
         if ended != data.get("ended", {}):
-            change["ended"] = data["ended"] = ended
-        return change
+            change.ended = data["ended"] = ended
+        return fields(change)
 
     def digested(self, digest: str) -> dict[str, Any]:
         """The change a page is sent for the log's verify digest worked out anew (empty: the same)."""
         if digest == self.data["digest"]:
             return {}
         self.data["digest"] = digest
-        return {"digest": digest}
+        return fields(Change(digest=digest))
 
     def _fold_to(self, enc: Encounter, head: int) -> list[Entry] | None:
         """The entries of the events down to ``head`` the data does not hold, folded from
@@ -812,7 +767,7 @@ class GMLive:
             path.append(at)
             at = enc.event(at).parent
         if at is None:
-            fold = _PageFold(Attribution(enc.ruleset), {}, Sight(self.bands))
+            fold = _PageFold(Attribution(enc.ruleset), None, Sight(self.bands))
         else:
             fold = _copy(self.heads.get(at) or kept[at])
         run.names.path = fold.keys
@@ -827,18 +782,19 @@ class GMLive:
         return made
 
 
-def _board(names: _Names, view: View, fold: _PageFold, players: Players | None) -> dict[str, Any]:
+def _board(names: _Names, view: View, fold: _PageFold, players: Players | None) -> Board:
     """The view as the page holds it: the GM's marks the hidden; the players' bands each foe."""
     shown = names.view(view)
+    rows = _whole(shown.c)
     if players is None:
         for name in fold.sight.hidden & {c.name for c in view.combatants}:
             key = names.combatant(name)
-            shown["c"][key] = {**shown["c"][key], "h": 1}  # the GM's data is shared: marked on a copy
+            rows[key] = {**rows[key], "h": 1}  # the GM's data is shared: marked on a copy
         return shown
     own_keys = set(names.figures.values())
     for c in view.combatants:
         key = names.combatant(c.name)
-        shown["c"][key] = players.row(c, shown["c"][key], fold.first_vital.get(c.name), fold.sight, own_keys)
+        rows[key] = players.row(c, rows[key], fold.first_vital.get(c.name), fold.sight, own_keys)
     return shown
 
 
@@ -908,12 +864,12 @@ def _copy(fold: _PageFold) -> _PageFold:
                      dict(fold.taken), dict(fold.noted), dict(fold.keys), fold.last, fold.round)
 
 
-def _with_notes(shown: dict[str, Any], noted: Mapping[str, tuple[str, ...]], names: _Names,
-                hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
+def _with_notes(shown: Board, noted: Mapping[str, tuple[str, ...]], names: _Names,
+                hidden: frozenset[str] = frozenset()) -> Board:
     """The board with the notes on its combatants (`note --on`), each on a copy of the
     combatant's data (it is shared with other views); ``hidden``: the players' page leaves
     out a note that names a combatant hidden from them."""
-    rows = shown["c"] = dict(shown["c"])
+    rows = shown.c = dict(_whole(shown.c))
     for name, texts in noted.items():
         key = names.path.get(name)
         shown_texts = [t for t in texts if not names_any(t, hidden)] if hidden else list(texts)

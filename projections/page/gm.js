@@ -4,682 +4,654 @@
 // answers what it did (cli/gm_server.py). The forms are made from the typed commands and
 // the ruleset's declared inputs (projections/page/gm_data.py): no ruleset is named here, no
 // command line is built, and every sentence shown is the server's. Every text of the log
-// is set with textContent.
-"use strict";
-(function () {
-  const $ = (id) => document.getElementById(id);
-  const el = (tag, text, attrs) => {
-    const node = document.createElement(tag);
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
-    return node;
-  };
+// is set with textContent. A module: the words it shares with the replay page (a gauge's
+// bar, the dice faces typed) are fold.mjs's, which Node tests.
+import { bar, faces, refusal, whole } from "./fold.mjs";
 
-  // The token comes after '#' in the GM's link; it is kept for this tab and taken off the
-  // address bar, so a screenshot or a glance does not carry it away.
-  let token = location.hash.slice(1);
-  if (token) {
-    sessionStorage.setItem("skirmish-token", token);
-    history.replaceState(null, "", location.pathname);
+const $ = (id) => document.getElementById(id);
+const el = (tag, text, attrs) => {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+  return node;
+};
+
+// The token comes after '#' in the GM's link; it is kept for this tab and taken off the
+// address bar, so a screenshot or a glance does not carry it away.
+let token = location.hash.slice(1);
+if (token) {
+  sessionStorage.setItem("skirmish-token", token);
+  history.replaceState(null, "", location.pathname);
+} else {
+  token = sessionStorage.getItem("skirmish-token") || "";
+}
+
+let inputs = null, frame = null, timeline = [], chosen = "", amount = "", stream = null, acting = null;
+// The stat block action tapped ({who, name}), the targets tapped for it, the faces typed by key.
+let tapped = null, aimed = [], typedFaces = {}, drawn = "";
+const OTHER = "\u0000other";  // the value of "another key" / "the GM's own" in a list
+
+function problem(text) {
+  $("problem").hidden = !text;
+  $("problem").textContent = text || "";
+}
+
+// What a request did, in the server's sentences; a tap the server had done already (a
+// double tap, a retry whose first answer was lost) says so, not as a refusal.
+function show(result, repeated) {
+  const box = $("reply");
+  const refused = result.kind === "refused";
+  box.classList.toggle("refused", refused);
+  box.classList.toggle("repeated", Boolean(repeated) && !refused);
+  const text = refused ? result.error : (result.lines || []).join("\n");
+  box.textContent = repeated && !refused ? (result.kind === "recorded" ? "Already recorded: " : "Already done: ") + text : text;
+}
+
+function refuse(text) {
+  show({ kind: "refused", error: text }, false);
+}
+
+async function load() {
+  const answer = await fetch("/gm/state", { headers: { "X-Skirmish-Token": token }, cache: "no-store" });
+  if (!answer.ok) {
+    problem(answer.status === 403 ? "This page needs the GM's link, with its secret, as serve printed it." :
+      "The server cannot read the log (" + answer.status + ").");
+    return;
+  }
+  const data = await answer.json();
+  inputs = data.inputs;
+  frame = null;
+  apply(data.frame);
+  problem(data.error);
+  makeForms();
+  listen();
+}
+
+function listen() {
+  if (stream) stream.close();
+  stream = new EventSource("/gm/events?token=" + encodeURIComponent(token) + "&since=" + (frame ? frame.seq : 0));
+  stream.addEventListener("change", (e) => apply(JSON.parse(e.data)));
+}
+
+// A frame: the board whole, and the events of the branch after the last one this page
+// holds (or the whole timeline when `after` is null).
+function apply(next) {
+  if (!next || (frame && next.seq <= frame.seq)) return;
+  const t = next.timeline;
+  if (t.after === null) {
+    timeline = t.events.slice();
   } else {
-    token = sessionStorage.getItem("skirmish-token") || "";
+    const at = timeline.findIndex((e) => e[0] === t.after);
+    if (at < 0) { load(); return; }  // a gap: read the board and timeline again
+    timeline = timeline.slice(0, at + 1).concat(t.events);
   }
+  frame = next;
+  if (inputs) render();
+}
 
-  let inputs = null, frame = null, timeline = [], chosen = "", amount = "", stream = null, acting = null;
-  // The stat block action tapped ({who, name}), the targets tapped for it, the faces typed by key.
-  let tapped = null, aimed = [], typedFaces = {}, drawn = "";
-  const OTHER = "\u0000other";  // the value of "another key" / "the GM's own" in a list
+// A list's options, keeping what was picked when it is still there.
+function fill(select, values, first, last) {
+  const was = select.value;
+  select.replaceChildren(...(first ? [el("option", first[1], { value: first[0] })] : []),
+    ...values.map((v) => el("option", v, { value: v })), ...(last ? [el("option", last[1], { value: last[0] })] : []));
+  const kept = Array.from(select.options).some((o) => o.value === was);
+  if (kept) select.value = was;
+  return kept;
+}
 
-  function problem(text) {
-    $("problem").hidden = !text;
-    $("problem").textContent = text || "";
+function render() {
+  const b = frame.board;
+  const said = frame.said || { clock: "", where: "", pending: [] };
+  $("where").textContent = said.where;
+  $("clock").textContent = said.clock;
+  const order = $("order");
+  order.replaceChildren();
+  for (const f of b.combatants) {
+    const li = el("li", null, { class: f.status + (f.acting ? " acting" : "") + (f.name === chosen ? " chosen" : "") });
+    const button = el("button", null, { type: "button", "aria-pressed": String(f.name === chosen) });
+    const head = el("div");
+    head.append(el("span", (f.acting ? "> " : "") + f.name, { class: "name" }), el("span", " (" + f.side + ", " + f.status + ")"));
+    button.append(head);
+    if (f.vital) {
+      button.append(el("div", f.vital.name + ": " + bar(f.vital), { class: "bar" }));
+      if (typeof f.vital.maximum === "number" && f.vital.maximum > 0) {
+        const p = el("progress", null, { max: String(f.vital.maximum), value: String(Math.max(0, f.vital.value)), "aria-hidden": "true" });
+        button.append(p);
+      }
+    }
+    if (f.budget) button.append(el("div", f.budget.name + ": " + f.budget.left + (f.budget.of !== null ? " of " + f.budget.of : "")));
+    if (f.effects && f.effects.length) {
+      button.append(el("div", "Effects: " + f.effects.map((e) => e.kind + (e.custom ? " (GM's own)" : "") +
+        (e.left !== null && e.left !== undefined ? " " + e.left : "") + (e.detail ? " " + e.detail : "")).join("; ")));
+    }
+    button.addEventListener("click", () => choose(f.name));
+    li.append(button);
+    const own = (frame.moves || {})[f.name] || [];
+    if (own.length) li.append(movesOf(f.name, own));
+    order.append(li);
   }
-
-  // What a request did, in the server's sentences; a tap the server had done already (a
-  // double tap, a retry whose first answer was lost) says so, not as a refusal.
-  function show(result, repeated) {
-    const box = $("reply");
-    const refused = result.kind === "refused";
-    box.classList.toggle("refused", refused);
-    box.classList.toggle("repeated", Boolean(repeated) && !refused);
-    const text = refused ? result.error : (result.lines || []).join("\n");
-    box.textContent = repeated && !refused ? (result.kind === "recorded" ? "Already recorded: " : "Already done: ") + text : text;
+  drawMove();
+  const pending = $("pending");
+  pending.replaceChildren(...said.pending.map((line) => el("li", line)));
+  $("undo").textContent = frame.undo ? "Undo: " + frame.undo : "Undo";
+  $("undo").disabled = !frame.undo;
+  $("redo").textContent = frame.redo ? "Redo: " + frame.redo : "Redo";
+  $("redo").disabled = !frame.redo;
+  const branches = $("branches");
+  branches.replaceChildren();
+  for (const [name, head] of frame.branches) {
+    const li = el("li");
+    li.append(el("span", name + " at #" + head + (name === b.branch ? " (playing)" : "")));
+    const go = el("button", "Switch to " + name, { type: "button" });
+    go.disabled = name === b.branch;
+    go.addEventListener("click", () => send({ type: "switch", name: name }));
+    li.append(go);
+    branches.append(li);
   }
-
-  function refuse(text) {
-    show({ kind: "refused", error: text }, false);
+  const list = $("timeline");
+  list.replaceChildren();
+  for (const [id, text] of timeline.slice().reverse()) {
+    const li = el("li");
+    const explain = el("button", "#" + id, { type: "button", "aria-label": "Explain event " + id });
+    explain.addEventListener("click", () => send({ type: "explain", event: id }));
+    // Step back: a what-if from this event (the branch form, filled; the GM names it).
+    const fork = el("button", "Branch here", { type: "button", "aria-label": "Branch from event " + id });
+    fork.addEventListener("click", () => {
+      $("branching").open = true;
+      $("fork").elements.at.value = String(id);
+      $("fork").elements.name.focus();
+    });
+    li.append(explain, el("span", text), fork);
+    list.append(li);
   }
+  // The lists that name a combatant or an effect follow the board.
+  const names = b.combatants.map((f) => f.name);
+  // Who a form is for: the card tapped, else who acts now, picked again when the turn moves on.
+  const first = chosen || b.clock.now.find((n) => names.includes(n));
+  const moved = acting !== b.clock.now.join("\n");
+  acting = b.clock.now.join("\n");
+  for (const select of document.querySelectorAll("select[data-picker='combatant']")) {
+    const optional = select.dataset.required !== "true";
+    if ((!fill(select, names, optional ? ["", "(none)"] : null) || moved) && !optional && first) select.value = first;
+  }
+  for (const select of document.querySelectorAll("select[data-roll='key']")) {
+    fill(select, names, null, [OTHER, "another key..."]);
+  }
+  const own = inputs.effects.map((e) => e.name);
+  const onBoard = [];
+  for (const f of b.combatants) for (const e of f.effects || []) if (!own.includes(e.kind) && !onBoard.includes(e.kind)) onBoard.push(e.kind);
+  for (const select of document.querySelectorAll("select[data-picker='effect']")) {
+    fill(select, own.concat(onBoard), null, [OTHER, "the GM's own..."]);
+    select.dispatchEvent(new Event("change"));
+  }
+  $("who").hidden = !chosen || !names.includes(chosen);
+  const picked = b.combatants.find((f) => f.name === chosen);
+  $("who-name").textContent = picked && picked.vital ? chosen + ": " + picked.vital.name + " " + bar(picked.vital) : chosen;
+}
 
-  async function load() {
-    const answer = await fetch("/gm/state", { headers: { "X-Skirmish-Token": token }, cache: "no-store" });
-    if (!answer.ok) {
-      problem(answer.status === 403 ? "This page needs the GM's link, with its secret, as serve printed it." :
-        "The server cannot read the log (" + answer.status + ").");
+// --- a stat block's actions: tap one, tap its target(s), then Roll or the dice typed -------
+// Each card's actions come from the frame (the ruleset's Move: name, label, what is spent,
+// the dice keys), worked out in Python: nothing of a block is read here.
+function movesOf(who, own) {
+  const box = el("div", null, { class: "moves", role: "group", "aria-label": who + ": its stat block's actions" });
+  for (const m of own) {
+    const on = tapped !== null && tapped.who === who && tapped.name === m.name;
+    const b = el("button", null, { type: "button", "data-move": m.name, "aria-pressed": String(on) });
+    b.append(el("span", m.name, { class: "what" }), el("span", m.spent || m.label, { class: "label" }));
+    if (m.spent) {
+      b.disabled = true;
+      b.classList.add("spent");
+      b.title = m.name + ": " + m.spent;
+    } else {
+      b.title = m.name + (m.label ? ": " + m.label : "");
+    }
+    b.addEventListener("click", () => pickMove(who, m.name));
+    box.append(b);
+  }
+  return box;
+}
+
+function moveNow() {
+  if (!tapped || !frame) return null;
+  const m = ((frame.moves || {})[tapped.who] || []).find((x) => x.name === tapped.name);
+  return m && !m.spent ? m : null;
+}
+
+function pickMove(who, name) {
+  const again = tapped && tapped.who === who && tapped.name === name;
+  tapped = again ? null : { who: who, name: name };
+  aimed = [];
+  typedFaces = {};
+  $("move-dice").open = false;  // a fresh tap: Roll first, the dice typed on asking
+  render();
+  if (tapped) $("move").scrollIntoView({ block: "nearest" });
+}
+
+// The dice keys the action tapped reads: the actor's, then each target's (a save's).
+function keysOf(m) {
+  const keys = m.rolls.map((k) => ({ key: k.key, what: k.what }));
+  for (const t of aimed) for (const k of m.each) keys.push({ key: k.key + t, what: t + ": " + k.what });
+  return keys;
+}
+
+// The panel of the action tapped, drawn again only when what it shows has changed (a
+// frame that leaves it alone keeps the faces being typed, and the focus).
+function drawMove() {
+  const m = moveNow();
+  if (tapped && !m) { tapped = null; aimed = []; typedFaces = {}; }
+  const names = frame.board.combatants.map((c) => c.name);
+  const key = JSON.stringify([tapped, m, aimed, names]);
+  $("move").hidden = !m;
+  if (key === drawn) return;
+  drawn = key;
+  if (!m) return;
+  aimed = aimed.filter((n) => names.includes(n));
+  $("move-name").textContent = tapped.who + ": " + m.name;
+  $("move-label").textContent = m.label;
+  $("move-aim").textContent = m.aim === "several" ? "Targets: tap each one it is aimed at." :
+    m.aim === "one" ? "Target: tap the one it is aimed at." : "";
+  const targets = $("move-targets");
+  targets.replaceChildren();
+  targets.hidden = m.aim === "none";
+  if (m.aim !== "none") {
+    const me = frame.board.combatants.find((c) => c.name === tapped.who);
+    const others = frame.board.combatants.filter((c) => c.name !== tapped.who && c.status !== "dead" && c.status !== "left");
+    // The other sides first: a block's action is most often aimed at a foe.
+    others.sort((a, b) => (a.side === (me && me.side)) - (b.side === (me && me.side)));
+    for (const c of others) {
+      const on = aimed.includes(c.name);
+      const b = el("button", null, { type: "button", "data-target": c.name, "aria-pressed": String(on) });
+      b.append(el("span", c.name, { class: "name" }), el("span", " (" + c.side + (c.vital ? ", " + c.vital.name + " " + c.vital.value : "") + ")"));
+      b.addEventListener("click", () => {
+        if (m.aim === "one") aimed = on ? [] : [c.name];
+        else aimed = on ? aimed.filter((n) => n !== c.name) : aimed.concat([c.name]);
+        drawMove();
+      });
+      targets.append(b);
+    }
+  }
+  const keys = keysOf(m);
+  $("move-roll").textContent = keys.length ? "Roll" : "Declare";
+  $("move-dice").hidden = !keys.length;
+  const faces = $("move-faces");
+  faces.replaceChildren();
+  for (const k of keys) {
+    const label = el("label", k.what + " (" + k.key + ")");
+    const box = el("input", null, { autocomplete: "off", inputmode: "numeric", "data-dice": k.key });
+    box.placeholder = "faces, e.g. 4 or 3,5";
+    box.value = typedFaces[k.key] || "";
+    box.addEventListener("input", () => { typedFaces[k.key] = box.value; });
+    label.append(box);
+    faces.append(label);
+  }
+}
+
+// The typed Declare of the action tapped: the server rolls, or takes the faces typed.
+async function declareMove(withFaces) {
+  const m = moveNow();
+  if (!m) return;
+  if (m.aim !== "none" && !aimed.length) { refuse("tap " + (m.aim === "one" ? "its target" : "its targets") + " first"); return; }
+  const command = { type: "declare", who: tapped.who, action: m.name };
+  if (aimed.length) command.target = aimed.join("+");
+  if (withFaces) {
+    const rolls = {};
+    try {
+      for (const k of keysOf(m)) {
+        const t = (typedFaces[k.key] || "").trim();
+        if (t) rolls[k.key] = faces(t, k.key);
+      }
+    } catch (err) {
+      if (!err.refusal) throw err;
+      refuse(err.message);
       return;
     }
-    const data = await answer.json();
-    inputs = data.inputs;
-    frame = null;
-    apply(data.frame);
-    problem(data.error);
-    makeForms();
-    listen();
+    if (!Object.keys(rolls).length) { refuse("type the faces of a die first, or tap Roll"); return; }
+    command.rolls = rolls;
   }
-
-  function listen() {
-    if (stream) stream.close();
-    stream = new EventSource("/gm/events?token=" + encodeURIComponent(token) + "&since=" + (frame ? frame.seq : 0));
-    stream.addEventListener("change", (e) => apply(JSON.parse(e.data)));
-  }
-
-  // A frame: the board whole, and the events of the branch after the last one this page
-  // holds (or the whole timeline when `after` is null).
-  function apply(next) {
-    if (!next || (frame && next.seq <= frame.seq)) return;
-    const t = next.timeline;
-    if (t.after === null) {
-      timeline = t.events.slice();
-    } else {
-      const at = timeline.findIndex((e) => e[0] === t.after);
-      if (at < 0) { load(); return; }  // a gap: read the board and timeline again
-      timeline = timeline.slice(0, at + 1).concat(t.events);
-    }
-    frame = next;
-    if (inputs) render();
-  }
-
-  function bar(vital) {
-    if (!vital || vital.maximum === null || vital.maximum === undefined || typeof vital.value !== "number") {
-      return vital ? String(vital.value) : "";
-    }
-    const cells = 10, full = Math.max(0, Math.min(cells, Math.round(cells * vital.value / Math.max(1, vital.maximum))));
-    return "#".repeat(full) + ".".repeat(cells - full) + " " + vital.value + "/" + vital.maximum;
-  }
-
-  // A list's options, keeping what was picked when it is still there.
-  function fill(select, values, first, last) {
-    const was = select.value;
-    select.replaceChildren(...(first ? [el("option", first[1], { value: first[0] })] : []),
-      ...values.map((v) => el("option", v, { value: v })), ...(last ? [el("option", last[1], { value: last[0] })] : []));
-    const kept = Array.from(select.options).some((o) => o.value === was);
-    if (kept) select.value = was;
-    return kept;
-  }
-
-  function render() {
-    const b = frame.board;
-    const said = frame.said || { clock: "", where: "", pending: [] };
-    $("where").textContent = said.where;
-    $("clock").textContent = said.clock;
-    const order = $("order");
-    order.replaceChildren();
-    for (const f of b.combatants) {
-      const li = el("li", null, { class: f.status + (f.acting ? " acting" : "") + (f.name === chosen ? " chosen" : "") });
-      const button = el("button", null, { type: "button", "aria-pressed": String(f.name === chosen) });
-      const head = el("div");
-      head.append(el("span", (f.acting ? "> " : "") + f.name, { class: "name" }), el("span", " (" + f.side + ", " + f.status + ")"));
-      button.append(head);
-      if (f.vital) {
-        button.append(el("div", f.vital.name + ": " + bar(f.vital), { class: "bar" }));
-        if (typeof f.vital.maximum === "number" && f.vital.maximum > 0) {
-          const p = el("progress", null, { max: String(f.vital.maximum), value: String(Math.max(0, f.vital.value)), "aria-hidden": "true" });
-          button.append(p);
-        }
-      }
-      if (f.budget) button.append(el("div", f.budget.name + ": " + f.budget.left + (f.budget.of !== null ? " of " + f.budget.of : "")));
-      if (f.effects && f.effects.length) {
-        button.append(el("div", "Effects: " + f.effects.map((e) => e.kind + (e.custom ? " (GM's own)" : "") +
-          (e.left !== null && e.left !== undefined ? " " + e.left : "") + (e.detail ? " " + e.detail : "")).join("; ")));
-      }
-      button.addEventListener("click", () => choose(f.name));
-      li.append(button);
-      const own = (frame.moves || {})[f.name] || [];
-      if (own.length) li.append(movesOf(f.name, own));
-      order.append(li);
-    }
-    drawMove();
-    const pending = $("pending");
-    pending.replaceChildren(...said.pending.map((line) => el("li", line)));
-    $("undo").textContent = frame.undo ? "Undo: " + frame.undo : "Undo";
-    $("undo").disabled = !frame.undo;
-    $("redo").textContent = frame.redo ? "Redo: " + frame.redo : "Redo";
-    $("redo").disabled = !frame.redo;
-    const branches = $("branches");
-    branches.replaceChildren();
-    for (const [name, head] of frame.branches) {
-      const li = el("li");
-      li.append(el("span", name + " at #" + head + (name === b.branch ? " (playing)" : "")));
-      const go = el("button", "Switch to " + name, { type: "button" });
-      go.disabled = name === b.branch;
-      go.addEventListener("click", () => send({ type: "switch", name: name }));
-      li.append(go);
-      branches.append(li);
-    }
-    const list = $("timeline");
-    list.replaceChildren();
-    for (const [id, text] of timeline.slice().reverse()) {
-      const li = el("li");
-      const explain = el("button", "#" + id, { type: "button", "aria-label": "Explain event " + id });
-      explain.addEventListener("click", () => send({ type: "explain", event: id }));
-      // Step back: a what-if from this event (the branch form, filled; the GM names it).
-      const fork = el("button", "Branch here", { type: "button", "aria-label": "Branch from event " + id });
-      fork.addEventListener("click", () => {
-        $("branching").open = true;
-        $("fork").elements.at.value = String(id);
-        $("fork").elements.name.focus();
-      });
-      li.append(explain, el("span", text), fork);
-      list.append(li);
-    }
-    // The lists that name a combatant or an effect follow the board.
-    const names = b.combatants.map((f) => f.name);
-    // Who a form is for: the card tapped, else who acts now, picked again when the turn moves on.
-    const first = chosen || b.clock.now.find((n) => names.includes(n));
-    const moved = acting !== b.clock.now.join("\n");
-    acting = b.clock.now.join("\n");
-    for (const select of document.querySelectorAll("select[data-picker='combatant']")) {
-      const optional = select.dataset.required !== "true";
-      if ((!fill(select, names, optional ? ["", "(none)"] : null) || moved) && !optional && first) select.value = first;
-    }
-    for (const select of document.querySelectorAll("select[data-roll='key']")) {
-      fill(select, names, null, [OTHER, "another key..."]);
-    }
-    const own = inputs.effects.map((e) => e.name);
-    const onBoard = [];
-    for (const f of b.combatants) for (const e of f.effects || []) if (!own.includes(e.kind) && !onBoard.includes(e.kind)) onBoard.push(e.kind);
-    for (const select of document.querySelectorAll("select[data-picker='effect']")) {
-      fill(select, own.concat(onBoard), null, [OTHER, "the GM's own..."]);
-      select.dispatchEvent(new Event("change"));
-    }
-    $("who").hidden = !chosen || !names.includes(chosen);
-    const picked = b.combatants.find((f) => f.name === chosen);
-    $("who-name").textContent = picked && picked.vital ? chosen + ": " + picked.vital.name + " " + bar(picked.vital) : chosen;
-  }
-
-  // --- a stat block's actions: tap one, tap its target(s), then Roll or the dice typed -------
-  // Each card's actions come from the frame (the ruleset's Move: name, label, what is spent,
-  // the dice keys), worked out in Python: nothing of a block is read here.
-  function movesOf(who, own) {
-    const box = el("div", null, { class: "moves", role: "group", "aria-label": who + ": its stat block's actions" });
-    for (const m of own) {
-      const on = tapped !== null && tapped.who === who && tapped.name === m.name;
-      const b = el("button", null, { type: "button", "data-move": m.name, "aria-pressed": String(on) });
-      b.append(el("span", m.name, { class: "what" }), el("span", m.spent || m.label, { class: "label" }));
-      if (m.spent) {
-        b.disabled = true;
-        b.classList.add("spent");
-        b.title = m.name + ": " + m.spent;
-      } else {
-        b.title = m.name + (m.label ? ": " + m.label : "");
-      }
-      b.addEventListener("click", () => pickMove(who, m.name));
-      box.append(b);
-    }
-    return box;
-  }
-
-  function moveNow() {
-    if (!tapped || !frame) return null;
-    const m = ((frame.moves || {})[tapped.who] || []).find((x) => x.name === tapped.name);
-    return m && !m.spent ? m : null;
-  }
-
-  function pickMove(who, name) {
-    const again = tapped && tapped.who === who && tapped.name === name;
-    tapped = again ? null : { who: who, name: name };
+  if (await send(command)) {
+    tapped = null;
     aimed = [];
     typedFaces = {};
-    $("move-dice").open = false;  // a fresh tap: Roll first, the dice typed on asking
     render();
-    if (tapped) $("move").scrollIntoView({ block: "nearest" });
   }
+}
 
-  // The dice keys the action tapped reads: the actor's, then each target's (a save's).
-  function keysOf(m) {
-    const keys = m.rolls.map((k) => ({ key: k.key, what: k.what }));
-    for (const t of aimed) for (const k of m.each) keys.push({ key: k.key + t, what: t + ": " + k.what });
-    return keys;
-  }
+function choose(name) {
+  chosen = chosen === name ? "" : name;
+  amount = "";
+  $("amount").textContent = "0";
+  for (const select of document.querySelectorAll("select[data-picker='combatant'][data-required='true']")) if (chosen) select.value = chosen;
+  render();
+  // On a phone the pad is under the board: bring it to the thumb (on a laptop it is in view).
+  if (chosen) $("who").scrollIntoView({ block: "nearest" });
+}
 
-  // The panel of the action tapped, drawn again only when what it shows has changed (a
-  // frame that leaves it alone keeps the faces being typed, and the focus).
-  function drawMove() {
-    const m = moveNow();
-    if (tapped && !m) { tapped = null; aimed = []; typedFaces = {}; }
-    const names = frame.board.combatants.map((c) => c.name);
-    const key = JSON.stringify([tapped, m, aimed, names]);
-    $("move").hidden = !m;
-    if (key === drawn) return;
-    drawn = key;
-    if (!m) return;
-    aimed = aimed.filter((n) => names.includes(n));
-    $("move-name").textContent = tapped.who + ": " + m.name;
-    $("move-label").textContent = m.label;
-    $("move-aim").textContent = m.aim === "several" ? "Targets: tap each one it is aimed at." :
-      m.aim === "one" ? "Target: tap the one it is aimed at." : "";
-    const targets = $("move-targets");
-    targets.replaceChildren();
-    targets.hidden = m.aim === "none";
-    if (m.aim !== "none") {
-      const me = frame.board.combatants.find((c) => c.name === tapped.who);
-      const others = frame.board.combatants.filter((c) => c.name !== tapped.who && c.status !== "dead" && c.status !== "left");
-      // The other sides first: a block's action is most often aimed at a foe.
-      others.sort((a, b) => (a.side === (me && me.side)) - (b.side === (me && me.side)));
-      for (const c of others) {
-        const on = aimed.includes(c.name);
-        const b = el("button", null, { type: "button", "data-target": c.name, "aria-pressed": String(on) });
-        b.append(el("span", c.name, { class: "name" }), el("span", " (" + c.side + (c.vital ? ", " + c.vital.name + " " + c.vital.value : "") + ")"));
-        b.addEventListener("click", () => {
-          if (m.aim === "one") aimed = on ? [] : [c.name];
-          else aimed = on ? aimed.filter((n) => n !== c.name) : aimed.concat([c.name]);
-          drawMove();
-        });
-        targets.append(b);
-      }
-    }
-    const keys = keysOf(m);
-    $("move-roll").textContent = keys.length ? "Roll" : "Declare";
-    $("move-dice").hidden = !keys.length;
-    const faces = $("move-faces");
-    faces.replaceChildren();
-    for (const k of keys) {
-      const label = el("label", k.what + " (" + k.key + ")");
-      const box = el("input", null, { autocomplete: "off", inputmode: "numeric", "data-dice": k.key });
-      box.placeholder = "faces, e.g. 4 or 3,5";
-      box.value = typedFaces[k.key] || "";
-      box.addEventListener("input", () => { typedFaces[k.key] = box.value; });
-      label.append(box);
-      faces.append(label);
-    }
-  }
+// --- a tap: one typed request, its tap id, its answer -----------------------------------
+const TRIES = 3;  // a request the network lost is sent again, with the same tap id
+let queue = Promise.resolve(), last = null, waiting = 0;
 
-  // The typed Declare of the action tapped: the server rolls, or takes the faces typed.
-  async function declareMove(withFaces) {
-    const m = moveNow();
-    if (!m) return;
-    if (m.aim !== "none" && !aimed.length) { refuse("tap " + (m.aim === "one" ? "its target" : "its targets") + " first"); return; }
-    const command = { type: "declare", who: tapped.who, action: m.name };
-    if (aimed.length) command.target = aimed.join("+");
-    if (withFaces) {
-      const rolls = {};
-      try {
-        for (const k of keysOf(m)) {
-          const t = (typedFaces[k.key] || "").trim();
-          if (t) rolls[k.key] = faces(t, k.key);
-        }
-      } catch (err) {
-        if (!err.refusal) throw err;
-        refuse(err.message);
-        return;
-      }
-      if (!Object.keys(rolls).length) { refuse("type the faces of a die first, or tap Roll"); return; }
-      command.rolls = rolls;
-    }
-    if (await send(command)) {
-      tapped = null;
-      aimed = [];
-      typedFaces = {};
-      render();
+function freshId() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+function busy(step) {
+  waiting += step;
+  document.body.dataset.busy = waiting > 0 ? "1" : "0";
+}
+
+const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+
+// A tap's id: the same request on the same board as the tap before it is that tap again
+// (a double tap, a tap again after no answer came), which the server does once; anything
+// else is a fresh tap. A read is never done "already": it is asked afresh.
+function tapId(command, branch, head) {
+  const key = JSON.stringify([command, branch, head]);
+  if (inputs.reads.includes(command.type)) return freshId();
+  if (!last || last.key !== key) last = { key: key, id: freshId() };
+  return last.id;
+}
+
+// Posted one after the other, in the order tapped, each with the board it was tapped on.
+function send(command) {
+  if (!frame) return Promise.resolve(false);
+  const branch = frame.board.branch, head = frame.board.head;
+  const tap = tapId(command, branch, head);
+  const body = JSON.stringify({ command: command, branch: branch, head: head, tap: tap });
+  busy(1);
+  const done = queue.then(() => deliver(body, tap)).then((ok) => { busy(-1); return ok; },
+    (e) => { busy(-1); refuse("the page could not read the server's answer (" + e + ")"); return false; });
+  queue = done;
+  return done;
+}
+
+async function deliver(body, tap) {
+  let answer = null, failure = null;
+  for (let attempt = 1; attempt <= TRIES && answer === null; attempt++) {
+    try {
+      answer = await fetch("/gm/run", {
+        method: "POST", cache: "no-store",
+        headers: { "Content-Type": "application/json", "X-Skirmish-Token": token }, body: body,
+      });
+    } catch (e) {
+      failure = e;
+      if (attempt < TRIES) await pause(400 * attempt);
     }
   }
-
-  function choose(name) {
-    chosen = chosen === name ? "" : name;
-    amount = "";
-    $("amount").textContent = "0";
-    for (const select of document.querySelectorAll("select[data-picker='combatant'][data-required='true']")) if (chosen) select.value = chosen;
-    render();
-    // On a phone the pad is under the board: bring it to the thumb (on a laptop it is in view).
-    if (chosen) $("who").scrollIntoView({ block: "nearest" });
+  if (answer === null) {
+    refuse("the server cannot be reached (" + failure + "); tap again: a tap it did already is not done twice");
+    return false;
   }
-
-  // --- a tap: one typed request, its tap id, its answer -----------------------------------
-  const TRIES = 3;  // a request the network lost is sent again, with the same tap id
-  let queue = Promise.resolve(), last = null, waiting = 0;
-
-  function freshId() {
-    const bytes = new Uint8Array(16);
-    crypto.getRandomValues(bytes);
-    return Array.from(bytes, (x) => x.toString(16).padStart(2, "0")).join("");
+  const json = (answer.headers.get("content-type") || "").startsWith("application/json");
+  const reply = json ? await answer.json() : null;
+  if (!reply || !reply.result) {
+    refuse(json ? "the server's answer is not one this page reads (" + answer.status + ")" : (await answer.text()).trim());
+    return false;
   }
+  if (reply.frame) apply(reply.frame);
+  show(reply.result, reply.repeated);
+  const ok = reply.result.kind !== "refused";
+  if (!ok && last && last.id === tap) last = null;  // corrected and tapped again, it is a new tap
+  return ok;
+}
 
-  function busy(step) {
-    waiting += step;
-    document.body.dataset.busy = waiting > 0 ? "1" : "0";
-  }
+// --- the forms, from the typed commands and what the ruleset declares ---------------------
 
-  const pause = (ms) => new Promise((done) => setTimeout(done, ms));
-
-  // A tap's id: the same request on the same board as the tap before it is that tap again
-  // (a double tap, a tap again after no answer came), which the server does once; anything
-  // else is a fresh tap. A read is never done "already": it is asked afresh.
-  function tapId(command, branch, head) {
-    const key = JSON.stringify([command, branch, head]);
-    if (inputs.reads.includes(command.type)) return freshId();
-    if (!last || last.key !== key) last = { key: key, id: freshId() };
-    return last.id;
-  }
-
-  // Posted one after the other, in the order tapped, each with the board it was tapped on.
-  function send(command) {
-    if (!frame) return Promise.resolve(false);
-    const branch = frame.board.branch, head = frame.board.head;
-    const tap = tapId(command, branch, head);
-    const body = JSON.stringify({ command: command, branch: branch, head: head, tap: tap });
-    busy(1);
-    const done = queue.then(() => deliver(body, tap)).then((ok) => { busy(-1); return ok; },
-      (e) => { busy(-1); refuse("the page could not read the server's answer (" + e + ")"); return false; });
-    queue = done;
-    return done;
-  }
-
-  async function deliver(body, tap) {
-    let answer = null, failure = null;
-    for (let attempt = 1; attempt <= TRIES && answer === null; attempt++) {
-      try {
-        answer = await fetch("/gm/run", {
-          method: "POST", cache: "no-store",
-          headers: { "Content-Type": "application/json", "X-Skirmish-Token": token }, body: body,
-        });
-      } catch (e) {
-        failure = e;
-        if (attempt < TRIES) await pause(400 * attempt);
-      }
-    }
-    if (answer === null) {
-      refuse("the server cannot be reached (" + failure + "); tap again: a tap it did already is not done twice");
-      return false;
-    }
-    const json = (answer.headers.get("content-type") || "").startsWith("application/json");
-    const reply = json ? await answer.json() : null;
-    if (!reply || !reply.result) {
-      refuse(json ? "the server's answer is not one this page reads (" + answer.status + ")" : (await answer.text()).trim());
-      return false;
-    }
-    if (reply.frame) apply(reply.frame);
-    show(reply.result, reply.repeated);
-    const ok = reply.result.kind !== "refused";
-    if (!ok && last && last.id === tap) last = null;  // corrected and tapped again, it is a new tap
-    return ok;
-  }
-
-  // --- the forms, from the typed commands and what the ruleset declares ---------------------
-  function refusal(text) {
-    const e = new Error(text);
-    e.refusal = true;
-    return e;
-  }
-
-  function whole(text, label) {
-    const t = text.trim();
-    if (!/^[+-]?[0-9]+$/.test(t)) throw refusal(label + " takes a whole number, not \"" + t + "\"");
-    return Number(t);
-  }
-
-  // Dice faces as typed, "6,8": numbers, or the tap is refused here (and by the server).
-  function faces(text, key) {
-    const items = text.split(",").map((s) => s.trim());
-    if (!items.every((s) => /^[0-9]+$/.test(s))) {
-      throw refusal("the dice of " + key + " take faces as numbers, e.g. 6,8; not \"" + text.trim() + "\"");
-    }
-    return items.map(Number);
-  }
-
-  // The GM's dice: rows of whose (a combatant, or another key the ruleset names) and faces.
-  function diceInput(f, tag) {
-    const box = el("div", null, { class: "dice wide", "data-goes": "roll" });
-    box.title = f.doc;
-    const rows = [];
-    const addRow = () => {
-      const row = el("div", null, { class: "roll" });
-      const key = el("select", null, { "data-roll": "key", "aria-label": f.label + ": whose" });
-      const other = el("input", null, { "data-roll": "other", autocomplete: "off", "aria-label": f.label + ": the key", hidden: "" });
-      const typed = el("input", null, { "data-roll": "faces", autocomplete: "off", inputmode: "numeric", "aria-label": f.label + ": faces" });
-      typed.placeholder = "faces, e.g. 6,8";
-      key.addEventListener("change", () => { other.hidden = key.value !== OTHER; });
-      if (frame) fill(key, frame.board.combatants.map((c) => c.name), null, [OTHER, "another key..."]);
-      row.append(key, other, typed);
-      rows.push({ row: row, key: key, other: other, typed: typed });
-      box.insertBefore(row, more);
-    };
-    const more = el("button", "+ dice", { type: "button", "data-roll": "more" });
-    more.addEventListener("click", addRow);
-    box.append(el("span", f.label, { class: "caption" }), more);
-    if (f.key) {  // one key of its own (`roll`'s faces): no whose
-      const typed = el("input", null, { "data-roll": "faces", autocomplete: "off", inputmode: "numeric", "aria-label": f.label });
-      typed.placeholder = "e.g. 4,5";
-      more.remove();
-      box.append(typed);
-      return {
-        field: f, node: box,
-        read: () => { const t = typed.value.trim(); if (!t) return undefined; const o = {}; o[f.key] = faces(t, f.key); return o; },
-        reset: () => { typed.value = ""; },
-      };
-    }
-    addRow();
+// The GM's dice: rows of whose (a combatant, or another key the ruleset names) and faces.
+function diceInput(f, tag) {
+  const box = el("div", null, { class: "dice wide", "data-goes": "roll" });
+  box.title = f.doc;
+  const rows = [];
+  const addRow = () => {
+    const row = el("div", null, { class: "roll" });
+    const key = el("select", null, { "data-roll": "key", "aria-label": f.label + ": whose" });
+    const other = el("input", null, { "data-roll": "other", autocomplete: "off", "aria-label": f.label + ": the key", hidden: "" });
+    const typed = el("input", null, { "data-roll": "faces", autocomplete: "off", inputmode: "numeric", "aria-label": f.label + ": faces" });
+    typed.placeholder = "faces, e.g. 6,8";
+    key.addEventListener("change", () => { other.hidden = key.value !== OTHER; });
+    if (frame) fill(key, frame.board.combatants.map((c) => c.name), null, [OTHER, "another key..."]);
+    row.append(key, other, typed);
+    rows.push({ row: row, key: key, other: other, typed: typed });
+    box.insertBefore(row, more);
+  };
+  const more = el("button", "+ dice", { type: "button", "data-roll": "more" });
+  more.addEventListener("click", addRow);
+  box.append(el("span", f.label, { class: "caption" }), more);
+  if (f.key) {  // one key of its own (`roll`'s faces): no whose
+    const typed = el("input", null, { "data-roll": "faces", autocomplete: "off", inputmode: "numeric", "aria-label": f.label });
+    typed.placeholder = "e.g. 4,5";
+    more.remove();
+    box.append(typed);
     return {
       field: f, node: box,
-      read: () => {
-        const out = {};
-        let given = false;
-        for (const r of rows) {
-          const t = r.typed.value.trim();
-          if (!t) continue;
-          const key = r.key.value === OTHER ? r.other.value.trim() : r.key.value;
-          if (!key) throw refusal("whose are the dice " + t + "? pick a combatant or type the key");
-          if (Object.prototype.hasOwnProperty.call(out, key)) throw refusal("the dice of " + key + " are given twice");
-          out[key] = faces(t, key);
-          given = true;
-        }
-        return given ? out : undefined;
-      },
-      reset: () => {
-        rows.splice(1).forEach((r) => r.row.remove());
-        rows[0].typed.value = "";
-        rows[0].other.value = "";
-      },
+      read: () => { const t = typed.value.trim(); if (!t) return undefined; const o = {}; o[f.key] = faces(t, f.key); return o; },
+      reset: () => { typed.value = ""; },
     };
   }
+  addRow();
+  return {
+    field: f, node: box,
+    read: () => {
+      const out = {};
+      let given = false;
+      for (const r of rows) {
+        const t = r.typed.value.trim();
+        if (!t) continue;
+        const key = r.key.value === OTHER ? r.other.value.trim() : r.key.value;
+        if (!key) throw refusal("whose are the dice " + t + "? pick a combatant or type the key");
+        if (Object.prototype.hasOwnProperty.call(out, key)) throw refusal("the dice of " + key + " are given twice");
+        out[key] = faces(t, key);
+        given = true;
+      }
+      return given ? out : undefined;
+    },
+    reset: () => {
+      rows.splice(1).forEach((r) => r.row.remove());
+      rows[0].typed.value = "";
+      rows[0].other.value = "";
+    },
+  };
+}
 
-  // One field of a form made for taps: a list to pick from (a combatant, an action, an
-  // effect, a ruleset's choices), a box to tick (a switch), else a box to type in.
-  function input(f, tag) {
-    if (f.goes === "roll") return diceInput(f, tag);
-    const label = el("label", f.label);
-    label.title = f.doc;
-    const data = { "data-key": f.key, "data-goes": f.goes, name: f.key };
-    let node, other = null;
-    if (f.picker === "combatant") {
-      node = el("select", null, Object.assign({ "data-picker": "combatant", "data-required": String(f.required) }, data));
-    } else if (f.picker === "action") {
-      node = el("select", null, Object.assign({ "data-picker": "action" }, data));
-      for (const a of inputs.actions) node.append(el("option", a.name + (a.cost ? " (" + a.cost + ")" : ""), { value: a.name, title: a.doc }));
-    } else if (f.picker === "effect") {
-      node = el("select", null, Object.assign({ "data-picker": "effect" }, data));
-      other = el("input", null, { "data-key": f.key, "data-own": "true", autocomplete: "off", "aria-label": "the GM's own effect", hidden: "" });
-    } else if (f.kind === "switch") {
-      node = el("input", null, Object.assign({ type: "checkbox" }, data));
-      label.classList.add("tick");
-    } else if (f.kind === "choice") {
-      node = el("select", null, data);
-      node.append(el("option", "(none)", { value: "" }), ...f.choices.map((c) => el("option", c, { value: c })));
-    } else {
-      node = el("input", null, Object.assign({ autocomplete: "off" }, data));
-      if (f.kind === "number") node.setAttribute("inputmode", "numeric");
+// One field of a form made for taps: a list to pick from (a combatant, an action, an
+// effect, a ruleset's choices), a box to tick (a switch), else a box to type in.
+function input(f, tag) {
+  if (f.goes === "roll") return diceInput(f, tag);
+  const label = el("label", f.label);
+  label.title = f.doc;
+  const data = { "data-key": f.key, "data-goes": f.goes, name: f.key };
+  let node, other = null;
+  if (f.picker === "combatant") {
+    node = el("select", null, Object.assign({ "data-picker": "combatant", "data-required": String(f.required) }, data));
+  } else if (f.picker === "action") {
+    node = el("select", null, Object.assign({ "data-picker": "action" }, data));
+    for (const a of inputs.actions) node.append(el("option", a.name + (a.cost ? " (" + a.cost + ")" : ""), { value: a.name, title: a.doc }));
+  } else if (f.picker === "effect") {
+    node = el("select", null, Object.assign({ "data-picker": "effect" }, data));
+    other = el("input", null, { "data-key": f.key, "data-own": "true", autocomplete: "off", "aria-label": "the GM's own effect", hidden: "" });
+  } else if (f.kind === "switch") {
+    node = el("input", null, Object.assign({ type: "checkbox" }, data));
+    label.classList.add("tick");
+  } else if (f.kind === "choice") {
+    node = el("select", null, data);
+    node.append(el("option", "(none)", { value: "" }), ...f.choices.map((c) => el("option", c, { value: c })));
+  } else {
+    node = el("input", null, Object.assign({ autocomplete: "off" }, data));
+    if (f.kind === "number") node.setAttribute("inputmode", "numeric");
+  }
+  if (node.type === "checkbox") label.prepend(node); else label.append(node);
+  if (other) label.append(other);
+  const read = () => {
+    if (node.type === "checkbox") {
+      if (!node.checked) return undefined;
+      return f.goes === "field" ? true : (f.choices[0] || "yes");
     }
-    if (node.type === "checkbox") label.prepend(node); else label.append(node);
-    if (other) label.append(other);
-    const read = () => {
-      if (node.type === "checkbox") {
-        if (!node.checked) return undefined;
-        return f.goes === "field" ? true : (f.choices[0] || "yes");
+    const text = other && node.value === OTHER ? other.value.trim() : node.value.trim();
+    if (!text) {
+      if (f.default !== null && f.default !== undefined) return f.default;
+      if (f.required) throw refusal("`" + f.label + "` is needed");
+      return undefined;
+    }
+    return f.kind === "number" ? whole(text, f.label) : text;
+  };
+  // After a write the fields are emptied (a target too: the next declaration names its
+  // own); who, the action and the effect stay.
+  const reset = () => {
+    if (node.type === "checkbox") node.checked = false;
+    else if (!f.picker || !f.required) node.value = "";
+    if (other) other.value = "";
+  };
+  return { field: f, node: label, control: node, other: other, read: read, reset: reset };
+}
+
+// The request a form's fields make: each value where its field says it goes.
+function build(tag, parts) {
+  const command = { type: tag };
+  for (const p of parts) {
+    if (p.node.hidden) continue;
+    const value = p.read();
+    if (value === undefined) continue;
+    const f = p.field;
+    if (f.goes === "field") command[f.key] = value;
+    else if (f.goes === "type") command.type = value;
+    else {
+      const bag = f.goes === "roll" ? "rolls" : f.goes === "detail" ? "details" : "stats";
+      command[bag] = command[bag] || {};
+      if (f.goes === "roll") Object.assign(command[bag], value); else command[bag][f.key] = String(value);
+    }
+  }
+  return command;
+}
+
+// An action's form asks only what the action takes (ActionInfo.takes; null: anything).
+function follow(parts) {
+  const action = parts.find((p) => p.field.picker === "action");
+  const kind = parts.find((p) => p.field.picker === "effect");
+  if (action) {
+    const show = () => {
+      const picked = inputs.actions.find((a) => a.name === action.control.value);
+      const takes = picked ? picked.takes : null;
+      for (const p of parts) {
+        if (p.field.goes === "roll" || p.field.required) continue;
+        p.node.hidden = takes !== null && !takes.includes(p.field.key);
       }
-      const text = other && node.value === OTHER ? other.value.trim() : node.value.trim();
-      if (!text) {
-        if (f.default !== null && f.default !== undefined) return f.default;
-        if (f.required) throw refusal("`" + f.label + "` is needed");
-        return undefined;
-      }
-      return f.kind === "number" ? whole(text, f.label) : text;
     };
-    // After a write the fields are emptied (a target too: the next declaration names its
-    // own); who, the action and the effect stay.
-    const reset = () => {
-      if (node.type === "checkbox") node.checked = false;
-      else if (!f.picker || !f.required) node.value = "";
-      if (other) other.value = "";
-    };
-    return { field: f, node: label, control: node, other: other, read: read, reset: reset };
+    action.control.addEventListener("change", show);
+    show();
   }
-
-  // The request a form's fields make: each value where its field says it goes.
-  function build(tag, parts) {
-    const command = { type: tag };
-    for (const p of parts) {
-      if (p.node.hidden) continue;
-      const value = p.read();
-      if (value === undefined) continue;
-      const f = p.field;
-      if (f.goes === "field") command[f.key] = value;
-      else if (f.goes === "type") command.type = value;
-      else {
-        const bag = f.goes === "roll" ? "rolls" : f.goes === "detail" ? "details" : "stats";
-        command[bag] = command[bag] || {};
-        if (f.goes === "roll") Object.assign(command[bag], value); else command[bag][f.key] = String(value);
-      }
-    }
-    return command;
+  if (kind) {  // the GM's own kind: typed, and marked as theirs
+    const custom = parts.find((p) => p.field.key === kind.field.own && p.field.kind === "switch");
+    kind.control.addEventListener("change", () => {
+      const own = kind.control.value === OTHER;
+      kind.other.hidden = !own;
+      if (custom) custom.control.checked = own;
+    });
   }
+}
 
-  // An action's form asks only what the action takes (ActionInfo.takes; null: anything).
-  function follow(parts) {
-    const action = parts.find((p) => p.field.picker === "action");
-    const kind = parts.find((p) => p.field.picker === "effect");
-    if (action) {
-      const show = () => {
-        const picked = inputs.actions.find((a) => a.name === action.control.value);
-        const takes = picked ? picked.takes : null;
-        for (const p of parts) {
-          if (p.field.goes === "roll" || p.field.required) continue;
-          p.node.hidden = takes !== null && !takes.includes(p.field.key);
-        }
-      };
-      action.control.addEventListener("change", show);
-      show();
-    }
-    if (kind) {  // the GM's own kind: typed, and marked as theirs
-      const custom = parts.find((p) => p.field.key === kind.field.own && p.field.kind === "switch");
-      kind.control.addEventListener("change", () => {
-        const own = kind.control.value === OTHER;
-        kind.other.hidden = !own;
-        if (custom) custom.control.checked = own;
-      });
-    }
-  }
+const padOptions = {};
 
-  const padOptions = {};
-
-  function makeForms() {
-    const main = $("forms"), more = $("more-forms"), pad = $("pad-options");
-    for (const box of [main, more, pad]) box.replaceChildren();
-    for (const spec of inputs.forms) {
-      if (spec.place === "pad") {  // the combatant tapped and the amount on the pad; the rest are the pad's options
-        const parts = spec.fields.filter((f) => f.key !== "who" && f.key !== "amount").map((f) => input(f, spec.type));
-        padOptions[spec.type] = parts;
-        if (!parts.length) continue;
-        const set = el("fieldset", null, { "data-pad": spec.type });
-        set.append(el("legend", spec.type + " options"), ...parts.map((p) => p.node));
-        pad.append(set);
-        continue;
-      }
-      const form = el("form", null, { "data-type": spec.type });
-      const set = el("fieldset");
-      set.append(el("legend", spec.type));
-      const parts = spec.fields.map((f) => input(f, spec.type));
-      set.append(...parts.map((p) => p.node));
-      set.append(el("button", spec.type, { type: "submit", class: "wide" }));
-      form.append(set);
-      form.addEventListener("submit", async (e) => {
-        e.preventDefault();
-        let command;
-        try {
-          command = build(spec.type, parts);
-        } catch (err) {
-          if (!err.refusal) throw err;
-          refuse(err.message);
-          return;
-        }
-        if (await send(command)) parts.forEach((p) => p.reset());
-      });
-      (spec.place === "main" ? main : more).append(form);
-      follow(parts);
+function makeForms() {
+  const main = $("forms"), more = $("more-forms"), pad = $("pad-options");
+  for (const box of [main, more, pad]) box.replaceChildren();
+  for (const spec of inputs.forms) {
+    if (spec.place === "pad") {  // the combatant tapped and the amount on the pad; the rest are the pad's options
+      const parts = spec.fields.filter((f) => f.key !== "who" && f.key !== "amount").map((f) => input(f, spec.type));
+      padOptions[spec.type] = parts;
+      if (!parts.length) continue;
+      const set = el("fieldset", null, { "data-pad": spec.type });
+      set.append(el("legend", spec.type + " options"), ...parts.map((p) => p.node));
+      pad.append(set);
+      continue;
     }
-    render();
-  }
-
-  function wire() {
-    $("next").addEventListener("click", () => send({ type: "next" }));
-    $("move-roll").addEventListener("click", () => declareMove(false));
-    $("move-typed").addEventListener("click", () => declareMove(true));
-    $("move-off").addEventListener("click", () => { tapped = null; render(); });
-    $("undo").addEventListener("click", () => send({ type: "undo" }));
-    $("redo").addEventListener("click", () => send({ type: "redo" }));
-    const pad = $("pad");
-    for (const key of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "Clear", "0", "Delete"]) {
-      const button = el("button", key === "Delete" ? "\u232b" : key, { type: "button", "aria-label": key });
-      button.addEventListener("click", () => {
-        if (key === "Clear") amount = "";
-        else if (key === "Delete") amount = amount.slice(0, -1);
-        else if (amount.length < 6) amount += key;
-        $("amount").textContent = amount || "0";
-      });
-      pad.append(button);
-    }
-    const withAmount = (tag) => async () => {
-      if (!chosen || !amount) { refuse("tap a combatant and an amount first"); return; }
-      const options = padOptions[tag] || [];
+    const form = el("form", null, { "data-type": spec.type });
+    const set = el("fieldset");
+    set.append(el("legend", spec.type));
+    const parts = spec.fields.map((f) => input(f, spec.type));
+    set.append(...parts.map((p) => p.node));
+    set.append(el("button", spec.type, { type: "submit", class: "wide" }));
+    form.append(set);
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
       let command;
       try {
-        command = build(tag, options);
+        command = build(spec.type, parts);
       } catch (err) {
         if (!err.refusal) throw err;
         refuse(err.message);
         return;
       }
-      command.who = chosen;
-      command.amount = Number(amount);
-      if (await send(command)) {
-        amount = "";
-        $("amount").textContent = "0";
-        options.forEach((o) => o.reset());
-      }
-    };
-    $("damage").addEventListener("click", withAmount("damage"));
-    $("heal").addEventListener("click", withAmount("heal"));
-    $("leave").addEventListener("click", () => chosen && send({ type: "leave", who: chosen }));
-    $("return").addEventListener("click", () => chosen && send({ type: "return", who: chosen }));
-    $("why").addEventListener("click", () => chosen && send({ type: "why", who: chosen }));  // the events behind its figures
-    $("fork").addEventListener("submit", async (e) => {
-      e.preventDefault();
-      const form = e.target;
-      const command = { type: "branch", name: form.elements.name.value.trim() };
-      try {
-        if (form.elements.at.value.trim()) command.at = whole(form.elements.at.value, "at event");
-      } catch (err) {
-        refuse(err.message);
-        return;
-      }
-      if (await send(command)) form.reset();
+      if (await send(command)) parts.forEach((p) => p.reset());
     });
-    document.addEventListener("keydown", (e) => {
-      const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement ? document.activeElement.tagName : "");
-      if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
-      if (e.key === "n") { e.preventDefault(); send({ type: "next" }); }
-      else if (e.key === "u") { e.preventDefault(); send({ type: "undo" }); }
-      else if (e.key === "r") { e.preventDefault(); send({ type: "redo" }); }
-    });
+    (spec.place === "main" ? main : more).append(form);
+    follow(parts);
   }
+  render();
+}
 
-  wire();
-  load();
-})();
+function wire() {
+  $("next").addEventListener("click", () => send({ type: "next" }));
+  $("move-roll").addEventListener("click", () => declareMove(false));
+  $("move-typed").addEventListener("click", () => declareMove(true));
+  $("move-off").addEventListener("click", () => { tapped = null; render(); });
+  $("undo").addEventListener("click", () => send({ type: "undo" }));
+  $("redo").addEventListener("click", () => send({ type: "redo" }));
+  const pad = $("pad");
+  for (const key of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "Clear", "0", "Delete"]) {
+    const button = el("button", key === "Delete" ? "\u232b" : key, { type: "button", "aria-label": key });
+    button.addEventListener("click", () => {
+      if (key === "Clear") amount = "";
+      else if (key === "Delete") amount = amount.slice(0, -1);
+      else if (amount.length < 6) amount += key;
+      $("amount").textContent = amount || "0";
+    });
+    pad.append(button);
+  }
+  const withAmount = (tag) => async () => {
+    if (!chosen || !amount) { refuse("tap a combatant and an amount first"); return; }
+    const options = padOptions[tag] || [];
+    let command;
+    try {
+      command = build(tag, options);
+    } catch (err) {
+      if (!err.refusal) throw err;
+      refuse(err.message);
+      return;
+    }
+    command.who = chosen;
+    command.amount = Number(amount);
+    if (await send(command)) {
+      amount = "";
+      $("amount").textContent = "0";
+      options.forEach((o) => o.reset());
+    }
+  };
+  $("damage").addEventListener("click", withAmount("damage"));
+  $("heal").addEventListener("click", withAmount("heal"));
+  $("leave").addEventListener("click", () => chosen && send({ type: "leave", who: chosen }));
+  $("return").addEventListener("click", () => chosen && send({ type: "return", who: chosen }));
+  $("why").addEventListener("click", () => chosen && send({ type: "why", who: chosen }));  // the events behind its figures
+  $("fork").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const form = e.target;
+    const command = { type: "branch", name: form.elements.name.value.trim() };
+    try {
+      if (form.elements.at.value.trim()) command.at = whole(form.elements.at.value, "at event");
+    } catch (err) {
+      refuse(err.message);
+      return;
+    }
+    if (await send(command)) form.reset();
+  });
+  document.addEventListener("keydown", (e) => {
+    const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement ? document.activeElement.tagName : "");
+    if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === "n") { e.preventDefault(); send({ type: "next" }); }
+    else if (e.key === "u") { e.preventDefault(); send({ type: "undo" }); }
+    else if (e.key === "r") { e.preventDefault(); send({ type: "redo" }); }
+  });
+}
+
+wire();
+load();

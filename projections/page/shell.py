@@ -30,6 +30,13 @@ def _asset(name: str) -> str:
     return files("skirmish.projections.page").joinpath(name).read_text(encoding="utf-8")
 
 
+def script() -> str:
+    """The page's module script: fold.mjs (the fold and the words, which Node tests too), then
+    page.js, which calls them: one inline script, as the page is one file that opens from disk
+    (a module file beside it would be a fetch, which a page opened from disk may not make)."""
+    return _asset("fold.mjs") + "\n" + _asset("page.js")
+
+
 BODY = """<header>
 <h1 id="title"></h1>
 <p class="sub" id="ruleset"></p>
@@ -87,7 +94,7 @@ BODY = """<header>
 
 
 def html(data: dict[str, Any]) -> bytes:
-    """The page for the data of ``replay.build`` (``data["live"]``: the address of the
+    """The page for the data of :func:`skirmish.projections.page.data.build` (``data["live"]``: the address of the
     server-sent events a served page follows)."""
     return page(json_for_script(data), str(data["encounter"]))
 
@@ -103,5 +110,5 @@ def page(payload: bytes, encounter: str) -> bytes:
     return b"".join([
         (head + BODY).encode(),
         b'<script type="application/json" id="replay-data">', payload, b"</script>\n",
-        f"<script>{_asset('page.js')}</script>\n</body></html>\n".encode(),
+        f"<script type=\"module\">\n{script()}</script>\n</body></html>\n".encode(),
     ])

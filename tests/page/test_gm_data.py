@@ -216,7 +216,7 @@ def test_the_boards_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     capsys.readouterr()
 
 
-@pytest.mark.parametrize("asset", ["gm.js", "gm.html", "gm.css"])
+@pytest.mark.parametrize("asset", ["gm.js", "fold.mjs", "gm.html", "gm.css"])
 def test_the_pages_code_names_no_ruleset(asset: str) -> None:
     text = files("skirmish.projections.page").joinpath(asset).read_text(encoding="utf-8")
     for ruleset_id in RULESETS:

@@ -110,4 +110,4 @@ def test_a_page_past_its_limit_steps_through_the_last_events_whatever_branch_hol
     for entry in data["events"]:
         at += entry.id
         stepped.append(at)
-    assert stepped == listed[-20:] and data["summarised"]["before"] == listed[-20]
+    assert stepped == listed[-20:] and data["summarised"].before == listed[-20]

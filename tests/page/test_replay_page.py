@@ -285,7 +285,7 @@ def test_a_long_fight_summarises_its_start(browser: Any, played: dict[str, Path]
     store = Store(str(played["bridge-ambush"]))
     data = page_data.build(Encounter.open(store), most=30)
     store.close()
-    assert data["summarised"]["before"] > 20  # the Orc's first 12 hits (#20) are folded in
+    assert data["summarised"].before > 20  # the Orc's first 12 hits (#20) are folded in
     page_file = tmp_path / "short.html"
     page_file.write_bytes(page_shell.html(data))
     page = Page(browser)

@@ -47,6 +47,7 @@ TOKEN = "the-gms-secret-token-0123456789abcdef"
 class Answer:
     status: int
     body: bytes
+    kind: str = ""  # its content-type
 
     def frames(self) -> list[dict[str, str]]:
         """The stream's frames that carry data: their fields (id, event, data)."""
@@ -88,6 +89,7 @@ def call(app: Any, method: str, path: str, headers: dict[str, str] | None = None
         async def send(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 answer.status = message["status"]
+                answer.kind = dict(message.get("headers", [])).get(b"content-type", b"").decode()
             elif message["type"] == "http.response.body":
                 answer.body += message.get("body", b"")
                 if enough is not None and not done_at and enough(answer):
@@ -226,13 +228,20 @@ def test_a_guarded_route_without_the_token_is_403_and_records_nothing(served: Se
     assert served.commands() == before
 
 
-@pytest.mark.parametrize("path", ["/", gm_server.PAGE, "/gm/gm.js", "/gm/gm.css", "/favicon.ico", live.EVENTS])
+@pytest.mark.parametrize("path", ["/", gm_server.PAGE, "/gm/gm.js", "/gm/fold.mjs", "/gm/gm.css", "/favicon.ico", live.EVENTS])
 def test_a_public_route_answers_without_the_token_and_holds_no_secret(served: Served, path: str) -> None:
     answer = call(served.app, "GET", path, enough=lambda a: a.body.startswith(b"retry"))
     assert answer.status == (204 if path == "/favicon.ico" else 200)
     assert TOKEN.encode() not in answer.body
     if path.startswith("/gm"):  # the GM's shell and its files: no figure of the fight before the token
         assert b"Orc" not in answer.body and b"Hauser" not in answer.body
+
+
+def test_the_gms_scripts_are_javascript_a_module_may_load(served: Served) -> None:
+    """A browser runs a module (gm.js imports fold.mjs) only if served as JavaScript."""
+    for script in ("/gm/gm.js", "/gm/fold.mjs"):
+        answer = call(served.app, "GET", script)
+        assert (answer.status, answer.kind) == (200, "text/javascript; charset=utf-8"), script
 
 
 def test_the_gms_files_are_the_two_it_names(served: Served) -> None:
