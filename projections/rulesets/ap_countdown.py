@@ -93,6 +93,7 @@ import msgspec
 from msgspec.structs import replace
 
 from skirmish.eventlog.commands import (
+    AtTheTable,
     CarriedEffect,
     ApplyEffect,
     Heal,
@@ -130,6 +131,7 @@ from skirmish.projections.ruleset import (
     Stat,
     applies,
     decides,
+    detail_int,
     find_name,
     is_down,
     options_in_force,
@@ -709,17 +711,17 @@ class ApCountdown(GoesDown, Rules[ApState]):
         "ap": Flag("AP to spend: fewer than the action's most resolve sooner, at -25 per AP (Actions)", ("declare",)),
         "target": Flag("whom the action is aimed at", ("declare",)),
         "trigger": Flag("hold the action, ready at its count, until this happens (Conditional Actions)", ("declare",)),
-        "pace": Flag("move: the new pace, e.g. walk or run (Movement)", ("declare",)),
-        "penalty": Flag("move: the pace's penalty off the movement table, 0 or less (Movement)", ("declare",)),
+        "pace": Flag("move: the new pace, e.g. walk or run (Movement)", ("declare",), str),
+        "penalty": Flag("move: the pace's penalty off the movement table, 0 or less (Movement)", ("declare",), int),
         "amount": Flag("parry: the bonus moved from attack to defence (Parry)", ("declare",)),
         "outcome": Flag("what the roll gave, in the GM's words", ("resolve",)),
         "hits": Flag("hits dealt to the action's target (Resolution)", ("resolve",)),
-        "charge_speed": Flag("a melee attack's charge: the relative speed in m/s (Charging)", ("resolve",)),
+        "charge": Flag("a melee attack's charge: the relative speed in m/s (Charging)", ("resolve",), int),
         "orientation": Flag("the Orientation Maneuver's result: failure, partial, near or success (Canceling action)",
-                            ("cancel",)),
+                            ("cancel",), str),
         "per_round": Flag("bleeding: hits lost at each upkeep; a scene counter: its step (Upkeep)", ("effect",)),
         "rounds": Flag("how many rounds a stun or the GM's own effect lasts (Upkeep)", ("effect",)),
-        "start": Flag("a scene counter's starting value", ("effect",)),
+        "start": Flag("a scene counter's starting value", ("effect",), int),
         "end": Flag("end the effect, or the scene counter, now", ("effect",)),
     }
     state_type = ApState
@@ -1109,7 +1111,7 @@ class ApCountdown(GoesDown, Rules[ApState]):
         self.check_able(state, f)
         if action == "move":
             return self._move(state, f, cmd, count)
-        if cmd.pace is not None:
+        if "pace" in cmd.details:
             raise BadInput("--pace goes with the move action only")
         if action == "parry":
             return self._parry(state, f, cmd)
@@ -1189,7 +1191,8 @@ class ApCountdown(GoesDown, Rules[ApState]):
         return events
 
     def _move(self, state: ApState, f: Fighter, cmd: Declare, count: int) -> list[Event]:
-        if cmd.pace is None:
+        pace = cmd.details.get("pace")
+        if pace is None:
             raise BadInput("move needs --pace PACE (e.g. walk, run), with --penalty N from the movement table")
         if cmd.ap is not None:
             raise BadInput("movement costs no AP here: its pace penalty applies to the round's other actions")
@@ -1197,10 +1200,10 @@ class ApCountdown(GoesDown, Rules[ApState]):
             raise RuleViolation(f"{f.name} failed an Orientation Maneuver: no more actions this round", R_CANCEL)
         if f.pace_count == (state.round, count):
             raise RuleViolation(f"{f.name} already changed pace at count {count}: 1 pace change per tick", R_ACTIONS)
-        penalty = cmd.penalty if cmd.penalty is not None else 0
+        penalty = detail_int(cmd, "penalty")  # none given: 0
         if penalty > 0:
             raise BadInput(f"a pace penalty is 0 or less, not {penalty}")
-        return [PaceChanged(who=f.name, pace=cmd.pace.lower(), penalty=penalty, count=count)]
+        return [PaceChanged(who=f.name, pace=pace.lower(), penalty=penalty, count=count)]
 
     def _parry(self, state: ApState, f: Fighter, cmd: Declare) -> list[Event]:
         if cmd.amount is None or cmd.amount < 1:
@@ -1253,7 +1256,8 @@ class ApCountdown(GoesDown, Rules[ApState]):
         target = state.fighter(a.target) if a.target else None
         if cmd.hits is not None and target is None:
             raise BadInput(f"--hits needs a target: {f.name}'s {a.name} was declared without --target")
-        if cmd.charge_speed is not None and a.name != MELEE:
+        charge_speed = _flag_int(cmd, "charge")
+        if charge_speed is not None and a.name != MELEE:
             raise RuleViolation(f"only a melee attack can be a charge, not {a.name}", R_CHARGE)
         if a.name == MELEE and target is not None and target.parry is not None and not target.parry_used:
             if target.parry_against in (None, f.name):
@@ -1261,11 +1265,11 @@ class ApCountdown(GoesDown, Rules[ApState]):
                 paid = ta.cost if ta is not None and ta.name == MELEE and not ta.paid else 0
                 owes = ta is None or ta.name != MELEE
                 events.append(ParryUsed(who=target.name, against=f.name, paid=paid, owes_melee=owes))
-        charge = _charge(cmd.charge_speed) if cmd.charge_speed is not None else None
+        charge = _charge(charge_speed) if charge_speed is not None else None
         paid = 0 if a.paid else a.cost - a.progress
         events.append(ActionResolved(
             who=f.name, action=a.name, paid=paid, count=count, outcome=cmd.outcome,
-            target=a.target, charge=charge, critical_bonus=_charge_critical(cmd.charge_speed),
+            target=a.target, charge=charge, critical_bonus=_charge_critical(charge_speed),
             penalty=_penalty_now(state, f, a),
         ))
         if cmd.hits is not None and target is not None:
@@ -1290,15 +1294,16 @@ class ApCountdown(GoesDown, Rules[ApState]):
         if a.paid and a.name == MELEE and f.parry_used:
             raise RuleViolation(f"{f.name} used a parry: the melee attack's AP are spent", R_PARRY)
         delay, out = 0, False
-        if cmd.orientation is not None:
-            result = cmd.orientation.lower()
+        orientation = cmd.details.get("orientation")
+        if orientation is not None:
+            result = orientation.lower()
             if result not in ORIENTATION:
-                raise BadInput(f"an Orientation Maneuver is {', '.join(ORIENTATION)}, not {cmd.orientation!r}")
+                raise BadInput(f"an Orientation Maneuver is {', '.join(ORIENTATION)}, not {orientation!r}")
             value = ORIENTATION[result]
             out = value is None
             delay = value or 0
         return [ActionCancelled(
-            who=f.name, action=a.name, reason="cancelled", orientation=cmd.orientation, delay=delay, out=out,
+            who=f.name, action=a.name, reason="cancelled", orientation=orientation, delay=delay, out=out,
         )]
 
     @decides(ApplyEffect)
@@ -1312,7 +1317,8 @@ class ApCountdown(GoesDown, Rules[ApState]):
                 return [CounterSet(name=kind, value=existing.value, per_round=existing.per_round, ended=True)]
             if cmd.per_round is None:
                 raise BadInput(f"an environmental counter needs --per-round N (how much {kind} advances each upkeep)")
-            start = cmd.start if cmd.start is not None else (existing.value if existing else 0)
+            given = _flag_int(cmd, "start")
+            start = given if given is not None else (existing.value if existing else 0)
             return [CounterSet(name=kind, value=start, per_round=cmd.per_round)]
         f = state.fighter(find_name(state.names(), cmd.who))
         if cmd.end:
@@ -1321,7 +1327,7 @@ class ApCountdown(GoesDown, Rules[ApState]):
             if not any(e.kind == kind for e in f.effects):
                 raise RuleViolation(f"{f.name} has no {kind} effect to end")
             return [EffectEnded(who=f.name, kind=kind, reason="ended by the GM")]
-        if cmd.start is not None:
+        if "start" in cmd.details:
             raise BadInput("--start goes with scene counters only")
         if kind == BLEEDING:
             if cmd.per_round is None or cmd.per_round < 1:
@@ -1747,6 +1753,11 @@ def _damage(state: ApState, f: Fighter, amount: Derivation, was_down: bool) -> l
             who=f.name, action=f.action.name, reason=f"ends: {f.name} is down ({left} hits left, option {GOES_DOWN}={rule})",
         ))
     return events
+
+
+def _flag_int(cmd: AtTheTable, key: str) -> int | None:
+    """A number flag of this ruleset's own, as it travels in ``details``; None: not given."""
+    return detail_int(cmd, key) if key in cmd.details else None
 
 
 def _charge(speed: int | None) -> Derivation:

@@ -81,6 +81,7 @@ from typing import Literal
 import msgspec
 
 from skirmish.eventlog.commands import (
+    AtTheTable,
     CarriedEffect,
     ApplyEffect,
     Cancel,
@@ -110,6 +111,7 @@ from skirmish.projections.ruleset import (
     Stat,
     applies,
     decides,
+    detail_int,
     find_name,
     is_down,
     options_in_force,
@@ -355,6 +357,11 @@ class RoundEnded(Event, frozen=True, tag="pa.round-ended"):
     round: int
 
 
+def _flag_int(cmd: AtTheTable, key: str) -> int | None:
+    """A number flag of this ruleset's own, as it travels in ``details``; None: not given."""
+    return detail_int(cmd, key) if key in cmd.details else None
+
+
 def _span(low: int, high: int | None) -> str:
     return f"{low}+ %" if high is None else f"{low} %" if low == high else f"{low}-{high} %"
 
@@ -398,7 +405,7 @@ class PercentActivity(GoesDown, Rules[PaState]):
     }
     # `round`, `next`, `damage` and `upkeep` read no flag; the engine refuses any given.
     flags = {
-        "percent": Flag("the activity it takes: under its most at -1 per % under it (Actions)", ("declare",)),
+        "percent": Flag("the activity it takes: under its most at -1 per % under it (Actions)", ("declare",), int),
         "target": Flag("whom the action is aimed at", ("declare",)),
         "trigger": Flag("hold the action until this happens, or lose it at the upkeep (Conditional Action)",
                         ("declare",)),
@@ -617,7 +624,7 @@ class PercentActivity(GoesDown, Rules[PaState]):
         melee = action == MELEE
         if melee and f.melee:
             raise RuleViolation(f"{f.name} has declared a melee attack this round already: one a round", R_ACTIONS)
-        cost, high = self._cost(state, f, action, cmd.percent)
+        cost, high = self._cost(state, f, action, _flag_int(cmd, "percent"))
         done_at_once = action == MOVE and cmd.trigger is None
         events: list[Event] = []
         a = f.action
