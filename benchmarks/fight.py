@@ -42,7 +42,8 @@ from skirmish.eventlog.events import Event, tag_of
 from skirmish.eventlog.store import Head, NewEvent, Store
 from skirmish.projections.engine import Encounter, new_encounter
 from skirmish.projections.ruleset import Dice
-from skirmish.projections.rulesets.ap_countdown import RULESET, ApCountdown, ApState, Fighter
+from skirmish.projections.rulesets.ap_countdown import RULESET, ApCountdown
+from skirmish.projections.rulesets.ap_countdown.state import ApState, Fighter
 
 ROSTER = (
     ("Hauser", "players", {"qu": "2", "hits": "60"}),

@@ -622,7 +622,7 @@ def registry() -> dict[str, Any]:
 
 
 def _built_in() -> dict[str, str]:
-    """The rulesets shipped with skirmish: each module of projections/rulesets/ is the ruleset
+    """The rulesets shipped with skirmish: each module or package of projections/rulesets/ is the ruleset
     its name says (``ap_countdown`` is ``ap-countdown``), registered in pyproject.toml under
     the entry points as ``skirmish.projections.rulesets.<module>:RULESET`` like any other
     (tests/rulesets/test_registry.py holds the two equal). Looking a built-in one up here spares a
@@ -632,8 +632,12 @@ def _built_in() -> dict[str, str]:
 
     from skirmish.projections import rulesets
 
-    modules = sorted(name[:-3] for name in os.listdir(rulesets.__path__[0])
-                     if name.endswith(".py") and not name.startswith("_"))
+    # A ruleset is a module (``name.py``) or a package (``name/__init__.py``); a name
+    # starting with ``_`` is a part the rulesets share, not a ruleset.
+    folder = rulesets.__path__[0]
+    modules = sorted(name.removesuffix(".py") for name in os.listdir(folder)
+                     if not name.startswith("_")
+                     and (name.endswith(".py") or os.path.isfile(os.path.join(folder, name, "__init__.py"))))
     return {ruleset_id_of(name): f"{rulesets.__name__}.{name}:RULESET" for name in modules}
 
 

@@ -18,7 +18,7 @@ from skirmish.eventlog import commands as c
 from skirmish.eventlog.store import Store
 from skirmish.projections.audit.diff import diff
 from skirmish.projections.engine import LogFile
-from skirmish.projections.rulesets.ap_countdown import ActionCancelled, CounterSet, PaceChanged
+from skirmish.projections.rulesets.ap_countdown.events import ActionCancelled, CounterSet, PaceChanged
 from skirmish.projections.write.amend import amend
 
 from support.cli import start

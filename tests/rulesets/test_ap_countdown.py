@@ -31,7 +31,7 @@ from skirmish.eventlog.errors import BadInput, RuleViolation
 from skirmish.eventlog.events import EncounterStarted, Event, Term
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
-from skirmish.projections.rulesets.ap_countdown import (
+from skirmish.projections.rulesets.ap_countdown.events import (
     ActionCancelled,
     ActionContinued,
     ActionDeclared,

@@ -31,20 +31,18 @@ from skirmish.eventlog.events import Event, Term
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
 from skirmish.projections.ruleset import Dice
-from skirmish.projections.rulesets.percent_activity import (
+from skirmish.projections.rulesets.percent_activity.events import (
     ActionCancelled,
     ActionContinued,
     ActionDeclared,
     ActionProgressed,
     DamageTaken,
-    PaClock,
-    PaFigures,
-    PaPending,
     RoundEnded,
     RoundStarted,
     TurnPassed,
     UpkeepTick,
 )
+from skirmish.projections.rulesets.percent_activity.view import PaClock, PaFigures, PaPending
 from skirmish.projections.view import (
     VIEW_VERSION,
     Budget,
@@ -919,7 +917,7 @@ def test_a_fight_to_the_end_down_healed_gone_and_back(memory_store: Store) -> No
     nobody able and runs the upkeep. Next round the Orc rolls no initiative; healed, it
     rolls again the round after. Hauser leaves mid-round: his turn is passed by."""
     from skirmish.eventlog.commands import Heal, Leave, Return
-    from skirmish.projections.rulesets.percent_activity import HitsHealed
+    from skirmish.projections.rulesets.percent_activity.events import HitsHealed
 
     enc = fight(memory_store)
     new_round(enc, {"Hauser": (6, 8), "Orc": (5, 5)})

@@ -18,7 +18,7 @@ from skirmish.eventlog.commands import (
     Upkeep,
 )
 from skirmish.projections.engine import Encounter
-from skirmish.projections.rulesets.percent_activity import PaPending
+from skirmish.projections.rulesets.percent_activity.view import PaPending
 
 from support.rulesets import Fight, core_commands, core_invalid, support
 
