@@ -32,7 +32,7 @@ from skirmish.projections.rulesets.ap_countdown.vocabulary import (
     SPECIAL_ACTIONS,
     Step,
 )
-from skirmish.projections.rulesets.ap_countdown.state import Action, ApState, Fighter, _bleeding
+from skirmish.projections.rulesets.ap_countdown.state import Action, ApState, Fighter, bleeding_per_round
 from skirmish.projections.rulesets.ap_countdown.events import (
     ActionCancelled,
     ActionDeclared,
@@ -43,7 +43,7 @@ from skirmish.projections.rulesets.ap_countdown.events import (
     ParryDeclared,
     ParryUsed,
 )
-from skirmish.projections.rulesets.ap_countdown.decide_round import _damage, _flag_int
+from skirmish.projections.rulesets.ap_countdown.decide_round import damage_events, flag_int
 
 
 class ApActions(GoesDown, Rules[ApState]):
@@ -204,7 +204,7 @@ class ApActions(GoesDown, Rules[ApState]):
         target = state.fighter(a.target) if a.target else None
         if cmd.hits is not None and target is None:
             raise BadInput(f"--hits needs a target: {f.name}'s {a.name} was declared without --target")
-        charge_speed = _flag_int(cmd, "charge")
+        charge_speed = flag_int(cmd, "charge")
         if charge_speed is not None and a.name != MELEE:
             raise RuleViolation(f"only a melee attack can be a charge, not {a.name}", R_CHARGE)
         if a.name == MELEE and target is not None and target.parry is not None and not target.parry_used:
@@ -228,9 +228,9 @@ class ApActions(GoesDown, Rules[ApState]):
                                     (Term("hits", cmd.hits), Term("multiplier", charge.value)), R_CHARGE)
             else:
                 amount = Derivation(cmd.hits, f"hits of {f.name}'s {a.name}", rule=R_RES)
-            events += _damage(state, target, amount, self.down(state, target))
-        if a.name == "first-aid" and target is not None and _bleeding(target) > 0:
-            events.append(BleedingStaunched(who=target.name, by=f.name, per_round=_bleeding(target) - 1))
+            events += damage_events(state, target, amount, self.down(state, target))
+        if a.name == "first-aid" and target is not None and bleeding_per_round(target) > 0:
+            events.append(BleedingStaunched(who=target.name, by=f.name, per_round=bleeding_per_round(target) - 1))
         return events
 
     @decides(Cancel)

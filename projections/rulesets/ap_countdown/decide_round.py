@@ -37,9 +37,9 @@ from skirmish.projections.rulesets.ap_countdown.state import (
     ApState,
     Effect,
     Fighter,
-    _bleeding,
-    _may_declare,
-    _next_count,
+    bleeding_per_round,
+    may_declare,
+    next_count,
 )
 from skirmish.projections.rulesets.ap_countdown.events import (
     ActionCancelled,
@@ -65,7 +65,7 @@ class ApRound(GoesDown, Rules[ApState]):
 
     def _declaring(self, state: ApState) -> set[str]:
         """The names of those who may declare an action now."""
-        return {f.name for f in state.fighters.values() if _may_declare(f, self.down(state, f))}
+        return {f.name for f in state.fighters.values() if may_declare(f, self.down(state, f))}
 
     @decides(Damage)
     def _damage(self, state: ApState, command: Damage, dice: Dice) -> list[Event]:
@@ -73,7 +73,7 @@ class ApRound(GoesDown, Rules[ApState]):
         if command.amount < 1:
             raise BadInput(f"damage must be at least 1 hit, not {command.amount}")
         amount = Derivation(command.amount, "hits read off the tables by the GM", rule=R_RES)
-        return _damage(state, f, amount, self.down(state, f))
+        return damage_events(state, f, amount, self.down(state, f))
 
     @decides(Heal)
     def _heal(self, state: ApState, command: Heal, dice: Dice) -> list[Event]:
@@ -159,7 +159,7 @@ class ApRound(GoesDown, Rules[ApState]):
                     f"or `skirmish cancel {quote(f.name)}` first", R_RES,
                 )
         may = self._declaring(state)
-        new = _next_count(state, may)
+        new = next_count(state, may)
         if new is None:
             return self._upkeep(state)
         events: list[Event] = []
@@ -186,12 +186,12 @@ class ApRound(GoesDown, Rules[ApState]):
                 return [CounterSet(name=kind, value=existing.value, per_round=existing.per_round, ended=True)]
             if cmd.per_round is None:
                 raise BadInput(f"an environmental counter needs --per-round N (how much {kind} advances each upkeep)")
-            given = _flag_int(cmd, "start")
+            given = flag_int(cmd, "start")
             start = given if given is not None else (existing.value if existing else 0)
             return [CounterSet(name=kind, value=start, per_round=cmd.per_round)]
         f = state.fighter(find_name(state.names(), cmd.who))
         if cmd.end:
-            if kind == BLEEDING and _bleeding(f) > 0:
+            if kind == BLEEDING and bleeding_per_round(f) > 0:
                 return [BleedingStaunched(who=f.name, by="the GM", per_round=0)]
             if not any(e.kind == kind for e in f.effects):
                 raise RuleViolation(f"{f.name} has no {kind} effect to end")
@@ -236,7 +236,7 @@ class ApRound(GoesDown, Rules[ApState]):
                 events.append(_arrive(f, a))
         ticks: list[Event] = []
         for f in state.fighters.values():
-            bleed = _bleeding(f)
+            bleed = bleeding_per_round(f)
             if bleed:
                 ticks.append(UpkeepTick(step="bleeding", who=f.name, effect=BLEEDING, change=-bleed,
                                         reason=f"bleeding {bleed} a round"))
@@ -313,7 +313,7 @@ def _arrive(f: Fighter, a: Action) -> Event:
     return ActionProgressed(who=f.name, action=a.name, paid=paid, progress=a.progress + paid, cost=a.cost)
 
 
-def _damage(state: ApState, f: Fighter, amount: Derivation, was_down: bool) -> list[Event]:
+def damage_events(state: ApState, f: Fighter, amount: Derivation, was_down: bool) -> list[Event]:
     """The hits taken; a hit that puts the combatant down (``was_down``: it already was)
     ends its action under way."""
     left = f.hits - f.damage - amount.value
@@ -326,7 +326,7 @@ def _damage(state: ApState, f: Fighter, amount: Derivation, was_down: bool) -> l
     return events
 
 
-def _flag_int(cmd: AtTheTable, key: str) -> int | None:
+def flag_int(cmd: AtTheTable, key: str) -> int | None:
     """A number flag of this ruleset's own, as it travels in ``details``; None: not given."""
     return detail_int(cmd, key) if key in cmd.details else None
 

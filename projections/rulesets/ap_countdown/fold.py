@@ -15,7 +15,7 @@ from skirmish.projections.rulesets.ap_countdown.state import (
     Counter,
     Effect,
     Fighter,
-    _bleeding,
+    bleeding_per_round,
 )
 from skirmish.projections.rulesets.ap_countdown.events import (
     ActionCancelled,
@@ -232,7 +232,7 @@ class ApFold(Rules[ApState]):
     @staticmethod
     def _staunched(state: ApState, event: BleedingStaunched) -> None:
         f = state.fighters[event.who]
-        _bleed(f, event.per_round - _bleeding(f))
+        _bleed(f, event.per_round - bleeding_per_round(f))
 
     @applies(CounterSet)
     @staticmethod
@@ -314,7 +314,7 @@ def _new_round(f: Fighter) -> None:
 
 def _bleed(f: Fighter, change: int) -> None:
     """Change the fighter's bleeding by ``change`` hits a round, in place (an applier's)."""
-    total = _bleeding(f) + change
+    total = bleeding_per_round(f) + change
     others = tuple(e for e in f.effects if e.kind != BLEEDING)
     # Bleeding is one running total, never ticked by serial: it keeps serial -1.
     f.effects = others + ((Effect(BLEEDING, per_round=total, serial=-1),) if total > 0 else ())

@@ -18,7 +18,7 @@ from skirmish.projections.ruleset import (
     options_in_force,
 )
 from skirmish.projections.rulesets.ap_countdown.vocabulary import ACTIONS, BLEEDING, RULES, R_INIT, STAGGER
-from skirmish.projections.rulesets.ap_countdown.state import ApState, Fighter, _bleeding
+from skirmish.projections.rulesets.ap_countdown.state import ApState, Fighter, bleeding_per_round
 from skirmish.projections.rulesets.ap_countdown.fold import ApFold
 from skirmish.projections.rulesets.ap_countdown.view import ApView
 from skirmish.projections.rulesets.ap_countdown.decide_round import ApRound
@@ -109,7 +109,7 @@ class ApCountdown(ApRound, ApActions, ApFold, ApView):
 
     def lasting(self, state: ApState, who: str) -> list[CarriedEffect]:
         # Bleeding runs until staunched; stuns count rounds and staggered ends at the upkeep.
-        bleed = _bleeding(state.fighter(who))
+        bleed = bleeding_per_round(state.fighter(who))
         return [CarriedEffect(kind=BLEEDING, per_round=bleed)] if bleed > 0 else []
 
 

@@ -108,12 +108,12 @@ class ApState(msgspec.Struct):
         return self.fighters[name]
 
 
-def _may_declare(f: Fighter, down: bool) -> bool:
+def may_declare(f: Fighter, down: bool) -> bool:
     """Whether the fighter may declare an action this round; ``down``: whether it is down."""
     return not (f.out or f.left or f.ap <= 0 or f.base is None or down)
 
 
-def _next_count(state: ApState, may: AbstractSet[str]) -> int | None:
+def next_count(state: ApState, may: AbstractSet[str]) -> int | None:
     """The next count below the current one at which someone declares or an action
     arrives (as `next` finds it); None: the countdown is over. ``may``: the names of
     those who may declare (:meth:`ApCountdown._declaring`)."""
@@ -130,5 +130,5 @@ def _next_count(state: ApState, may: AbstractSet[str]) -> int | None:
     return max(points) if points else None
 
 
-def _bleeding(f: Fighter) -> int:
+def bleeding_per_round(f: Fighter) -> int:
     return sum(e.per_round for e in f.effects if e.kind == BLEEDING)

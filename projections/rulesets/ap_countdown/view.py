@@ -29,8 +29,8 @@ from skirmish.projections.rulesets.ap_countdown.state import (
     ApState,
     Counter,
     Fighter,
-    _may_declare,
-    _next_count,
+    may_declare,
+    next_count,
 )
 from skirmish.projections.rulesets.ap_countdown.events import (
     ActionCancelled,
@@ -253,9 +253,9 @@ class ApView(GoesDown, Rules[ApState]):
         fighters = list(state.fighters.values())
         down = {f.name: self.down(state, f) for f in fighters}
         ranked = _ranked(fighters, down)
-        may = {f.name for f in fighters if _may_declare(f, down[f.name])} if state.in_round else set()
+        may = {f.name for f in fighters if may_declare(f, down[f.name])} if state.in_round else set()
         now = _acting_at(state, count, waiting=True, may=may) if state.in_round and count is not None else ()
-        upcoming = _next_count(state, may) if state.in_round else None
+        upcoming = next_count(state, may) if state.in_round else None
         following = _acting_at(state, upcoming, waiting=False, may=may) if upcoming is not None else ()
         combatants = []
         pending = []
@@ -380,7 +380,7 @@ def _moment(state: ApState) -> str:
 def _acting_at(state: ApState, count: int, waiting: bool, may: AbstractSet[str]) -> tuple[str, ...]:
     """Who acts at ``count``: actions resolving or arriving there, and those who may
     declare there (with ``waiting``, also those whose initiative passed and who have not
-    declared: waiting is allowed). ``may`` as for :func:`_next_count`."""
+    declared: waiting is allowed). ``may`` as for :func:`next_count`."""
     names = []
     for f in state.fighters.values():
         a = f.action

@@ -27,7 +27,7 @@ from skirmish.projections.rulesets.percent_activity.events import (
     ActionDeclared,
     ActionResolved,
 )
-from skirmish.projections.rulesets.percent_activity.decide_round import _damage
+from skirmish.projections.rulesets.percent_activity.decide_round import damage_events
 
 
 def _flag_int(cmd: AtTheTable, key: str) -> int | None:
@@ -35,7 +35,7 @@ def _flag_int(cmd: AtTheTable, key: str) -> int | None:
     return detail_int(cmd, key) if key in cmd.details else None
 
 
-def _span(low: int, high: int | None) -> str:
+def percent_span(low: int, high: int | None) -> str:
     return f"{low}+ %" if high is None else f"{low} %" if low == high else f"{low}-{high} %"
 
 
@@ -103,7 +103,7 @@ class PaActions(GoesDown, Rules[PaState]):
         if percent is None:
             percent = low if high is None else high
         if percent < low or (high is not None and percent > high):
-            raise RuleViolation(f"{action} takes {_span(low, high)}, not {percent} %", R_ACTIONS)
+            raise RuleViolation(f"{action} takes {percent_span(low, high)}, not {percent} %", R_ACTIONS)
         rule = R_R2R if percent > ACTIVITY else R_ACTIONS
         return Derivation(percent, f"{action} at {percent} %", rule=rule), high
 
@@ -126,7 +126,7 @@ class PaActions(GoesDown, Rules[PaState]):
                 raise BadInput(f"--hits must be at least 1, not {cmd.hits}")
             target = state.fighter(a.target)
             amount = Derivation(cmd.hits, f"hits of {f.name}'s {a.name}", rule=R_ACTIONS)
-            events += _damage(state, target, amount, self.down(state, target))
+            events += damage_events(state, target, amount, self.down(state, target))
         return events
 
     @decides(Cancel)

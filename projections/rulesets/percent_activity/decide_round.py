@@ -52,7 +52,7 @@ class PaRound(GoesDown, Rules[PaState]):
         if command.amount < 1:
             raise BadInput(f"damage must be at least 1 hit, not {command.amount}")
         amount = Derivation(command.amount, "hits read off the tables by the GM", rule=R_ACTIONS)
-        return _damage(state, f, amount, self.down(state, f))
+        return damage_events(state, f, amount, self.down(state, f))
 
     @decides(Heal)
     def _decide_heal(self, state: PaState, command: Heal, dice: Dice) -> list[Event]:
@@ -201,7 +201,7 @@ def _named(state: PaState, raw: str) -> set[str]:
     return {find_name(state.names(), n.strip()) for n in raw.split(",") if n.strip()}
 
 
-def _damage(state: PaState, f: Fighter, amount: Derivation, was_down: bool) -> list[Event]:
+def damage_events(state: PaState, f: Fighter, amount: Derivation, was_down: bool) -> list[Event]:
     """The hits taken; a hit that puts the combatant down (``was_down``: it already was)
     ends its action under way."""
     damage = f.damage + amount.value

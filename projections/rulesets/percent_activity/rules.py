@@ -31,7 +31,7 @@ from skirmish.projections.rulesets.percent_activity.state import Fighter, PaStat
 from skirmish.projections.rulesets.percent_activity.fold import PaFold
 from skirmish.projections.rulesets.percent_activity.view import PaView
 from skirmish.projections.rulesets.percent_activity.decide_round import PaRound
-from skirmish.projections.rulesets.percent_activity.decide_actions import PaActions, _span
+from skirmish.projections.rulesets.percent_activity.decide_actions import PaActions, percent_span
 
 
 class PercentActivity(PaRound, PaActions, PaFold, PaView):
@@ -57,7 +57,7 @@ class PercentActivity(PaRound, PaActions, PaFold, PaView):
     actions = {
         **{
             name: ActionInfo(
-                _span(low, high),
+                percent_span(low, high),
                 "faster than its maximum at -1 per % under it" if high is not None and high > low
                 else "done as declared; goes beside a held or round-to-round action" if name == MOVE
                 else "any % from its minimum; over 100 % it spans rounds" if high is None
