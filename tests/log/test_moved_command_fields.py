@@ -10,7 +10,6 @@ import io
 from collections import Counter
 from pathlib import Path
 
-import msgspec
 import pytest
 
 from skirmish.cli.main import run_cli
