@@ -36,7 +36,7 @@ from eventsourcing.utils import get_topic, resolve_topic
 from skirmish.eventlog.events import EncounterStarted, Event
 from skirmish.projections.engine import SNAPSHOT_EVERY, codec_for
 from skirmish.projections.ruleset import get_ruleset
-from skirmish.projections.rulesets.ap_countdown import ApState
+from skirmish.projections.rulesets.ap_countdown.state import ApState
 
 RULESET = get_ruleset("ap-countdown")
 _union: Any = codec_for("ap-countdown")._type  # every ap-countdown event and the core ones, tagged

@@ -42,7 +42,8 @@ from skirmish.eventlog.events import Event, tag_of
 from skirmish.eventlog.store import Head, NewEvent, Store
 from skirmish.projections.engine import Encounter, new_encounter
 from skirmish.projections.ruleset import Dice
-from skirmish.projections.rulesets.ap_countdown import RULESET, ApCountdown, ApState, Fighter
+from skirmish.projections.rulesets.ap_countdown import RULESET, ApCountdown
+from skirmish.projections.rulesets.ap_countdown.state import ApState, Fighter
 
 ROSTER = (
     ("Hauser", "players", {"qu": "2", "hits": "60"}),
@@ -132,7 +133,7 @@ class Gm:
         elif roll < 0.085:
             yield ApplyEffect(who=rng.choice(names), kind="staggered")
         elif roll < 0.09:
-            yield ApplyEffect(who="scene", kind="fire", per_round=1, start=rng.randint(0, 3))
+            yield ApplyEffect(who="scene", kind="fire", per_round=1, details={"start": str(rng.randint(0, 3))})
         elif roll < 0.093:
             yield ApplyEffect(who="scene", kind="fire", end=True)
         if not state.in_round:
@@ -150,7 +151,8 @@ class Gm:
                 continue
             if a.step == "resolves" and a.resolves_at is not None and a.resolves_at >= count:
                 if rng.random() < 0.04:
-                    yield Cancel(who=f.name, orientation=rng.choice((None, "near", "success")))
+                    orientation = rng.choice((None, "near", "success"))
+                    yield Cancel(who=f.name, details={"orientation": orientation} if orientation else {})
                 if a.target is not None and a.name.endswith("attack"):
                     hit = rng.random() < 0.6
                     yield Resolve(who=f.name, outcome="hit" if hit else "miss", hits=rng.randint(1, 6) if hit else 0)
@@ -168,7 +170,8 @@ class Gm:
         action, aps, targeted, _ = rng.choices(CHOICES, WEIGHTS)[0]
         target = rng.choice(others) if targeted else None
         if action == "move":
-            return Declare(who=f.name, action="move", pace=rng.choice(("walk", "run")), penalty=rng.choice((0, -10, -20)))
+            return Declare(who=f.name, action="move", details={"pace": rng.choice(("walk", "run")),
+                                                                "penalty": str(rng.choice((0, -10, -20)))})
         if action == "parry":
             return Declare(who=f.name, action="parry", amount=rng.randint(5, 20), target=target)
         if action == "held":

@@ -7,14 +7,23 @@ only with defaults.
 The optional fields of the commands at the table (``ap``, ``target``, ``hits``, ...) are the
 shared flags: the command line gives each command its fields as options (`--ap N`), with
 the help written here (``Help``), and the engine refuses those the encounter's ruleset does
-not read. They are the flags of the rulesets that came with skirmish, stored in every log
-since: a new ruleset adds none here, it declares flags of its own (projections/ruleset.py,
-``Ruleset.flags``), which travel in ``details``.
+not read. A field is shared when more than one ruleset reads it, or the engine does:
+``target`` (every ruleset), ``trigger``, ``outcome`` and ``rounds`` (four each), ``amount``
+(three), ``end`` (every one), ``ap`` (ap-countdown and crisis), ``hits`` (ap-countdown, crisis,
+percent-activity), ``per_round`` (ap-countdown and percent-activity, and the engine's carry: a carried combatant's lasting effect,
+``CarriedEffect``, puts it back on). A flag one ruleset alone reads is that ruleset's own
+(projections/ruleset.py, ``Ruleset.flags``), declared beside its rules and travelling in
+``details``: ap-countdown's ``--pace``, ``--penalty``, ``--charge``, ``--orientation`` and
+``--start``, percent-activity's ``--percent``. They were fields once, and stored commands
+hold them: ``AtTheTable.moved`` names each, and ``command_decoder`` upcasts them into
+``details`` as a stored command is read back.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Union
+import typing
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar, Union
 
 import msgspec
 
@@ -39,6 +48,10 @@ class AtTheTable(Command, frozen=True, kw_only=True):
 
     rolls: dict[str, tuple[int, ...]] = {}
     details: dict[str, str] = {}
+    # The fields a command of this type once carried and a ruleset now reads as flags of its
+    # own: stored name -> its key in ``details`` (the upcast, ``CommandDecoder``). A stored
+    # field is never dropped silently: its name stays here for as long as logs hold it.
+    moved: ClassVar[Mapping[str, str]] = {}
 
 
 class AddCombatant(Command, frozen=True, tag="add"):
@@ -62,24 +75,23 @@ class Declare(AtTheTable, frozen=True, kw_only=True, tag="declare"):
     who: str
     action: str
     ap: Annotated[int | None, Help("Action points to spend.")] = None
-    percent: Annotated[int | None, Help("Activity percent to spend.")] = None
     target: Annotated[str | None, Help("Whom the action is aimed at.")] = None
     trigger: Annotated[str | None, Help("Hold the action until this happens.")] = None
-    pace: Annotated[str | None, Help("Movement pace (with the move action).")] = None
-    penalty: Annotated[int | None, Help("Penalty read off a table (e.g. a pace's).")] = None
     amount: Annotated[int | None, Help("An amount, e.g. a parry's.")] = None
+    # ap-countdown's --pace and --penalty, percent-activity's --percent.
+    moved: ClassVar[Mapping[str, str]] = {"percent": "percent", "pace": "pace", "penalty": "penalty"}
 
 
 class Resolve(AtTheTable, frozen=True, kw_only=True, tag="resolve"):
     who: str
     outcome: Annotated[str | None, Help("What the roll gave, in the GM's words.")] = None
     hits: Annotated[int | None, Help("Hits dealt to the action's target.")] = None
-    charge_speed: Annotated[int | None, Help("Relative speed in m/s of a charge.")] = None
+    moved: ClassVar[Mapping[str, str]] = {"charge_speed": "charge"}  # ap-countdown's --charge
 
 
 class Cancel(AtTheTable, frozen=True, kw_only=True, tag="cancel"):
     who: str
-    orientation: Annotated[str | None, Help("Orientation Maneuver result, if one was rolled.")] = None
+    moved: ClassVar[Mapping[str, str]] = {"orientation": "orientation"}  # ap-countdown's --orientation
 
 
 class Damage(AtTheTable, frozen=True, kw_only=True, tag="damage"):
@@ -92,9 +104,9 @@ class ApplyEffect(AtTheTable, frozen=True, kw_only=True, tag="effect"):
     kind: str
     per_round: Annotated[int | None, Help("Hits (or counter steps) each upkeep.")] = None
     rounds: Annotated[int | None, Help("How many rounds it lasts.")] = None
-    start: Annotated[int | None, Help("A scene counter's starting value.")] = None
     end: Annotated[bool, Help("End the effect now.")] = False
     custom: bool = False  # a kind the ruleset does not know, recorded as the GM's own
+    moved: ClassVar[Mapping[str, str]] = {"start": "start"}  # ap-countdown's --start (a scene counter's)
 
 
 class Upkeep(AtTheTable, frozen=True, kw_only=True, tag="upkeep"):
@@ -244,14 +256,55 @@ AnyCommand = Union[
 ]
 
 command_encoder = msgspec.json.Encoder()
+
+
+def _word(value: Any) -> str | None:
+    """A moved field's stored value as its flag travels in ``details`` (``own_value`` in
+    projections/ruleset.py: a number as its digits, True as ``yes``; None and False: not given)."""
+    if value is None or value is False:
+        return None
+    return "yes" if value is True else str(value)
+
+
+class CommandDecoder:
+    """Reads a stored command back as the command it means now: the fields a ruleset has
+    since taken as flags of its own (``AtTheTable.moved``) are upcast into ``details``, as
+    the command line now sends them (`--pace run` is ``details={"pace": "run"}``), so an
+    old log's commands are decided again (`amend`) the same. The upcast of each type is
+    built with the decoder, from its ``moved``: a command type never reads a stored field
+    it lost without it."""
+
+    def __init__(self) -> None:
+        self._decoder: msgspec.json.Decoder[AnyCommand] = msgspec.json.Decoder(AnyCommand)
+        self._old: dict[type[Command], msgspec.json.Decoder[Any]] = {}
+        for kind in typing.get_args(AnyCommand):
+            moved: Mapping[str, str] = getattr(kind, "moved", {})
+            if moved:
+                assert not set(moved) & set(kind.__struct_fields__), f"{kind.__name__}.moved names a field it has"
+                was = msgspec.defstruct(f"Stored{kind.__name__}", [(name, Any, None) for name in moved])
+                self._old[kind] = msgspec.json.Decoder(was)
+
+    def decode(self, body: bytes | str) -> AnyCommand:
+        command = self._decoder.decode(body)
+        old = self._old.get(type(command))
+        if old is None:
+            return command
+        assert isinstance(command, AtTheTable)
+        stored = old.decode(body)
+        words = {key: text for name, key in command.moved.items() if (text := _word(getattr(stored, name))) is not None}
+        if not words:
+            return command
+        return msgspec.structs.replace(command, details={**command.details, **words})
+
+
 # Built on first use (`amend`, an audit): a decoder of the whole union costs a command at the
 # table that never reads one back 2% of its process (README: Speed).
-command_decoder: msgspec.json.Decoder[AnyCommand]
+command_decoder: CommandDecoder
 
 
 def __getattr__(name: str) -> object:
     if name == "command_decoder":
         global command_decoder
-        command_decoder = msgspec.json.Decoder(AnyCommand)
+        command_decoder = CommandDecoder()
         return command_decoder
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

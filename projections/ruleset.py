@@ -242,7 +242,7 @@ class Ruleset(Protocol[State]):
     @property
     def flags(self) -> Mapping[str, Flag]:
         """The `--NAME` flags it reads, by NAME (a command's field name for a shared one:
-        "ap", "charge_speed"), each with the commands it is read on. The engine refuses a
+        "ap", "target"), each with the commands it is read on. The engine refuses a
         command that sets a shared flag not declared here, naming them all in one message."""
         ...
 
@@ -799,7 +799,7 @@ def check_details(ruleset: Ruleset[Any], command: Command) -> None:
 
 
 # The CLI's spelling of a command field where it is not the field's own name.
-FLAG_NAMES = {"charge_speed": "--charge"}
+FLAG_NAMES: dict[str, str] = {}  # none today (ap-countdown's --charge, once the field charge_speed, is its own flag)
 _NOT_FLAGS = frozenset({"rolls", "details", "custom", "reason", "who", "why"})  # the engine's own, for every ruleset
 
 

@@ -180,7 +180,7 @@ REFUSED_OR_RUN = [
     "declare Nobody melee-attack --ap 3",  # unknown combatant
     "declare Hauser melee-attack --ap 3 --target Nobody",
     "declare Hauser no-such-action",
-    "declare Orc parry --percent 5",  # a shared flag ap-countdown does not take
+    "declare Orc parry --with percent=5",  # a detail ap-countdown does not take (percent-activity's flag)
     "declare Hauser melee-attack --ap=3 --target=Orc",
     "declare --ap 3 Hauser melee-attack --target Orc --ap 2",  # options anywhere, the last --ap
     "declare Hauser move --pace run --penalty -10",

@@ -49,7 +49,7 @@ LINES: list[tuple[str, Any]] = [
     ('declare "Goblin 1" melee-attack --ap 3 --target Ann --roll "Goblin 1=12,4"',
      c.Declare(who="Goblin 1", action="melee-attack", ap=3, target="Ann", rolls={"Goblin 1": (12, 4)})),
     ("effect Orc poisoned --rounds 2 --end", c.ApplyEffect(who="Orc", kind="poisoned", rounds=2, end=True)),
-    ("effect scene fog --custom --start 3", c.ApplyEffect(who="scene", kind="fog", custom=True, start=3)),
+    ("effect scene fog --custom --per-round 1", c.ApplyEffect(who="scene", kind="fog", custom=True, per_round=1)),
     ("add Orc --side foes --stat hp=7 --stat ac=13 --count 2", c.AddCombatant(name="Orc", side="foes",
                                                                               stats={"hp": "7", "ac": "13"}, count=2)),
     ("add Spy --hidden", c.AddHidden(name="Spy")),

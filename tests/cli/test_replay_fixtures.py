@@ -28,8 +28,8 @@ from skirmish.eventlog.events import Event
 from skirmish.projections.engine import Encounter, LogFile
 from skirmish.projections.notes import notes_shown
 from skirmish.projections.ruleset import registry
-from skirmish.projections.rulesets import ap_countdown
-from skirmish.projections.rulesets.ap_countdown import DamageTaken, RoundEnded, RoundStarted
+from skirmish.projections.rulesets.ap_countdown import view as ap_view
+from skirmish.projections.rulesets.ap_countdown.events import DamageTaken, RoundEnded, RoundStarted
 from skirmish.projections.text.board import combatant_changes, figures
 from skirmish.projections.text.narration import INDENT, _change_lines, replay_text
 from skirmish.projections.view import Combatant
@@ -150,7 +150,7 @@ def test_a_glance_that_misses_a_change_is_caught(kind: type[Event], tmp_path: Pa
     """The check above fails a glance that keeps a row an event changed: ap-countdown's,
     told that a round's start or end (which change every fighter) or a hit (which changes
     the fighter hit) changes no fighter."""
-    monkeypatch.setitem(ap_countdown._CHANGES, kind, "")
+    monkeypatch.setitem(ap_view._CHANGES, kind, "")
     store, enc = generate(str(tmp_path / "fight.db"), 300, seed=5, fight=True)
     try:
         with pytest.raises(AssertionError):

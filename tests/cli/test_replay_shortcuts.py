@@ -20,7 +20,8 @@ import skirmish.projections.text.narration as narration
 from skirmish.eventlog.events import Derivation
 from skirmish.eventlog.store import Store
 from skirmish.projections.notes import notes_shown
-from skirmish.projections.rulesets import ap_countdown as ap
+from skirmish.projections.rulesets.ap_countdown import ApCountdown
+from skirmish.projections.rulesets.ap_countdown import events as ap
 from skirmish.projections.text.board import combatant_changes
 from skirmish.projections.text.narration import _change_lines, replay_text
 from skirmish.projections.view import Budget, Combatant, Gauge, Own
@@ -123,14 +124,14 @@ TOLD = [
 
 @pytest.mark.parametrize(("event", "text"), TOLD, ids=[text for _, text in TOLD])
 def test_each_kind_of_event_is_told_by_its_own_words(event: Any, text: str) -> None:
-    assert ap.ApCountdown().describe(event) == text
+    assert ApCountdown().describe(event) == text
 
 
 def test_a_kind_made_from_one_of_the_events_is_told_as_that_event() -> None:
     class Bled(ap.DamageTaken, frozen=True, tag="test.bled"):
         pass
 
-    assert ap.ApCountdown().describe(Bled(who="Orc", hits=d(2), hits_left=9)) == "Orc takes 2 hits (9 left)"
+    assert ApCountdown().describe(Bled(who="Orc", hits=d(2), hits_left=9)) == "Orc takes 2 hits (9 left)"
 
 
 def test_the_lines_kept_stay_within_their_bound(monkeypatch: pytest.MonkeyPatch) -> None:

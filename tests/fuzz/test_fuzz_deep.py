@@ -61,19 +61,17 @@ def typed(cmd: Command) -> list[str]:
         case c.Upkeep():
             words = ["upkeep"]
         case c.Declare():
-            words = ["declare", cmd.who, cmd.action, *opt("--ap", cmd.ap), *opt("--percent", cmd.percent),
-                     *opt("--target", cmd.target), *opt("--trigger", cmd.trigger), *opt("--pace", cmd.pace),
-                     *opt("--penalty", cmd.penalty), *opt("--amount", cmd.amount)]
+            words = ["declare", cmd.who, cmd.action, *opt("--ap", cmd.ap), *opt("--target", cmd.target),
+                     *opt("--trigger", cmd.trigger), *opt("--amount", cmd.amount)]
         case c.Resolve():
-            words = ["resolve", cmd.who, *opt("--outcome", cmd.outcome), *opt("--hits", cmd.hits),
-                     *opt("--charge", cmd.charge_speed)]
+            words = ["resolve", cmd.who, *opt("--outcome", cmd.outcome), *opt("--hits", cmd.hits)]
         case c.Cancel():
-            words = ["cancel", cmd.who, *opt("--orientation", cmd.orientation)]
+            words = ["cancel", cmd.who]
         case c.Damage() | c.Heal():
             words = ["damage" if isinstance(cmd, c.Damage) else "heal", cmd.who, str(cmd.amount)]
         case c.ApplyEffect():
             words = ["effect", cmd.who, cmd.kind, *opt("--per-round", cmd.per_round), *opt("--rounds", cmd.rounds),
-                     *opt("--start", cmd.start), *(["--end"] if cmd.end else []), *(["--custom"] if cmd.custom else [])]
+                     *(["--end"] if cmd.end else []), *(["--custom"] if cmd.custom else [])]
         case c.Leave():
             words = ["leave", cmd.who, "--reason", cmd.reason]
         case c.Return():

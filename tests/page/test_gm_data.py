@@ -83,7 +83,7 @@ def test_shared_flags_take_their_fields_kind() -> None:
     resolve = {f.key: f.kind for f in forms["resolve"].fields}
     effect = {f.key: f.kind for f in forms["effect"].fields}
     assert (resolve["hits"], resolve["outcome"], effect["end"]) == ("number", "text", "switch")
-    assert next(f for f in forms["resolve"].fields if f.key == "charge_speed").label == "charge"  # `--charge`
+    assert next(f for f in forms["resolve"].fields if f.key == "charge").label == "charge"  # `--charge`, a flag of its own
 
 
 def test_what_names_a_combatant_an_action_or_an_effect_is_picked() -> None:

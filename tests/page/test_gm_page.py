@@ -370,7 +370,7 @@ def test_a_declaration_by_pickers_and_a_double_tap_on_next(browser: Any, bridge:
     with serving(bridge.db) as served:
         gm = Gm(browser, served)
         form = gm.page.locator("form[data-type='declare']")
-        field = lambda key: form.locator(f"[data-key='{key}'][data-goes='field']")  # noqa: E731
+        field = lambda key: form.locator(f"[data-key='{key}'][data-goes]")  # noqa: E731
         field("who").select_option("Hauser")
         field("action").select_option("move")
         assert field("pace").is_visible() and not field("ap").is_visible()

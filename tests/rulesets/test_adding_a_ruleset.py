@@ -53,10 +53,7 @@ def test_the_list_names_what_a_built_in_ruleset_adds() -> None:
         assert (ROOT / "docs" / page).exists(), page
         assert page in (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), f"{page} is not in mkdocs.yml's nav"
         package = ROOT / "projections" / "rulesets" / module
-        if not package.is_dir():
-            # A ruleset not yet split into its package is one module (as a house ruleset may be).
-            assert (ROOT / "projections" / "rulesets" / f"{module}.py").exists(), module
-            continue
+        assert package.is_dir(), f"the built-in {ruleset_id} is no package (projections/rulesets/{module}/)"
         for name in PACKAGE:
             assert list(package.glob(name)), f"projections/rulesets/{module}/ has no {name}"
 

@@ -31,7 +31,7 @@ from skirmish.eventlog.errors import BadInput, RuleViolation
 from skirmish.eventlog.events import EncounterStarted, Event, Term
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
-from skirmish.projections.rulesets.ap_countdown import (
+from skirmish.projections.rulesets.ap_countdown.events import (
     ActionCancelled,
     ActionContinued,
     ActionDeclared,
@@ -708,7 +708,7 @@ def test_cancel_with_orientation_delays_initiative(
     enc = fight(memory_store)
     new_round(enc)
     do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
-    cancelled = one(do(enc, Cancel(who="Hauser", orientation=result)), ActionCancelled)
+    cancelled = one(do(enc, Cancel(who="Hauser", details={"orientation": result} if result else {})), ActionCancelled)
     assert (cancelled.delay, cancelled.out) == (delay, False)
     assert (who(enc, "Hauser").delay, who(enc, "Hauser").initiative, who(enc, "Hauser").ap) == (delay, initiative, 4)
     if initiative < 35:
@@ -761,7 +761,7 @@ def test_pace_penalty_applies_to_later_actions(memory_store: Store) -> None:
     assert one(do(enc, Declare(who="Hauser", action="draw")), ActionDeclared).penalty.value == 0
     do(enc, Next())
     do(enc, Resolve(who="Hauser"))
-    do(enc, Declare(who="Hauser", action="move", pace="run", penalty=-10))
+    do(enc, Declare(who="Hauser", action="move", details={"pace": "run", "penalty": "-10"}))
     declared = one(do(enc, Declare(who="Hauser", action="ranged-attack", ap=2, target="Orc")), ActionDeclared)
     assert declared.penalty.value == -35
     assert declared.penalty.terms == (Term("1 AP under the maximum", -25), Term("run pace", -10))
@@ -857,7 +857,7 @@ def test_charge_multiplies_hits_by_relative_speed(memory_store: Store, speed: in
     do(enc, hauser_attack)
     do(enc, Next())
     do(enc, Next())
-    events = do(enc, Resolve(who="Hauser", hits=5, charge_speed=speed))
+    events = do(enc, Resolve(who="Hauser", hits=5, details={"charge": str(speed)}))
     resolved = one(events, ActionResolved)
     assert resolved.charge is not None
     assert (resolved.charge.value, resolved.critical_bonus) == (multiplier, critical)
@@ -1190,7 +1190,7 @@ def test_a_failed_orientation_maneuver_puts_the_combatant_out_for_the_round(memo
     enc = fight(memory_store)
     new_round(enc)
     do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
-    do(enc, Cancel(who="Hauser", orientation="failure"))
+    do(enc, Cancel(who="Hauser", details={"orientation": "failure"}))
     view = enc.view()
     assert view.combatant("Hauser").status == "out" and "Hauser" not in view.clock.now + view.clock.next
 
@@ -1217,7 +1217,7 @@ def test_an_attack_resolved_at_a_harder_pace_takes_that_paces_penalty(memory_sto
     enc = fight(memory_store)
     new_round(enc)
     do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
-    do(enc, Declare(who="Hauser", action="move", pace="run", penalty=-20))
+    do(enc, Declare(who="Hauser", action="move", details={"pace": "run", "penalty": "-20"}))
     do(enc, Next())
     do(enc, Next())
     resolved = one(do(enc, Resolve(who="Hauser")), ActionResolved)
@@ -1229,7 +1229,7 @@ def test_the_declared_penalty_stands_under_pace_penalty_declared(memory_store: S
     enc = fight(memory_store, **{"pace-penalty": "declared"})
     new_round(enc)
     do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
-    do(enc, Declare(who="Hauser", action="move", pace="run", penalty=-20))
+    do(enc, Declare(who="Hauser", action="move", details={"pace": "run", "penalty": "-20"}))
     do(enc, Next())
     do(enc, Next())
     assert one(do(enc, Resolve(who="Hauser")), ActionResolved).penalty is None

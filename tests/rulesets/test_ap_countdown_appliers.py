@@ -1,5 +1,5 @@
 """ap-countdown's appliers write a fighter's field only where it changes (a round start's
-resets are tested first, projections/rulesets/ap_countdown.py): whatever a fighter held,
+resets are tested first, projections/rulesets/ap_countdown/fold.py): whatever a fighter held,
 the state after an event is the one the rules give.
 
 The fighters are built by hand, each field of the round set as a round of play leaves it,
@@ -18,15 +18,12 @@ import pytest
 from msgspec.structs import replace
 
 from skirmish.eventlog.events import Derivation, EncounterStarted, Event
-from skirmish.projections.rulesets.ap_countdown import (
-    RULESET,
-    R_INIT,
-    Action,
+from skirmish.projections.rulesets.ap_countdown import RULESET
+from skirmish.projections.rulesets.ap_countdown.vocabulary import R_INIT
+from skirmish.projections.rulesets.ap_countdown.state import Action, ApState, Effect, Fighter
+from skirmish.projections.rulesets.ap_countdown.events import (
     ActionDeclared,
     ActionResolved,
-    ApState,
-    Effect,
-    Fighter,
     Initiative,
     RoundEnded,
     RoundStarted,

@@ -1,4 +1,4 @@
-"""ap-countdown's fold changes its fighters in place (projections/rulesets/ap_countdown.py,
+"""ap-countdown's fold changes its fighters in place (projections/rulesets/ap_countdown/fold.py,
 ApState): no copy, view, glance, held state or decision shares a fighter with another state
 or sees what a later event changed.
 
@@ -22,15 +22,10 @@ from skirmish.eventlog.events import Event
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter, LogFile
 from skirmish.projections.ruleset import Dice
-from skirmish.projections.rulesets.ap_countdown import (
-    _CHANGES,
-    RULESET,
-    ActionCancelled,
-    ActionDeclared,
-    ApCountdown,
-    ApState,
-    Fighter,
-)
+from skirmish.projections.rulesets.ap_countdown.view import _CHANGES
+from skirmish.projections.rulesets.ap_countdown import RULESET, ApCountdown
+from skirmish.projections.rulesets.ap_countdown.events import ActionCancelled, ActionDeclared
+from skirmish.projections.rulesets.ap_countdown.state import ApState, Fighter
 from skirmish.projections.text.board import figures
 from skirmish.projections.text.narration import replay_text
 from skirmish.projections.view import Combatant, Glance, View

@@ -766,12 +766,12 @@ def test_the_view_is_the_typed_core_with_crisis_figures_in_its_own_part(memory_s
 def test_shared_flags_crisis_does_not_read_are_refused_by_the_engine_in_one_message(memory_store: Store) -> None:
     enc = fight(memory_store)
     turn(enc)
-    refused(enc, Declare(who="Jack", action="move", percent=20, pace="run"), BadInput,
-            "crisis `declare` takes no --percent, --pace (it takes: --ap, --target)")
+    refused(enc, Declare(who="Jack", action="move", trigger="the door opens", amount=20), BadInput,
+            "crisis `declare` takes no --trigger, --amount (it takes: --ap, --target)")
     refused(enc, Resolve(who="Jack", outcome="hit", hits=3), BadInput,
             "crisis `resolve` takes no --outcome (it takes: --hits)")
-    refused(enc, Cancel(who="Jack", orientation="near"), BadInput,
-            "crisis `cancel` takes no --orientation (it takes: none of the shared flags)")
+    refused(enc, Cancel(who="Jack", details={"orientation": "near"}), BadInput,
+            "crisis `cancel` has no detail 'orientation' (it takes none)")
     # crisis.md, Conditions: they last until ended (a stun: option stun), so no durations.
     refused(enc, ApplyEffect(who="Jack", kind="drunk", rounds=2), BadInput,
             "crisis `effect` takes no --rounds (it takes: --end)")

@@ -31,20 +31,18 @@ from skirmish.eventlog.events import Event, Term
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
 from skirmish.projections.ruleset import Dice
-from skirmish.projections.rulesets.percent_activity import (
+from skirmish.projections.rulesets.percent_activity.events import (
     ActionCancelled,
     ActionContinued,
     ActionDeclared,
     ActionProgressed,
     DamageTaken,
-    PaClock,
-    PaFigures,
-    PaPending,
     RoundEnded,
     RoundStarted,
     TurnPassed,
     UpkeepTick,
 )
+from skirmish.projections.rulesets.percent_activity.view import PaClock, PaFigures, PaPending
 from skirmish.projections.view import (
     VIEW_VERSION,
     Budget,
@@ -321,11 +319,11 @@ def test_the_clock_shows_whose_turn_it_is_and_whose_comes_next(memory_store: Sto
     assert enc.view().clock == Clock(
         round=1, running=True, moment="Hauser's turn", now=("Hauser",), next=("Orc",), own=order,
     )
-    do(enc, Declare(who="Hauser", action="ranged-attack", percent=30, target="Orc", trigger="the Orc moves"))
+    do(enc, Declare(who="Hauser", action="ranged-attack", target="Orc", trigger="the Orc moves", details={"percent": "30"}))
     do(enc, Next())
     # The last turn: no one after the Orc, the round would end.
     assert enc.view().clock == Clock(round=1, running=True, moment="Orc's turn", now=("Orc",), own=order)
-    do(enc, Declare(who="Orc", action="move", percent=10))
+    do(enc, Declare(who="Orc", action="move", details={"percent": "10"}))
     # Conditional Action: the held shot interrupts the Orc's turn; the turn stays his.
     do(enc, Resolve(who="Hauser", outcome="hit", hits=2))
     assert enc.view().clock.now == ("Orc",)
@@ -382,13 +380,13 @@ def test_a_round_gives_100_percent_activity(memory_store: Store) -> None:
     """Resolve Actions step: up to a total of 100% activity in a single round."""
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="melee-attack", percent=70, target="Orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"percent": "70"}))
     do(enc, Resolve(who="Hauser"))
     assert who(enc, "Hauser").activity_used == 70
     assert combatant(enc, "Hauser").budget == Budget(name="activity %", left=30, of=100)
     refused(enc, Declare(who="Hauser", action="ranged-attack"), RuleViolation,
             "Hauser has 30 % activity left, ranged-attack takes 60 % (percent-activity.md, Resolve Actions step)")
-    do(enc, Declare(who="Hauser", action="ranged-attack", percent=30))
+    do(enc, Declare(who="Hauser", action="ranged-attack", details={"percent": "30"}))
     assert combatant(enc, "Hauser").budget.left == 0
 
 
@@ -406,12 +404,12 @@ def test_dodge_range_example_costs_minus_1_per_percent_under_100(memory_store: S
     """Resolve Actions step: a % range (e.g. 50%-100%) done faster at -1 per % under its maximum."""
     enc = fight(memory_store)
     new_round(enc)
-    declared = one(do(enc, Declare(who="Hauser", action="dodge", percent=80)), ActionDeclared)
+    declared = one(do(enc, Declare(who="Hauser", action="dodge", details={"percent": "80"})), ActionDeclared)
     assert declared.cost.value == 80
     assert declared.penalty.value == -20 and declared.penalty.terms == (Term("20 % under the maximum", -20),)
     assert declared.penalty.rule == "percent-activity.md, Resolve Actions step"
     do(enc, Resolve(who="Hauser"))
-    fast = one(do(enc, Declare(who="Hauser", action="perception", percent=10)), ActionDeclared)
+    fast = one(do(enc, Declare(who="Hauser", action="perception", details={"percent": "10"})), ActionDeclared)
     assert fast.penalty.value == -20  # perception 10%-30%
 
 
@@ -434,7 +432,7 @@ def test_percent_outside_an_actions_range_is_refused(memory_store: Store, action
     enc = fight(memory_store)
     new_round(enc)
     with pytest.raises(RuleViolation, match=rf"^{action} takes \d+[-+]?\d* %, not {percent} % "):
-        enc.execute(Declare(who="Hauser", action=action, percent=percent), "test")
+        enc.execute(Declare(who="Hauser", action=action, details={"percent": str(percent)}), "test")
 
 
 @pytest.mark.parametrize(("action", "share"), [("ammo-reload", 60), ("draw", 20), ("change-weapons", 50)])
@@ -458,7 +456,7 @@ def test_movement_takes_at_least_10_percent_and_is_done_as_declared(memory_store
     enc = fight(memory_store)
     new_round(enc)
     assert one(do(enc, Declare(who="Hauser", action="move")), ActionDeclared).cost.value == 10
-    declared = one(do(enc, Declare(who="Hauser", action="move", percent=45)), ActionDeclared)
+    declared = one(do(enc, Declare(who="Hauser", action="move", details={"percent": "45"})), ActionDeclared)
     assert declared.step == "done" and declared.penalty.value == 0
     assert pending(enc, "Hauser") is None and who(enc, "Hauser").activity_used == 55
 
@@ -467,9 +465,9 @@ def test_static_maneuver_takes_at_least_100_percent(memory_store: Store) -> None
     """Resolve Actions step: Static Maneuver, minimum 100%."""
     enc = fight(memory_store)
     new_round(enc)
-    refused(enc, Declare(who="Hauser", action="static-maneuver", percent=90), RuleViolation,
+    refused(enc, Declare(who="Hauser", action="static-maneuver", details={"percent": "90"}), RuleViolation,
             "static-maneuver takes 100+ %, not 90 % (percent-activity.md, Resolve Actions step)")
-    do(enc, Declare(who="Hauser", action="move", percent=10))
+    do(enc, Declare(who="Hauser", action="move", details={"percent": "10"}))
     refused(enc, Declare(who="Hauser", action="static-maneuver"), RuleViolation,
             "Hauser has 90 % activity left, static-maneuver takes 100 % (percent-activity.md, Resolve Actions step)")
 
@@ -494,11 +492,11 @@ def test_one_melee_attack_a_round(cli: Cli) -> None:
 def test_a_cancelled_melee_attack_still_counts_as_declared(memory_store: Store) -> None:
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="melee-attack", percent=60, target="Orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"percent": "60"}))
     do(enc, Cancel(who="Hauser"))
     assert who(enc, "Hauser").activity_used == 60  # its activity stays spent
     with pytest.raises(RuleViolation, match="declared a melee attack this round already"):
-        enc.execute(Declare(who="Hauser", action="melee-attack", percent=60, target="Orc"), "test")
+        enc.execute(Declare(who="Hauser", action="melee-attack", target="Orc", details={"percent": "60"}), "test")
 
 
 def test_unknown_action_and_flags_it_does_not_read_are_refused(cli: Cli) -> None:
@@ -511,11 +509,12 @@ def test_unknown_action_and_flags_it_does_not_read_are_refused(cli: Cli) -> None
     )
     takes = "(it takes: --percent, --target, --trigger)"
     assert cli.fails("declare", "Hauser", "dodge", "--ap", "2") == f"Error: percent-activity `declare` takes no --ap {takes}"
-    assert cli.fails("declare", "Hauser", "dodge", "--penalty", "-10") == (
-        f"Error: percent-activity `declare` takes no --penalty {takes}"
-    )
+    # ap-countdown's own flags are no options of a percent-activity encounter's commands.
     assert cli.fails("declare", "Hauser", "move", "--pace", "run") == (
-        f"Error: percent-activity `declare` takes no --pace {takes}"
+        "Error: No such option: --pace (Possible options: --ap, --percent) (see `skirmish --help`)"
+    )
+    assert cli.fails("declare", "Hauser", "dodge", "--penalty", "-10") == (
+        "Error: Got unexpected extra argument(s) (--penalty -10) (see `skirmish --help`)"
     )
 
 
@@ -525,15 +524,19 @@ def test_flags_the_ruleset_does_not_read_are_refused_in_one_message(memory_store
     `effect` (Upkeep step); the engine refuses any other, all named at once."""
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="melee-attack", percent=60, target="Orc"))
-    refused(enc, Declare(who="Hauser", action="dodge", ap=2, pace="run", amount=3), BadInput,
-            "percent-activity `declare` takes no --ap, --pace, --amount (it takes: --percent, --target, --trigger)")
-    refused(enc, Resolve(who="Hauser", hits=4, charge_speed=10), BadInput,
-            "percent-activity `resolve` takes no --charge (it takes: --outcome, --hits)")
-    refused(enc, Cancel(who="Hauser", orientation="left"), BadInput,
-            "percent-activity `cancel` takes no --orientation (it takes: none of the shared flags)")
-    refused(enc, ApplyEffect(who="Orc", kind="stunned", rounds=2, start=1), BadInput,
-            "percent-activity `effect` takes no --start (it takes: --per-round, --rounds, --end)")
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"percent": "60"}))
+    refused(enc, Declare(who="Hauser", action="dodge", ap=2, amount=3), BadInput,
+            "percent-activity `declare` takes no --ap, --amount (it takes: --percent, --target, --trigger)")
+    # ap-countdown's own flags (--pace, --charge, --orientation, --start) are no flags here:
+    # sent as details (`--with`), they are refused as details this ruleset does not declare.
+    refused(enc, Declare(who="Hauser", action="dodge", details={"pace": "run"}), BadInput,
+            "percent-activity `declare` has no detail 'pace' (it takes none)")
+    refused(enc, Resolve(who="Hauser", hits=4, details={"charge": "10"}), BadInput,
+            "percent-activity `resolve` has no detail 'charge' (it takes none)")
+    refused(enc, Cancel(who="Hauser", details={"orientation": "left"}), BadInput,
+            "percent-activity `cancel` has no detail 'orientation' (it takes none)")
+    refused(enc, ApplyEffect(who="Orc", kind="stunned", rounds=2, details={"start": "1"}), BadInput,
+            "percent-activity `effect` has no detail 'start' (it takes none)")
     do(enc, Resolve(who="Hauser", outcome="hit", hits=4))
     do(enc, ApplyEffect(who="Orc", kind="bleeding", per_round=1))
     do(enc, ApplyEffect(who="Orc", kind="bleeding", end=True))
@@ -542,11 +545,11 @@ def test_flags_the_ruleset_does_not_read_are_refused_in_one_message(memory_store
 def test_resolving_with_hits_damages_the_target(memory_store: Store) -> None:
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="melee-attack", percent=80, target="orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="orc", details={"percent": "80"}))
     events = do(enc, Resolve(who="Hauser", outcome="hit", hits=9))
     assert one(events, DamageTaken).hits_left == 21
     assert combatant(enc, "Orc").vital == Gauge(name="hits left", value=21, maximum=30)
-    do(enc, Declare(who="Hauser", action="perception", percent=20))
+    do(enc, Declare(who="Hauser", action="perception", details={"percent": "20"}))
     refused(enc, Resolve(who="Hauser", hits=2), BadInput,
             "--hits needs a target: Hauser's perception was declared without --target")
 
@@ -589,12 +592,11 @@ def test_held_action_resolves_when_triggered_interrupting_another_turn(memory_st
     """Conditional Action: held, resolved if and when its trigger happens, interrupting."""
     enc = fight(memory_store)
     new_round(enc)
-    declared = one(do(enc, Declare(who="Hauser", action="ranged-attack", percent=40, target="Orc",
-                                   trigger="the Orc charges")), ActionDeclared)
+    declared = one(do(enc, Declare(who="Hauser", action="ranged-attack", target="Orc", trigger="the Orc charges", details={"percent": "40"})), ActionDeclared)
     assert declared.step == "held" and declared.paid == 40
     do(enc, Next())  # Hauser's turn ends with the shot held
-    do(enc, Declare(who="Orc", action="move", percent=30))
-    do(enc, Declare(who="Orc", action="melee-attack", target="Hauser", percent=60))
+    do(enc, Declare(who="Orc", action="move", details={"percent": "30"}))
+    do(enc, Declare(who="Orc", action="melee-attack", target="Hauser", details={"percent": "60"}))
     do(enc, Resolve(who="Hauser", outcome="hit", hits=5))  # the held shot goes off first
     assert pending(enc, "Hauser") is None and combatant(enc, "Orc").vital.value == 25
 
@@ -603,7 +605,7 @@ def test_held_action_is_lost_at_the_upkeep(memory_store: Store) -> None:
     """Conditional Action: never triggered, the action is lost at the end of the round."""
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="dodge", percent=50, trigger="the Orc attacks"))
+    do(enc, Declare(who="Hauser", action="dodge", trigger="the Orc attacks", details={"percent": "50"}))
     events = do(enc, Upkeep())
     lost = one(events, ActionCancelled)
     assert lost.reason == "lost: never triggered this round (percent-activity.md, Conditional Action)"
@@ -613,7 +615,7 @@ def test_held_action_is_lost_at_the_upkeep(memory_store: Store) -> None:
 def test_held_action_must_fit_in_this_rounds_activity(memory_store: Store) -> None:
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="move", percent=60))
+    do(enc, Declare(who="Hauser", action="move", details={"percent": "60"}))
     refused(enc, Declare(who="Hauser", action="ranged-attack", trigger="he shows"), RuleViolation,
             "Hauser has 40 % activity left, ranged-attack takes 60 % (percent-activity.md, Conditional Action)")
 
@@ -622,10 +624,10 @@ def test_held_action_is_broken_by_declaring_another_action_but_not_by_movement(m
     """Conditional Action: held only while concentration is unbroken."""
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="ranged-attack", percent=30, trigger="the door opens"))
-    do(enc, Declare(who="Hauser", action="move", percent=20))
+    do(enc, Declare(who="Hauser", action="ranged-attack", trigger="the door opens", details={"percent": "30"}))
+    do(enc, Declare(who="Hauser", action="move", details={"percent": "20"}))
     assert pending(enc, "Hauser") is not None
-    events = do(enc, Declare(who="Hauser", action="perception", percent=20))
+    events = do(enc, Declare(who="Hauser", action="perception", details={"percent": "20"}))
     assert one(events, ActionCancelled).reason.startswith("interrupted by perception: a held action ends")
     now = pending(enc, "Hauser")
     assert now is not None and now.action == "perception"
@@ -639,8 +641,8 @@ def test_round_to_round_action_carries_across_rounds(memory_store: Store) -> Non
     """Round to Round Actions: more than 100%, over several rounds; the last share leaves the rest."""
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="move", percent=20))
-    declared = one(do(enc, Declare(who="Hauser", action="static-maneuver", percent=250)), ActionDeclared)
+    do(enc, Declare(who="Hauser", action="move", details={"percent": "20"}))
+    declared = one(do(enc, Declare(who="Hauser", action="static-maneuver", details={"percent": "250"})), ActionDeclared)
     assert declared.step == "progresses" and declared.cost.rule == "percent-activity.md, Round to Round Actions"
     progressed = one(do(enc, Upkeep()), ActionProgressed)
     assert (progressed.paid, progressed.progress) == (80, 80)
@@ -657,7 +659,7 @@ def test_round_to_round_action_carries_across_rounds(memory_store: Store) -> Non
             "Hauser's static-maneuver is still to resolve: `skirmish resolve Hauser` or `skirmish cancel Hauser` "
             "before you run the upkeep (percent-activity.md, Upkeep step)")
     do(enc, Resolve(who="Hauser", outcome="the lock opens"))
-    do(enc, Declare(who="Hauser", action="ranged-attack", percent=30))
+    do(enc, Declare(who="Hauser", action="ranged-attack", details={"percent": "30"}))
 
 
 def test_round_to_round_action_is_cancelled_by_another_action(cli: Cli) -> None:
@@ -675,10 +677,10 @@ def test_round_to_round_action_is_cancelled_by_another_action(cli: Cli) -> None:
 def test_round_to_round_action_needs_some_activity_left_to_start(memory_store: Store) -> None:
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="move", percent=100))
-    refused(enc, Declare(who="Hauser", action="static-maneuver", percent=200), RuleViolation,
+    do(enc, Declare(who="Hauser", action="move", details={"percent": "100"}))
+    refused(enc, Declare(who="Hauser", action="static-maneuver", details={"percent": "200"}), RuleViolation,
             "Hauser has no activity left to start static-maneuver this round (percent-activity.md, Round to Round Actions)")
-    refused(enc, Declare(who="Hauser", action="move", percent=120), RuleViolation,
+    refused(enc, Declare(who="Hauser", action="move", details={"percent": "120"}), RuleViolation,
             "move at 120 % spans rounds: it cannot be held or done at once (percent-activity.md, Round to Round Actions)")
 
 
@@ -778,9 +780,9 @@ def test_pending_actions_say_when_they_resolve(memory_store: Store) -> None:
     enc = fight(memory_store)
     do(enc, AddCombatant(name="Mira", side="players", stats={"qu": "2", "hits": "30"}))
     new_round(enc, {"Hauser": (6, 8), "Orc": (5, 5), "Mira": (10, 10)})  # Mira 22, Hauser 15, Orc 10
-    do(enc, Declare(who="Mira", action="static-maneuver", percent=150))
+    do(enc, Declare(who="Mira", action="static-maneuver", details={"percent": "150"}))
     do(enc, Next())
-    do(enc, Declare(who="Hauser", action="dodge", percent=50, trigger="the Orc swings"))
+    do(enc, Declare(who="Hauser", action="dodge", trigger="the Orc swings", details={"percent": "50"}))
     do(enc, Next())
     do(enc, Declare(who="Orc", action="melee-attack", target="Hauser"))
     assert [(p.who, p.resolves) for p in enc.view().pending] == [
@@ -805,16 +807,16 @@ EVERY_COMMAND: tuple[Command, ...] = (
     ApplyEffect(who="Orc", kind="stunned", rounds=2),
     ApplyEffect(who="Orc", kind="staggered"),
     StartRound(rolls=DICE),
-    Declare(who="Hauser", action="ranged-attack", percent=30, trigger="the Orc charges"),
-    Declare(who="Hauser", action="perception", percent=20),  # breaks the held shot
+    Declare(who="Hauser", action="ranged-attack", trigger="the Orc charges", details={"percent": "30"}),
+    Declare(who="Hauser", action="perception", details={"percent": "20"}),  # breaks the held shot
     Resolve(who="Hauser"),
-    Declare(who="Hauser", action="static-maneuver", percent=150),
+    Declare(who="Hauser", action="static-maneuver", details={"percent": "150"}),
     Declare(who="Hauser", action="dodge"),  # refused: 50 % left
     Next(),
-    Declare(who="Orc", action="melee-attack", percent=60, target="Hauser"),
+    Declare(who="Orc", action="melee-attack", target="Hauser", details={"percent": "60"}),
     Resolve(who="Orc", outcome="hit", hits=5),
     Damage(who="Hauser", amount=3),
-    Declare(who="Orc", action="move", percent=20),
+    Declare(who="Orc", action="move", details={"percent": "20"}),
     Declare(who="Orc", action="instantaneous"),
     Cancel(who="Orc"),
     Next(),  # the upkeep: progress, bleeding, stun, stagger
@@ -915,14 +917,14 @@ def test_a_fight_to_the_end_down_healed_gone_and_back(memory_store: Store) -> No
     nobody able and runs the upkeep. Next round the Orc rolls no initiative; healed, it
     rolls again the round after. Hauser leaves mid-round: his turn is passed by."""
     from skirmish.eventlog.commands import Heal, Leave, Return
-    from skirmish.projections.rulesets.percent_activity import HitsHealed
+    from skirmish.projections.rulesets.percent_activity.events import HitsHealed
 
     enc = fight(memory_store)
     new_round(enc, {"Hauser": (6, 8), "Orc": (5, 5)})
     assert enc.view().clock.next == ("Orc",)
     do(enc, Damage(who="Orc", amount=30))
     assert enc.view().clock.next == (), "the Orc is down: its turn is passed by"
-    refused(enc, Declare(who="Orc", action="perception", percent=10), RuleViolation,
+    refused(enc, Declare(who="Orc", action="perception", details={"percent": "10"}), RuleViolation,
             "Orc is down (0 hits left, option goes-down=at-0): it cannot act")
     do(enc, Next())  # nobody else can act: the upkeep
     assert not enc.view().clock.running
@@ -933,7 +935,7 @@ def test_a_fight_to_the_end_down_healed_gone_and_back(memory_store: Store) -> No
     assert (healed.amount.value, healed.hits_left) == (30, 30), "never above its hits"
     started = one(new_round(enc, {"Hauser": (6, 8), "Orc": (5, 5)}), RoundStarted)
     assert started.order == ("Hauser", "Orc")
-    do(enc, Declare(who="Hauser", action="perception", percent=10, trigger="the Orc moves"))
+    do(enc, Declare(who="Hauser", action="perception", trigger="the Orc moves", details={"percent": "10"}))
     events = do(enc, Leave(who="Hauser", reason="flees"))
     assert one(events, ActionCancelled).reason == "ends: Hauser leaves the fight"
     assert combatant(enc, "Hauser").status == "left" and enc.view().combatants[-1].name == "Hauser"

@@ -865,17 +865,17 @@ def test_shared_flags_phases_does_not_read_are_refused_in_one_message(memory_sto
     enc = duel(memory_store)
     do(enc, StartRound())
     do(enc, Next())
-    refused(enc, Declare(who="Gob", action="walk", ap=2, pace="fast"), BadInput,
-            "phases `declare` takes no --ap, --pace (it takes: --target)")
+    refused(enc, Declare(who="Gob", action="walk", ap=2), BadInput,
+            "phases `declare` takes no --ap (it takes: --target)")
     refused(enc, Declare(who="Gob", action="walk", trigger="the door opens"), BadInput,
             "phases `declare` takes no --trigger (it takes: --target)")
     do(enc, Declare(who="Gob", action="fire", target="Ann"))
-    refused(enc, Resolve(who="Gob", outcome="hit", hits=3, charge_speed=2), BadInput,
-            "phases `resolve` takes no --hits, --charge (it takes: --outcome)")
-    refused(enc, Cancel(who="Gob", orientation="left"), BadInput,
-            "phases `cancel` takes no --orientation (it takes: none of the shared flags)")
-    refused(enc, ApplyEffect(who="Ann", kind="slight-wound", per_round=1, rounds=2, start=1), BadInput,
-            "phases `effect` takes no --per-round, --rounds, --start (it takes: --end)")
+    refused(enc, Resolve(who="Gob", outcome="hit", hits=3), BadInput,
+            "phases `resolve` takes no --hits (it takes: --outcome)")
+    refused(enc, Cancel(who="Gob", details={"orientation": "left"}), BadInput,
+            "phases `cancel` has no detail 'orientation' (it takes none)")
+    refused(enc, ApplyEffect(who="Ann", kind="slight-wound", per_round=1, rounds=2), BadInput,
+            "phases `effect` takes no --per-round, --rounds (it takes: --end)")
 
 
 def test_deciding_leaves_the_state_as_it_was(memory_store: Store) -> None:

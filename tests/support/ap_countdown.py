@@ -92,7 +92,7 @@ class ApCountdownSupport:
         else:
             out += [Next()] * 4 + [Upkeep()]
         side: list[Command] = [
-            ApplyEffect(who="scene", kind="fire", per_round=2, start=1),
+            ApplyEffect(who="scene", kind="fire", per_round=2, details={"start": "1"}),
             ApplyEffect(who="scene", kind="fire", end=True),
         ]
         for f in fighters:
@@ -107,8 +107,8 @@ class ApCountdownSupport:
                         out += [Declare(who=who, action=name, ap=ap, target=target) for ap in aps]
                     out += [
                         Declare(who=who, action="ranged-attack", ap=2, target=target, trigger="if the door opens"),
-                        Declare(who=who, action="move", pace="run", penalty=-20),
-                        Declare(who=who, action="move", pace="walk"),
+                        Declare(who=who, action="move", details={"pace": "run", "penalty": "-20"}),
+                        Declare(who=who, action="move", details={"pace": "walk"}),
                         Declare(who=who.lower(), action="parry", amount=10, target=target),
                     ]
                 else:
@@ -119,9 +119,9 @@ class ApCountdownSupport:
                 )
                 resolves = [Resolve(who=who), Resolve(who=who, outcome="hit", hits=3)]
                 if action["action"] == "melee-attack":
-                    resolves.append(Resolve(who=who, hits=5, charge_speed=7))
+                    resolves.append(Resolve(who=who, hits=5, details={"charge": "7"}))
                 out += resolves * 3 if due else resolves[:1]
-                cancels = [Cancel(who=who), Cancel(who=who, orientation="near"), Cancel(who=who, orientation="failure")]
+                cancels = [Cancel(who=who), Cancel(who=who, details={"orientation": "near"}), Cancel(who=who, details={"orientation": "failure"})]
                 out.append(cancels[turn % 3])
             side += [
                 Damage(who=who, amount=4),
@@ -168,7 +168,7 @@ class ApCountdownSupport:
                 AddCombatant(name=who.lower(), stats={"qu": "1", "hits": "10"}),  # name taken
                 Damage(who=who, amount=0),
                 Declare(who=who, action="somersault"),
-                Declare(who=who, action="melee-attack", percent=50),
+                Declare(who=who, action="melee-attack", details={"percent": "50"}),
                 ApplyEffect(who=who, kind="bleeding", per_round=0),
                 ApplyEffect(who=who, kind="stunned"),  # needs --rounds
                 ApplyEffect(who=who, kind="staggered", rounds=2),

@@ -136,11 +136,11 @@ class CrisisSupport:
                 ApplyEffect(who=who, kind="prnoe"),  # a typo: did you mean prone?
                 Leave(who=who) if f.status == "left" else Return(who=who),
                 Declare(who=who, action="somersault"),
-                Declare(who=who, action="move", percent=50),
+                Declare(who=who, action="move", details={"percent": "50"}),
                 Declare(who=who, action="custom"),  # needs --ap
                 ApplyEffect(who=who, kind="bleeding", per_round=1),
                 ApplyEffect(who=who, kind="drunk", rounds=2),
-                Cancel(who=who, orientation="near"),
+                Cancel(who=who, details={"orientation": "near"}),
             ]
             if not f.acting:
                 out += [Declare(who=who, action="draw")]  # not its turn

@@ -18,7 +18,7 @@ from skirmish.eventlog.commands import (
     Upkeep,
 )
 from skirmish.projections.engine import Encounter
-from skirmish.projections.rulesets.percent_activity import PaPending
+from skirmish.projections.rulesets.percent_activity.view import PaPending
 
 from support.rulesets import Fight, core_commands, core_invalid, support
 
@@ -83,8 +83,8 @@ class PercentActivitySupport:
             action = pending.get(who)
             if in_round and who == turn_of:
                 for name, percents in DECLARES:
-                    out += [Declare(who=who, action=name, percent=p, target=target) for p in percents]
-                out += [Declare(who=who, action="ranged-attack", percent=40, target=target, trigger="if the door opens")]
+                    out += [Declare(who=who, action=name, target=target, details={"percent": str(p)}) for p in percents]
+                out += [Declare(who=who, action="ranged-attack", target=target, trigger="if the door opens", details={"percent": "40"})]
             elif in_round:
                 out.append(Declare(who=who, action="dodge"))  # out of turn: refused
             if action is not None:
@@ -137,13 +137,13 @@ class PercentActivitySupport:
                 ApplyEffect(who=who, kind="bleedng", per_round=1),  # a typo: did you mean bleeding?
                 Declare(who=who, action="somersault"),
                 Declare(who=who, action="melee-attack", ap=2),  # flags it does not read (check_flags)
-                Declare(who=who, action="move", pace="run"),
-                Resolve(who=who, charge_speed=3),
-                Cancel(who=who, orientation="left"),
-                ApplyEffect(who=who, kind="stunned", rounds=1, start=2),
-                Declare(who=who, action="melee-attack", percent=101),
-                Declare(who=who, action="draw", percent=10),
-                Declare(who=who, action="instantaneous", percent=5),
+                Declare(who=who, action="move", details={"pace": "run"}),
+                Resolve(who=who, details={"charge": "3"}),
+                Cancel(who=who, details={"orientation": "left"}),
+                ApplyEffect(who=who, kind="stunned", rounds=1, details={"start": "2"}),
+                Declare(who=who, action="melee-attack", details={"percent": "101"}),
+                Declare(who=who, action="draw", details={"percent": "10"}),
+                Declare(who=who, action="instantaneous", details={"percent": "5"}),
                 ApplyEffect(who=who, kind="bleeding", per_round=0),
                 ApplyEffect(who=who, kind="stunned"),  # needs --rounds
                 ApplyEffect(who=who, kind="staggered", rounds=2),
