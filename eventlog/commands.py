@@ -298,7 +298,7 @@ class CommandDecoder:
 
 
 # Built on first use (`amend`, an audit): a decoder of the whole union costs a command at the
-# table that never reads one back 2% of its process (README: Speed).
+# table that never reads one back 2% of its process (docs/performance.md).
 command_decoder: CommandDecoder
 
 

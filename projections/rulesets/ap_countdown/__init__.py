@@ -33,7 +33,7 @@ Statuses (the view's): ``left`` after ``leave``; ``down`` as ``goes-down`` says;
 after a failed Orientation Maneuver, for the rest of the round (Canceling action); else
 ``fighting``.
 
-Readings chosen where the text is silent, documented here and in the README:
+Readings chosen where the text is silent, documented here and in docs/rulesets/:
 
 - Stun and stagger ask whether the combatant "had spent less than 2 AP before being
   stunned". The AP spent that round is captured when the effect is applied; the check

@@ -2,7 +2,7 @@
 resolved (a charge, the hits), cancelled (an Orientation Maneuver)."""
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
+# annotation written as a string, at every command's start (docs/performance.md).
 
 from msgspec.structs import replace
 

@@ -2,7 +2,7 @@
 never fails on a stored event)."""
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
+# annotation written as a string, at every command's start (docs/performance.md).
 
 from msgspec.structs import replace
 
@@ -63,7 +63,7 @@ class ApFold(Rules[ApState]):
     @applies(CombatantCarried)
     @staticmethod
     def _carried(state: ApState, event: CombatantCarried) -> None:
-        if event.vital is not None:  # hits taken in an earlier fight (README, the party between fights)
+        if event.vital is not None:  # hits taken in an earlier fight (docs/imports.md, the party between fights)
             f = state.fighters[event.who]
             f.damage = f.hits - event.vital
 

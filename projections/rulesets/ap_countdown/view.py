@@ -2,7 +2,7 @@
 and the words of its events."""
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
+# annotation written as a string, at every command's start (docs/performance.md).
 
 from collections.abc import Callable, Set as AbstractSet
 from operator import attrgetter, is_

@@ -16,7 +16,7 @@ Open points of the text, each an option recorded in the encounter's first event:
   where the text comes from (a quarter of a 5 s round). ``1`` reads "AP" as "%";
   ``25`` reads it as a quarter of the round's activity.
 
-Readings chosen where the text is silent, documented here and in the README:
+Readings chosen where the text is silent, documented here and in docs/rulesets/:
 
 - One melee attack a round: the table's row "Melee Attack/Parry" leaves open whether a
   parry counts as that one melee action. It never matters: both take at least 60 %, so

@@ -2,7 +2,7 @@
 cancelled."""
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
+# annotation written as a string, at every command's start (docs/performance.md).
 
 from skirmish.eventlog.commands import AtTheTable, Cancel, Declare, Resolve
 from skirmish.eventlog.errors import BadInput, RuleViolation

@@ -2,7 +2,7 @@
 GM does to a combatant between actions (damage, healing, effects, leaving)."""
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
+# annotation written as a string, at every command's start (docs/performance.md).
 
 from shlex import quote
 from typing import Literal

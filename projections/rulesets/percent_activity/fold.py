@@ -2,7 +2,7 @@
 never fails on a stored event)."""
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
+# annotation written as a string, at every command's start (docs/performance.md).
 
 from skirmish.eventlog.events import CombatantAdded, CombatantCarried
 from skirmish.projections.ruleset import Rules, applies
@@ -35,7 +35,7 @@ class PaFold(Rules[PaState]):
     @applies(CombatantCarried)
     def _carried(self, state: PaState, event: CombatantCarried) -> None:
         f = state.fighters[event.who]
-        if event.vital is not None:  # hits taken in an earlier fight (README, the party between fights)
+        if event.vital is not None:  # hits taken in an earlier fight (docs/imports.md, the party between fights)
             f.damage = f.hits - event.vital
 
     @applies(RoundStarted)

@@ -2,7 +2,7 @@
 flags and effects, assembled with its decisions, fold and view (package docstring)."""
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
+# annotation written as a string, at every command's start (docs/performance.md).
 
 from skirmish.eventlog.commands import CarriedEffect
 from skirmish.eventlog.events import EncounterStarted

@@ -1,7 +1,7 @@
 """percent-activity's state: the fighters, their actions and effects, the order of the round."""
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
+# annotation written as a string, at every command's start (docs/performance.md).
 
 import msgspec
 

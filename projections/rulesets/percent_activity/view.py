@@ -1,7 +1,7 @@
 """percent-activity's view (projections/view.py) and the words of its events."""
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
+# annotation written as a string, at every command's start (docs/performance.md).
 
 from skirmish.eventlog.events import Event
 from skirmish.projections.ruleset import GoesDown, Harm, Rules

@@ -1,7 +1,7 @@
 """percent-activity's words: the rules text's sections, its activity table and its numbers."""
 
 # No `from __future__ import annotations`: a decoder of these Structs would compile each
-# annotation written as a string, at every command's start (README: Speed).
+# annotation written as a string, at every command's start (docs/performance.md).
 
 from typing import Literal
 
