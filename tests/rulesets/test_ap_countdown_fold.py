@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import msgspec
@@ -37,18 +38,13 @@ from skirmish.projections.view import Combatant, Glance, View
 
 from support.cli import Cli, start
 from support.encounter import do
+from support.fight import fight as new_fight
 
 DICE = {"Hauser": (6, 8), "Orc": (5, 5)}
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def fight(store: Store) -> Encounter:
-    """Round 1 under way at count 35: Hauser 35, the Orc 30, 4 AP each."""
-    enc = start(store)
-    do(enc, AddCombatant(name="Hauser", side="players", stats={"qu": "1", "hits": "40"}))
-    do(enc, AddCombatant(name="Orc", side="foes", stats={"qu": "0", "hits": "30"}))
-    do(enc, StartRound(rolls=DICE))
-    return enc
+fight = partial(new_fight, rolls=DICE)  # round 1 under way at count 35: Hauser 35, the Orc 30, 4 AP each
 
 
 def at_head(enc: Encounter) -> ApState:
@@ -170,7 +166,6 @@ def test_the_narrated_replay_tells_a_figure_changed_in_place(memory_store: Store
     assert "Orc: hits left 30 -> 23" in text
     assert "Orc: hits left 23 -> 18" in text
     assert text == "\n".join(replay_text(enc, {}, whole=True))
-
 
 
 def ap_fights(cli: Cli, tmp_path: Path) -> Iterator[Encounter]:
