@@ -27,17 +27,19 @@ def fight(
     cast: Sequence[Cast] = (HAUSER, ORC),
     rolls: Mapping[str, tuple[int, ...]] | int | None = None,
     order: str | None = None,
+    seed: int = 1,
     **options: str,
 ) -> Encounter:
-    """A new encounter under `rules` (with its `options`) and its combatants added: `added`
+    """A new encounter under `rules` (with its `options`, on `seed`) and its combatants added: `added`
     if any is given, else `cast`. With `rolls` round 1 is started on those dice (an int: each
     combatant rolls that one die), `order` its initiative-order detail."""
-    enc = start(store, rules, **options)
+    enc = start(store, rules, seed, **options)
     combatants = added or tuple(cast)
     for name, side, stats in combatants:
         do(enc, AddCombatant(name=name, side=side, stats=dict(stats)))
     if rolls is not None:
-        dice = {name: (rolls,) for name, _, _ in combatants} if isinstance(rolls, int) else dict(rolls)
+        dice: dict[str, tuple[int, ...]] = (
+            {name: (rolls,) for name, _, _ in combatants} if isinstance(rolls, int) else dict(rolls))
         do(enc, StartRound(rolls=dice, details={} if order is None else {"order": order}))
     return enc
 
