@@ -101,6 +101,7 @@ def test_an_interrupted_export_leaves_the_old_file_as_it_was_and_no_temp_file(tm
         assert left_behind(tmp_path) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_a_killed_export_leaves_no_temp_file(tmp_path: Path, how: signal.Signals) -> None:
     """A real process, stopped while it writes (`kill`, Ctrl-C, the terminal closed)."""

@@ -296,6 +296,7 @@ def test_a_pinned_script_lands_on_the_pinned_table(
                                           "what-if": 20 - (hit if branch == "what-if" else 0)}
 
 
+@pytest.mark.slow
 @PINNED
 def test_a_pinned_live_page_serves_the_pinned_table(
     two_tables: str, monkeypatch: pytest.MonkeyPatch, branch: str, pin: str
@@ -321,6 +322,7 @@ def test_a_pinned_live_page_serves_the_pinned_table(
         server.communicate(timeout=10)
 
 
+@pytest.mark.slow
 @PINNED
 def test_a_pinned_console_plays_the_pinned_table(
     cli: Cli, two_tables: str, monkeypatch: pytest.MonkeyPatch, branch: str, pin: str

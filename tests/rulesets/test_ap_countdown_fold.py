@@ -14,6 +14,7 @@ from functools import partial
 from pathlib import Path
 
 import msgspec
+import pytest
 from msgspec.structs import replace
 
 from benchmarks.fight import generate
@@ -184,6 +185,7 @@ def ap_fights(cli: Cli, tmp_path: Path) -> Iterator[Encounter]:
             store.close()
 
 
+@pytest.mark.slow
 def test_an_event_changes_no_fighter_but_the_one_the_glance_reads_again(cli: Cli, tmp_path: Path) -> None:
     """The glance told an event reads again only the fighter the event names (``_CHANGES``),
     or none, or all for a kind not there: every other fighter must be, field by field, as
