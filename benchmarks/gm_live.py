@@ -124,10 +124,10 @@ def measure(db: str, changes: int, audience: str, script: str) -> dict[str, dict
     pages = {"players": "the players' page", "gm": "the GM's version"}
     out: dict[str, dict[str, list[float]]] = {}
     try:
-        while not re.search(r"GM's page: \S+#(\S+)", said.read_text()):
+        while not (found := re.search(r"GM's page: \S+#(\S+)", said.read_text())):
             assert server.poll() is None, said.read_text()
             time.sleep(0.05)
-        token = re.search(r"GM's page: \S+#(\S+)", said.read_text()).group(1)  # type: ignore[union-attr]
+        token = found.group(1)
         readers = {pages[audience]: Reader(port, "/events", "state", "more"),
                    "the GM's console": Reader(port, f"/gm/events?token={token}", "change")}
         _quiet(list(readers.values()), 1.0)

@@ -34,6 +34,12 @@ def _matching(words: Iterable[str], incomplete: str) -> list[str]:
     return [w for w in words if w.lower().startswith(typed) and escape_controls(w) == w]
 
 
+# What each completion reads, for the console to offer the same names without opening the
+# file again (words_for): the reader, and whether it reads the file (its list of encounters)
+# rather than the current encounter.
+_READS: dict[object, tuple[Callable[[Any], Iterable[str]], bool]] = {}
+
+
 def _reading(read: Callable[[Any], Iterable[str]], whole_file: bool = False) -> Callable[[typer.Context, str], list[str]]:
     """A completion that reads the current encounter (or, ``whole_file``, the file's list of them)."""
 
@@ -50,18 +56,18 @@ def _reading(read: Callable[[Any], Iterable[str]], whole_file: bool = False) -> 
         except Exception:  # noqa: BLE001 - completion must never fail the shell
             return []
 
-    complete.words = read  # type: ignore[attr-defined]  # the console reads the same names
-    complete.whole_file = whole_file  # type: ignore[attr-defined]
+    _READS[complete] = (read, whole_file)
     return complete
 
 
-def words_for(completion: Callable[..., Any], log_file: Any, enc: Any) -> list[str]:
+def words_for(completion: object, log_file: Any, enc: Any) -> list[str]:
     """The names a completion callback offers, read from an open file and its encounter (the
     console's), without opening the file again: [] for a callback that completes nothing."""
-    read = getattr(completion, "words", None)
-    if read is None:
+    reads = _READS.get(completion)
+    if reads is None:
         return []
-    return list(dict.fromkeys(read(log_file if getattr(completion, "whole_file", False) else enc)))
+    read, whole_file = reads
+    return list(dict.fromkeys(read(log_file if whole_file else enc)))
 
 
 combatants = _reading(lambda enc: [c.name for c in enc.view().combatants])
@@ -96,7 +102,7 @@ def rulesets(ctx: typer.Context, incomplete: str) -> list[str]:
     return _matching(_ruleset_ids(), incomplete)
 
 
-rulesets.words = _ruleset_ids  # type: ignore[attr-defined]
+_READS[rulesets] = (_ruleset_ids, False)
 
 
 def nothing(ctx: typer.Context, incomplete: str) -> list[str]:

@@ -251,8 +251,9 @@ class CommandLine(Input):
         Binding("enter", "submit", "run", show=False),
     ]
 
-    def __init__(self, history: Iterable[str], **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, history: Iterable[str], *, id: str, placeholder: str,  # noqa: A002 - Textual's name
+                 suggester: Suggester) -> None:
+        super().__init__(id=id, placeholder=placeholder, suggester=suggester)
         self.history = list(history)
         self.back = 0  # how far back in the history the line is; 0: what is being typed
         self.typed = ""
@@ -397,8 +398,9 @@ class Console(App[None]):
 
     def _draw_board(self) -> None:
         assert self.shown is not None
-        past = self.cursor is not None
-        shown = self.session.view_at(self.session.timeline[self.cursor].id) if past else self.shown  # type: ignore[index]
+        cursor = self.cursor
+        past = cursor is not None
+        shown = self.session.view_at(self.session.timeline[cursor].id) if cursor is not None else self.shown
         self.query_one("#where", Static).update(where_lines(shown, past))
         hidden = hidden_at(self.session.encounter(), shown.at) if past else self.hidden
         self.query_one("#board", Static).update(board(shown, None if past else self.before, self.size.width,

@@ -209,16 +209,17 @@ def text_stdout() -> IO[str]:
     strictly, a line at a time. A text stream that replaces or escapes what it cannot encode
     (a C or C.UTF-8 locale, PYTHONIOENCODING=utf-8:replace) is such an else: the narration's
     bytes are those the typer app writes (tests/cli/test_fast_path.py holds them to it)."""
-    stream: Any = sys.stdout
+    stdout = sys.stdout
+    stream: Any = stdout
     if _is_binary_writer(stream, False):
         binary = stream
     else:
         encoding = getattr(stream, "encoding", None)
         if encoding is not None and getattr(stream, "errors", None) == "strict" and not _is_ascii(encoding):
-            return stream  # type: ignore[no-any-return]
+            return stdout
         binary = _binary_of(stream)
         if binary is None:
-            return stream  # type: ignore[no-any-return]
+            return stdout
     encoding = getattr(binary, "encoding", None) or sys.getdefaultencoding()
     return _NonClosing(binary, "utf-8" if _is_ascii(encoding) else encoding, "strict", line_buffering=True)
 

@@ -371,7 +371,7 @@ class Completer:
         if completion is None:
             return []
         try:
-            return complete.words_for(completion, self.session.log_file, self.session.encounter())  # type: ignore[arg-type]
+            return complete.words_for(completion, self.session.log_file, self.session.encounter())
         except SkirmishError:
             return []
 

@@ -14,10 +14,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 # The C module `signal` wraps: the same numbers and handlers, without the enums `signal`
-# builds on import (1% of a command at the table, docs/performance.md).
-import _signal as signal  # type: ignore[import-not-found,unused-ignore]
+# builds on import (1% of a command at the table, docs/performance.md). It has no stubs: mypy
+# checks the calls against `signal`'s, whose functions and numbers these are.
+if TYPE_CHECKING:
+    import signal
+else:
+    import _signal as signal
 
 STOPPING: tuple[int, int] = (signal.SIGTERM, signal.SIGHUP)
 

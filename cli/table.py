@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from skirmish.cli.invocation import Invocation, echo, print_json, say, write_all
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.text import escape_controls
 from skirmish.projections.engine import Encounter, Recorded
 from skirmish.projections.text.words import event_line
+
+if TYPE_CHECKING:
+    from skirmish.projections.door import requests as r
+    from skirmish.projections.door.words import Parsed
 
 
 def print_events(enc: Encounter, recorded: Sequence[Recorded], run: Invocation | None = None) -> None:
@@ -135,11 +139,10 @@ def ruleset_of(run: Invocation) -> object:
         return None
 
 
-def run_parsed(run: Invocation, parsed: object, stdout: Callable[[], IO[str]]) -> None:
+def run_parsed(run: Invocation, parsed: Parsed, stdout: Callable[[], IO[str]]) -> None:
     from skirmish.projections.door import requests as r
 
-    request = parsed.request  # type: ignore[attr-defined]
-    shown: dict[str, bool] = parsed.shown  # type: ignore[attr-defined]
+    request, shown = parsed.request, parsed.shown
     as_json = shown["as_json"]
     if isinstance(request, c.Command):
         execute(run, request)
@@ -163,13 +166,13 @@ def run_parsed(run: Invocation, parsed: object, stdout: Callable[[], IO[str]]) -
                 read(run, request, as_json)
 
 
-def branch(run: Invocation, request: object) -> None:
+def branch(run: Invocation, request: r.Branch) -> None:
     from skirmish.eventlog.errors import BadInput
     from skirmish.projections.door.perform import branched_line
 
     run.records = True
     enc = run.encounter()
-    name, at, before = request.name, request.at, request.before  # type: ignore[attr-defined]
+    name, at, before = request.name, request.at, request.before
     if before is not None and at is not None:
         raise BadInput("branch takes --at EVENT or --before EVENT, not both")
     head = enc.fork_before(name, before, run.text) if before is not None else enc.fork(name, at, run.text)
@@ -209,8 +212,9 @@ def read(run: Invocation, request: object, as_json: bool) -> None:
         from skirmish.projections.audit.explain import explain as explain_event
         from skirmish.projections.text.narration import explain_lines
 
-        data: object = explain_event(enc, request.event)
-        lines = explain_lines(data)  # type: ignore[arg-type]
+        explained = explain_event(enc, request.event)
+        data: object = explained
+        lines = explain_lines(explained)
     elif isinstance(request, r.Why):
         from skirmish.projections.audit.why import WHY_LIMIT, why as why_figure
 
@@ -229,6 +233,7 @@ def read(run: Invocation, request: object, as_json: bool) -> None:
                 for h in heads.values()]
         lines = answers.branches_lines(enc.branch, heads)
     else:
+        assert isinstance(request, r.Log), request  # run_parsed sends the reads here, log the last
         log(run, request, as_json)
         return
     if as_json:
@@ -238,7 +243,7 @@ def read(run: Invocation, request: object, as_json: bool) -> None:
         say(line)
 
 
-def log(run: Invocation, request: object, as_json: bool) -> None:
+def log(run: Invocation, request: r.Log, as_json: bool) -> None:
     """The current branch's last events (a page), or every event of the tree (``every``)."""
     import json
     from collections.abc import Iterable, Iterator
@@ -249,7 +254,7 @@ def log(run: Invocation, request: object, as_json: bool) -> None:
     from skirmish.projections.text.answers import LOG_PAGE
     from skirmish.projections.text.narration import head_move_line, log_line, note_lines
 
-    limit, from_, all_ = request.limit, request.start, request.every  # type: ignore[attr-defined]
+    limit, from_, all_ = request.limit, request.start, request.every
     if limit is not None and limit < 0:
         raise BadInput(f"--limit takes 0 (every event) or more, not {limit}")
     if all_ and (limit is not None or from_ is not None):

@@ -40,6 +40,7 @@ def amended_events(enc: Encounter, branch: str) -> list[tuple[str, bytes]]:
     return [(r.kind, msgspec.json.encode(r.event)) for r in enc.path(enc.head(branch).event_id, checked=True)]
 
 
+@pytest.mark.slow
 def test_amend_folds_the_state_once_not_once_a_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Before, every command decided again folded its state from the nearest snapshot: as many
     folds as commands (over six hundred here). Now one fold for the replacement's check and
@@ -60,6 +61,7 @@ def test_amend_folds_the_state_once_not_once_a_command(tmp_path: Path, monkeypat
     store.close()
 
 
+@pytest.mark.slow
 def test_the_state_carried_from_command_to_command_writes_the_branch_a_fold_each_time_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -109,6 +111,7 @@ def lines_a_command(path: str, events: int) -> float:
     return lines / len(done.steps)
 
 
+@pytest.mark.slow
 def test_an_amend_s_work_a_command_does_not_grow_with_the_branch(tmp_path: Path) -> None:
     """Amends of 442 and 1,485 commands (fights of 600 and 2,400 events) run as many lines
     of the library a command, within a quarter: about 610 and 640. Before, the engine carried

@@ -115,6 +115,7 @@ def test_the_reply_says_when_a_side_has_nobody_standing(cli: Cli) -> None:
     assert "standing" not in cli.ok("heal", "Orc", "3")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_completion_in_a_real_bash(tmp_path: Path) -> None:
     """The installed script's bash completion (`skirmish --show-completion bash`, what

@@ -312,6 +312,7 @@ def test_usage_errors_are_one_line(cli: Cli) -> None:
     assert cli.fails("state", "--color").startswith("Error: No such option: --color")
 
 
+@pytest.mark.slow
 def test_installed_script_runs_as_a_process(tmp_path: Path) -> None:
     """The console script the README uses, as a real process: the sample, then state --json."""
     import subprocess
@@ -412,6 +413,7 @@ def test_nothing_of_one_run_leaks_into_the_next(tmp_path: Path, capsys: pytest.C
     assert "Elsewhere" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_the_command_modules_import_without_main() -> None:
     """No import cycle: audit and reports register on cli/app.py's app, not on main's."""
     import subprocess

@@ -18,6 +18,8 @@ import pytest
 
 from test_fast_path import TABLE, set_up  # noqa: E402
 
+pytestmark = pytest.mark.slow  # every test starts a process: `pytest -m "not slow"` leaves it out
+
 FAST = "from skirmish.cli.fast import main\nmain()"
 
 

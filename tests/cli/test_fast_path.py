@@ -144,6 +144,7 @@ def test_every_table_command_of_a_sample_reads_the_same_on_both_paths(tmp_path: 
     assert json.loads(same(tmp_path, a, ["--db", DB, "state", "--json"]).out)["head"] > 0
 
 
+@pytest.mark.slow
 def test_one_sample_reads_the_same_on_both_paths(tmp_path: Path) -> None:
     """The quick group's share of the test above: the bridge ambush, its first rounds."""
     a = tmp_path / "a"
@@ -205,6 +206,7 @@ REFUSED_OR_RUN = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("line", REFUSED_OR_RUN)
 def test_a_line_the_fast_path_runs_prints_and_records_as_the_app(tmp_path: Path, table: Path, line: str) -> None:
     same(tmp_path, table, ["--db", DB, *shlex.split(line)])
@@ -232,11 +234,13 @@ LEFT_TO_THE_APP = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("line", LEFT_TO_THE_APP)
 def test_a_line_the_fast_path_does_not_read_goes_to_the_app_unchanged(tmp_path: Path, table: Path, line: str) -> None:
     same(tmp_path, table, ["--db", DB, *shlex.split(line)] if line != "--db" else ["--db"], fast=False)
 
 
+@pytest.mark.slow
 def test_where_a_command_runs_from_the_environment_and_the_options(tmp_path: Path, table: Path) -> None:
     set_up(table, "branch what-if", "new Other --rules crisis --seed 3")
     # The default file, SKIRMISH_DB, --db=, the pins by option and by variable.
@@ -259,6 +263,7 @@ def test_where_a_command_runs_from_the_environment_and_the_options(tmp_path: Pat
 TOY = str(Path(__file__).resolve().parents[1] / "toy")  # the example third-party ruleset, duel
 
 
+@pytest.mark.slow
 def test_a_ruleset_s_own_flag_and_what_the_completion_asks_go_where_the_app_would(tmp_path: Path) -> None:
     """duel's own --feint (a flag alone, travelling as feint=yes) is the fast path's; the
     completion's variables send the line to the app."""
@@ -277,6 +282,7 @@ def test_a_ruleset_s_own_flag_and_what_the_completion_asks_go_where_the_app_woul
                                                     "_TYPER_COMPLETE_ARGS": "skirmish ne"}, fast=False)
 
 
+@pytest.mark.slow
 def test_a_moved_head_is_refused_as_the_app_refuses_it(tmp_path: Path, table: Path) -> None:
     """Another writer moving the branch while a command is decided: HeadMoved, exit 3."""
     patch = ("from skirmish.eventlog.errors import HeadMoved\n"
@@ -289,6 +295,7 @@ def test_a_moved_head_is_refused_as_the_app_refuses_it(tmp_path: Path, table: Pa
     assert "Nothing was recorded" in ran.out
 
 
+@pytest.mark.slow
 def test_the_fast_path_imports_no_parser_and_no_ui(tmp_path: Path, table: Path) -> None:
     """`state` and `declare` run without typer, click, rich or textual; what else they import
     beyond `import msgspec, sqlite3` is skirmish's own and a few small standard modules."""
@@ -372,6 +379,7 @@ REPLAY_RUN = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("line", REPLAY_RUN)
 def test_a_replay_the_fast_path_runs_prints_as_the_app(tmp_path: Path, fought: Path, line: str) -> None:
     same(tmp_path, fought, ["--db", DB, *shlex.split(line)], text=False)
@@ -392,11 +400,13 @@ REPLAY_LEFT = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("line", REPLAY_LEFT)
 def test_a_replay_the_fast_path_does_not_read_goes_to_the_app(tmp_path: Path, fought: Path, line: str) -> None:
     same(tmp_path, fought, ["--db", DB, *shlex.split(line)], fast=False, text=False)
 
 
+@pytest.mark.slow
 def test_a_replay_where_there_is_nothing_to_replay_is_refused_alike(tmp_path: Path, fought: Path) -> None:
     same(tmp_path, fought, ["--db", "missing.db", "replay"])
     same(tmp_path, fought, ["--db", DB, "--encounter", "Nowhere", "replay"])
@@ -420,12 +430,14 @@ ENCODINGS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env", ENCODINGS.values(), ids=ENCODINGS.keys())
 def test_a_replay_writes_the_same_bytes_in_every_encoding(tmp_path: Path, fought: Path, env: dict[str, str]) -> None:
     ran = same(tmp_path, fought, ["--db", DB, "replay"], env=env, text=False)
     assert ran.out.startswith(b"#1 ")
 
 
+@pytest.mark.slow
 def test_a_replay_in_latin_1_fails_at_the_name_as_the_app_does(tmp_path: Path, fought: Path) -> None:
     """The case above that is not a success: what the comparison there compares."""
     ran = same(tmp_path, fought, ["--db", DB, "replay"], env={"PYTHONIOENCODING": "latin-1"}, text=False)
@@ -457,6 +469,7 @@ def long_fight(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_a_replay_whose_reader_goes_away_ends_as_the_app_does(tmp_path: Path, long_fight: Path) -> None:
     """A narration far longer than a pipe holds, read for one line: exit 1, nothing on
     stderr, on both paths (typer's answer to a closed pipe); not an internal error."""
@@ -501,6 +514,7 @@ def _on_a_terminal(code: str, words: list[str], cwd: Path, env: dict[str, str], 
     return proc.wait(60), shown, piped
 
 
+@pytest.mark.slow
 def test_a_replay_on_a_terminal_shows_what_the_app_shows(tmp_path: Path, fought: Path) -> None:
     """The narration on a terminal (no bar: it shows its own progress) is the app's, byte for
     byte, and nothing goes to stderr."""
@@ -512,6 +526,7 @@ def test_a_replay_on_a_terminal_shows_what_the_app_shows(tmp_path: Path, fought:
     assert mark.read_text() == "False\n"
 
 
+@pytest.mark.slow
 def test_a_long_replay_into_a_pipe_draws_its_bar_on_a_terminal_as_the_app(tmp_path: Path, long_fight: Path) -> None:
     """stdout piped, stderr a terminal, at least PROGRESS_FROM events (cli/progress.py): the
     narration in the pipe is the app's, and both draw a bar on the terminal."""
@@ -530,6 +545,7 @@ def test_a_long_replay_into_a_pipe_draws_its_bar_on_a_terminal_as_the_app(tmp_pa
     assert ran.err == b"" and ran.out.startswith(b"#10 ")
 
 
+@pytest.mark.slow
 def test_replay_imports_no_parser_and_no_ui(tmp_path: Path, fought: Path) -> None:
     """`replay` into a pipe runs without typer, click, rich or textual."""
     out = tmp_path / "modules.txt"

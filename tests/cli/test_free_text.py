@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,7 @@ from skirmish.eventlog.text import (
 
 from support.cli import Cli
 from support.examples import examples
+from support.fight import cli_fight
 
 # What the issue names: C0 and C1 controls (ESC, BEL, CR, LF among them) and DEL, bidi
 # overrides and isolates, zero-width characters and the byte-order mark.
@@ -233,11 +235,7 @@ def test_a_fence_is_three_backticks_where_no_line_holds_one() -> None:
 # --- at the command line: refused where it cannot be a name, escaped wherever it is shown ---------
 
 
-def fight(cli: Cli) -> None:
-    cli.ok("new", "Bridge ambush", "--rules", "ap-countdown", "--seed", "5")
-    cli.ok("add", "Hauser", "--side", "players", "--stat", "qu=1", "--stat", "hits=40")
-    cli.ok("add", "Orc", "--side", "foes", "--stat", "qu=0", "--stat", "hits=30")
-    cli.ok("round", "--roll", "Hauser=6,8", "--roll", "Orc=5,5")
+fight = partial(cli_fight, then=[("round", "--roll", "Hauser=6,8", "--roll", "Orc=5,5")])
 
 
 def log_size(cli: Cli) -> int:

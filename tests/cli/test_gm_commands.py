@@ -378,6 +378,7 @@ def test_why_follows_a_combatant_through_its_rename(cli: Cli) -> None:
     assert changes == [(4, 30, 27), (6, 27, 23), (7, 23, 28)]
 
 
+@pytest.mark.slow
 def test_the_new_commands_complete_in_a_real_bash(tmp_path: Any) -> None:
     """The installed script's bash completion gives the new commands and the names they take."""
     import os

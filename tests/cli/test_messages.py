@@ -13,16 +13,11 @@ from pathlib import Path
 import pytest
 
 from support.cli import Cli
+from support.fight import cli_fight as fight
 
 # Every ruleset installed, sorted: the built-in ones (their entry points) and the duel of
 # tests/toy; a ruleset added to skirmish is in the message without an edit here.
 INSTALLED = ", ".join(sorted(ep.name for ep in entry_points(group="skirmish.rulesets")))
-
-
-def fight(cli: Cli, name: str = "Bridge ambush") -> None:
-    cli.ok("new", name, "--rules", "ap-countdown", "--seed", "5")
-    cli.ok("add", "Hauser", "--side", "players", "--stat", "qu=1", "--stat", "hits=40")
-    cli.ok("add", "Orc", "--side", "foes", "--stat", "qu=0", "--stat", "hits=30")
 
 
 def ids(cli: Cli) -> list[int]:

@@ -8,18 +8,16 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from support.cli import Cli
+from support.fight import cli_fight
 
 
-def fight(cli: Cli) -> None:
-    cli.ok("new", "Bridge ambush", "--rules", "ap-countdown", "--seed", "5")
-    cli.ok("add", "Hauser", "--side", "players", "--stat", "qu=1", "--stat", "hits=40")
-    cli.ok("add", "Orc", "--side", "foes", "--stat", "qu=0", "--stat", "hits=30")
-    cli.ok("damage", "Orc", "4")
+fight = partial(cli_fight, then=[("damage", "Orc", "4")])
 
 
 def left_behind(folder: Path) -> list[str]:
@@ -103,6 +101,7 @@ def test_an_interrupted_export_leaves_the_old_file_as_it_was_and_no_temp_file(tm
         assert left_behind(tmp_path) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_a_killed_export_leaves_no_temp_file(tmp_path: Path, how: signal.Signals) -> None:
     """A real process, stopped while it writes (`kill`, Ctrl-C, the terminal closed)."""

@@ -136,6 +136,7 @@ def test_a_glance_told_each_event_is_the_view_at_every_event_of_each_sample(samp
         glance_is_the_view(log.open(), told=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fought", [True, False], ids=["fight", "upkeep"])
 def test_a_glance_told_each_event_is_the_view_at_every_event_of_a_generated_fight(fought: bool, tmp_path: Path) -> None:
     store, enc = generate(str(tmp_path / "fight.db"), 1500, seed=5, fight=fought)

@@ -106,6 +106,7 @@ def play(store: Store, ruleset: str, commands: int, seed: int = 11) -> Encounter
     return enc
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_the_replay_of_a_long_fight_is_the_plain_reading_of_its_views(ruleset: str, cli: Cli) -> None:
     store = Store(cli.db)
@@ -146,6 +147,7 @@ def test_batched_output_keeps_every_line_and_the_last(count: int, capsys: pytest
     assert sum(advanced) == count
 
 
+@pytest.mark.slow
 def test_a_replay_piped_into_a_reader_that_stops_ends_quietly(tmp_path: Path) -> None:
     assert SCRIPT is not None
     db = str(tmp_path / "long.db")
@@ -158,6 +160,7 @@ def test_a_replay_piped_into_a_reader_that_stops_ends_quietly(tmp_path: Path) ->
     assert run.stderr == ""
 
 
+@pytest.mark.slow
 def test_log_all_lists_each_event_once_then_the_head_moves(cli: Cli) -> None:
     """The log is written in batches too (it printed its last batch of events again under
     "head moves:")."""

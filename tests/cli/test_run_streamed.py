@@ -56,6 +56,7 @@ def traced_peak(db: str, script: Path) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_memory_stays_flat_however_long_the_script(tmp_path: Path) -> None:
     """The script used to be read whole and split into a list of lines before the first ran:
     50,000 lines (5 MB) held about 13 MB more than 1,000. Now a line is read, run and
@@ -128,6 +129,7 @@ def _read_until(stream: IO[str], wanted: str, seconds: float = 60) -> list[str]:
     raise AssertionError(f"{wanted!r} never came: {got}")
 
 
+@pytest.mark.slow
 def test_another_writer_is_answered_at_once_naming_the_script(tmp_path: Path) -> None:
     """The script is a pipe the test writes a line at a time: each line runs before the next
     one exists (the script is streamed), and between two lines the script holds the write
@@ -186,6 +188,7 @@ def _gone_pid() -> int:
     return int(done.stdout)
 
 
+@pytest.mark.slow
 def test_a_stale_marker_blocks_nobody(tmp_path: Path) -> None:
     """A marker left by a script killed outright (SIGKILL: no cleanup ran) names a process
     that is gone: a writer goes in at once, and the next script replaces the marker and

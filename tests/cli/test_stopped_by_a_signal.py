@@ -22,6 +22,8 @@ from skirmish.eventlog.store import Store
 
 from support.cli import start
 
+pytestmark = pytest.mark.slow  # every test starts a process: `pytest -m "not slow"` leaves it out
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "exports"
 SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 

@@ -30,6 +30,7 @@ def long_fight(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     return db.read_bytes()
 
 
+@pytest.mark.slow
 def test_undo_and_redo_of_a_whole_long_fight_say_it_in_three_short_lines(cli: Cli, long_fight: bytes) -> None:
     with open(cli.db, "wb") as f:
         f.write(long_fight)

@@ -4,6 +4,7 @@ under the row beside a long name, and every line fits."""
 from __future__ import annotations
 
 from support.cli import Cli
+from support.fight import cli_fight
 
 # ap-countdown.md: bleeding N a round and stunned for rounds are its effects; the kinds
 # and details read "bleeding (2 a round)" and "stunned (1 left)" on the board.
@@ -11,9 +12,8 @@ BOTH = "bleeding (2 a round), stunned (1 left)"
 
 
 def fight(cli: Cli, foe: str) -> list[str]:
-    cli.ok("new", "Ford", "--rules", "ap-countdown")
-    cli.ok("add", "Hauser", "--side", "players", "--stat", "qu=1", "--stat", "hits=40")
-    cli.ok("add", foe, "--side", "foes", "--stat", "qu=0", "--stat", "hits=30")
+    """The shared fight with both on bleeding and stunned, its board at 80 columns."""
+    cli_fight(cli, "Ford", seed=None, foe=foe)
     for who in ("Hauser", foe):
         cli.ok("effect", who, "bleeding", "--per-round", "2")
         cli.ok("effect", who, "stunned", "--rounds", "1")

@@ -197,6 +197,7 @@ def test_the_board_follows_another_process_and_refuses_a_command_on_a_moved_log(
         session.close()
 
 
+@pytest.mark.slow
 def test_the_console_keeps_its_encounter_when_another_process_uses_another(tmp_path: Path) -> None:
     db = str(tmp_path / "fight.db")
     start(db, FIGHTS["ap-countdown"].setup)
@@ -327,6 +328,7 @@ def test_what_the_last_command_changed_is_in_reverse_video(tmp_path: Path) -> No
     assert ("###### 40/40", True) not in cells and ("###### 40/40", False) in cells
 
 
+@pytest.mark.slow
 def test_a_name_in_rich_markup_is_shown_as_typed_everywhere_on_the_screen(tmp_path: Path) -> None:
     """A name, side, effect or note that reads as Rich markup (`[bold]`, `[link=...]`) is
     text: the board, the timeline, the pending actions and the replies show its brackets."""
@@ -371,6 +373,7 @@ def test_play_needs_a_database_and_a_terminal(tmp_path: Path, capsys: pytest.Cap
     assert "needs a terminal" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_only_play_imports_textual(tmp_path: Path) -> None:
     db = str(tmp_path / "fight.db")
     start(db, FIGHTS["ap-countdown"].setup)

@@ -39,6 +39,7 @@ def marked(app: Console) -> set[str]:
     return {name for name in ("Hauser", "Orc", "Lurker") if f"{name}{HIDDEN}" in row(app, name)}
 
 
+@pytest.mark.slow
 def test_the_console_marks_who_the_players_do_not_see(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = str(tmp_path / "fight.db")
     for line in SETUP:

@@ -346,6 +346,7 @@ def test_a_full_database_refuses_each_write_in_one_line_and_keeps_the_log(
     cli.ok("verify")
 
 
+@pytest.mark.slow
 def test_a_full_disk_under_the_installed_script_is_one_clear_error(tmp_path: Path) -> None:
     """A real write failure from the operating system: the process may not grow any file past
     32 KiB (RLIMIT_FSIZE, SIGXFSZ ignored), so the write fails as on a full disk."""

@@ -14,10 +14,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from skirmish.eventlog.commands import AddCombatant, Damage
 from skirmish.eventlog.store import Store
 
 from support.cli import start
+
+pytestmark = pytest.mark.slow  # every test starts a process: `pytest -m "not slow"` leaves it out
 
 SKIRMISH = Path(sys.executable).with_name("skirmish")
 

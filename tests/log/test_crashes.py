@@ -29,6 +29,8 @@ import pytest
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
 
+pytestmark = pytest.mark.slow  # every test starts a process: `pytest -m "not slow"` leaves it out
+
 # The writer: opens (or creates) the file, then plays commands until it is killed.
 CHILD = r"""
 import os, sys

@@ -83,6 +83,7 @@ def test_the_branches_holding_an_event_after_undos_and_forks(memory_store: Store
     assert enc.reachable() == naive_holders(memory_store, enc)
 
 
+@pytest.mark.slow
 def test_the_runs_agree_with_the_parents_on_a_generated_tree(memory_store: Store) -> None:
     from benchmarks.fight import Generator
 

@@ -14,16 +14,20 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import stat
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from skirmish.eventlog.commands import AddCombatant, Damage
 from skirmish.eventlog.store import Store
 
 from support.cli import start
+from support.served import free_port
+
+pytestmark = pytest.mark.slow  # every test starts a process: `pytest -m "not slow"` leaves it out
 
 SKIRMISH = str(Path(sys.executable).with_name("skirmish"))
 
@@ -55,13 +59,6 @@ finally:
 results.append([["serve"], 0 if page else 1, page, err])
 print(json.dumps(results))
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def in_read_only_place(folder: Path, out: Path, db: Path) -> list[list[object]]:

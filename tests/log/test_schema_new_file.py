@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import sqlite_utils
 
 from skirmish.eventlog import schema
@@ -85,6 +86,7 @@ def test_a_fast_made_file_migrates_on_as_an_old_made_one(tmp_path: Path) -> None
     assert ("index", "commands_by_branch") in {(t, n) for t, n, *_ in new_master}
 
 
+@pytest.mark.slow
 def test_a_new_file_is_made_without_importing_sqlite_utils(tmp_path: Path) -> None:
     path = tmp_path / "fresh.db"
     code = ("import sys; from skirmish.eventlog.connection import connect; "
@@ -117,6 +119,7 @@ def test_an_older_file_is_still_migrated_through_sqlite_utils(tmp_path: Path) ->
     assert _record(path)[:2] == _record(new)[:2]
 
 
+@pytest.mark.slow
 def test_import_into_a_new_file_does_not_import_sqlite_utils(tmp_path: Path) -> None:
     """`skirmish import` into a free path: the new file made the fast way, the log imported."""
     export = Path(__file__).parents[1] / "fixtures" / "exports" / "bridge-ambush.jsonl"

@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # Files of projections/ and cli/ that may use the store, and why.
@@ -59,6 +61,7 @@ def _faults(source: str, where: str) -> list[str]:
     return faults
 
 
+@pytest.mark.slow
 def test_nothing_outside_eventlog_and_the_engine_reaches_the_store() -> None:
     checked = [p for p in _sources() if p.relative_to(ROOT).as_posix() not in ALLOWED]
     assert len(checked) > 30  # the packages are where this test looks for them

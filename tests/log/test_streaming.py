@@ -247,6 +247,7 @@ def aside(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     return started
 
 
+@pytest.mark.slow
 def test_the_other_process_gives_the_digest_verify_gives(tmp_path: Path, aside: list[list[str]]) -> None:
     db = str(tmp_path / "fight.db")
     play(db, TABLE)
@@ -263,6 +264,7 @@ def test_the_other_process_gives_the_digest_verify_gives(tmp_path: Path, aside: 
         store.close()
 
 
+@pytest.mark.slow
 def test_a_command_recorded_meanwhile_is_not_in_the_digest(
     tmp_path: Path, aside: list[list[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -289,6 +291,7 @@ def test_a_command_recorded_meanwhile_is_not_in_the_digest(
         store.close()
 
 
+@pytest.mark.slow
 def test_a_tampered_log_is_named_the_same_from_the_other_process(
     tmp_path: Path, aside: list[list[str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -308,6 +311,7 @@ def test_a_tampered_log_is_named_the_same_from_the_other_process(
     assert len(aside) == 2 and not out.exists()
 
 
+@pytest.mark.slow
 def test_an_export_written_beside_the_other_process_imports_whole(
     exported: tuple[str, Path], aside: list[list[str]], tmp_path: Path
 ) -> None:

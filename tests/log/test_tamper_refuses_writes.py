@@ -173,6 +173,7 @@ def test_a_branch_and_a_switch_are_refused(cli: Cli) -> None:
     assert cli.fails("switch", "what-if") == refusal("event 6, the head of branch 'what-if', does not match its hash")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(SCRIPT is None, reason="the skirmish script is not installed")
 def test_the_installed_script_refuses_and_warns_the_same(cli: Cli) -> None:
     """The fast path (cli/fast.py) runs these commands without the typer app: the same lines."""

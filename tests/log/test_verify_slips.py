@@ -11,7 +11,6 @@ import re
 import shlex
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import time
@@ -27,6 +26,7 @@ from test_streaming import spec_hash
 from skirmish.cli.main import run_cli
 
 from support.cli import Cli
+from support.served import free_port
 from support.tamper import made_guards, reguard
 from support.terminal import SCRIPT, Terminal
 
@@ -296,19 +296,13 @@ def test_a_pinned_script_lands_on_the_pinned_table(
                                           "what-if": 20 - (hit if branch == "what-if" else 0)}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
+@pytest.mark.slow
 @PINNED
 def test_a_pinned_live_page_serves_the_pinned_table(
     two_tables: str, monkeypatch: pytest.MonkeyPatch, branch: str, pin: str
 ) -> None:
     assert SCRIPT
-    port = _free_port()
+    port = free_port()
     words = pinned(pin, monkeypatch, None if branch == "main" else branch)
     server = subprocess.Popen([SCRIPT, "--db", two_tables, *words, "serve", "--port", str(port), "--for", "gm"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -328,6 +322,7 @@ def test_a_pinned_live_page_serves_the_pinned_table(
         server.communicate(timeout=10)
 
 
+@pytest.mark.slow
 @PINNED
 def test_a_pinned_console_plays_the_pinned_table(
     cli: Cli, two_tables: str, monkeypatch: pytest.MonkeyPatch, branch: str, pin: str

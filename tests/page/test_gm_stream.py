@@ -269,6 +269,7 @@ def test_a_gms_page_that_reconnects_is_sent_only_what_it_missed(
         assert shown(folded) == shown(now) == shown(whole(db))
 
 
+@pytest.mark.slow
 def test_a_commands_change_at_a_long_log_is_small(tmp_path: Path) -> None:
     """A command, an undo and a redo at a 6,000-event fight (benchmarks/fight.py) are each a
     change of a few hundred bytes, as at a 300-event one: what changed, not the page (which

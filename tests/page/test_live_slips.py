@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 
 from support.cli import Cli
+from support.served import free_port
 
 pytestmark = pytest.mark.slow  # a real server per test, watched for seconds: `pytest -m "not slow"` leaves it out
 
@@ -48,13 +49,6 @@ def unpinned(monkeypatch: pytest.MonkeyPatch) -> None:
     is pinned."""
     monkeypatch.delenv("SKIRMISH_ENCOUNTER", raising=False)
     monkeypatch.delenv("SKIRMISH_BRANCH", raising=False)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def page_data(html: bytes) -> dict[str, Any]:
@@ -214,7 +208,7 @@ def serving(db: str, *pins: str, env: dict[str, str] | None = None, options: tup
     """`skirmish [PINS] serve` on a free port of 127.0.0.1, in its own process with its own
     environment, as from the GM's terminal; stopped at the end."""
     assert SCRIPT
-    port = _free_port()
+    port = free_port()
     said = Path(db).with_suffix(".serve.txt")
     environ = {k: v for k, v in os.environ.items() if not k.startswith("SKIRMISH_")}
     with said.open("w") as err:

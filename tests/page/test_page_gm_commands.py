@@ -14,6 +14,8 @@ from skirmish.cli.main import run_cli
 playwright_api = pytest.importorskip("playwright.sync_api")
 from test_replay_page import Page  # noqa: E402
 
+pytestmark = pytest.mark.slow  # every test Chromium: `pytest -m "not slow"` leaves it out
+
 
 @pytest.mark.parametrize("audience", ["gm", "players"])
 def test_the_board_says_ended_from_the_end_on(browser: Any, tmp_path: Path, audience: str) -> None:

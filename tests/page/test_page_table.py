@@ -5,7 +5,6 @@ is back at the head. In Chromium (tests/support/browser.py finds it)."""
 from __future__ import annotations
 
 import shutil
-import socket
 import threading
 import time
 from pathlib import Path
@@ -14,6 +13,8 @@ from typing import Any
 import pytest
 
 from skirmish.cli.main import run_cli
+
+from support.served import free_port
 
 
 pytestmark = pytest.mark.slow  # Chromium and a live server: `pytest -m "not slow"` leaves it out
@@ -60,13 +61,6 @@ def test_on_a_phone_the_board_comes_first(browser: Any, bridge: Path, audience: 
     tab.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def test_a_served_page_scrubbed_back_says_it_no_longer_follows_the_head(browser: Any, bridge: Path,
                                                                        tmp_path: Path) -> None:
     import uvicorn
@@ -77,7 +71,7 @@ def test_a_served_page_scrubbed_back_says_it_no_longer_follows_the_head(browser:
     db = tmp_path / "live.db"
     shutil.copy(bridge, db)
     follower = live.Follower(str(db), "players", page_data.Bands())
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(live.app(follower), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -263,6 +263,7 @@ def tree(cli: Cli) -> tuple[Cli, dict[str, int]]:
     return cli, heads
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("via", VIA)
 def test_the_gms_page_lists_a_branch_made_at_the_head_with_no_events(browser: Any, tree: tuple[Cli, dict[str, int]],
                                                                      via: str, tmp_path: Path) -> None:

@@ -283,6 +283,7 @@ def test_the_exported_players_page_holds_no_secret(fought: dict[str, Path], figh
     check_players(page_data(exported(db, "players")), fight, secrets)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fight", FIGHTS, ids=IDS)
 def test_the_served_players_page_and_its_stream_hold_no_secret(fought: dict[str, Path], fight: Fight,
                                                                tmp_path: Path) -> None:

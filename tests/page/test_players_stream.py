@@ -116,6 +116,7 @@ def frames_data(stream: Stream) -> list[tuple[str, str]]:
 SETUP = 5
 
 
+@pytest.mark.slow
 def test_incremental_frames_carry_no_secret(tmp_path: Path) -> None:
     fight = FIGHTS[0]
     lines = [shlex.split(line) for line in fight.script.strip().splitlines()]
@@ -167,6 +168,7 @@ def hauser(data: dict[str, Any]) -> int:
     return value
 
 
+@pytest.mark.slow
 def test_a_page_that_reconnects_is_sent_what_it_missed(bridge: Path) -> None:
     db = str(bridge)
     with serving(db) as served:
@@ -218,6 +220,7 @@ def names(data: dict[str, Any]) -> set[str]:
     return {row["n"] for row in board.values()}
 
 
+@pytest.mark.slow
 def test_commands_and_undos_send_changes_even_an_undo_past_the_heads_held(bridge: Path) -> None:
     db = str(bridge)
     with serving(db) as served:  # at #3, the Orc's add

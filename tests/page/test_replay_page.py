@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -20,6 +19,8 @@ from typing import Any
 import pytest
 
 from skirmish.cli.main import run_cli
+
+from support.served import free_port
 
 
 pytestmark = pytest.mark.slow  # Chromium and a live server: `pytest -m "not slow"` leaves it out
@@ -227,13 +228,6 @@ def test_hostile_names_and_notes_stay_text(browser: Any, tmp_path: Path) -> None
     page.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.mark.parametrize("fight", FIGHTS, ids=IDS)
 def test_live_page_follows_the_cli_within_two_seconds(browser: Any, played: dict[str, Path], fight: Fight,
                                                       tmp_path: Path) -> None:
@@ -245,7 +239,7 @@ def test_live_page_follows_the_cli_within_two_seconds(browser: Any, played: dict
     db = tmp_path / "live.db"
     shutil.copy(played[fight.sample], db)
     follower = live.Follower(str(db), "players", page_data.Bands())
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(live.app(follower), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

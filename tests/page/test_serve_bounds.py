@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from support.cli import Cli
+from support.fight import cli_fight
 from support.served import Served, serving
 
 pytest.importorskip("uvicorn")
@@ -36,9 +37,7 @@ def unpinned(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def fight(cli: Cli) -> Cli:
-    cli.ok("new", "Bridge", "--rules", "ap-countdown")
-    cli.ok("add", "Hauser", "--side", "players", "--stat", "qu=1", "--stat", "hits=40")
-    return cli
+    return cli_fight(cli, "Bridge", seed=None, foe=None)
 
 
 def connect(served: Served) -> socket.socket:

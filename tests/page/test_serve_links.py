@@ -140,6 +140,7 @@ def test_the_addresses_found_are_this_machines() -> None:
 
 # --- the QR code --------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("link", ["http://192.168.1.20:8000/gm#Z0pX-y_1aBcDeFgHiJkLmNoPqRsTuVwX",
                                   "http://[fd00::2]:65535/gm#" + "A" * 32])
 def test_the_qr_code_is_of_exactly_the_link(link: str, tmp_path: Path) -> None:

@@ -62,6 +62,7 @@ def test_every_coming_test_file_is_in_a_scope() -> None:
     assert set(CONFIG.coming) <= named
 
 
+@pytest.mark.slow
 def test_the_runner_lists_its_scopes() -> None:
     out = subprocess.run([sys.executable, "-m", "tests.mutation", "--list"], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)

@@ -29,6 +29,7 @@ def fight(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
     return path, length
 
 
+@pytest.mark.slow
 def test_the_ladder_prints_each_rung_over_the_floor_with_its_step(fight: tuple[Path, int]) -> None:
     path, length = fight
     done = subprocess.run([sys.executable, "-m", "benchmarks.records", str(path), "2"], cwd=ROOT,

@@ -283,6 +283,7 @@ def test_no_two_report_lines_run_together_where_a_chunk_ends(
         assert_whole_lines(md, cli)
 
 
+@pytest.mark.slow
 def test_a_long_fights_report_keeps_every_line_whole_across_its_chunks(cli: Cli, tmp_path: Path) -> None:
     from benchmarks.fight import generate
 

@@ -372,6 +372,7 @@ def test_short_work_on_a_terminal_draws_no_bar(ambush: Cli, monkeypatch: pytest.
     assert ambush.err == ""
 
 
+@pytest.mark.slow
 def test_piped_export_prints_nothing_extra_and_never_imports_rich(played: Path, tmp_path: Path) -> None:
     db = tmp_path / "copy.db"
     shutil.copy(played, db)

@@ -52,18 +52,12 @@ from skirmish.projections.rulesets.ap_countdown.events import (
 
 from support.cli import Cli, start
 from support.encounter import combatant, do, effects, one, pending, refused, stored, who
+from support.fight import fight
 
 DICE = {"Hauser": (6, 8), "Orc": (5, 5)}
 
 
 # --- the library side ------------------------------------------------------------------------
-
-
-def fight(store: Store, **options: str) -> Encounter:
-    enc = start(store, **options)
-    do(enc, AddCombatant(name="Hauser", side="players", stats={"qu": "1", "hits": "40"}))
-    do(enc, AddCombatant(name="Orc", side="foes", stats={"qu": "0", "hits": "30"}))
-    return enc
 
 
 def new_round(enc: Encounter, rolls: dict[str, tuple[int, ...]] | None = None) -> list[Event]:

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import msgspec
+import pytest
 from msgspec.structs import replace
 
 from benchmarks.fight import generate
@@ -32,18 +34,13 @@ from skirmish.projections.view import Combatant, Glance, View
 
 from support.cli import Cli, start
 from support.encounter import do
+from support.fight import fight as new_fight
 
 DICE = {"Hauser": (6, 8), "Orc": (5, 5)}
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def fight(store: Store) -> Encounter:
-    """Round 1 under way at count 35: Hauser 35, the Orc 30, 4 AP each."""
-    enc = start(store)
-    do(enc, AddCombatant(name="Hauser", side="players", stats={"qu": "1", "hits": "40"}))
-    do(enc, AddCombatant(name="Orc", side="foes", stats={"qu": "0", "hits": "30"}))
-    do(enc, StartRound(rolls=DICE))
-    return enc
+fight = partial(new_fight, rolls=DICE)  # round 1 under way at count 35: Hauser 35, the Orc 30, 4 AP each
 
 
 def at_head(enc: Encounter) -> ApState:
@@ -167,7 +164,6 @@ def test_the_narrated_replay_tells_a_figure_changed_in_place(memory_store: Store
     assert text == "\n".join(replay_text(enc, {}, whole=True))
 
 
-
 def ap_fights(cli: Cli, tmp_path: Path) -> Iterator[Encounter]:
     """The ap-countdown sample (samples/bridge-ambush.skirmish, played as a GM types it)
     and two generated fights (benchmarks/fight.py): one that plays like a fight,
@@ -184,6 +180,7 @@ def ap_fights(cli: Cli, tmp_path: Path) -> Iterator[Encounter]:
             store.close()
 
 
+@pytest.mark.slow
 def test_an_event_changes_no_fighter_but_the_one_the_glance_reads_again(cli: Cli, tmp_path: Path) -> None:
     """The glance told an event reads again only the fighter the event names (``_CHANGES``),
     or none, or all for a kind not there: every other fighter must be, field by field, as

@@ -10,6 +10,7 @@ Durability 3; defence vs melee 16) rolls 5 + 5 + 5 = 15 for turn order 18; the D
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,7 @@ from skirmish.projections.view import (
 from support.cli import Cli, start
 from support.encounter import combatant, do, effects, pending, refused, who
 from support.encounter import one as only
+from support.fight import fight as new_fight
 
 JACK = {"int": "1", "speed": "2", "endurance": "10", "health": "8", "melee": "3", "might": "2",
         "armour": "1", "dr": "2", "durability": "3"}
@@ -70,11 +72,7 @@ SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "hangar-breach.skirmi
 # --- helpers ---------------------------------------------------------------------------------
 
 
-def fight(store: Store, **options: str) -> Encounter:
-    enc = start(store, "crisis", **options)
-    do(enc, AddCombatant(name="Jack", side="players", stats=JACK))
-    do(enc, AddCombatant(name="Drone", side="foes", stats=DRONE))
-    return enc
+fight = partial(new_fight, rules="crisis", cast=(("Jack", "players", JACK), ("Drone", "foes", DRONE)))
 
 
 def turn(enc: Encounter, rolls: dict[str, tuple[int, ...]] | None = None, **details: str) -> TurnStarted:

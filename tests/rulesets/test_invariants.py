@@ -22,6 +22,7 @@ from support.invariants import INVARIANTS, MAX_STEPS, RULESETS, Run, fresh
 # --- the invariants ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ruleset_id", RULESETS)
 @INVARIANTS
 @given(data=st.data())
@@ -79,6 +80,7 @@ def test_undo_then_redo_changes_nothing(ruleset_id: str, data: st.DataObject) ->
         run.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ruleset_id", RULESETS)
 @INVARIANTS
 @given(data=st.data())

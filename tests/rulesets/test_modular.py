@@ -45,6 +45,7 @@ from skirmish.projections.text.words import event_line
 
 from support.cli import Cli, start
 from support.encounter import combatant, do, effects, one, refused, who
+from support.fight import fight as new_fight
 
 DICE = {"Hauser": (40,), "Mira": (20,), "Orc": (30,)}
 STATS = {
@@ -59,10 +60,9 @@ R = "modular.md, Combat Rules"
 
 
 def fight(store: Store, names: tuple[str, ...] = ("Hauser", "Mira", "Orc"), **options: str) -> Encounter:
-    enc = start(store, "modular", **options)
-    for name in names:
-        do(enc, AddCombatant(name=name, side="foes" if name == "Orc" else "players", stats=STATS[name]))
-    return enc
+    """The shared fight cast by name (the Orc a foe); `names` is a tuple, not a cast."""
+    return new_fight(store, *((n, "foes" if n == "Orc" else "players", STATS[n]) for n in names), rules="modular",
+                     cast=(), **options)
 
 
 def new_round(enc: Encounter, rolls: dict[str, tuple[int, ...]] | None = None) -> list[Event]:

@@ -9,6 +9,7 @@ Hauser (Qu +1, 40 hits) rolls 6 + 8, initiative 15; the Orc (Qu 0, 30 hits) roll
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import msgspec
@@ -59,6 +60,7 @@ from support.cli import Cli, start
 
 # The generic encounter helpers (run a command, refuse one exactly, read a combatant's row).
 from support.encounter import combatant, do, effects, one, pending, refused, who
+from support.fight import fight as new_fight
 
 DICE = {"Hauser": (6, 8), "Orc": (5, 5)}
 RULES = "percent-activity"
@@ -67,11 +69,7 @@ RULES = "percent-activity"
 # --- the library side ------------------------------------------------------------------------
 
 
-def fight(store: Store, **options: str) -> Encounter:
-    enc = start(store, RULES, **options)
-    do(enc, AddCombatant(name="Hauser", side="players", stats={"qu": "1", "hits": "40"}))
-    do(enc, AddCombatant(name="Orc", side="foes", stats={"qu": "0", "hits": "30"}))
-    return enc
+fight = partial(new_fight, rules=RULES)
 
 
 def new_round(enc: Encounter, rolls: dict[str, tuple[int, ...]] | None = None, **details: str) -> list[Event]:

@@ -24,6 +24,7 @@ def bestiary(path: Path, last: str | None = None) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_the_rows_of_a_20k_entry_roster_are_checked_in_seconds(tmp_path: Path) -> None:
     path = bestiary(tmp_path / "big.toml")
     started = time.perf_counter()

@@ -8,6 +8,7 @@ appended.
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 import pytest
@@ -42,17 +43,14 @@ from skirmish.projections.rulesets.srd_5__2.events import (
 
 from support.cli import Cli, start
 from support.encounter import combatant, do, effects, one, refused, who
+from support.fight import fight as new_fight
 
 
 def R(n: int) -> str:
     return f"srd-5.2-combat.md §{n}"
 
 
-def fight(store: Store, *cast: tuple[str, str, dict[str, str]], **options: str) -> Encounter:
-    enc = start(store, "srd-5.2", **options)
-    for name, side, stats in cast:
-        do(enc, AddCombatant(name=name, side=side, stats=stats))
-    return enc
+fight = partial(new_fight, rules="srd-5.2", cast=())
 
 
 def to_turn(enc: Encounter, name: str, **rolls: tuple[int, ...]) -> list[Event]:

@@ -11,6 +11,8 @@ https://creativecommons.org/licenses/by/4.0/legalcode.)
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from skirmish.eventlog.commands import AddCombatant, ApplyEffect, Declare, Next, StartRound
@@ -29,6 +31,7 @@ from skirmish.projections.rulesets.srd_5__2.block import (
 
 from support.cli import start
 from support.encounter import combatant, do, one, refused, who
+from support.fight import fight as new_fight
 
 ANN = ("Ann", "party", {"hp": "60", "ac": "14", "saves": "dex +3, wis +1"})
 WYRM = ("Wyrm", "foes", {
@@ -42,12 +45,7 @@ def R(n: int) -> str:
     return f"srd-5.2-combat.md §{n}"
 
 
-def fight(store: Store, *cast: tuple[str, str, dict[str, str]], order: str, **options: str) -> Encounter:
-    enc = start(store, "srd-5.2", **options)
-    for name, side, stats in cast:
-        do(enc, AddCombatant(name=name, side=side, stats=stats))
-    do(enc, StartRound(rolls={n: (10,) for n, _, _ in cast}, details={"order": order}))
-    return enc
+fight = partial(new_fight, rules="srd-5.2", cast=(), rolls=10)  # each rolls 10; `order` is the round's
 
 
 def hp(enc: Encounter, name: str) -> int:

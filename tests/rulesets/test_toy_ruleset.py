@@ -17,6 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from skirmish.eventlog.commands import Heal
 from skirmish.eventlog.store import Store
 from skirmish.projections.engine import Encounter
@@ -172,6 +174,7 @@ def test_heal_brings_a_downed_combatant_back_to_its_turn(cli: Cli) -> None:
     assert json.loads(cli.ok("state", "--json"))["clock"]["now"] == ["Bob"]
 
 
+@pytest.mark.slow
 def test_the_installed_command_finds_it_through_the_entry_point(tmp_path: Path) -> None:
     """No monkeypatching: the console script, with tests/toy on PYTHONPATH, as a user's
     installed package would be found."""
