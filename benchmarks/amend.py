@@ -33,7 +33,7 @@ from typing import NamedTuple
 from benchmarks.fight import Generator
 from skirmish.eventlog.commands import Damage, command_decoder
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import LogFile
+from skirmish.projections.write.engine import LogFile
 
 # Run as its own process: the write lock's time is measured around the store's own
 # transaction (BEGIN IMMEDIATE to COMMIT), the rest as the wall time of the whole amend.

@@ -23,7 +23,7 @@ from typing import Any
 
 def main(argv: list[str]) -> None:
     from skirmish.eventlog.store import Store
-    from skirmish.projections.engine import Encounter
+    from skirmish.projections.write.engine import Encounter
 
     db = argv[0]
     store = Store(db, create=False)

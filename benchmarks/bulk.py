@@ -78,7 +78,7 @@ _IMPORTING = """
 import sys
 from skirmish.cli.main import run_cli
 import skirmish.projections.write.transfer
-from skirmish.projections.engine import codec_for
+from skirmish.projections.write.engine import codec_for
 codec_for("ap-countdown")
 if sys.argv[1] == "import":
     assert run_cli(["--db", sys.argv[2], "import", sys.argv[3]]) == 0

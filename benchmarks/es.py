@@ -34,7 +34,7 @@ from eventsourcing.persistence import Mapper, StoredEvent, Transcoder
 from eventsourcing.utils import get_topic, resolve_topic
 
 from skirmish.eventlog.events import EncounterStarted, Event
-from skirmish.projections.engine import SNAPSHOT_EVERY, codec_for
+from skirmish.projections.write.engine import SNAPSHOT_EVERY, codec_for
 from skirmish.projections.ruleset import get_ruleset
 from skirmish.projections.rulesets.ap_countdown.state import ApState
 

@@ -40,7 +40,7 @@ from skirmish.eventlog.commands import (
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.eventlog.events import Event, tag_of
 from skirmish.eventlog.store import Head, NewEvent, Store
-from skirmish.projections.engine import Encounter, new_encounter
+from skirmish.projections.write.engine import Encounter, new_encounter
 from skirmish.projections.ruleset import Dice
 from skirmish.projections.rulesets.ap_countdown import RULESET, ApCountdown
 from skirmish.projections.rulesets.ap_countdown.state import ApState, Fighter

@@ -113,7 +113,7 @@ def measure(db: str, changes: int, audience: str, script: str) -> dict[str, dict
     page, the seconds from the change's commit (or the tap's post) to the page's first frame,
     and that frame's bytes."""
     from skirmish.cli.main import run_cli
-    from skirmish.projections.engine import LogFile
+    from skirmish.projections.write.engine import LogFile
 
     port = _free_port()
     said = Path(db).with_suffix(".serve.txt")
@@ -219,7 +219,7 @@ def folds(db: str) -> list[tuple[str, str, float, int]]:
     data follow when not pinned), its seconds of CPU and the change's bytes; and the data
     built whole, for scale."""
     from skirmish.cli.main import run_cli
-    from skirmish.projections.engine import LogFile
+    from skirmish.projections.write.engine import LogFile
     from skirmish.projections.page import data as page_data
     from skirmish.projections.page.shell import json_for_script
 
@@ -257,7 +257,7 @@ def painted(db: str, script: str, audience: str, changes: int) -> list[float]:
     from playwright.sync_api import sync_playwright
 
     from skirmish.cli.main import run_cli
-    from skirmish.projections.engine import LogFile
+    from skirmish.projections.write.engine import LogFile
 
     port = _free_port()
     options = ["--for", "gm"] if audience == "gm" else []

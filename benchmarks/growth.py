@@ -158,7 +158,7 @@ def _between_rounds(db: str) -> None:
     from benchmarks.fight import Gm, text_of
     from skirmish.eventlog.errors import SkirmishError
     from skirmish.eventlog.store import Store
-    from skirmish.projections.engine import Encounter
+    from skirmish.projections.write.engine import Encounter
 
     store = Store(db, create=False)
     enc, gm = Encounter.open(store), Gm(5)

@@ -23,7 +23,7 @@ from pathlib import Path
 from benchmarks import es
 from skirmish.eventlog.events import Event
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 
 
 def quantile(values: list[float], q: float) -> float:

@@ -244,7 +244,7 @@ def play(source: str, scratch: str, played: str, commands: int) -> None:
     from skirmish.eventlog.commands import command_encoder
     from skirmish.eventlog.events import tag_of
     from skirmish.eventlog.store import Store
-    from skirmish.projections.engine import Encounter
+    from skirmish.projections.write.engine import Encounter
 
     store = Store(copy_log(source, scratch), create=False)
     enc, gm = Encounter.open(store), Gm(11, replace_fallen=True)

@@ -48,7 +48,7 @@ def kinds(db: str) -> dict[str, Callable[[], Any]]:
     """Each kind's run: the rows it read, or (rows, state) where it folds."""
     from skirmish.eventlog.events import Event
     from skirmish.eventlog.store import Store
-    from skirmish.projections.engine import Encounter
+    from skirmish.projections.write.engine import Encounter
 
     store = Store(db, create=False)
     enc = Encounter.open(store)

@@ -31,7 +31,7 @@ from skirmish.eventlog.commands import AddCombatant
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.eventlog.store import Store
 from skirmish.projections.door.words import as_typed, split_line
-from skirmish.projections.engine import Encounter, new_encounter
+from skirmish.projections.write.engine import Encounter, new_encounter
 from skirmish.projections.ruleset import Dice
 
 SEED = 7

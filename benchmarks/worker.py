@@ -45,7 +45,7 @@ def digest(state: Any) -> str:
 def skirmish(db: str) -> Callable[[], int]:
     """Full replay: the head's path streamed, decoded and folded, as `skirmish replay` does."""
     from skirmish.eventlog.store import Store
-    from skirmish.projections.engine import Encounter
+    from skirmish.projections.write.engine import Encounter
 
     enc = Encounter.open(Store(db, create=False))
     enc.started  # noqa: B018 - the ruleset and codec loaded before the clock starts
@@ -63,7 +63,7 @@ def skirmish(db: str) -> Callable[[], int]:
 def reading(db: str) -> Callable[[], int]:
     """The replay's reading alone: the head's path streamed and decoded, no fold."""
     from skirmish.eventlog.store import Store
-    from skirmish.projections.engine import Encounter
+    from skirmish.projections.write.engine import Encounter
 
     store = Store(db, create=False)
     enc = Encounter.open(store)
@@ -84,7 +84,7 @@ def fold(db: str) -> Callable[[], int]:
     """The fold alone: the head's path read and folded to its state from the root, no record
     a row (what a state read costs without a snapshot); the same state as the full replay."""
     from skirmish.eventlog.store import Store
-    from skirmish.projections.engine import Encounter
+    from skirmish.projections.write.engine import Encounter
 
     store = Store(db, create=False)
     enc = Encounter.open(store)
@@ -124,7 +124,7 @@ def skirmish_state(db: str, samples: str) -> Callable[[], int]:
     import random
 
     from skirmish.eventlog.store import Store
-    from skirmish.projections.engine import Encounter
+    from skirmish.projections.write.engine import Encounter
 
     store = Store(db, create=False)
     enc = Encounter.open(store)
@@ -176,7 +176,7 @@ def skirmish_append(db: str, played: str) -> Callable[[], int]:
     read the head, fold from a snapshot, decide, hash and append."""
     from skirmish.eventlog.commands import command_decoder
     from skirmish.eventlog.store import Store
-    from skirmish.projections.engine import Encounter
+    from skirmish.projections.write.engine import Encounter
 
     store = Store(db, create=False)
     enc = Encounter.open(store)
@@ -293,7 +293,7 @@ def eventsourcing_bulk(db: str, source: str, per_save: str) -> Callable[[], int]
 
     from benchmarks import es
     from skirmish.eventlog.store import Store
-    from skirmish.projections.engine import Encounter
+    from skirmish.projections.write.engine import Encounter
 
     store = Store(source, create=False)
     enc = Encounter.open(store)

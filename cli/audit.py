@@ -69,7 +69,7 @@ def amend(
     replacement = parse_command(invocation(ctx), new_command)
     invocation(ctx).records = True
     enc = invocation(ctx).encounter()
-    from skirmish.projections.imports.bestiary import complete
+    from skirmish.projections.write.imports.bestiary import complete
 
     replacement, brought = complete(replacement, enc.ruleset)  # `add Goblin`: the bestiary's stats, recorded
     done = amend_branch(enc, event, replacement, shlex.join(new_command), branch, invocation(ctx).text)

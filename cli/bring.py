@@ -1,6 +1,6 @@
 """Bringing combatants in from the command line: `add --from` a stat block file, `new --carry`
-an earlier encounter's party, `new --from` a saved fight (projections/imports/bring.py and
-projections/carry.py do the work). Each source is read whole before anything is recorded;
+an earlier encounter's party, `new --from` a saved fight (projections/write/imports/bring.py and
+projections/write/carry.py do the work). Each source is read whole before anything is recorded;
 a new encounter and its combatants are recorded in one transaction: all of them, or none."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def add_imported(ctx: typer.Context, entry: Any, ruleset: Ruleset[Any], side: st
     then the command."""
     from skirmish.cli import table
     from skirmish.cli.app import invocation, say
-    from skirmish.projections.imports.bring import add_from
+    from skirmish.projections.write.imports.bring import add_from
 
     brought = add_from(entry, ruleset, side, typed, count, hp, faces, hidden=hidden)
     for line in brought.lines:
@@ -50,7 +50,7 @@ def new_with(run: Any, name: str, rules: str, options: dict[str, str], seed: int
     log_file = run.log_file(create=True)
     commands: Sequence[Command]
     if carry is not None:
-        from skirmish.projections.carry import carry_from
+        from skirmish.projections.write.carry import carry_from
 
         earlier = log_file.open(carry)
         if earlier.ruleset.id != ruleset.id:
@@ -58,7 +58,7 @@ def new_with(run: Any, name: str, rules: str, options: dict[str, str], seed: int
                            f"hold under {ruleset.id}")
         commands, lines = carry_from(earlier, who)
     else:
-        from skirmish.projections.imports.bring import saved_fight
+        from skirmish.projections.write.imports.bring import saved_fight
 
         assert path is not None
         brought = saved_fight(path, fight, ruleset, stats)
@@ -69,7 +69,7 @@ def new_with(run: Any, name: str, rules: str, options: dict[str, str], seed: int
         out = [f"#{first.id} {event_line(enc, first)}"]
         for command in commands:
             if path is not None and isinstance(command, Carry):
-                from skirmish.projections.imports.bring import tags_that_hold
+                from skirmish.projections.write.imports.bring import tags_that_hold
 
                 command, refused = tags_that_hold(enc, command)
                 lines += refused

@@ -48,7 +48,7 @@ def _reading(read: Callable[[Any], Iterable[str]], whole_file: bool = False) -> 
         if not os.path.exists(path):
             return []
         try:
-            from skirmish.projections.engine import LogFile
+            from skirmish.projections.write.engine import LogFile
 
             with LogFile(path, create=False) as log_file:
                 found = read(log_file if whole_file else log_file.open())
@@ -84,7 +84,7 @@ def ruleset(ctx: typer.Context) -> Any:
     if not os.path.exists(path):
         return None
     try:
-        from skirmish.projections.engine import LogFile
+        from skirmish.projections.write.engine import LogFile
 
         with LogFile(path, create=False) as log_file:
             return log_file.open().ruleset

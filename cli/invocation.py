@@ -21,7 +21,7 @@ from skirmish.eventlog import commands as c
 from skirmish.eventlog.connection import DEFAULT_DB, FILES
 from skirmish.eventlog.errors import BadInput, SkirmishError
 from skirmish.eventlog.text import clip, escape_controls, json_safe
-from skirmish.projections.engine import Encounter, LogFile
+from skirmish.projections.write.engine import Encounter, LogFile
 
 GLOBAL_OPTIONS = ("--db", "--encounter", "--on")  # main_options' (cli/app.py): before the command
 

@@ -56,7 +56,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from skirmish.projections.page import data as page_data, shell as page_shell
-from skirmish.projections.engine import Encounter, LogFile
+from skirmish.projections.write.engine import Encounter, LogFile
 
 POLL = 0.2  # seconds between looks at the file
 TICK = 0.05  # seconds between looks at a stream's frames (a change reaches a page within 300 ms)

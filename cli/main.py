@@ -41,7 +41,7 @@ from skirmish.cli.invocation import error as _error
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.errors import BadInput, SkirmishError, TamperedLog
 from skirmish.eventlog.text import json_safe
-from skirmish.projections.engine import LogFile, Recorded
+from skirmish.projections.write.engine import LogFile, Recorded
 
 
 def _execute(ctx: typer.Context, cmd: c.Command) -> None:
@@ -126,7 +126,7 @@ def bestiary(
     as_json: JsonOpt = False,
 ) -> None:
     """List the bundled SRD 5.2 bestiary (name, type, CR, XP, AC, HP): `add NAME` takes a creature's stats from it under srd-5.2."""
-    from skirmish.projections.imports import bestiary as b
+    from skirmish.projections.write.imports import bestiary as b
 
     found = b.search(search, type_, cr)
     if as_json:

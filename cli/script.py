@@ -26,7 +26,7 @@ from typing import IO, NoReturn
 from skirmish.cli.invocation import GLOBAL_OPTIONS, Invocation, command_text, error, remove_if_empty, say
 from skirmish.cli.invocation import text_stdout
 from skirmish.eventlog.errors import BadInput, SkirmishError
-from skirmish.projections.engine import Encounter, LogFile
+from skirmish.projections.write.engine import Encounter, LogFile
 
 # The typer app's runner of one line (cli/main.py ``run_cli``), for the lines the parser does
 # not read: words, the "file:line: " before an error, the script's open file -> exit code.

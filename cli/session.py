@@ -21,7 +21,7 @@ from skirmish.eventlog.errors import SkirmishError
 from skirmish.projections.door import requests as r
 from skirmish.projections.door.perform import Result, perform
 from skirmish.projections.door.words import parse, split_line
-from skirmish.projections.engine import Encounter, LogFile
+from skirmish.projections.write.engine import Encounter, LogFile
 from skirmish.projections.view import Shown
 from skirmish.projections.text.words import event_line
 

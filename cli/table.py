@@ -15,7 +15,7 @@ from typing import IO, TYPE_CHECKING
 from skirmish.cli.invocation import Invocation, echo, print_json, say, write_all
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.text import escape_controls
-from skirmish.projections.engine import Encounter, Recorded
+from skirmish.projections.write.engine import Encounter, Recorded
 from skirmish.projections.text.words import event_line
 
 if TYPE_CHECKING:

@@ -166,7 +166,7 @@ class Resume(Command, frozen=True, kw_only=True, tag="resume"):
     `carry` of each combatant): round ``round`` under way in ``order`` (the table's
     initiative order, first to last), ``acting``'s turn started there and those before it
     in the order done with theirs. ``source`` says where from in words. A ruleset that
-    cannot take up a round under way decides no such command (projections/imports/bring.py
+    cannot take up a round under way decides no such command (projections/write/imports/bring.py
     says so instead)."""
 
     round: int

@@ -31,18 +31,6 @@ class DuplicateRow(BadInput):
         super().__init__(f"{what} is given twice: an export holds each row once")
 
 
-class RuleViolation(SkirmishError):
-    """The command breaks a rule of the encounter's ruleset; the message cites the rule."""
-
-    def __init__(self, message: str, rule: str | None = None) -> None:
-        self.rule = rule
-        super().__init__(f"{message} ({rule})" if rule else message)
-
-
-class UnknownCombatant(SkirmishError):
-    """A command names a combatant the encounter does not have."""
-
-
 class UnknownEncounter(SkirmishError):
     """No encounter by that name in this database, or none chosen yet."""
 
@@ -53,10 +41,6 @@ class UnknownEvent(SkirmishError):
 
 class UnknownBranch(SkirmishError):
     """A branch name the current encounter does not have."""
-
-
-class UnknownRuleset(SkirmishError):
-    """No ruleset registered under that id."""
 
 
 class HeadMoved(SkirmishError):

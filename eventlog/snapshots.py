@@ -3,7 +3,7 @@
 The ``snapshots`` table is a cache and nothing more: the folded state after one event
 (a node of the tree, so one snapshot serves every branch through it), per projection and
 projection version. Deleting any or all of its rows only makes the next read fold further.
-Which events get one, and what a state is, is the engine's business (projections/engine.py);
+Which events get one, and what a state is, is the engine's business (projections/write/engine.py);
 here they are found, saved, checked and dropped.
 
 A cache must not lie, so each snapshot is bound to what it claims: its stored blob is a
@@ -13,7 +13,7 @@ A snapshot whose digest does not match (edited, copied to another event, or left
 skirmish that wrote none) is a miss: never used, folded past, and replaced when the next
 one falls due. The digest is not keyed: whoever edits the file can recompute it, so
 ``verify`` also folds the events and compares every snapshot with the state they give
-(projections/engine.py, ``check_snapshots``), naming any that differs.
+(projections/write/engine.py, ``check_snapshots``), naming any that differs.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ Beside it, each small enough to hold in mind: the tables and their migrations
 cache (eventlog/snapshots.py), the file held open, its durability and transactions
 (eventlog/connection.py), and the rows as tuples (eventlog/rows.py). Nothing outside
 eventlog/ touches the connection: every read the engine needs is a method here. Nothing
-but the engine (projections/engine.py) uses the Store: every other caller goes through
+but the engine (projections/write/engine.py) uses the Store: every other caller goes through
 its Encounter and LogFile, so this class can change shape without touching them.
 """
 

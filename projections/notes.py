@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from skirmish.eventlog.events import NoteAdded
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from typing import Any
 
 from skirmish.eventlog.errors import BadInput
 from skirmish.projections import names
-from skirmish.projections.imports.record import Creature, Imported
+from skirmish.projections.write.imports.record import Creature, Imported
 from skirmish.projections.ruleset import Ruleset, check_name, check_stats, check_traits
 
 ENTRY_KEYS = ("side", "note")
@@ -37,7 +37,7 @@ class Entry:
     name: str
     side: str | None
     stats: dict[str, dict[str, str]]  # ruleset id -> stat -> value as typed
-    imported: Creature | None = None  # a stat block read from JSON (projections/imports/): mapped per ruleset
+    imported: Creature | None = None  # a stat block read from JSON (projections/write/imports/): mapped per ruleset
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -49,7 +49,7 @@ def load(path: Path) -> dict[str, Entry]:
     """The roster's entries by name; one BadInput naming the file and what is wrong."""
     import tomllib
 
-    from skirmish.projections import imports
+    from skirmish.projections.write import imports
 
     raw = imports.read_bounded(path, "roster ")
     if imports.looks_like_json(raw):  # a stat block file (5e-database, Open5e, Improved Initiative): its own limit
@@ -93,7 +93,7 @@ def load(path: Path) -> dict[str, Entry]:
 
 def _entries(path: Path, found: Imported) -> dict[str, Entry]:
     """A stat block file's creatures as roster entries, each on the side its stat block gives."""
-    from skirmish.projections.imports.mapping import side_of
+    from skirmish.projections.write.imports.mapping import side_of
 
     if not found.creatures:
         raise BadInput(f"file {str(path)!r} holds no stat blocks ({found.format}): see `new --from` for its fights")
@@ -115,7 +115,7 @@ def _stat_text(where: str, ruleset_id: str, key: str, value: Any) -> str:
 
 def _text_stat(ruleset_id: str, key: str) -> bool:
     """Whether the ruleset (if installed) reads ``key`` as text (``Stat(kind=str)``)."""
-    from skirmish.eventlog.errors import UnknownRuleset
+    from skirmish.projections.refusals import UnknownRuleset
     from skirmish.projections.ruleset import get_ruleset
 
     try:
@@ -137,7 +137,7 @@ def find(entries: Mapping[str, Entry], wanted: str, path: Path) -> Entry:
 def stats_for(entry: Entry, ruleset: Ruleset[Any], path: Path) -> dict[str, str]:
     """The entry's stats under ``ruleset``, as typed; the ruleset checks them when added."""
     if entry.imported is not None:
-        from skirmish.projections.imports.mapping import stats_for as mapped
+        from skirmish.projections.write.imports.mapping import stats_for as mapped
 
         return mapped(entry.imported, ruleset)[0]
     found = entry.stats.get(ruleset.id)
@@ -162,6 +162,6 @@ def check(path: Path, ruleset: Ruleset[Any]) -> list[str]:
 
 def left_out(entries: Mapping[str, Entry], ruleset: Ruleset[Any]) -> list[str]:
     """For stat blocks read from JSON, one line per field ``ruleset`` cannot hold (imports/mapping.py)."""
-    from skirmish.projections.imports.mapping import stats_for as mapped
+    from skirmish.projections.write.imports.mapping import stats_for as mapped
 
     return [line for e in entries.values() if e.imported is not None for line in mapped(e.imported, ruleset)[1]]

@@ -37,7 +37,8 @@ from skirmish.eventlog.commands import (
     RollDice,
     SetStats,
 )
-from skirmish.eventlog.errors import BadInput, RuleViolation, UnknownCombatant, UnknownRuleset
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation, UnknownCombatant, UnknownRuleset
 from skirmish.eventlog.events import (
     CORE_EVENTS,
     CombatantAdded,

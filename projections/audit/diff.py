@@ -6,7 +6,7 @@ from typing import Any
 
 import msgspec
 
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 from skirmish.projections.text.board import clock_label, own_figures
 from skirmish.projections.text.board import figures as figures_of
 from skirmish.projections.view import View

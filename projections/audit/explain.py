@@ -10,7 +10,7 @@ from typing import Any, Literal
 import msgspec
 
 from skirmish.eventlog.events import Derivation, Event, Roll, Term
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 from skirmish.projections.notes import notes_shown
 from skirmish.projections.text.words import event_line
 

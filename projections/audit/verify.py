@@ -14,7 +14,7 @@ from collections.abc import Callable
 import msgspec
 
 from skirmish.eventlog.errors import TamperedLog
-from skirmish.projections.engine import LogFile
+from skirmish.projections.write.engine import LogFile
 
 
 class Verified(msgspec.Struct, frozen=True, kw_only=True):

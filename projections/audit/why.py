@@ -14,7 +14,7 @@ import msgspec
 
 from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.events import CombatantAdded
-from skirmish.projections.engine import SNAPSHOT_EVERY, Encounter, PathRuns, Recorded
+from skirmish.projections.write.engine import SNAPSHOT_EVERY, Encounter, PathRuns, Recorded
 from skirmish.projections.ruleset import find_name, suggest
 from skirmish.projections.text.board import figures as figures_of
 from skirmish.projections.view import Effect, View

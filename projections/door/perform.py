@@ -17,7 +17,7 @@ import msgspec
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.projections.door import requests as r
-from skirmish.projections.engine import Encounter, LogFile, Recorded
+from skirmish.projections.write.engine import Encounter, LogFile, Recorded
 from skirmish.projections.text.words import event_line
 
 
@@ -151,7 +151,7 @@ def execute(enc: Encounter, command: c.Command, text: str) -> tuple[list[Recorde
     before = enc.view().standing() if at_the_table else {}
     brought: list[str] = []
     if isinstance(command, c.AddCombatant) and not command.stats.keys() >= {"hp", "ac"}:
-        from skirmish.projections.imports.bestiary import complete
+        from skirmish.projections.write.imports.bestiary import complete
 
         command, brought = complete(command, enc.ruleset)  # the stats used are recorded in the command
     recorded = enc.execute(command, text or r.tag(command))

@@ -30,10 +30,10 @@ from skirmish.eventlog.events import (
     CombatantRenamed, EncounterEnded, NoteAdded,
 )
 from skirmish.projections.audit.explain import Number, number_entries
-from skirmish.projections.engine import PathRuns
+from skirmish.projections.write.engine import PathRuns
 from skirmish.projections.notes import Note, notes_shown
 from skirmish.projections.damage import Attribution
-from skirmish.projections.engine import CommandsAlong, Encounter, Recorded
+from skirmish.projections.write.engine import CommandsAlong, Encounter, Recorded
 from skirmish.projections.text.narration import number_parts
 from skirmish.projections.text.board import cell, clock_label, effect_text, label
 from skirmish.projections.ruleset import Harm

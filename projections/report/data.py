@@ -30,7 +30,7 @@ from skirmish.eventlog.events import CombatantRenamed, NoteAdded
 from skirmish.projections.notes import Note, notes_shown
 from skirmish.projections.damage import Attribution
 from skirmish.eventlog.errors import BadInput
-from skirmish.projections.engine import CommandsAlong, Encounter, Recorded
+from skirmish.projections.write.engine import CommandsAlong, Encounter, Recorded
 from skirmish.projections.ruleset import Harm
 from skirmish.projections.audit.explain import number_entries
 from skirmish.projections.policy import Audience, Bands, Players, Sight, hidden_at, names_any

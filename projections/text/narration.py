@@ -19,7 +19,7 @@ from skirmish.eventlog.rows import HeadMove
 from skirmish.eventlog.text import escape_controls
 from skirmish.projections.audit.explain import Derived, Explanation, Number, Rolled, Stored
 from skirmish.projections.notes import Note
-from skirmish.projections.engine import Encounter, Recorded
+from skirmish.projections.write.engine import Encounter, Recorded
 from skirmish.projections.text.board import cell, figure_plan
 from skirmish.projections.text.board import clock_label, combatant_changes, view_changes
 from skirmish.projections.view import Clock, Combatant, Glance, View

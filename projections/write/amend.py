@@ -10,7 +10,7 @@ import msgspec
 
 from skirmish.eventlog.commands import AddNote, AnyCommand, Command, command_decoder
 from skirmish.eventlog.errors import BadInput, HeadMoved, SkirmishError, StoreError, TamperedLog, UnknownEvent
-from skirmish.projections.engine import Encounter, Folded, Link, Recorded
+from skirmish.projections.write.engine import Encounter, Folded, Link, Recorded
 
 
 @dataclass

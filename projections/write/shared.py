@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from skirmish.eventlog.commands import AddHidden, AddNote, ChooseBands, Command, Hide, Reveal
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import Band, BandsChosen, CombatantAdded, CombatantHidden, CombatantRevealed, Event, NoteAdded
 from skirmish.eventlog.text import check_label
 from skirmish.projections.ruleset import find_name

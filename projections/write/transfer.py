@@ -25,18 +25,12 @@ from typing import Annotated, Any, NamedTuple, TypeVar, Union, get_type_hints
 
 import msgspec
 
-from skirmish.eventlog.errors import (
-    BadInput,
-    DuplicateRow,
-    TamperedLog,
-    UnknownEncounter,
-    UnknownRuleset,
-    UnreadableEvent,
-)
+from skirmish.eventlog.errors import BadInput, DuplicateRow, TamperedLog, UnknownEncounter, UnreadableEvent
+from skirmish.projections.refusals import UnknownRuleset
 from skirmish.eventlog.events import EncounterStarted, tag_of
 from skirmish.eventlog.rows import CommandRow, EncounterRow, EventRow, HeadMove
 from skirmish.eventlog.text import clip, json_safe, quoted
-from skirmish.projections.engine import Encounter, LogFile, codec_for
+from skirmish.projections.write.engine import Encounter, LogFile, codec_for
 from skirmish.projections.ruleset import not_installed
 
 FORMAT = "skirmish-export"

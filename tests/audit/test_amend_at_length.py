@@ -21,7 +21,7 @@ from benchmarks.fight import Generator
 from skirmish.eventlog.commands import Damage, command_decoder
 from skirmish.eventlog.events import NoteAdded, tag_of
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter, Recorded, _HeldOfKind
+from skirmish.projections.write.engine import Encounter, Recorded, _HeldOfKind
 from skirmish.projections.write.amend import amend
 
 

@@ -21,7 +21,7 @@ from skirmish.eventlog import commands as c
 from skirmish.projections.door import requests as r
 from skirmish.projections.door.perform import Result, perform
 from skirmish.projections.door.words import Unparsed, as_typed, parse, ruleset_flags
-from skirmish.projections.engine import Encounter, LogFile
+from skirmish.projections.write.engine import Encounter, LogFile
 from skirmish.projections.ruleset import get_ruleset
 
 

@@ -286,7 +286,7 @@ def test_a_ruleset_s_own_flag_and_what_the_completion_asks_go_where_the_app_woul
 def test_a_moved_head_is_refused_as_the_app_refuses_it(tmp_path: Path, table: Path) -> None:
     """Another writer moving the branch while a command is decided: HeadMoved, exit 3."""
     patch = ("from skirmish.eventlog.errors import HeadMoved\n"
-             "from skirmish.projections import engine\n"
+             "from skirmish.projections.write import engine\n"
              "def moved(*_a, **_k):\n"
              "    raise HeadMoved(\"branch 'main' moved while this command was decided (another writer)\")\n"
              "engine.Encounter.execute = moved\n")

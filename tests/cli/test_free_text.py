@@ -304,7 +304,7 @@ def plant_hostile_log(db: str) -> None:
         tag_of,
     )
     from skirmish.eventlog.store import NewEvent, Store
-    from skirmish.projections.engine import Encounter, codec_for
+    from skirmish.projections.write.engine import Encounter, codec_for
 
     codec = codec_for("ap-countdown")
     options = {"initiative": "each-round", "carry-ap": "no", "goes-down": "at-0", "pace-penalty": "worst"}

@@ -334,7 +334,7 @@ def test_damage_after_a_rename_is_dealt_by_the_new_name(cli: Cli) -> None:
     """The report's damage dealt goes to the actor of the `resolve` (docs/database.md, Damage dealt and
     taken): after `rename Orc Urgash`, Urgash's 7 hits on Hauser are Urgash's, and
     Hauser's 12 on him are taken by Urgash."""
-    from skirmish.projections.engine import LogFile
+    from skirmish.projections.write.engine import LogFile
     from skirmish.projections.report.data import build
 
     ap_fight(cli)

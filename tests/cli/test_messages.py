@@ -167,7 +167,7 @@ def test_an_event_body_not_of_its_version_is_one_line_naming_kind_and_version(cl
     """A stored ap.damage-taken at layout version 1 whose body is not version 1's (no
     `amount`, which the upcaster to version 2 reads): its kind and version, never KeyError."""
     from skirmish.eventlog.errors import StoreError
-    from skirmish.projections.engine import codec_for
+    from skirmish.projections.write.engine import codec_for
 
     with pytest.raises(StoreError) as raised:
         codec_for("ap-countdown").decode(b'{"type":"ap.damage-taken","who":"Orc","hits_left":3}',

@@ -25,7 +25,7 @@ from skirmish.eventlog.commands import AddNote, command_encoder
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.eventlog.store import Store
 from skirmish.eventlog.events import Event
-from skirmish.projections.engine import Encounter, LogFile
+from skirmish.projections.write.engine import Encounter, LogFile
 from skirmish.projections.notes import notes_shown
 from skirmish.projections.ruleset import registry
 from skirmish.projections.rulesets.ap_countdown import view as ap_view

@@ -24,7 +24,7 @@ from skirmish.eventlog.commands import AddNote, command_encoder
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.eventlog.store import Store
 from skirmish.eventlog.text import escape_controls
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 from skirmish.projections.notes import notes_shown
 from skirmish.projections.ruleset import registry
 from skirmish.projections.text.board import cell

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 
 from support.cli import Cli
 

@@ -16,7 +16,7 @@ from rich.console import Console as RichConsole
 
 from skirmish.cli.console import board
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 from skirmish.projections.page import data as page_data
 from skirmish.projections.view import Gauge
 

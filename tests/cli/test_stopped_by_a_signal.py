@@ -94,7 +94,7 @@ def test_an_amend_stopped_by_a_signal_leaves_no_copy_and_records_nothing(tmp_pat
     prepare(db)
     temp = tmp_path / "temp"
     temp.mkdir()
-    code = stopped(how, ("skirmish.projections.engine", "Encounter", "execute_from"),
+    code = stopped(how, ("skirmish.projections.write.engine", "Encounter", "execute_from"),
                    ["--db", db, "amend", "4", "--", "damage", "Orc", "7"], temp)
     assert code != 0
     assert list(temp.iterdir()) == []

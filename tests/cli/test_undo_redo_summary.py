@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from skirmish.eventlog.commands import AddCombatant, Damage
-from skirmish.projections.engine import LogFile
+from skirmish.projections.write.engine import LogFile
 
 from support.cli import Cli
 

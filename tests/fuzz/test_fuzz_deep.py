@@ -31,7 +31,7 @@ from test_fuzz import snapshot
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.commands import Command, command_decoder
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 from skirmish.projections.ruleset import get_ruleset, registry
 
 from support.cli import Cli

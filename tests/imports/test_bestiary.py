@@ -1,5 +1,5 @@
 """The bundled SRD 5.2 bestiary: `add NAME` with no stats in an srd-5.2 fight, `bestiary`, the XP
-total. Figures worked by hand from projections/imports/data/srd-5.2-creatures.json:
+total. Figures worked by hand from projections/write/imports/data/srd-5.2-creatures.json:
 Goblin Warrior: fey, CR 1/4, 50 XP, AC 15, 10 HP (3d6), Dex 15 (+2), initiative +2, Con save +0;
 Goblin Boss: fey, CR 1, 200 XP, AC 17, 21 HP; Goblin Minion: fey, CR 1/8, 25 XP, AC 12, 7 HP;
 Hobgoblin Captain: CR 3; Hobgoblin Warrior: CR 1/2."""
@@ -17,7 +17,7 @@ import pytest
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.store import Store
 from skirmish.projections.door.perform import execute
-from skirmish.projections.imports import bestiary
+from skirmish.projections.write.imports import bestiary
 from support.cli import Cli, start
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -125,7 +125,7 @@ def test_bestiary_type_filters() -> None:
 
 
 def test_the_package_carries_the_data_and_its_attribution() -> None:
-    folder = resources.files("skirmish.projections.imports").joinpath("data")
+    folder = resources.files("skirmish.projections.write.imports").joinpath("data")
     assert len(json.loads(folder.joinpath("srd-5.2-creatures.json").read_text(encoding="utf-8"))["creatures"]) == 330
     assert bestiary.ATTRIBUTION.replace("\n", " ") in " ".join(folder.joinpath("NOTICE.md").read_text(
         encoding="utf-8").replace("> ", "").split())
@@ -136,7 +136,7 @@ def test_pyproject_ships_the_data_in_the_wheel() -> None:
     import tomllib
 
     data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-data"]
-    assert set(data["skirmish.projections.imports"]) == {"data/srd-5.2-creatures.json", "data/NOTICE.md"}
+    assert set(data["skirmish.projections.write.imports"]) == {"data/srd-5.2-creatures.json", "data/NOTICE.md"}
 
 
 @pytest.mark.slow
@@ -148,8 +148,8 @@ def test_a_built_wheel_holds_the_bestiary(tmp_path: Path) -> None:
                     "-w", str(tmp_path)], check=True, capture_output=True)
     (wheel,) = tmp_path.glob("*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert {"skirmish/projections/imports/data/srd-5.2-creatures.json",
-            "skirmish/projections/imports/data/NOTICE.md"} <= names
+    assert {"skirmish/projections/write/imports/data/srd-5.2-creatures.json",
+            "skirmish/projections/write/imports/data/NOTICE.md"} <= names
 
 
 def test_an_amended_add_takes_the_block_too(cli: Cli) -> None:

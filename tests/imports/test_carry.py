@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skirmish.projections.carry import carry_from
-from skirmish.projections.engine import new_encounter
+from skirmish.projections.write.carry import carry_from
+from skirmish.projections.write.engine import new_encounter
 from skirmish.projections.ruleset import BUILT_IN
 
 from support.cli import Cli

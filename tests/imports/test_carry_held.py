@@ -77,7 +77,7 @@ def test_a_condition_held_by_a_carried_allys_concentration_is_not_carried(cli: C
 
 
 def test_a_ruleset_without_its_own_lasting_carries_its_kinds_and_the_gms_that_run_no_rounds() -> None:
-    """The default a third-party ruleset gets (projections/carry.py, docs/adding-a-ruleset.md):
+    """The default a third-party ruleset gets (projections/write/carry.py, docs/adding-a-ruleset.md):
     what `effect` put on with no rounds to run, the ruleset's own kinds and the GM's custom
     ones; an effect with rounds left ends with the fight, and an entry of the ruleset's clock
     (a guard) is no condition."""

@@ -28,8 +28,8 @@ from typing import Any
 
 import pytest
 
-from skirmish.projections.imports import read, srd_entries
-from skirmish.projections.imports.record import HitDice, Tag
+from skirmish.projections.write.imports import read, srd_entries
+from skirmish.projections.write.imports.record import HitDice, Tag
 
 from support.cli import Cli
 

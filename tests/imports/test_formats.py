@@ -13,9 +13,9 @@ import pytest
 
 from skirmish.eventlog.errors import BadInput
 from skirmish.projections import roster
-from skirmish.projections.imports import read, srd_entries
-from skirmish.projections.imports.mapping import rolled_hp, stats_for
-from skirmish.projections.imports.record import HitDice, Tag
+from skirmish.projections.write.imports import read, srd_entries
+from skirmish.projections.write.imports.mapping import rolled_hp, stats_for
+from skirmish.projections.write.imports.record import HitDice, Tag
 from skirmish.projections.ruleset import BUILT_IN, get_ruleset
 
 from support.cli import Cli

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skirmish.eventlog.errors import BadInput
-from skirmish.projections.imports import read
+from skirmish.projections.write.imports import read
 
 from support.examples import examples
 

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from skirmish.eventlog.errors import BadInput
-from skirmish.projections.imports import read
-from skirmish.projections.imports.mapping import rolled_hp, stats_for
-from skirmish.projections.imports.record import HitDice
+from skirmish.projections.write.imports import read
+from skirmish.projections.write.imports.mapping import rolled_hp, stats_for
+from skirmish.projections.write.imports.record import HitDice
 from skirmish.projections.ruleset import LARGEST, get_ruleset
 
 from support.cli import Cli

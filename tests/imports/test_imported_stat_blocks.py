@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from skirmish.projections.imports.actions import five_e_database, free_text
+from skirmish.projections.write.imports.actions import five_e_database, free_text
 
 from support.cli import Cli
 

@@ -32,7 +32,8 @@ from typing import Any
 import pytest
 
 from skirmish.eventlog.commands import Carry, Leave, Resume
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.store import Store
 
 from support.cli import Cli, start

@@ -9,12 +9,16 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 from skirmish.projections.page import data as page_data
 from skirmish.projections.page.shell import json_for_script
 
 from support.cli import Cli
+
+pytestmark = pytest.mark.slow  # starts node
 
 HERE = Path(__file__).resolve().parent
 

@@ -32,7 +32,7 @@ from skirmish.eventlog.commands import AddCombatant, AddNote, Damage
 from skirmish.eventlog.errors import HeadMoved, NothingToDo
 from skirmish.eventlog.schema import SCHEMA_VERSION
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 
 from support.cli import start
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 
 pytestmark = pytest.mark.slow  # every test starts a process: `pytest -m "not slow"` leaves it out
 
@@ -37,7 +37,7 @@ import os, sys
 from skirmish.eventlog.commands import AddCombatant, AddNote, ApplyEffect, Damage, StartRound, Upkeep
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter, new_encounter
+from skirmish.projections.write.engine import Encounter, new_encounter
 
 path, markers, first = sys.argv[1], sys.argv[2], int(sys.argv[3])
 log = os.open(markers, os.O_WRONLY | os.O_APPEND | os.O_CREAT)

@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 
 from skirmish.eventlog.events import EncounterStarted
-from skirmish.projections.engine import LogFile
+from skirmish.projections.write.engine import LogFile
 
 from support.cli import Cli
 

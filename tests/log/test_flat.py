@@ -24,7 +24,7 @@ from skirmish.eventlog.commands import (
 )
 from skirmish.eventlog.errors import BadInput, SkirmishError
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import SNAPSHOT_EVERY, Encounter
+from skirmish.projections.write.engine import SNAPSHOT_EVERY, Encounter
 from skirmish.projections.ruleset import check_numbers
 
 from support.cli import Cli, start

@@ -15,7 +15,7 @@ import pytest
 
 from skirmish.eventlog.errors import StoreError
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 
 from support.tamper import tamper
 
@@ -178,7 +178,7 @@ def test_a_ruleset_with_its_own_apply_has_every_event_folded_through_it(opened: 
 def test_a_replays_records_read_their_time_when_asked_for_as_it_was_stored(opened: tuple[Store, Encounter]) -> None:
     """A replay reads no row's time (no surface that replays shows it); a record read for it
     gives the row's time as stored, and equals the record read whole."""
-    from skirmish.projections.engine import Recorded
+    from skirmish.projections.write.engine import Recorded
 
     store, enc = opened
     head = enc.head().event_id

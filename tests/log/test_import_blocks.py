@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from skirmish.projections.engine import LogFile
+from skirmish.projections.write.engine import LogFile
 from skirmish.projections.write import transfer
 
 from support.cli import Cli

@@ -22,7 +22,7 @@ from skirmish.eventlog import chain, restored, schema
 from skirmish.eventlog.errors import TamperedLog
 from skirmish.eventlog.rows import CommandRow, EventRow, HeadMove
 from skirmish.eventlog.store import Restoring, Store
-from skirmish.projections.engine import LogFile
+from skirmish.projections.write.engine import LogFile
 from skirmish.projections.write import transfer
 
 from support.cli import Cli

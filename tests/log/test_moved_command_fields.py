@@ -16,7 +16,7 @@ from skirmish.cli.main import run_cli
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.store import Store
 from skirmish.projections.audit.diff import diff
-from skirmish.projections.engine import LogFile
+from skirmish.projections.write.engine import LogFile
 from skirmish.projections.rulesets.ap_countdown.events import ActionCancelled, CounterSet, PaceChanged
 from skirmish.projections.write.amend import amend
 

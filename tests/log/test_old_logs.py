@@ -25,7 +25,7 @@ import pytest
 from skirmish.eventlog.errors import StoreError
 from skirmish.eventlog.events import Codec
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter, codec_for
+from skirmish.projections.write.engine import Encounter, codec_for
 
 from support.cli import Cli
 

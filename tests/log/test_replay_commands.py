@@ -15,7 +15,7 @@ import pytest
 
 from skirmish.eventlog.errors import UnknownEvent
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter, Recorded, _CommandIds
+from skirmish.projections.write.engine import Encounter, Recorded, _CommandIds
 
 OLD_DB = Path(__file__).resolve().parent.parent / "fixtures" / "bridge-ambush.db"
 

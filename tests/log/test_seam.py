@@ -1,6 +1,6 @@
 """The store is eventlog's and the engine's alone: the audit, the page, the report, the writes
 and the command line read an encounter through its Encounter and the file through a
-LogFile (projections/engine.py), never the Store, its connection or its modules. So the
+LogFile (projections/write/engine.py), never the Store, its connection or its modules. So the
 store's shape can change behind those two without touching any of them (STYLE 23)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # Files of projections/ and cli/ that may use the store, and why.
 ALLOWED = {
-    "projections/engine.py": "the engine: it joins the store and the rulesets, and is the seam itself",
+    "projections/write/engine.py": "the engine: it joins the store and the rulesets, and is the seam itself",
 }
 
 # eventlog modules that are the store or take one: the recorder, its file and its tables.

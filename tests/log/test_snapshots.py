@@ -19,8 +19,8 @@ from skirmish.eventlog import snapshots
 from skirmish.eventlog.commands import AddCombatant, Damage
 from skirmish.eventlog.errors import UnknownEvent
 from skirmish.eventlog.store import Store
-from skirmish.projections import engine
-from skirmish.projections.engine import Encounter, new_encounter
+from skirmish.projections.write import engine
+from skirmish.projections.write.engine import Encounter, new_encounter
 from skirmish.projections.ruleset import registry
 
 from support.cli import Cli, start

@@ -29,7 +29,7 @@ from skirmish.eventlog.errors import (
 )
 from skirmish.eventlog.schema import SCHEMA_VERSION
 from skirmish.eventlog.store import CommandRow, Counts, Head, NewEvent, Store
-from skirmish.projections.engine import Encounter, new_encounter
+from skirmish.projections.write.engine import Encounter, new_encounter
 from skirmish.projections.ruleset import Dice
 
 from support.cli import start

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from skirmish.cli.main import run_cli
 from skirmish.eventlog import chain
 from skirmish.eventlog.store import EventRow, Store
-from skirmish.projections.engine import LogFile
+from skirmish.projections.write.engine import LogFile
 from skirmish.projections.write import transfer
 
 from support.examples import examples
@@ -367,7 +367,7 @@ def test_a_replay_gives_each_event_its_stored_parent(tmp_path: Path) -> None:
     """The replay reads a path without its parent column (on a path, each event's parent is
     the one before it): every record's parent is the stored one, on every branch, from the
     root and from an event part-way."""
-    from skirmish.projections.engine import Encounter
+    from skirmish.projections.write.engine import Encounter
 
     db = str(tmp_path / "fight.db")
     play(db, TABLE)

@@ -32,7 +32,7 @@ from skirmish.cli.main import run_cli
 from skirmish.eventlog.commands import command_encoder
 from skirmish.eventlog.errors import NothingToDo, SkirmishError
 from skirmish.eventlog.store import Store
-from skirmish.projections import engine
+from skirmish.projections.write import engine
 from skirmish.projections.ruleset import get_ruleset, registry
 
 from support.cli import start

@@ -12,7 +12,7 @@ import pytest
 from skirmish.eventlog.errors import TamperedLog, UnknownEncounter
 from skirmish.eventlog.store import Store
 from skirmish.projections.audit.verify import Verified, verify_encounter
-from skirmish.projections.engine import LogFile
+from skirmish.projections.write.engine import LogFile
 
 from support.cli import Cli
 from support.tamper import tamper

@@ -657,7 +657,7 @@ def test_every_column_of_a_snapshot_is_edited_here(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def cache_played(tmp_path_factory: pytest.TempPathFactory) -> str:
-    from skirmish.projections import engine
+    from skirmish.projections.write import engine
 
     db = str(tmp_path_factory.mktemp("cache") / "cache.db")
     with pytest.MonkeyPatch.context() as patch:
@@ -670,7 +670,7 @@ def cache_played(tmp_path_factory: pytest.TempPathFactory) -> str:
 def test_an_edited_snapshot_is_never_read_and_verify_names_it(
     cli: Cli, cache_played: str, monkeypatch: pytest.MonkeyPatch, column: str
 ) -> None:
-    from skirmish.projections import engine
+    from skirmish.projections.write import engine
     from skirmish.projections.ruleset import get_ruleset
 
     monkeypatch.setattr(engine, "SNAPSHOT_EVERY", 4)

@@ -146,7 +146,7 @@ def test_a_head_moved_after_the_command_read_it_is_refused(cli: Cli) -> None:
     that read is refused as HeadMoved (nothing recorded), not decided on unseen."""
     from skirmish.eventlog.commands import Next
     from skirmish.eventlog.errors import HeadMoved
-    from skirmish.projections.engine import LogFile
+    from skirmish.projections.write.engine import LogFile
 
     _start(cli)
     with LogFile(cli.db) as mine, LogFile(cli.db) as theirs:
@@ -162,7 +162,7 @@ def test_the_folded_state_is_the_callers_own(cli: Cli) -> None:
     """The state kept for the next read is never the one handed out: changing what a read
     returned changes nothing the next read sees."""
     from skirmish.eventlog.store import Store
-    from skirmish.projections.engine import Encounter
+    from skirmish.projections.write.engine import Encounter
 
     _start(cli)
     _declare(cli, [])

@@ -202,7 +202,7 @@ def test_the_clock_line_is_made_from_the_clock(clock: Clock, line: str) -> None:
 
 def test_the_boards_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from skirmish.cli.main import run_cli
-    from skirmish.projections.engine import LogFile
+    from skirmish.projections.write.engine import LogFile
 
     db = str(tmp_path / "bridge.db")
     for words in (["new", "Bridge", "--rules", "ap-countdown", "--seed", "1"],
@@ -254,7 +254,7 @@ def test_a_bestiary_goblin_warriors_card_offers_its_block_as_taps(memory_store: 
     (1d4 more with Advantage), Shortbow +4, 1d6+2 piercing (the same), Nimble Escape a Bonus
     Action. The page gets each with its label and the dice keys `declare` reads, as data."""
     from skirmish.eventlog.commands import AddCombatant
-    from skirmish.projections.imports.bestiary import complete
+    from skirmish.projections.write.imports.bestiary import complete
     from skirmish.projections.page.gm_data import moves
     from skirmish.projections.ruleset import DiceKey, Move
     from support.cli import start

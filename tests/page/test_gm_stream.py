@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from skirmish.cli.main import run_cli
-from skirmish.projections.engine import LogFile
+from skirmish.projections.write.engine import LogFile
 from skirmish.projections.page import data as page_data
 from skirmish.projections.page.shell import json_for_script
 

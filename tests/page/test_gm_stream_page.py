@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from skirmish.cli.main import run_cli
-from skirmish.projections.engine import LogFile
+from skirmish.projections.write.engine import LogFile
 
 from test_gm_stream import COMMANDS
 from test_live_slips import serving

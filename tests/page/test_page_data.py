@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 from skirmish.projections.page import data as page_data
 
 from support.cli import Cli

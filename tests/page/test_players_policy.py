@@ -16,7 +16,7 @@ import pytest
 
 from skirmish.cli.main import run_cli
 from skirmish.eventlog.events import NoteAdded
-from skirmish.projections.engine import LogFile
+from skirmish.projections.write.engine import LogFile
 
 from test_live_slips import serving
 from test_players_page_slips import BANDS, exported, page_data, served, steps

@@ -272,7 +272,7 @@ def test_a_long_fight_summarises_its_start(browser: Any, played: dict[str, Path]
     """Past the limit the page starts later, from the board as it stood; the totals still
     count the damage before it (bridge ambush: the Orc ends at -1 of 30, 31 taken)."""
     from skirmish.eventlog.store import Store
-    from skirmish.projections.engine import Encounter
+    from skirmish.projections.write.engine import Encounter
     from skirmish.projections.page import data as page_data
     from skirmish.projections.page import shell as page_shell
 

@@ -34,7 +34,7 @@ from skirmish.cli import gm_server, live  # noqa: E402
 from skirmish.cli.main import run_cli  # noqa: E402
 from skirmish.eventlog.commands import Damage, Heal  # noqa: E402
 from skirmish.projections import policy  # noqa: E402
-from skirmish.projections.engine import LogFile  # noqa: E402
+from skirmish.projections.write.engine import LogFile  # noqa: E402
 
 from test_live_slips import page_data  # noqa: E402
 from test_players_stream import without_link  # noqa: E402

@@ -224,7 +224,7 @@ def test_a_replaced_database_is_served_from_the_new_file(cli: Cli, tmp_path: Pat
 def test_an_error_while_checking_for_changes_is_reported_and_the_follower_goes_on(
         cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     from skirmish.cli import live
-    from skirmish.projections.engine import LogFile
+    from skirmish.projections.write.engine import LogFile
 
     cli.ok("new", "Bridge", "--rules", "ap-countdown")
     monkeypatch.setattr(live, "POLL", 0.05)

@@ -15,7 +15,7 @@ import msgspec
 import pytest
 
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 from skirmish.projections.page import data as page_data
 from skirmish.projections.page import wire
 from skirmish.projections.page.gm_data import Inputs, inputs
@@ -32,6 +32,7 @@ ROW_KEYS = {"n", "s", "st", "a", "vn", "v", "vm", "v2n", "v2", "v2m", "bn", "bl"
 HITS = {2: wire.Hit, 3: wire.HitBy, 4: wire.Healing}
 
 
+@pytest.mark.slow  # runs the generator as a process
 def test_the_schema_file_is_the_one_the_structs_give() -> None:
     made = subprocess.run([sys.executable, "-m", "skirmish.projections.page.wire"], capture_output=True, text=True,
                           check=True).stdout

@@ -14,7 +14,7 @@ import pytest
 from benchmarks import records
 from benchmarks.fight import generate
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -22,7 +22,7 @@ from benchmarks.fight import generate
 from skirmish.eventlog.commands import AddCombatant, Damage, Declare, Next, Resolve, StartRound
 from skirmish.eventlog.events import Event
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter, LogFile
+from skirmish.projections.write.engine import Encounter, LogFile
 from skirmish.projections.ruleset import Dice
 from skirmish.projections.rulesets.ap_countdown.view import _CHANGES
 from skirmish.projections.rulesets.ap_countdown import RULESET, ApCountdown

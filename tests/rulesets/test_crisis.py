@@ -29,10 +29,11 @@ from skirmish.eventlog.commands import (
     StartRound,
     Upkeep,
 )
-from skirmish.eventlog.errors import BadInput, RuleViolation, SkirmishError
+from skirmish.eventlog.errors import BadInput, SkirmishError
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import Term
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 from skirmish.projections.ruleset import Dice
 from skirmish.projections.rulesets.crisis.events import (
     ActionCancelled,

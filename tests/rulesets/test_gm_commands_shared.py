@@ -8,7 +8,7 @@ import pytest
 from toy_duel import Duel
 
 from skirmish.eventlog.commands import AddCombatant, Rename, SetStats
-from skirmish.eventlog.errors import RuleViolation
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import EncounterStarted
 from skirmish.projections.ruleset import Dice
 

@@ -25,10 +25,11 @@ from skirmish.eventlog.commands import (
     StartRound,
     Upkeep,
 )
-from skirmish.eventlog.errors import BadInput, RuleViolation, SkirmishError
+from skirmish.eventlog.errors import BadInput, SkirmishError
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import Event, Term
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 from skirmish.projections.rulesets.modular.events import (
     ActionTaken,
     EvadeEnded,

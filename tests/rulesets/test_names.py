@@ -17,7 +17,7 @@ import pytest
 from skirmish.eventlog.commands import AddCombatant, Damage
 from skirmish.eventlog.store import Store
 from skirmish.projections import names, roster
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 
 from support.cli import Cli, start
 

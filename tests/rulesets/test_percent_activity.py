@@ -27,10 +27,11 @@ from skirmish.eventlog.commands import (
     StartRound,
     Upkeep,
 )
-from skirmish.eventlog.errors import BadInput, RuleViolation, SkirmishError
+from skirmish.eventlog.errors import BadInput, SkirmishError
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import Event, Term
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 from skirmish.projections.ruleset import Dice
 from skirmish.projections.rulesets.percent_activity.events import (
     ActionCancelled,
@@ -828,7 +829,7 @@ EVERY_COMMAND: tuple[Command, ...] = (
 
 def test_deciding_never_changes_the_state_it_is_given(memory_store: Store) -> None:
     """Ruleset.decide leaves the state as it was: the engine applies the decided events to
-    that same state (projections/engine.py), so a decision that changed it counts twice."""
+    that same state (projections/write/engine.py), so a decision that changed it counts twice."""
     enc = start(memory_store, RULES)
     ruleset = enc.ruleset
     for command in EVERY_COMMAND:

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from skirmish.eventlog.commands import AddCombatant
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.store import Store
 from skirmish.projections import roster
 from skirmish.projections.ruleset import BUILT_IN, get_ruleset

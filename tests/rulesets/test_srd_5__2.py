@@ -24,10 +24,11 @@ from skirmish.eventlog.commands import (
     Resolve,
     StartRound,
 )
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import Event
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 from skirmish.projections.rulesets.srd_5__2.events import (
     Attacked,
     ConcentrationEnded,

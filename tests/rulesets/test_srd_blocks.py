@@ -2,7 +2,7 @@
 cost and a spell slot taken from the block by the action's name.
 
 Every figure below is worked by hand from the block typed (or the bundled bestiary's SRD 5.2
-block, projections/imports/data) and the faces typed; the rules are srd-5.2-combat.md §4, §6, §7, §13
+block, projections/write/imports/data) and the faces typed; the rules are srd-5.2-combat.md §4, §6, §7, §13
 and §14 (This work includes material from the System Reference Document 5.2 ("SRD 5.2") by
 Wizards of the Coast LLC, available at https://www.dndbeyond.com/srd. The SRD 5.2 is licensed
 under the Creative Commons Attribution 4.0 International License, available at
@@ -16,9 +16,10 @@ from functools import partial
 import pytest
 
 from skirmish.eventlog.commands import AddCombatant, ApplyEffect, Declare, Next, StartRound
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 from skirmish.projections.rulesets.srd_5__2.events import Attacked, Damaged, Recharged, Saved
 from skirmish.projections.rulesets.srd_5__2.block import (
     BlockAction,
@@ -225,7 +226,7 @@ def test_an_unknown_action_lists_the_blocks_own(memory_store: Store) -> None:
 
 
 def test_a_bestiary_goblin_warrior_attacks_from_its_block(memory_store: Store) -> None:
-    from skirmish.projections.imports.bestiary import complete
+    from skirmish.projections.write.imports.bestiary import complete
     from skirmish.projections.ruleset import get_ruleset
 
     command, _ = complete(AddCombatant(name="Goblin Warrior"), get_ruleset("srd-5.2"))

@@ -18,10 +18,11 @@ import msgspec
 import pytest
 
 from skirmish.eventlog.commands import AddCombatant, ApplyEffect, Damage, Declare, Next, StartRound
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import Event
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 from skirmish.projections.rulesets.srd_5__2.events import Acted, Attacked, DeathSave, Healed, Stabilised
 
 from support.cli import start

@@ -21,7 +21,7 @@ import pytest
 
 from skirmish.eventlog.commands import Heal
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 from skirmish.projections.text.words import event_line
 
 from support.cli import Cli

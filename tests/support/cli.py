@@ -7,7 +7,7 @@ import pytest
 
 from skirmish.cli.main import run_cli
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter, new_encounter
+from skirmish.projections.write.engine import Encounter, new_encounter
 
 
 class Cli:

@@ -13,7 +13,7 @@ from skirmish.eventlog.commands import (
     Return,
     StartRound,
 )
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 
 from support.rulesets import core_commands, core_invalid, support
 

@@ -9,7 +9,7 @@ import pytest
 from skirmish.eventlog.commands import Command
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.eventlog.events import Event
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 from skirmish.projections.view import Combatant, Pending
 
 E = TypeVar("E", bound=Event)

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 from skirmish.eventlog.commands import AddCombatant, StartRound
 from skirmish.eventlog.store import Store
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 
 from support.cli import Cli, start
 from support.encounter import do

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from skirmish.projections.imports import srd_entries
+from skirmish.projections.write.imports import srd_entries
 
 from skirmish.projections.ruleset import get_ruleset
 

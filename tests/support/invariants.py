@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from skirmish.eventlog.commands import Command, command_encoder
 from skirmish.eventlog.errors import SkirmishError
 from skirmish.eventlog.store import Head, Store
-from skirmish.projections.engine import Encounter, Recorded
+from skirmish.projections.write.engine import Encounter, Recorded
 from skirmish.projections.ruleset import Dice, get_ruleset, registry
 
 from support.cli import start

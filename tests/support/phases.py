@@ -17,7 +17,7 @@ from skirmish.eventlog.commands import (
     StartRound,
     Upkeep,
 )
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 from skirmish.projections.rulesets.phases.view import PhasesClock, PhasesFigures
 from skirmish.projections.view import Clock, Combatant
 

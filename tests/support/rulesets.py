@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from skirmish.eventlog.commands import AddNote, Command, Damage, EndEncounter, Hide, Rename, Reveal, RollDice, SetStats
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 from skirmish.projections.policy import hidden_at
 
 Proposer = Callable[[Encounter], list[Command]]

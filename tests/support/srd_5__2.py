@@ -17,7 +17,7 @@ from skirmish.eventlog.commands import (
     StartRound,
     Upkeep,
 )
-from skirmish.projections.engine import Encounter
+from skirmish.projections.write.engine import Encounter
 
 from support.rulesets import Fight, core_commands, core_invalid, support
 

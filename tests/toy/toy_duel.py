@@ -24,7 +24,8 @@ from __future__ import annotations
 import msgspec
 
 from skirmish.eventlog.commands import Declare, Heal, Next, StartRound
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import CombatantAdded, Derivation, EncounterStarted, Event, Roll, Term
 from skirmish.projections.ruleset import (
     ActionInfo,

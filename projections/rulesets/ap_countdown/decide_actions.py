@@ -7,7 +7,8 @@ resolved (a charge, the hits), cancelled (an Orientation Maneuver)."""
 from msgspec.structs import replace
 
 from skirmish.eventlog.commands import Cancel, Declare, Resolve
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import Derivation, Event, Term
 from skirmish.projections.ruleset import Dice, GoesDown, Rules, decides, detail_int, find_name, suggest
 from skirmish.projections.rulesets.ap_countdown.vocabulary import (

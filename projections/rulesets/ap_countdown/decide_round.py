@@ -7,7 +7,8 @@ does to a combatant between actions (damage, healing, effects, leaving)."""
 from shlex import quote
 
 from skirmish.eventlog.commands import ApplyEffect, AtTheTable, Damage, Heal, Leave, Next, StartRound, Upkeep
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import Derivation, Event, Roll, Term
 from skirmish.projections.ruleset import (
     Dice,

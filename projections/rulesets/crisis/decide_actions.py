@@ -4,7 +4,8 @@ hit's damage resolved or an action over 6 AP carried on, damage the GM deals, co
 from shlex import quote
 
 from skirmish.eventlog.commands import ApplyEffect, Damage, Declare, Resolve
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import Derivation, Event, Term
 from skirmish.projections.ruleset import Dice, Rules, decides, detail_int, find_name, has_left, suggest
 from skirmish.projections.rulesets.crisis.decide_turns import hit_waiting, need_turn

@@ -5,7 +5,8 @@ from collections.abc import Iterable
 from shlex import quote
 
 from skirmish.eventlog.commands import Cancel, Heal, Leave, Next, StartRound, Upkeep
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import Derivation, Event, Roll, Term
 from skirmish.projections.ruleset import Dice, Rules, decides, find_name
 from skirmish.projections.rulesets.crisis.events import (

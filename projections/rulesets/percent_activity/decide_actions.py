@@ -5,7 +5,8 @@ cancelled."""
 # annotation written as a string, at every command's start (docs/performance.md).
 
 from skirmish.eventlog.commands import AtTheTable, Cancel, Declare, Resolve
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import Derivation, Event, Term
 from skirmish.projections.ruleset import Dice, GoesDown, Rules, decides, detail_int, find_name, suggest
 from skirmish.projections.rulesets.percent_activity.vocabulary import (

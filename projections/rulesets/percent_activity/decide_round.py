@@ -8,7 +8,8 @@ from shlex import quote
 from typing import Literal
 
 from skirmish.eventlog.commands import ApplyEffect, Damage, Heal, Leave, Next, StartRound, Upkeep
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import Derivation, Event, Term
 from skirmish.projections.ruleset import Dice, GoesDown, Rules, decides, find_name, is_down, why_down
 from skirmish.projections.rulesets.percent_activity.vocabulary import (

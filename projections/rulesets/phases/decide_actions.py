@@ -6,7 +6,8 @@ from shlex import quote
 from msgspec.structs import replace
 
 from skirmish.eventlog.commands import Declare
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import Derivation, Event, Term
 from skirmish.projections.ruleset import Dice, decides, detail_int, find_name, has_left, suggest
 from skirmish.projections.rulesets.phases.calls import PhasesCalls, agility_less_bulk

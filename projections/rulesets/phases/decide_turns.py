@@ -7,7 +7,8 @@ from shlex import quote
 from msgspec.structs import replace
 
 from skirmish.eventlog.commands import ApplyEffect, Cancel, Damage, Heal, Next, Resolve, StartRound, Upkeep
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import Derivation, Event, Term
 from skirmish.projections.ruleset import Dice, decides, detail_int, find_name
 from skirmish.projections.rulesets.phases.calls import PhasesCalls, initiative

@@ -4,7 +4,8 @@ GM's ``resolve`` and ``cancel`` of a Ready, and ``effect``: conditions and Conce
 (§11-§13)."""
 
 from skirmish.eventlog.commands import ApplyEffect, Cancel, Declare, Resolve, Upkeep
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import Derivation, Event, Term
 from skirmish.projections.ruleset import Dice, decides, detail_int, find_name
 from skirmish.projections.rulesets.srd_5__2.block import BlockAction, find_action, parse_actions, parse_slots

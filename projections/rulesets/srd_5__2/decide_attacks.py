@@ -5,7 +5,8 @@ temporary HP, 0 HP, death saves and Concentration (§6-§11, §13)."""
 import re
 
 from skirmish.eventlog.commands import Damage, Declare, Heal
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import Derivation, Event, Roll, Term
 from skirmish.projections.ruleset import Dice, decides, detail_int, find_name
 from skirmish.projections.rulesets.srd_5__2.block import DAMAGE_TYPES, BlockAction, parse_saves

@@ -4,7 +4,8 @@ brings (recharge, death save, the end of effects: §9, §12, §14); a saved figh
 taken up by ``resume``."""
 
 from skirmish.eventlog.commands import Next, Resume, StartRound
-from skirmish.eventlog.errors import BadInput, RuleViolation
+from skirmish.eventlog.errors import BadInput
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import Derivation, Event, Term
 from skirmish.projections.ruleset import Dice, decides, find_name
 from skirmish.projections.rulesets.srd_5__2.events import (

@@ -73,9 +73,9 @@ class Roster(SrdRules):
 
     # --- carried in: the party between fights, a saved fight set up (docs/adding-a-ruleset.md, step 6)
 
-    # `new --carry` takes the characters' sides by default (projections/carry.py), as `pc` reads them.
+    # `new --carry` takes the characters' sides by default (projections/write/carry.py), as `pc` reads them.
     party_sides = ("players", "party", "pcs", "characters", "heroes")
-    # The figures a saved fight's seat brings that this applier holds (projections/imports/bring.py).
+    # The figures a saved fight's seat brings that this applier holds (projections/write/imports/bring.py).
     seat_figures = frozenset({"temp", "initiative"})
 
     def carried_figures(self, state: SrdState, who: str) -> dict[str, int]:

@@ -12,8 +12,8 @@ import re
 from typing import Any
 
 from skirmish.eventlog.errors import BadInput
-from skirmish.projections.imports import actions as read_actions
-from skirmish.projections.imports.record import (
+from skirmish.projections.write.imports import actions as read_actions
+from skirmish.projections.write.imports.record import (
     ABILITY_NAMES, Creature, Fields, Imported, con_save, conditions, feet, hit_dice, modifier, saves_of, senses_line,
 )
 

@@ -12,12 +12,12 @@ from msgspec.structs import replace
 
 from skirmish.eventlog.commands import AddCombatant, AddHidden, Carry, CarriedEffect, Resume
 from skirmish.eventlog.errors import BadInput, SkirmishError
-from skirmish.projections.imports import read
-from skirmish.projections.imports.mapping import VITAL, rolled_hp, side_of, stats_for
+from skirmish.projections.write.imports import read
+from skirmish.projections.write.imports.mapping import VITAL, rolled_hp, side_of, stats_for
 from skirmish.projections.ruleset import Ruleset, has_decision
 
 if TYPE_CHECKING:
-    from skirmish.projections.engine import Encounter
+    from skirmish.projections.write.engine import Encounter
     from skirmish.projections.roster import Entry
 
 HP_CHOICES = ("average", "rolled")

@@ -4,7 +4,7 @@ and a line for each figure of them the fight cannot use.
 :func:`structured` reads the shape of the bundled SRD 5.2 bestiary (``data/``): one object an
 action with ``kind``, ``attack``, ``attack_bonus``, ``reach``, ``range``, ``damage``
 (``[{dice, type}]``), ``save`` (``{ability, dc}``), ``area``, ``recharge``, ``uses_per_day``,
-``legendary_cost`` and ``multiattack`` (projections/imports/data/NOTICE.md names the data). One function
+``legendary_cost`` and ``multiattack`` (projections/write/imports/data/NOTICE.md names the data). One function
 each reads the other formats' actions into the same :class:`BlockAction` (docs/imports.md):
 :func:`five_e_database`, :func:`open5e_v1`, :func:`open5e_v2` and :func:`free_text`
 (Improved Initiative); what a format keeps only as text is read from the SRD's common

@@ -3,7 +3,7 @@ into an srd-5.2 `add` that gives no stats.
 
 The figures are data/srd-5.2-creatures.json (330 stat blocks, numbers only; data/NOTICE.md
 holds its source and the CC-BY-4.0 attribution, :data:`ATTRIBUTION`, which every listing
-prints). A creature is read into a :class:`~skirmish.projections.imports.record.Creature` as
+prints). A creature is read into a :class:`~skirmish.projections.write.imports.record.Creature` as
 the stat block files are (monsters.py), and mapped by the one import mapping (mapping.py),
 so the lines naming what srd-5.2 leaves out read as an import's.
 
@@ -107,8 +107,8 @@ def suggestions(name: str) -> list[str]:
 
 def creature(found: dict[str, Any]) -> Any:
     """The stat block as an import reads one (record.py's Creature, in srd-5.2's stat names)."""
-    from skirmish.projections.imports.actions import structured
-    from skirmish.projections.imports.record import Creature, Fields, hit_dice, modifier
+    from skirmish.projections.write.imports.actions import structured
+    from skirmish.projections.write.imports.record import Creature, Fields, hit_dice, modifier
     from skirmish.projections.rulesets.srd_5__2.block import ABILITIES
 
     fields = Fields(SOURCE, found, repr(found["name"]))
@@ -135,7 +135,7 @@ def _left_out(found: dict[str, Any]) -> list[str]:
                       ("condition_immunities_conditional", "immunity")):
         if found.get(key):
             out.append(f"{name}: conditional {what} ({', '.join(found[key])}) not mapped: the GM types it when it holds")
-    from skirmish.projections.imports.actions import structured
+    from skirmish.projections.write.imports.actions import structured
 
     out += structured(name, found["actions"])[1]
     if found.get("damage_resistances_choice"):
@@ -163,7 +163,7 @@ def complete(command: Any, ruleset: Any) -> tuple[Any, list[str]]:
             raise BadInput(f"no stats given and no creature {command.name!r} in the SRD 5.2 bestiary; "
                            f"did you mean {', '.join(close)}?")
         return command, []
-    from skirmish.projections.imports.mapping import stats_for
+    from skirmish.projections.write.imports.mapping import stats_for
 
     stats, lines = stats_for(creature(found), ruleset)
     lines += _left_out(found)

@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from skirmish.eventlog.commands import AddCombatant, ApplyEffect, Carry, CarriedEffect
-from skirmish.eventlog.errors import BadInput, RuleViolation, SkirmishError
+from skirmish.eventlog.errors import BadInput, SkirmishError
+from skirmish.projections.refusals import RuleViolation
 from skirmish.eventlog.events import CombatantAdded, CombatantCarried, CombatantRenamed, Event, StatsSet, TraitsSet
 from skirmish.eventlog.text import check_label, quoted
 from skirmish.projections.ruleset import Dice, Ruleset, check_details, check_flags, decide_add, lasting_from_view

@@ -33,7 +33,8 @@ from typing import Any, NamedTuple
 import msgspec
 
 from skirmish.eventlog.commands import AddHidden, AddNote, ApplyEffect, Carry, Command, MoveHead, RollDice, command_encoder
-from skirmish.eventlog.errors import BadInput, NothingToDo, RuleViolation, UnknownEvent, UnknownRuleset, UnreadableEvent
+from skirmish.eventlog.errors import BadInput, NothingToDo, UnknownEvent, UnreadableEvent
+from skirmish.projections.refusals import RuleViolation, UnknownRuleset
 from skirmish.eventlog.events import (
     CORE_EVENTS,
     Codec,
@@ -59,7 +60,7 @@ from skirmish.eventlog.store import (
     Store,
     Table,
 )
-from skirmish.projections.carry import decide_carry
+from skirmish.projections.write.carry import decide_carry
 from skirmish.projections.write.shared import POLICY_COMMANDS, decide_note, decide_policy, joining_hidden
 from skirmish.projections.view import Ended, NoteOn, Shown
 from skirmish.projections.ruleset import (
@@ -576,7 +577,7 @@ class Encounter:
 
     def xp_at(self, at: int) -> int:
         """The experience points of the creatures added on the path to ``at`` that carry an
-        ``xp`` stat (the bundled bestiary's foes: projections/imports/bestiary.py)."""
+        ``xp`` stat (the bundled bestiary's foes: projections/write/imports/bestiary.py)."""
         return sum(rec.event.stats.get("xp", 0) for rec in self._held_of_kind(CombatantAdded, at)
                    if isinstance(rec.event, CombatantAdded))
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from skirmish.eventlog.errors import BadInput
-from skirmish.projections.imports.record import Creature, srd_stats
+from skirmish.projections.write.imports.record import Creature, srd_stats
 from skirmish.projections.ruleset import Ruleset
 
 # The ruleset's stat holding hit points, where it is not named ``hp``.

@@ -3,10 +3,10 @@
 A JSON file given to `add NAME --from FILE` or `roster check FILE` is read here; a TOML
 file is a roster (projections/roster.py). The format is told from the content, never the
 file name (:func:`read`): one refusal names what was expected when none fits. Every reader
-turns its entries into :class:`~skirmish.projections.imports.record.Creature` records
+turns its entries into :class:`~skirmish.projections.write.imports.record.Creature` records
 named in the stat names of the SRD 5.2 ruleset (``hp``, ``ac``, ``dex``, ``init``,
 ``legendary``, ``pc``, ``speed``, ``resist``, ``vulnerable``, ``immune``), and
-projections/imports/mapping.py maps those into the stats a ruleset asks for, naming in
+projections/write/imports/mapping.py maps those into the stats a ruleset asks for, naming in
 one line each field it could not map. The shapes read are those of
 docs/imports.md (sections 1 to 3), field by field.
 
@@ -24,7 +24,7 @@ from typing import Any
 
 from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.text import quoted
-from skirmish.projections.imports.record import Imported
+from skirmish.projections.write.imports.record import Imported
 
 # bytes: the whole 5e-database 2014 monster list is about 1.34 MB, an Improved Initiative
 # export of a long campaign a few MB; larger is no stat block file (a TOML roster: 1 MB).
@@ -79,7 +79,7 @@ def _finite(text: str) -> float:
 
 def read(path: Path, raw: bytes | None = None) -> Imported:
     """The file's creatures, characters and saved fights, whichever format it is in."""
-    from skirmish.projections.imports import improved, monsters
+    from skirmish.projections.write.imports import improved, monsters
 
     if raw is None:
         raw = read_bounded(path)
@@ -131,6 +131,6 @@ def _opening(data: Any) -> str:
 
 def srd_entries(path: Path) -> dict[str, dict[str, int | str]]:
     """The file's stat blocks by name, each in the srd-5.2 ruleset's stat names (record.py)."""
-    from skirmish.projections.imports.record import srd_stats
+    from skirmish.projections.write.imports.record import srd_stats
 
     return {name: srd_stats(creature) for name, creature in read(path).creatures.items()}

@@ -18,11 +18,11 @@ from typing import Any
 
 from skirmish.eventlog.errors import BadInput
 from skirmish.eventlog.text import quoted
-from skirmish.projections.imports.record import (
+from skirmish.projections.write.imports.record import (
     Creature, Fields, Fight, Imported, Seat, Tag, con_save, conditions, feet, hit_dice, modifier, saves_of,
     senses_line,
 )
-from skirmish.projections.imports.actions import free_text
+from skirmish.projections.write.imports.actions import free_text
 
 _LISTS = ("Creatures", "PersistentCharacters", "SavedEncounters", "Spells")
 _KEY = re.compile(r"^(?:ImprovedInitiative\.)?(Creatures|PersistentCharacters|SavedEncounters|Spells)\.(.+)$")
