@@ -1,0 +1,389 @@
+"""A link per player character of `skirmish serve`, over HTTP against the real server: what a
+player's link may send (the role table's "player" row, for their character only), that what
+it sends is recorded as theirs (`explain` says whose phone rolled it), the GM's revoke,
+accept and decline, the bounded queue of proposals, and what a player's link reads (their
+character exactly, the players' policy for the rest, no secret).
+
+What is expected comes from the rules text (srd-5.2-combat.md §2: Initiative is a d20 plus
+the Dexterity modifier) or from the GM's own command typed at the command line on a copy."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import secrets
+import shutil
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from skirmish.projections.door import requests as r
+from support.cli import Cli
+from support.served import Served, serving
+
+pytestmark = pytest.mark.slow  # a real server per test
+
+pytest.importorskip("uvicorn")
+
+HEADER = "X-Skirmish-Token"
+
+
+@pytest.fixture(autouse=True)
+def unpinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SKIRMISH_ENCOUNTER", raising=False)
+    monkeypatch.delenv("SKIRMISH_BRANCH", raising=False)
+
+
+@pytest.fixture
+def table(cli: Cli) -> Cli:
+    """An srd-5.2 fight: Ann and Bob of the party, an Orc (a foe, 15 HP), a hidden Shade."""
+    cli.ok("new", "Ford", "--rules", "srd-5.2")
+    cli.ok("add", "Ann", "--side", "party", "--stat", "hp=20", "--stat", "ac=14", "--stat", "dex=2")
+    cli.ok("add", "Bob", "--side", "party", "--stat", "hp=18", "--stat", "ac=12", "--stat", "dex=1")
+    cli.ok("add", "Orc", "--side", "foes", "--stat", "hp=15", "--stat", "ac=13", "--stat", "dex=1")
+    cli.ok("add", "Shade", "--side", "foes", "--hidden", "--stat", "hp=9", "--stat", "ac=12", "--stat", "dex=3")
+    return cli
+
+
+def said(served: Served) -> str:
+    served.gm_link()  # waits for the links to be printed
+    return served.said.read_text()
+
+
+def links_of(served: Served) -> dict[str, str]:
+    """Each character's link's secret, as `serve` printed it."""
+    text = said(served)
+    for _ in range(100):
+        found = dict(re.findall(r"^(\w+)'s link: http://\S+/player#(\S+)", text, re.M))
+        if found:
+            return found
+        import time
+
+        time.sleep(0.05)
+        text = served.said.read_text()
+    raise AssertionError(text)
+
+
+def gm_token(served: Served) -> str:
+    return urlsplit(served.gm_link()).fragment
+
+
+def call(served: Served, method: str, path: str, token: str | None, body: Any = None,
+         headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=30)
+    sent = dict(headers or {})
+    if token is not None:
+        sent[HEADER] = token
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        sent.setdefault("Content-Type", "application/json")
+    conn.request(method, path, body=data, headers=sent)
+    answer = conn.getresponse()
+    out = answer.status, answer.read()
+    conn.close()
+    return out
+
+
+def write(served: Served, path: str, token: str | None, command: dict[str, Any], head: int = 0,
+          branch: str = "main") -> tuple[int, dict[str, Any] | bytes]:
+    status, body = call(served, "POST", path, token,
+                        {"command": command, "branch": branch, "head": head, "tap": secrets.token_hex(8)})
+    try:
+        return status, json.loads(body)
+    except ValueError:
+        return status, body
+
+
+def player(served: Served, secret: str, command: dict[str, Any], head: int = 0) -> tuple[int, dict[str, Any] | bytes]:
+    return write(served, "/player/run", secret, command, head)
+
+
+def gm(served: Served, command: dict[str, Any], head: int) -> dict[str, Any]:
+    status, reply = write(served, "/gm/run", gm_token(served), command, head)
+    assert status == 200 and isinstance(reply, dict), reply
+    return reply["result"]
+
+
+def read(served: Served, secret: str) -> dict[str, Any]:
+    status, body = call(served, "GET", "/player/state", secret)
+    assert status == 200, body
+    data: dict[str, Any] = json.loads(body)
+    return data
+
+
+def head_of(cli: Cli) -> int:
+    return int(json.loads(cli.ok("state", "--json"))["at"])
+
+
+def test_serve_prints_a_link_per_party_character(table: Cli) -> None:
+    with serving(table.db) as served:
+        found = links_of(served)
+        assert set(found) == {"Ann", "Bob"}  # the party's side; the Orc and the hidden Shade are foes
+        secrets_ = [*found.values(), gm_token(served)]
+        assert len(set(secrets_)) == 3 and all(len(s) >= 32 for s in secrets_)
+
+
+def test_initiative_faces_typed_on_a_link_are_that_players(table: Cli) -> None:
+    """Ann's link holds 17 for her initiative; the GM's `round` decides it as hers: 17 + 2
+    (Dex) = 19 (srd-5.2-combat.md §2), and `explain` says her link rolled it."""
+    with serving(table.db) as served:
+        ann = links_of(served)["Ann"]
+        status, reply = player(served, ann, {"type": "faces", "key": "Ann", "faces": [17]})
+        assert status == 200 and isinstance(reply, dict) and reply["result"]["kind"] == "held", reply
+        assert read(served, ann)["held"] == ["Ann"]
+        result = gm(served, {"type": "round"}, head_of(table))
+        assert result["kind"] == "recorded", result
+        event = result["events"][0]  # the round's start, with every initiative
+        assert read(served, ann)["held"] == []  # used once
+    explained = table.ok("explain", str(event))
+    assert "Ann 19" in explained.splitlines()[0], explained
+    assert "dice: 1d20 = 17 = 17 (Ann's dice, from Ann's link)" in explained, explained
+    assert "rolled 1 (score): 19 = d20 + init" in explained  # Ann's, the first of the order
+    assert explained.count("(rolled by skirmish)") == 3 and "the GM's dice" not in explained  # Bob, the Orc, the Shade
+    data = json.loads(table.ok("explain", str(event), "--json"))
+    sources = {d["roll"]["source"] for d in _numbers(data) if d.get("roll")}
+    assert "player:Ann" in sources and "gm" not in sources
+
+
+def _numbers(data: Any) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    if isinstance(data, dict):
+        if "roll" in data:
+            found.append(data)
+        for value in data.values():
+            found += _numbers(value)
+    elif isinstance(data, list):
+        for value in data:
+            found += _numbers(value)
+    return found
+
+
+def test_a_players_own_attack_faces_are_recorded_as_theirs(table: Cli) -> None:
+    """Ann declares her attack on the Orc from her link with her d20 and damage dice: the
+    same events as the GM's line with the same faces, the dice marked as hers."""
+    table.ok("round", "--roll", "Ann=20", "--roll", "Bob=2", "--roll", "Orc=1", "--roll", "Shade=1")
+    twin = table.db + ".twin.db"
+    shutil.copy(table.db, twin)
+    at = head_of(table)
+    attack = {"type": "declare", "who": "Ann", "action": "attack", "target": "Orc",
+              "rolls": {"Ann": [15], "dmg:Ann": [4]}, "details": {}}
+    with serving(table.db) as served:
+        ann = links_of(served)["Ann"]
+        status, reply = player(served, ann, {**attack, "details": {"hit": "+5", "damage": "1d6+2"}}, at)
+        assert status == 200 and isinstance(reply, dict) and reply["result"]["kind"] == "refused"  # details are the GM's
+        status, reply = player(served, ann, attack | {"details": {}}, at)
+        assert status == 200 and isinstance(reply, dict), reply
+        result = reply["result"]
+        assert reply["frame"] is None  # a player reads no GM frame
+    if result["kind"] == "refused":  # the ruleset wants the attack's figures: none of it recorded
+        assert head_of(table) == at
+        return
+    mine = table.ok("explain", str(result["events"][0]))
+    assert "Ann's dice, from Ann's link" in mine
+    other = Cli(twin, table.capsys)
+    other.ok("declare", "Ann", "attack", "--target", "Orc", "--roll", "Ann=15", "--roll", "dmg:Ann=4")
+    assert json.loads(other.ok("state", "--json"))["combatants"] == json.loads(table.ok("state", "--json"))["combatants"]
+
+
+def test_a_link_acts_for_its_character_only(table: Cli) -> None:
+    """Ann's link: Bob's action, Bob's dice, a foe's, a key of Bob's in her own action: each
+    refused in one line, nothing recorded."""
+    at = head_of(table)
+    with serving(table.db) as served:
+        ann = links_of(served)["Ann"]
+        for command in ({"type": "declare", "who": "Bob", "action": "dodge"},
+                        {"type": "declare", "who": "Ann", "action": "dodge", "rolls": {"Bob": [3]}},
+                        {"type": "declare", "who": "Ann", "action": "dodge", "rolls": {"dmg:Bob": [3]}},
+                        {"type": "faces", "key": "Bob", "faces": [12]},
+                        {"type": "faces", "key": "death:Bob", "faces": [12]},
+                        {"type": "faces", "key": "Orc", "faces": [1]},
+                        {"type": "propose", "command": {"type": "declare", "who": "Bob", "action": "dodge"}},
+                        {"type": "propose", "command": {"type": "damage", "who": "Orc", "amount": 3,
+                                                        "rolls": {"Orc": [1]}}}):
+            status, reply = player(served, ann, command, at)
+            assert status == 200 and isinstance(reply, dict), (command, reply)
+            assert reply["result"]["kind"] == "refused" and "Ann" in reply["result"]["error"], (command, reply)
+            assert "\n" not in reply["result"]["error"]
+    assert head_of(table) == at
+
+
+def test_every_tag_outside_the_player_row_is_refused(table: Cli) -> None:
+    """Every request tag the door knows, sent on Ann's link about Ann: those the "player"
+    row does not name are refused (the typed door's table), before anything is decided."""
+    at = head_of(table)
+    fields: dict[str, Any] = {"who": "Ann", "name": "X", "event": 1, "a": "main", "b": "main", "amount": 1,
+                              "action": "dodge", "kind": "prone", "side": "party", "text": "hi", "to": "Anna",
+                              "dice": "1d6", "id": 1, "key": "Ann", "faces": [3], "stats": {}, "bands": []}
+    outside = sorted(set(r.TAGS) - r.ROLES["player"])
+    assert {"next", "round", "damage", "undo", "accept", "decline", "revoke-link", "state", "explain"} <= set(outside)
+    with serving(table.db) as served:
+        ann = links_of(served)["Ann"]
+        for name in outside:
+            kind = r.TAGS[name]
+            body = {"type": name, **{k: v for k, v in fields.items() if k in kind.__struct_fields__}}
+            status, reply = player(served, ann, body, at)
+            assert isinstance(reply, dict), (name, reply)
+            error = reply["result"]["error"]
+            assert reply["result"]["kind"] == "refused" and error.count("\n") == 0, (name, reply)
+            if status == 200:  # decoded: refused by the role
+                assert "not for a player's link" in error, (name, error)
+    assert head_of(table) == at
+
+
+def test_writes_need_the_links_secret_and_the_same_origin(table: Cli) -> None:
+    at = head_of(table)
+    command = {"type": "faces", "key": "Ann", "faces": [5]}
+    with serving(table.db) as served:
+        ann = links_of(served)["Ann"]
+        assert player(served, "", command)[0] == 403
+        assert player(served, gm_token(served), command)[0] == 403  # the GM's token is no player's link
+        assert player(served, ann + "x", command)[0] == 403
+        status, _ = write(served, "/player/run", None, command)
+        assert status == 403
+        status, _ = call(served, "POST", "/player/run", ann, {"command": command, "branch": "main", "head": 0, "tap": "t"},
+                         {"Origin": "http://evil.example"})
+        assert status == 403
+        status, _ = call(served, "GET", "/player/state", None)
+        assert status == 403
+        status, _ = call(served, "GET", "/player/state", ann, headers={"Host": "evil.example"})
+        assert status != 200
+        status, _ = call(served, "POST", "/player/run", ann, {"command": {"type": "propose", "command": {
+            "type": "damage", "who": "Orc", "amount": 1, "rolls": {"Ann": list(range(1, 9000))}}},
+            "branch": "main", "head": 0, "tap": "t"})
+        assert status in (400, 413)
+        # A text field past its bound: refused in one line.
+        status, reply = player(served, ann, {"type": "propose", "command": {"type": "declare", "who": "Ann",
+                                                                              "action": "x" * 5000}})
+        assert status == 400 and isinstance(reply, dict) and "characters" in reply["result"]["error"]
+    assert head_of(table) == at
+
+
+def test_a_revoked_link_is_refused_and_the_new_one_works(table: Cli) -> None:
+    with serving(table.db) as served:
+        ann = links_of(served)["Ann"]
+        bob = links_of(served)["Bob"]
+        status, reply = player(served, bob, {"type": "revoke-link", "who": "Ann"})
+        assert isinstance(reply, dict) and reply["result"]["kind"] == "refused"  # the GM's alone
+        result = gm(served, {"type": "revoke-link", "who": "Ann"}, head_of(table))
+        assert result["kind"] == "revoked", result
+        new = result["data"]["link"].split("#", 1)[1]
+        assert new != ann
+        assert call(served, "GET", "/player/state", ann)[0] == 403
+        assert player(served, ann, {"type": "faces", "key": "Ann", "faces": [5]})[0] == 403
+        assert read(served, new)["who"] == "Ann"
+        assert read(served, bob)["who"] == "Bob"  # the others' links stay
+        assert new in served.said.read_text()  # said on the GM's terminal too
+
+
+def test_a_proposal_accepted_becomes_the_command_and_names_its_proposer(table: Cli) -> None:
+    """Ann proposes 4 damage to the Orc; the GM accepts: the log holds what the GM's own
+    `damage Orc 4` holds (checked on a copy), then a note naming Ann."""
+    twin = table.db + ".twin.db"
+    shutil.copy(table.db, twin)
+    with serving(table.db) as served:
+        ann = links_of(served)["Ann"]
+        status, reply = player(served, ann, {"type": "propose", "command": {"type": "damage", "who": "Orc", "amount": 4}})
+        assert status == 200 and isinstance(reply, dict) and reply["result"]["kind"] == "proposed", reply
+        number = reply["result"]["data"]["id"]
+        status, body = call(served, "GET", "/gm/state", gm_token(served))
+        waiting = json.loads(body)["frame"]["proposals"]
+        assert [(p["id"], p["who"], p["text"]) for p in waiting] == [(number, "Ann", "damage Orc 4")]
+        assert read(served, ann)["proposals"] == [{"id": number, "text": "damage Orc 4"}]
+        result = gm(served, {"type": "accept", "id": number}, head_of(table))
+        assert result["kind"] == "recorded", result
+        assert any("Proposed by Ann" in line for line in result["lines"])
+        status, body = call(served, "GET", "/gm/state", gm_token(served))
+        assert json.loads(body)["frame"]["proposals"] == []
+    other = Cli(twin, table.capsys)
+    other.ok("damage", "Orc", "4")
+    assert json.loads(other.ok("state", "--json"))["combatants"] == json.loads(table.ok("state", "--json"))["combatants"]
+    explained = table.ok("explain", str(result["events"][0]))
+    assert "proposed by Ann on Ann's link" in explained, explained
+
+
+def test_a_declined_proposal_leaves_the_log_as_it_was(table: Cli) -> None:
+    before = table.ok("log", "--all")
+    with serving(table.db) as served:
+        ann = links_of(served)["Ann"]
+        _, reply = player(served, ann, {"type": "propose", "command": {"type": "effect", "who": "Orc", "kind": "prone"}})
+        assert isinstance(reply, dict) and reply["result"]["kind"] == "proposed", reply
+        number = reply["result"]["data"]["id"]
+        result = gm(served, {"type": "decline", "id": number}, head_of(table))
+        assert result["kind"] == "declined", result
+        assert gm(served, {"type": "accept", "id": number}, head_of(table))["kind"] == "refused"  # gone
+        assert read(served, ann)["proposals"] == []
+    assert table.ok("log", "--all") == before
+
+
+def test_the_proposals_are_bounded(table: Cli) -> None:
+    at = head_of(table)
+    with serving(table.db) as served:
+        found = links_of(served)
+        ann = found["Ann"]
+        for n in range(r.PLAYER_PROPOSALS):
+            _, reply = player(served, ann, {"type": "propose", "command": {"type": "damage", "who": "Orc", "amount": n + 1}})
+            assert isinstance(reply, dict) and reply["result"]["kind"] == "proposed", reply
+        _, reply = player(served, ann, {"type": "propose", "command": {"type": "damage", "who": "Orc", "amount": 9}})
+        assert isinstance(reply, dict) and reply["result"]["kind"] == "refused", reply
+        assert reply["result"]["error"].count("\n") == 0 and "waiting" in reply["result"]["error"]
+        status, body = call(served, "GET", "/gm/state", gm_token(served))
+        assert len(json.loads(body)["frame"]["proposals"]) == r.PLAYER_PROPOSALS
+        # Held faces are bounded too: a key typed again replaces its faces.
+        for n in range(r.PLAYER_HELD + 3):
+            key = "Ann" if n == 0 else f"k{n}:Ann"
+            _, reply = player(served, ann, {"type": "faces", "key": key, "faces": [2]})
+            assert isinstance(reply, dict)
+        assert len(read(served, ann)["held"]) == r.PLAYER_HELD
+    assert r.PLAYER_PROPOSALS * 2 <= r.PROPOSALS <= 64  # a small cap overall, whatever the links
+    assert head_of(table) == at
+
+
+def test_a_players_read_shows_their_character_and_the_policy_for_the_rest(table: Cli) -> None:
+    table.ok("damage", "Orc", "4")
+    table.ok("damage", "Ann", "3")
+    with serving(table.db) as served:
+        found = links_of(served)
+        ann = found["Ann"]
+        status, body = call(served, "GET", "/player/state", ann)
+        text = body.decode()
+        data = json.loads(body)
+    gm_view = {c["name"]: c for c in json.loads(table.ok("state", "--json"))["combatants"]}
+    assert data["who"] == "Ann"
+    me = data["me"]
+    assert me["name"] == "Ann" and me["vital"]["value"] == 17 == gm_view["Ann"]["vital"]["value"]  # 20 - 3
+    names = [c["name"] for c in data["rest"]]
+    assert "Shade" not in names and "Shade" not in text  # hidden from the players
+    orc = next(c for c in data["rest"] if c["name"] == "Orc")
+    assert "vital" not in orc and orc["band"] in ("hurt", "badly hurt", "unhurt")
+    assert orc["band"] == "hurt"  # 11 of 15 left: below full, above half
+    assert "11" not in json.dumps(orc) and "15" not in json.dumps(orc)
+    bob = next(c for c in data["rest"] if c["name"] == "Bob")
+    assert bob["vital"]["value"] == 18  # the party's figures are the players' to see
+    for secret in [*found.values(), urlsplit(served.gm_link()).fragment]:
+        assert secret not in text
+    assert "seed" not in text and "key" not in data
+
+
+def test_the_player_read_passes_the_players_policy_checks(table: Cli, tmp_path: Path) -> None:
+    """The players' policy suite's checks that apply to a read of one moment: no hidden
+    combatant, no foe's vital figure or maximum, no foe's pending action, no secret."""
+    table.ok("round", "--roll", "Ann=20", "--roll", "Bob=2", "--roll", "Orc=10", "--roll", "Shade=1")
+    table.ok("note", "--private", "--on", "Orc", "the orc is a spy")
+    with serving(table.db) as served:
+        found = links_of(served)
+        for who, secret in found.items():
+            data = read(served, secret)
+            text = json.dumps(data)
+            assert "Shade" not in text and "spy" not in text
+            for fighter in data["rest"]:
+                if fighter["side"] == "foes":
+                    assert set(fighter) == {"name", "side", "status", "acting", "band", "effects"}
+            assert all(p["who"] not in ("Orc", "Shade") for p in data["pending"])
+            assert "own" not in data["clock"] or not data["clock"]["own"] or data["clock"]["own"] == {}
+            for other in [*found.values(), gm_token(served)]:
+                assert other not in text
+            assert data["me"]["name"] == who
