@@ -222,7 +222,7 @@ def for_character(who: str, request: Anything) -> None:
         if not request.faces:
             raise BadInput("faces: type at least one die's face")
         return
-    command: c.Command = request.command if isinstance(request, Propose) else request  # type: ignore[assignment]
+    command: Anything = request.command if isinstance(request, Propose) else request
     if isinstance(command, c.Declare) and command.who.casefold() != who.casefold():
         raise BadInput(f"{who}'s link acts for {who} only, not {command.who[:40]!r}")
     if isinstance(command, c.AtTheTable):
@@ -276,7 +276,7 @@ def _check(value: object, field: str, limit: int) -> None:
                 raise BadInput(f"{field} {str(key)[:40]}= has {len(item):,} dice: at most {FACES_LIMIT} are taken")
             if not isinstance(item, tuple):  # a stat's text may be a stat block's line (srd-5.2's actions)
                 _check(item, f"{field} {str(key)[:40]}=", TEXT_LIMIT if field == "stats" else NAME_LIMIT)
-    elif isinstance(value, msgspec.Struct):  # a proposal's command
+    elif isinstance(value, c.Command):  # a proposal's command
         check_bounds(value)
     elif isinstance(value, tuple | list):
         if len(value) > ITEMS_LIMIT:

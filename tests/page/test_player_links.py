@@ -105,7 +105,8 @@ def player(served: Served, secret: str, command: dict[str, Any], head: int = 0) 
 def gm(served: Served, command: dict[str, Any], head: int) -> dict[str, Any]:
     status, reply = write(served, "/gm/run", gm_token(served), command, head)
     assert status == 200 and isinstance(reply, dict), reply
-    return reply["result"]
+    result: dict[str, Any] = reply["result"]
+    return result
 
 
 def read(served: Served, secret: str) -> dict[str, Any]:
