@@ -213,8 +213,9 @@ def owns_key(who: str, key: str) -> bool:
 
 def for_character(who: str, request: Anything) -> None:
     """Refuse, in one line, a player's request that is not for their character ``who``
-    alone: its own action, dice typed under its own keys only, no ruleset details (the
-    GM's), a proposal of such a command. Checked after :func:`allowed` ("player")."""
+    alone: its own action (its ``--with`` figures are the character's: an attack's bonus
+    and damage), dice typed under its own keys only, faces for one of its keys, a proposal
+    with no dice but its own. Checked after :func:`allowed` ("player")."""
     allowed("player", request)
     if isinstance(request, Faces):
         if not owns_key(who, request.key):
@@ -229,8 +230,6 @@ def for_character(who: str, request: Anything) -> None:
         others = [k for k in command.rolls if not owns_key(who, k)]
         if others:
             raise BadInput(f"{who}'s link types {who}'s dice only, not {others[0][:40]!r}")
-        if command.details and not isinstance(request, Propose):
-            raise BadInput(f"{who}'s link sends no --with details: propose the action for the GM to accept")
 
 
 def refusal(role: str, name: str) -> str:

@@ -165,28 +165,30 @@ def _numbers(data: Any) -> list[dict[str, Any]]:
 
 def test_a_players_own_attack_faces_are_recorded_as_theirs(table: Cli) -> None:
     """Ann declares her attack on the Orc from her link with her d20 and damage dice: the
-    same events as the GM's line with the same faces, the dice marked as hers."""
+    same figures as the GM's line with the same faces on a copy (d20 15 + 5 = 20 against
+    AC 13 hits; 4 + 2 = 6 damage: srd-5.2-combat.md), the dice marked as hers."""
     table.ok("round", "--roll", "Ann=20", "--roll", "Bob=2", "--roll", "Orc=1", "--roll", "Shade=1")
     twin = table.db + ".twin.db"
     shutil.copy(table.db, twin)
     at = head_of(table)
     attack = {"type": "declare", "who": "Ann", "action": "attack", "target": "Orc",
-              "rolls": {"Ann": [15], "dmg:Ann": [4]}, "details": {}}
+              "rolls": {"Ann": [15], "dmg:Ann": [4]}, "details": {"hit": "+5", "damage": "1d6+2"}}
     with serving(table.db) as served:
         ann = links_of(served)["Ann"]
-        status, reply = player(served, ann, {**attack, "details": {"hit": "+5", "damage": "1d6+2"}}, at)
-        assert status == 200 and isinstance(reply, dict) and reply["result"]["kind"] == "refused"  # details are the GM's
-        status, reply = player(served, ann, attack | {"details": {}}, at)
+        status, reply = player(served, ann, attack, at)
         assert status == 200 and isinstance(reply, dict), reply
         result = reply["result"]
+        assert result["kind"] == "recorded", result
         assert reply["frame"] is None  # a player reads no GM frame
-    if result["kind"] == "refused":  # the ruleset wants the attack's figures: none of it recorded
-        assert head_of(table) == at
-        return
-    mine = table.ok("explain", str(result["events"][0]))
-    assert "Ann's dice, from Ann's link" in mine
+        assert read(served, ann)["rest"][-1]["band"] in ("hurt", "badly hurt")
+    explained = table.ok("explain", str(result["events"][0]))
+    assert "Ann attacks Orc: 20 (d20 + attack bonus vs AC 13), hits" in explained.splitlines()[0], explained
+    assert "1d20 = 15 = 15 (Ann's dice, from Ann's link)" in explained, explained
+    damage = table.ok("explain", str(result["events"][1]))
+    assert "6 damage" in damage.splitlines()[0] and "(Ann's dice, from Ann's link)" in damage, damage
     other = Cli(twin, table.capsys)
-    other.ok("declare", "Ann", "attack", "--target", "Orc", "--roll", "Ann=15", "--roll", "dmg:Ann=4")
+    other.ok("declare", "Ann", "attack", "--target", "Orc", "--with", "hit=+5", "--with", "damage=1d6+2",
+             "--roll", "Ann=15", "--roll", "dmg:Ann=4")
     assert json.loads(other.ok("state", "--json"))["combatants"] == json.loads(table.ok("state", "--json"))["combatants"]
 
 
@@ -388,3 +390,31 @@ def test_the_player_read_passes_the_players_policy_checks(table: Cli, tmp_path: 
             for other in [*found.values(), gm_token(served)]:
                 assert other not in text
             assert data["me"]["name"] == who
+
+
+def test_a_death_save_held_on_a_link_waits_for_the_turn_that_rolls_it(table: Cli) -> None:
+    """Ann is down (srd-5.2-combat.md §9: a character at 0 HP makes a death save at the start
+    of each of her turns). Her link holds 15 for ``death:Ann``: the GM's `next` to Bob's and
+    the Orc's turns roll no death save, so the faces stay held (the GM's commands are not
+    refused for them); the `next` that starts her turn decides it with her faces, as hers:
+    15 is a success (10 or higher)."""
+    table.ok("round", "--roll", "Ann=20", "--roll", "Bob=2", "--roll", "Orc=1", "--roll", "Shade=1")
+    table.ok("damage", "Ann", "20")
+    with serving(table.db) as served:
+        ann = links_of(served)["Ann"]
+        _, reply = player(served, ann, {"type": "faces", "key": "death:Ann", "faces": [15]})
+        assert isinstance(reply, dict) and reply["result"]["kind"] == "held", reply
+        turns = []
+        for _ in range(8):
+            result = gm(served, {"type": "next"}, head_of(table))
+            assert result["kind"] == "recorded", result
+            turns.append(result)
+            if not read(served, ann)["held"]:
+                break
+        assert read(served, ann)["held"] == []
+        assert "Ann's turn" in " ".join(turns[-1]["lines"]) and len(turns) >= 3  # Bob's, the Orc's (and the Shade's) first
+        saved = next(n for n, line in zip(turns[-1]["events"], turns[-1]["lines"]) if "death save" in line)
+    explained = table.ok("explain", str(saved))
+    assert "15" in explained.splitlines()[0] and "success" in explained.splitlines()[0], explained
+    assert "1d20 = 15 = 15 (Ann's dice, from Ann's link)" in explained, explained
+    assert "next" in explained  # the GM's command: the stored text is the GM's
