@@ -316,7 +316,12 @@ class Desk:
                 TYPED_BY.reset(mark)
             unused = {k.strip().casefold() for k in result.error.removeprefix(UNUSED).split(",")} \
                 if result.error.startswith(UNUSED) else set()
-            left = {key: v for key, v in held.items() if key.casefold() not in unused}
+            # Faces that do not fit the roll ("1d20 for death:Ann takes 1 faces from 1 to 20"):
+            # a player's slip never blocks the GM's command; they are dropped, not held.
+            unfit = {key for key in held if f" for {key.casefold()} takes " in result.error.casefold()}
+            for key in unfit:
+                self.held.get(held[key][0], {}).pop(key, None)
+            left = {key: v for key, v in held.items() if key.casefold() not in unused and key not in unfit}
             if result.ok or not held or left == held:
                 break
             held = left
@@ -351,7 +356,9 @@ class Desk:
                                 data={"id": proposal.id}))
         assert isinstance(request, c.AtTheTable)
         sources = {key: f"{PLAYER}{who}" for key in request.rolls}
-        return self._run(request, branch, head, f"{who}\0{tap}", sources)
+        # The table's branch: a player's link is told no branch's name (the players' policy),
+        # only the head its board showed, which must still be the head.
+        return self._run(request, self.session.where()[1], head, f"{who}\0{tap}", sources)
 
     def _answer(self, request: r.Anything, branch: str, head: int, tap: str) -> Reply:
         """The GM's answer to the players' links: accept or decline a proposal, revoke a link."""
@@ -394,8 +401,8 @@ class Desk:
 
     def _player_view(self, who: str) -> bytes:
         """What ``who``'s link reads: their character as the GM sees it, the rest as the
-        players' page does (projections/policy.py), the table's branch and head (a write
-        names them), their held faces' keys and waiting proposals; no secret."""
+        players' page does (projections/policy.py), the table's head (a write
+        names it), their held faces' keys and waiting proposals; no secret, no branch's name."""
         from skirmish.projections.policy import Bands, Players, Sight, hidden_at
 
         enc = self.session.encounter()
@@ -420,7 +427,7 @@ class Desk:
         head = enc.head()
         data = {"who": who, "me": msgspec.to_builtins(me) if me is not None else None, "rest": rest,
                 "clock": msgspec.to_builtins(shown.clock), "pending": msgspec.to_builtins(shown.pending),
-                "branch": head.branch, "head": head.event_id, "held": sorted(self.held.get(who, {})),
+                "head": head.event_id, "held": sorted(self.held.get(who, {})),
                 "proposals": [{"id": p.id, "text": p.text} for p in self.proposals.values() if p.who == who]}
         return msgspec.json.encode(data)
 

@@ -39,8 +39,10 @@ def unpinned(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def table(cli: Cli) -> Cli:
-    """An srd-5.2 fight: Ann and Bob of the party, an Orc (a foe, 15 HP), a hidden Shade."""
-    cli.ok("new", "Ford", "--rules", "srd-5.2")
+    """An srd-5.2 fight: Ann and Bob of the party, an Orc (a foe, 15 HP), a hidden Shade.
+    Ties of Initiative go by Dexterity (option ties=dex): a round of the tool's dice never
+    waits for the GM to order a tie."""
+    cli.ok("new", "Ford", "--rules", "srd-5.2", "--option", "ties=dex")
     cli.ok("add", "Ann", "--side", "party", "--stat", "hp=20", "--stat", "ac=14", "--stat", "dex=2")
     cli.ok("add", "Bob", "--side", "party", "--stat", "hp=18", "--stat", "ac=12", "--stat", "dex=1")
     cli.ok("add", "Orc", "--side", "foes", "--stat", "hp=15", "--stat", "ac=13", "--stat", "dex=1")
@@ -143,7 +145,8 @@ def test_initiative_faces_typed_on_a_link_are_that_players(table: Cli) -> None:
     explained = table.ok("explain", str(event))
     assert "Ann 19" in explained.splitlines()[0], explained
     assert "dice: 1d20 = 17 = 17 (Ann's dice, from Ann's link)" in explained, explained
-    assert "rolled 1 (score): 19 = d20 + init" in explained  # Ann's, the first of the order
+    assert re.search(r"rolled \d+ \(score\): 19 = d20 \+ init\n\s+d20 \+17, init \+2\n"
+                     r"\s+dice: 1d20 = 17 = 17 \(Ann's dice, from Ann's link\)", explained), explained
     assert explained.count("(rolled by skirmish)") == 3 and "the GM's dice" not in explained  # Bob, the Orc, the Shade
     data = json.loads(table.ok("explain", str(event), "--json"))
     sources = {d["roll"]["source"] for d in _numbers(data) if d.get("roll")}
@@ -369,6 +372,7 @@ def test_a_players_read_shows_their_character_and_the_policy_for_the_rest(table:
     for secret in [*found.values(), urlsplit(served.gm_link()).fragment]:
         assert secret not in text
     assert "seed" not in text and "key" not in data
+    assert "branch" not in data and "main" not in text  # no branch's name (the players' policy)
 
 
 def test_the_player_read_passes_the_players_policy_checks(table: Cli, tmp_path: Path) -> None:
@@ -418,3 +422,33 @@ def test_a_death_save_held_on_a_link_waits_for_the_turn_that_rolls_it(table: Cli
     assert "15" in explained.splitlines()[0] and "success" in explained.splitlines()[0], explained
     assert "1d20 = 15 = 15 (Ann's dice, from Ann's link)" in explained, explained
     assert "next" in explained  # the GM's command: the stored text is the GM's
+
+
+def test_faces_that_fit_no_roll_never_block_the_gms_command(table: Cli) -> None:
+    """Ann's link holds 25 for her initiative, which no d20 shows: the GM's `round` is
+    recorded all the same, her initiative rolled by skirmish, and the faces are dropped."""
+    with serving(table.db) as served:
+        ann = links_of(served)["Ann"]
+        _, reply = player(served, ann, {"type": "faces", "key": "ann", "faces": [25]})
+        assert isinstance(reply, dict) and reply["result"]["kind"] == "held", reply
+        result = gm(served, {"type": "round"}, head_of(table))
+        assert result["kind"] == "recorded", result
+        assert read(served, ann)["held"] == []
+    explained = table.ok("explain", str(result["events"][0]))
+    assert "link" not in explained and "25" not in explained.split("\n", 1)[1], explained
+    assert explained.count("(rolled by skirmish)") == 4  # Ann, Bob, the Orc, the Shade
+
+
+def test_a_players_write_on_a_moved_board_is_refused(table: Cli) -> None:
+    """Ann's attack decided on the board at one head, sent after the GM moved it: refused as
+    the GM's own tap would be (exit 3), nothing recorded."""
+    table.ok("round", "--roll", "Ann=20", "--roll", "Bob=2", "--roll", "Orc=1", "--roll", "Shade=1")
+    at = head_of(table)
+    table.ok("damage", "Orc", "1")
+    attack = {"type": "declare", "who": "Ann", "action": "attack", "target": "Orc", "rolls": {"Ann": [15]},
+              "details": {"hit": "+5", "damage": "7"}}
+    with serving(table.db) as served:
+        ann = links_of(served)["Ann"]
+        _, reply = player(served, ann, attack, at)
+        assert isinstance(reply, dict) and reply["result"]["kind"] == "refused" and reply["result"]["code"] == 3, reply
+    assert head_of(table) == at + 1
