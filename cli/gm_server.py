@@ -62,7 +62,7 @@ from skirmish.cli.live import file_identity
 from skirmish.cli.session import Session
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.errors import BadInput, SkirmishError, StoreError
-from skirmish.eventlog.events import PLAYER, TYPED_BY, BandsChosen
+from skirmish.eventlog.events import PLAYER, TYPED_BY, BandsChosen, CombatantAdded
 from skirmish.projections.door import requests as r
 from skirmish.projections.door.perform import Result, refused
 from skirmish.projections.door.words import as_typed
@@ -394,8 +394,13 @@ class Desk:
         from skirmish.projections.policy import in_party
 
         self.party = tuple(party)
-        for fighter in self.session.encounter().view().combatants:
-            if fighter.name not in self.links and (in_party(fighter.side, self.party) or getattr(fighter.own, "pc", False)):
+        enc = self.session.encounter()
+        # A ruleset's own mark of a character (srd-5.2's ``pc`` stat, default 1 on a side
+        # named party, players, pcs, characters or heroes): theirs too, whatever the side.
+        marked = {rec.event.name for rec in enc.events_of_kind(CombatantAdded)
+                  if isinstance(rec.event, CombatantAdded) and rec.event.stats.get("pc") == 1}
+        for fighter in enc.view().combatants:
+            if fighter.name not in self.links and (in_party(fighter.side, self.party) or fighter.name in marked):
                 self.links[fighter.name] = secret()
         return dict(self.links)
 

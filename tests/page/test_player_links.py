@@ -452,3 +452,15 @@ def test_a_players_write_on_a_moved_board_is_refused(table: Cli) -> None:
         _, reply = player(served, ann, attack, at)
         assert isinstance(reply, dict) and reply["result"]["kind"] == "refused" and reply["result"]["code"] == 3, reply
     assert head_of(table) == at + 1
+
+
+def test_a_character_marked_pc_on_another_side_has_a_link_too(cli: Cli) -> None:
+    """srd-5.2 marks characters with ``pc`` (1 by default on a side named heroes; the stat
+    given otherwise): Cleo of the heroes and Dax, a foe given pc=1, get links though --party
+    is the default (players, party, pcs); the Wolf, a monster of the foes, does not."""
+    cli.ok("new", "Keep", "--rules", "srd-5.2", "--option", "ties=dex")
+    cli.ok("add", "Cleo", "--side", "heroes", "--stat", "hp=12", "--stat", "ac=13")
+    cli.ok("add", "Dax", "--side", "foes", "--stat", "hp=12", "--stat", "ac=13", "--stat", "pc=1")
+    cli.ok("add", "Wolf", "--side", "foes", "--stat", "hp=11", "--stat", "ac=13")
+    with serving(cli.db) as served:
+        assert set(links_of(served)) == {"Cleo", "Dax"}
