@@ -380,11 +380,13 @@ class Desk:
             self._publish()
             return Reply(Result(kind="declined", lines=[f"Declined {proposal.who}'s proposal: `{proposal.text}`"]))
         command = r.from_json(msgspec.json.encode(proposal.command))
-        reply = self._run(command, branch, head, tap)
+        # The dice the player typed in it are theirs (the GM accepts what they proposed).
+        sources = {key: f"{PLAYER}{proposal.who}" for key in getattr(command, "rolls", {})}
+        reply = self._run(command, branch, head, tap, sources)
         if not reply.result.ok or reply.repeated:
             return reply
         del self.proposals[request.id]
-        at = reply.result.events[-1]
+        at = reply.result.events[0]  # the command's first event: `explain` of it names the command
         note = c.AddNote(event=at, text=f"proposed by {proposal.who} on {proposal.who}'s link")
         self.session.perform(note, as_typed(note))
         lines = [*reply.result.lines, f"Proposed by {proposal.who} on {proposal.who}'s link (a note on #{at})"]

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from skirmish.eventlog.commands import Damage
 from skirmish.projections.door import requests as r
 from support.cli import Cli
 from support.served import Served, serving
@@ -446,7 +447,7 @@ def test_a_players_write_on_a_moved_board_is_refused(table: Cli) -> None:
     at = head_of(table)
     table.ok("damage", "Orc", "1")
     attack = {"type": "declare", "who": "Ann", "action": "attack", "target": "Orc", "rolls": {"Ann": [15]},
-              "details": {"hit": "+5", "damage": "7"}}
+              "details": {"hit": "+5", "damage": "1d6+2"}}
     with serving(table.db) as served:
         ann = links_of(served)["Ann"]
         _, reply = player(served, ann, attack, at)
@@ -464,3 +465,36 @@ def test_a_character_marked_pc_on_another_side_has_a_link_too(cli: Cli) -> None:
     cli.ok("add", "Wolf", "--side", "foes", "--stat", "hp=11", "--stat", "ac=13")
     with serving(cli.db) as served:
         assert set(links_of(served)) == {"Cleo", "Dax"}
+
+
+def test_an_accepted_proposals_dice_are_the_proposers(table: Cli) -> None:
+    """Bob proposes his attack with his own dice (d20 12: 12 + 4 = 16 against AC 13 hits; 3 + 2
+    = 5 damage, srd-5.2-combat.md); the GM accepts it: the attack is recorded with Bob's dice
+    as his, and a note names him."""
+    table.ok("round", "--roll", "Ann=2", "--roll", "Bob=20", "--roll", "Orc=1", "--roll", "Shade=1")
+    attack = {"type": "declare", "who": "Bob", "action": "attack", "target": "Orc", "rolls": {"Bob": [12], "dmg:Bob": [3]},
+              "details": {"hit": "+4", "damage": "1d6+2"}}
+    with serving(table.db) as served:
+        bob = links_of(served)["Bob"]
+        _, reply = player(served, bob, {"type": "propose", "command": attack})
+        assert isinstance(reply, dict) and reply["result"]["kind"] == "proposed", reply
+        result = gm(served, {"type": "accept", "id": reply["result"]["data"]["id"]}, head_of(table))
+        assert result["kind"] == "recorded", result
+    explained = table.ok("explain", str(result["events"][0]))
+    assert "Bob attacks Orc: 16" in explained.splitlines()[0] and "hits" in explained.splitlines()[0], explained
+    assert "1d20 = 12 = 12 (Bob's dice, from Bob's link)" in explained, explained
+    assert "proposed by Bob on Bob's link" in explained
+    damage = table.ok("explain", str(result["events"][1]))
+    assert "5 damage" in damage.splitlines()[0] and "1d6 = 3 = 3 (Bob's dice, from Bob's link)" in damage, damage
+
+
+def test_serves_requests_are_refused_by_the_library_in_one_line(tmp_path: Path) -> None:
+    """faces, propose, accept, decline and revoke-link are answered by `serve` alone: the
+    library's perform (the console's) refuses them in one line."""
+    from skirmish.eventlog.errors import BadInput
+    from skirmish.projections.door.perform import _read
+
+    for request in (r.Faces(key="Ann", faces=(3,)), r.Accept(id=1), r.Decline(id=1), r.RevokeLink(who="Ann"),
+                    r.Propose(command=Damage(who="Orc", amount=1))):
+        with pytest.raises(BadInput, match="is `serve`'s"):
+            _read(None, None, request)  # type: ignore[arg-type]
