@@ -498,3 +498,24 @@ def test_serves_requests_are_refused_by_the_library_in_one_line(tmp_path: Path) 
                     r.Propose(command=Damage(who="Orc", amount=1))):
         with pytest.raises(BadInput, match="is `serve`'s"):
             _read(None, None, request)  # type: ignore[arg-type]
+
+
+def test_a_concentration_save_held_on_a_link_is_the_players(table: Cli) -> None:
+    """Ann concentrates on Bless; her link holds 9 for ``con:Ann``. The GM's `damage Ann 6`
+    asks her save (srd-5.2-combat.md §11: DC max(10, half the damage) = 10; d20 9 + Con
+    save 0 = 9, under 10: Concentration lost) and decides it with her faces, as hers."""
+    table.ok("round", "--roll", "Ann=20", "--roll", "Bob=2", "--roll", "Orc=1", "--roll", "Shade=1")
+    table.ok("declare", "Ann", "magic", "--with", "spell=Bless", "--with", "concentration=yes")
+    with serving(table.db) as served:
+        ann = links_of(served)["Ann"]
+        assert read(served, ann)["me"]["own"]["concentration"] == "Bless"  # her own figures, exactly
+        _, reply = player(served, ann, {"type": "faces", "key": "con:Ann", "faces": [9]})
+        assert isinstance(reply, dict) and reply["result"]["kind"] == "held", reply
+        result = gm(served, {"type": "damage", "who": "Ann", "amount": 6}, head_of(table))
+        assert result["kind"] == "recorded", result
+        assert read(served, ann)["me"]["own"]["concentration"] == ""
+    saved = next(n for n, line in zip(result["events"], result["lines"]) if "DC 10" in line)
+    explained = table.ok("explain", str(saved))
+    assert "Ann rolls 9 against DC 10" in explained.splitlines()[0], explained
+    assert "1d20 = 9 = 9 (Ann's dice, from Ann's link)" in explained, explained
+    assert "command: damage Ann 6 --roll con:Ann=9" in explained  # the GM's command, with the faces it took
