@@ -302,12 +302,20 @@ class Desk:
         if not isinstance(request, c.AtTheTable):
             return self.session.perform(request, as_typed(request))
         given = {k.casefold() for k in request.rolls}
-        held = {key: (who, faces) for who, keys in self.held.items() for key, faces in keys.items()
-                if key.casefold() not in given}
+        # The key each held roll goes under in this command -> (whose, faces, its held key). A
+        # save the GM asks with `roll DICE --for WHO` takes WHO's ``save:WHO`` as its "dice".
+        held: dict[str, tuple[str, tuple[int, ...], str]] = {}
+        for who, keys in self.held.items():
+            for key, faces in keys.items():
+                if isinstance(request, c.RollDice):
+                    if request.who and key.casefold() == f"save:{request.who}".casefold() and "dice" not in given:
+                        held["dice"] = who, faces, key
+                elif key.casefold() not in given:
+                    held[key] = who, faces, key
         while True:
-            rolls = {**request.rolls, **{key: faces for key, (_, faces) in held.items()}}
+            rolls = {**request.rolls, **{key: faces for key, (_, faces, _) in held.items()}}
             typed_by = {k.lower(): v for k, v in sources.items()}
-            typed_by.update({key.lower(): f"{PLAYER}{who}" for key, (who, _) in held.items()})
+            typed_by.update({key.lower(): f"{PLAYER}{who}" for key, (who, _, _) in held.items()})
             command = msgspec.structs.replace(request, rolls=rolls) if held else request
             mark = TYPED_BY.set(typed_by)
             try:
@@ -320,14 +328,14 @@ class Desk:
             # a player's slip never blocks the GM's command; they are dropped, not held.
             unfit = {key for key in held if f" for {key.casefold()} takes " in result.error.casefold()}
             for key in unfit:
-                self.held.get(held[key][0], {}).pop(key, None)
+                self.held.get(held[key][0], {}).pop(held[key][2], None)
             left = {key: v for key, v in held.items() if key.casefold() not in unused and key not in unfit}
             if result.ok or not held or left == held:
                 break
             held = left
         if result.ok:
-            for key, (who, _) in held.items():
-                self.held.get(who, {}).pop(key, None)
+            for who, _, origin in held.values():
+                self.held.get(who, {}).pop(origin, None)
         return result
 
     def _player(self, who: str, request: r.Anything, branch: str, head: int, tap: str) -> Reply:

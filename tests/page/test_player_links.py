@@ -519,3 +519,21 @@ def test_a_concentration_save_held_on_a_link_is_the_players(table: Cli) -> None:
     assert "Ann rolls 9 against DC 10" in explained.splitlines()[0], explained
     assert "1d20 = 9 = 9 (Ann's dice, from Ann's link)" in explained, explained
     assert "command: damage Ann 6 --roll con:Ann=9" in explained  # the GM's command, with the faces it took
+
+
+def test_a_save_the_gm_asks_takes_the_players_faces(table: Cli) -> None:
+    """The GM asks Ann a Dexterity save (`roll 1d20+2 --for Ann --why 'Dex save'`); her link
+    holds 11 for ``save:Ann``: the roll is 11 + 2 = 13 with her dice, as hers. Bob's held
+    save stays for his own."""
+    with serving(table.db) as served:
+        found = links_of(served)
+        _, reply = player(served, found["Ann"], {"type": "faces", "key": "save:Ann", "faces": [11]})
+        assert isinstance(reply, dict) and reply["result"]["kind"] == "held", reply
+        _, reply = player(served, found["Bob"], {"type": "faces", "key": "save:Bob", "faces": [4]})
+        assert isinstance(reply, dict) and reply["result"]["kind"] == "held", reply
+        result = gm(served, {"type": "roll", "dice": "1d20+2", "who": "Ann", "why": "Dex save"}, head_of(table))
+        assert result["kind"] == "recorded", result
+        assert read(served, found["Ann"])["held"] == [] and read(served, found["Bob"])["held"] == ["save:Bob"]
+    explained = table.ok("explain", str(result["events"][0]))
+    assert "1d20+2 = 11 + 2 = 13" in explained.splitlines()[0], explained
+    assert "1d20 = 11 = 11 (Ann's dice, from Ann's link)" in explained, explained
