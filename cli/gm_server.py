@@ -303,13 +303,16 @@ class Desk:
             return self.session.perform(request, as_typed(request))
         given = {k.casefold() for k in request.rolls}
         # The key each held roll goes under in this command -> (whose, faces, its held key). A
-        # save the GM asks with `roll DICE --for WHO` takes WHO's ``save:WHO`` as its "dice".
+        # save the GM asks with `roll DICE --for WHO` takes WHO's ``save:WHO`` as its "dice";
+        # faces held under the character's own name are their Initiative: a round's, a turn's.
         held: dict[str, tuple[str, tuple[int, ...], str]] = {}
         for who, keys in self.held.items():
             for key, faces in keys.items():
                 if isinstance(request, c.RollDice):
                     if request.who and key.casefold() == f"save:{request.who}".casefold() and "dice" not in given:
                         held["dice"] = who, faces, key
+                elif key.casefold() == who.casefold() and not isinstance(request, c.StartRound | c.Next):
+                    continue  # under their name: their Initiative, not the d20 of an attack the GM declares
                 elif key.casefold() not in given:
                     held[key] = who, faces, key
         while True:

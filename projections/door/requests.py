@@ -92,9 +92,10 @@ class Branches(Request, frozen=True, kw_only=True, tag="branches"):
 
 
 class Faces(Request, frozen=True, kw_only=True, tag="faces"):
-    """Faces a player typed for one of their character's keys (their initiative under its
-    name, ``death:NAME``, ``con:NAME``...), held by the server until the GM's next command
-    that rolls that key: they are decided as that player's (the Roll's source)."""
+    """Faces a player typed for one of their character's keys (their Initiative under its
+    name, taken by a ``round`` or ``next``; ``death:NAME``, ``con:NAME``...; ``save:NAME``,
+    taken by the GM's ``roll DICE --for NAME``), held by the server until the GM's next
+    command that rolls that key: they are decided as that player's (the Roll's source)."""
 
     key: str
     faces: tuple[int, ...]

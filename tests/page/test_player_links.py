@@ -537,3 +537,21 @@ def test_a_save_the_gm_asks_takes_the_players_faces(table: Cli) -> None:
     explained = table.ok("explain", str(result["events"][0]))
     assert "1d20+2 = 11 + 2 = 13" in explained.splitlines()[0], explained
     assert "1d20 = 11 = 11 (Ann's dice, from Ann's link)" in explained, explained
+
+
+def test_initiative_faces_held_are_no_attacks_d20(table: Cli) -> None:
+    """Faces held under Ann's own name are her Initiative: the GM's round that types her
+    Initiative itself leaves them held, and so does the GM's declare of her attack (its d20,
+    under her name too, is rolled by skirmish)."""
+    with serving(table.db) as served:
+        ann = links_of(served)["Ann"]
+        player(served, ann, {"type": "faces", "key": "Ann", "faces": [17]})
+        result = gm(served, {"type": "round", "rolls": {"Ann": [20], "Bob": [2], "Orc": [1], "Shade": [1]}},
+                    head_of(table))
+        assert result["kind"] == "recorded" and read(served, ann)["held"] == ["Ann"], result
+        attack = {"type": "declare", "who": "Ann", "action": "attack", "target": "Orc",
+                  "details": {"hit": "+5", "damage": "1d6+2"}}
+        result = gm(served, attack, head_of(table))
+        assert result["kind"] == "recorded" and read(served, ann)["held"] == ["Ann"], result
+    explained = table.ok("explain", str(result["events"][0]))
+    assert "(rolled by skirmish)" in explained and "link" not in explained, explained
