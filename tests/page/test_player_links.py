@@ -13,6 +13,7 @@ import http.client
 import json
 import re
 import secrets
+import shlex
 import shutil
 from pathlib import Path
 from typing import Any
@@ -20,10 +21,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from skirmish.cli.main import run_cli
 from skirmish.eventlog.commands import Damage
 from skirmish.projections.door import requests as r
 from support.cli import Cli
 from support.served import Served, serving
+from test_players_policy import FIGHTS, NOTE, Fight, secrets_of
 
 pytestmark = pytest.mark.slow  # a real server per test
 
@@ -555,3 +558,32 @@ def test_initiative_faces_held_are_no_attacks_d20(table: Cli) -> None:
         assert result["kind"] == "recorded" and read(served, ann)["held"] == ["Ann"], result
     explained = table.ok("explain", str(result["events"][0]))
     assert "(rolled by skirmish)" in explained and "link" not in explained, explained
+
+
+@pytest.mark.parametrize("fight", FIGHTS, ids=[f.ruleset for f in FIGHTS])
+def test_the_players_policy_suites_fights_read_on_a_players_link(fight: Fight, tmp_path: Path) -> None:
+    """The players' policy suite's fights (tests/page/test_players_policy.py: a what-if
+    branch, a private note, a foe's exact figure, its pending action, a hidden foe, the dice
+    key), read on the party member's own link: the checks of a read of one moment hold: no
+    what-if, no private note, the foe banded as the suite says with no figure of its own, no
+    pending action of the foe, no hidden foe, no dice key, no secret of any link."""
+    db = tmp_path / "fight.db"
+    for line in fight.script.strip().splitlines():
+        assert run_cli(["--db", str(db), *shlex.split(line)]) == 0, line
+    hidden = secrets_of(db)
+    with serving(str(db)) as served:
+        found = links_of(served)
+        assert fight.party in found
+        data = read(served, found[fight.party])
+        every = [*found.values(), gm_token(served)]
+    dump = json.dumps(data)
+    assert data["me"]["name"] == fight.party
+    assert "what-if" not in dump and fight.what_if not in dump
+    assert NOTE not in dump
+    foe = next(c for c in data["rest"] if c["name"] == fight.foe)
+    assert foe["band"] == fight.band and set(foe) == {"name", "side", "status", "acting", "band", "effects"}
+    assert not re.search(r"\d", json.dumps(foe)) and fight.exact not in dump
+    assert fight.foe not in {p["who"] for p in data["pending"]}
+    assert "Lurker" not in dump
+    assert hidden.key not in dump and "seed" not in dump
+    assert not any(secret in dump for secret in every)
