@@ -366,10 +366,43 @@ class Desk:
             return Reply(Result(kind="proposed", lines=[f"Proposed to the GM (#{proposal.id}): `{proposal.text}`"],
                                 data={"id": proposal.id}))
         assert isinstance(request, c.AtTheTable)
+        hidden, foes = self._unseen()
+        target = getattr(request, "target", None)
+        if isinstance(target, str) and (target in hidden or target not in self._names()):
+            # One answer for a name nobody has and a hidden combatant's: a link cannot probe.
+            return Reply(refused(f"no combatant {target[:40]!r} is on the board"))
         sources = {key: f"{PLAYER}{who}" for key in request.rolls}
         # The table's branch: a player's link is told no branch's name (the players' policy),
         # only the head its board showed, which must still be the head.
-        return self._run(request, self.session.where()[1], head, f"{who}\0{tap}", sources)
+        reply = self._run(request, self.session.where()[1], head, f"{who}\0{tap}", sources)
+        return self._told(reply, hidden | self._unseen()[0], foes)
+
+    def _names(self) -> set[str]:
+        return {fighter.name for fighter in self.session.encounter().view().combatants}
+
+    def _unseen(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The combatants hidden from the players now, and the foes (the players' policy)."""
+        from skirmish.projections.policy import Bands, Players, hidden_at
+
+        enc = self.session.encounter()
+        view = enc.view()
+        players = Players(self.party or Bands().party)
+        return hidden_at(enc, view.at), frozenset(f.name for f in view.combatants if players.foe(f.side))
+
+    @staticmethod
+    def _told(reply: Reply, hidden: frozenset[str], foes: frozenset[str]) -> Reply:
+        """A player's reply as the players' policy lets them read it: what was recorded by
+        its events' numbers (their read shows what it did, banded), a refusal as it is unless
+        it names a hidden combatant or a foe's figure."""
+        from skirmish.projections.policy import names_any
+
+        result = reply.result
+        lines = [f"Recorded #{result.events[0]} to #{result.events[-1]}: the board shows what it did"] \
+            if result.events else []
+        error = result.error
+        if names_any(error, hidden) or (names_any(error, foes) and any(ch.isdigit() for ch in error)):
+            error = "the rules refuse it as it stands: ask the GM"
+        return Reply(msgspec.structs.replace(result, lines=lines, error=error, data=None), None, reply.repeated)
 
     def _answer(self, request: r.Anything, branch: str, head: int, tap: str) -> Reply:
         """The GM's answer to the players' links: accept or decline a proposal, revoke a link."""

@@ -587,3 +587,25 @@ def test_the_players_policy_suites_fights_read_on_a_players_link(fight: Fight, t
     assert "Lurker" not in dump
     assert hidden.key not in dump and "seed" not in dump
     assert not any(secret in dump for secret in every)
+
+
+def test_a_players_reply_tells_no_foes_figure_and_no_hidden_name(table: Cli) -> None:
+    """Ann's attack on the Orc from her link: her reply names the events recorded, not the
+    Orc's HP left (her read bands it); an attack on the hidden Shade is answered as one on a
+    name nobody has, nothing recorded."""
+    table.ok("round", "--roll", "Ann=20", "--roll", "Bob=2", "--roll", "Orc=1", "--roll", "Shade=1")
+    at = head_of(table)
+    attack = {"type": "declare", "who": "Ann", "action": "attack", "rolls": {"Ann": [15], "dmg:Ann": [4]},
+              "details": {"hit": "+5", "damage": "1d6+2"}}
+    with serving(table.db) as served:
+        ann = links_of(served)["Ann"]
+        _, hidden = player(served, ann, {**attack, "target": "Shade"}, at)
+        _, nobody = player(served, ann, {**attack, "target": "Nobody"}, at)
+        assert isinstance(hidden, dict) and isinstance(nobody, dict)
+        assert hidden["result"]["error"].replace("Shade", "X") == nobody["result"]["error"].replace("Nobody", "X")
+        assert head_of(table) == at
+        _, reply = player(served, ann, {**attack, "target": "Orc"}, at)
+        assert isinstance(reply, dict) and reply["result"]["kind"] == "recorded", reply
+    text = json.dumps(reply)
+    assert "9 HP" not in text and "HP left" not in text  # 15 - 6 = 9: the GM's to know
+    assert table.ok("state", "--json").count('"Orc"') == 1
