@@ -27,10 +27,13 @@ view of the rest (:data:`PLAYER_STATE`, :meth:`Desk.player_view`), and writes
 (:data:`PLAYER_RUN`) what the role table's "player" row names, for that character only
 (``requests.for_character``): their own ``declare`` with their own dice, ``faces`` held for
 their next roll (the GM's next command that rolls that key decides them as the player's:
-the Roll's source is "player:NAME"), and ``propose``, which waits in a bounded queue, in the
-GM's frame, until the GM's ``accept`` (run as the GM's command, with a note naming the
+the Roll's source is "player:NAME"; faces that fit no roll are dropped, never blocking the
+GM), and ``propose``, which waits in a bounded queue, in the GM's frame, until the GM's
+``accept`` (run as the GM's command, the player's dice in it theirs, with a note naming the
 proposer) or ``decline``. The GM's ``revoke-link WHO`` gives WHO a new secret and refuses
-the old one. No secret is in anything a player's link reads.
+the old one. No secret is in anything a player's link reads, nor a branch's name; a
+player's reply names the events recorded, not what they did to a foe, and a hidden
+combatant is answered as a name nobody has.
 
 Live and incremental: a thread looks at the file five times a second (``data_version``);
 when it changed, the GM's pages get one frame: the board (the typed view, a few kB whatever
