@@ -609,3 +609,27 @@ def test_a_players_reply_tells_no_foes_figure_and_no_hidden_name(table: Cli) -> 
     text = json.dumps(reply)
     assert "9 HP" not in text and "HP left" not in text  # 15 - 6 = 9: the GM's to know
     assert table.ok("state", "--json").count('"Orc"') == 1
+
+
+def test_each_players_link_is_printed_with_a_qr_code_of_it() -> None:
+    """`serve` on the table's network: each character's line with its link, and a QR code of
+    exactly that link (cli/links.py draws it, tests/page/test_serve_links.py reads it); on
+    loopback, the lines without a code, as for the GM's link."""
+    pytest.importorskip("segno")
+    from skirmish.cli import gm_server, links
+
+    class Desk:
+        def open_links(self, party: Any) -> dict[str, str]:
+            assert tuple(party) == ("party",)
+            return {"Ann": "ann-secret", "Bob": "bob-secret"}
+
+    for no_qr in ("", "No QR code: a phone cannot open 127.0.0.1"):
+        told = links.Told([], "http://192.0.2.7:8000/gm#the-gm-token", no_qr)
+        lines: list[str] = []
+        codes: list[str] = []
+        gm_server.tell_players(Desk(), ("party",), told, True, False, lines.append, codes.append)  # type: ignore[arg-type]
+        assert [line.split(" (")[0] for line in lines] == ["Ann's link: http://192.0.2.7:8000/player#ann-secret",
+                                                          "Bob's link: http://192.0.2.7:8000/player#bob-secret"]
+        assert not any("the-gm-token" in line for line in lines + codes)
+        expected = ["\n".join(links.qr_lines(f"http://192.0.2.7:8000/player#{s}")) for s in ("ann-secret", "bob-secret")]
+        assert codes == ([] if no_qr else expected)
