@@ -411,6 +411,9 @@ class Desk:
         """The GM's answer to the players' links: accept or decline a proposal, revoke a link."""
         if isinstance(request, r.RevokeLink):
             who = next((name for name in self.links if name.casefold() == request.who.casefold()), None)
+            if who is None:  # a character who joined the party since `serve` started: their first link
+                self._open_links(self.party)
+                who = next((name for name in self.links if name.casefold() == request.who.casefold()), None)
             if who is None:
                 return Reply(refused(f"no player's link for {request.who[:40]!r}: links are {', '.join(self.links) or 'none'}"))
             self.links[who] = secret()

@@ -633,3 +633,15 @@ def test_each_players_link_is_printed_with_a_qr_code_of_it() -> None:
         assert not any("the-gm-token" in line for line in lines + codes)
         expected = ["\n".join(links.qr_lines(f"http://192.0.2.7:8000/player#{s}")) for s in ("ann-secret", "bob-secret")]
         assert codes == ([] if no_qr else expected)
+
+
+def test_a_character_who_joins_later_gets_a_link_from_the_gm(table: Cli) -> None:
+    """Cleo joins the party while `serve` runs: the GM's `revoke-link Cleo` makes her first
+    link; the Orc, a foe, gets none."""
+    with serving(table.db) as served:
+        links_of(served)
+        table.ok("add", "Cleo", "--side", "party", "--stat", "hp=9", "--stat", "ac=11")
+        assert gm(served, {"type": "revoke-link", "who": "Orc"}, head_of(table))["kind"] == "refused"
+        result = gm(served, {"type": "revoke-link", "who": "Cleo"}, head_of(table))
+        assert result["kind"] == "revoked", result
+        assert read(served, result["data"]["link"].split("#", 1)[1])["me"]["name"] == "Cleo"
