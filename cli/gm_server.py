@@ -20,6 +20,21 @@ refused (exit 3), as the command line refuses one decided on a moved head, unles
 page's own tap again: the same tap id (a retry), or the same command from the same board (a
 double tap) is answered with the first one's reply, marked ``repeated``, and done once.
 
+A link per player character: `serve` prints one for each character of the party
+(:func:`tell_players`), each with a secret of its own, under :data:`PLAYER_PAGE`. Through it
+(the secret in the same header) a player reads their character exactly and the players'
+view of the rest (:data:`PLAYER_STATE`, :meth:`Desk.player_view`), and writes
+(:data:`PLAYER_RUN`) what the role table's "player" row names, for that character only
+(``requests.for_character``): their own ``declare`` with their own dice, ``faces`` held for
+their next roll (the GM's next command that rolls that key decides them as the player's:
+the Roll's source is "player:NAME"; faces that fit no roll are dropped, never blocking the
+GM), and ``propose``, which waits in a bounded queue, in the GM's frame, until the GM's
+``accept`` (run as the GM's command, the player's dice in it theirs, with a note naming the
+proposer) or ``decline``. The GM's ``revoke-link WHO`` gives WHO a new secret and refuses
+the old one. No secret is in anything a player's link reads, nor a branch's name; a
+player's reply names the events recorded, not what they did to a foe, and a hidden
+combatant is answered as a name nobody has.
+
 Live and incremental: a thread looks at the file five times a second (``data_version``);
 when it changed, the GM's pages get one frame: the board (the typed view, a few kB whatever
 the log's length), the undo and redo labels, the branches, and the events of the branch
@@ -36,7 +51,8 @@ import secrets
 import sys
 import threading
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from typing import Any
 from concurrent.futures import ThreadPoolExecutor
 from importlib.resources import files
 
@@ -47,7 +63,9 @@ from starlette.routing import BaseRoute, Route
 
 from skirmish.cli.live import file_identity
 from skirmish.cli.session import Session
+from skirmish.eventlog import commands as c
 from skirmish.eventlog.errors import BadInput, SkirmishError, StoreError
+from skirmish.eventlog.events import PLAYER, TYPED_BY, BandsChosen, CombatantAdded
 from skirmish.projections.door import requests as r
 from skirmish.projections.door.perform import Result, refused
 from skirmish.projections.door.words import as_typed
@@ -58,6 +76,8 @@ from skirmish.projections.ruleset import Move
 from skirmish.projections.view import Shown
 
 PAGE, STATE, RUN, EVENTS = "/gm", "/gm/state", "/gm/run", "/gm/events"
+PLAYER_PAGE, PLAYER_STATE, PLAYER_RUN = "/player", "/player/state", "/player/run"
+UNUSED = "no roll of this command uses the dice typed for "  # the engine's refusal of typed dice no roll used
 HEADER = "x-skirmish-token"
 LOOK = 0.2  # seconds between looks at the file
 KEPT = 256  # frames kept for a page that reconnects
@@ -87,6 +107,17 @@ class Frame(msgspec.Struct, frozen=True):
     said: BoardLines  # the board's sentences (projections/page/gm_lines.py): the page composes none
     # each card's own actions (a stat block's, projections/page/gm_data.py ``moves``): the page parses no block
     moves: dict[str, tuple[Move, ...]] = {}
+    proposals: list[Proposal] = []  # the players' proposals waiting for the GM, oldest first
+    held: dict[str, list[str]] = {}  # the keys of faces the players' links hold, by character
+
+
+class Proposal(msgspec.Struct, frozen=True):
+    """A command a player's link proposed, waiting for the GM's accept or decline."""
+
+    id: int
+    who: str  # the character whose link proposed it
+    command: dict[str, Any]  # its JSON form (projections/door/requests.py)
+    text: str  # as it would be typed
 
 
 class Reply(msgspec.Struct, frozen=True):
@@ -138,6 +169,11 @@ class Desk:
         self._version = -1
         self._head: int | None = None
         self._taps: OrderedDict[str, Reply] = OrderedDict()
+        self.links: dict[str, str] = {}  # character -> its player link's secret
+        self.held: dict[str, dict[str, tuple[int, ...]]] = {}  # character -> key -> faces typed on its link
+        self.proposals: OrderedDict[int, Proposal] = OrderedDict()
+        self._proposed = 0
+        self.party: tuple[str, ...] = ()
         self.stopping = threading.Event()
         self._pool.submit(self._first).result()
         self._looker = threading.Thread(target=self._look_loop, name="skirmish-gm-look", daemon=True)
@@ -211,14 +247,18 @@ class Desk:
         said = board_lines(board)
         enc = self.session.encounter()
         moves = gm_data.moves(enc.ruleset, enc.held_at(board.at))
-        frame = Frame(self.seq, board, undo, redo, branches, timeline, said, moves)
+        waiting = list(self.proposals.values())
+        held = {who: sorted(keys) for who, keys in self.held.items() if keys}
+        frame = Frame(self.seq, board, undo, redo, branches, timeline, said, moves, waiting, held)
         self._head = board.head
         self.frames.append((self.seq, json_for_script(frame)))
-        whole = Frame(self.seq, board, undo, redo, branches, Timeline(None, [(m.id, m.text) for m in moments[-SHOWN:]]), said, moves)
+        whole = Frame(self.seq, board, undo, redo, branches, Timeline(None, [(m.id, m.text) for m in moments[-SHOWN:]]), said, moves,
+                      waiting, held)
         self.whole = json_for_script(whole)
         return frame
 
-    def _run(self, request: r.Anything, branch: str, head: int, tap: str) -> Reply:
+    def _run(self, request: r.Anything, branch: str, head: int, tap: str,
+             sources: Mapping[str, str] | None = None) -> Reply:
         session = self.session
         # The same tap sent again (a retry), or the same command sent again from the same
         # board (a double tap: two taps, one board): the first one's reply, nothing done again.
@@ -243,7 +283,7 @@ class Desk:
             return Reply(refused(f"the board moved: {what}; look at it and tap again", 3), self._publish())
         session.look()  # the board the GM decided on is the one the session holds
         before = session.log_file.last_ids()
-        result = session.perform(request, as_typed(request))
+        result = self._decide(request, sources or {})
         if result.ok and isinstance(request, r.Switch):
             # The desk plays where the GM switched (a switch typed in another shell does not
             # move it), and the players' screens follow.
@@ -258,6 +298,196 @@ class Desk:
                 self._taps.popitem(last=False)
         return reply
 
+    def _decide(self, request: r.Anything, sources: Mapping[str, str]) -> Result:
+        """Perform ``request``; a command that rolls dice takes the faces the players' links
+        hold for keys it was not given (those no roll of it uses stay held), each decided as
+        its player's. ``sources``: key -> source of the faces the request carries itself."""
+        if not isinstance(request, c.AtTheTable):
+            return self.session.perform(request, as_typed(request))
+        given = {k.casefold() for k in request.rolls}
+        # The key each held roll goes under in this command -> (whose, faces, its held key). A
+        # save the GM asks with `roll DICE --for WHO` takes WHO's ``save:WHO`` as its "dice";
+        # faces held under the character's own name are their Initiative: a round's, a turn's.
+        held: dict[str, tuple[str, tuple[int, ...], str]] = {}
+        for who, keys in self.held.items():
+            for key, faces in keys.items():
+                if isinstance(request, c.RollDice):
+                    if request.who and key.casefold() == f"save:{request.who}".casefold() and "dice" not in given:
+                        held["dice"] = who, faces, key
+                elif key.casefold() == who.casefold() and not isinstance(request, c.StartRound | c.Next):
+                    continue  # under their name: their Initiative, not the d20 of an attack the GM declares
+                elif key.casefold() not in given:
+                    held[key] = who, faces, key
+        while True:
+            rolls = {**request.rolls, **{key: faces for key, (_, faces, _) in held.items()}}
+            typed_by = {k.lower(): v for k, v in sources.items()}
+            typed_by.update({key.lower(): f"{PLAYER}{who}" for key, (who, _, _) in held.items()})
+            command = msgspec.structs.replace(request, rolls=rolls) if held else request
+            mark = TYPED_BY.set(typed_by)
+            try:
+                result = self.session.perform(command, as_typed(command))
+            finally:
+                TYPED_BY.reset(mark)
+            unused = {k.strip().casefold() for k in result.error.removeprefix(UNUSED).split(",")} \
+                if result.error.startswith(UNUSED) else set()
+            # Faces that do not fit the roll ("1d20 for death:Ann takes 1 faces from 1 to 20"):
+            # a player's slip never blocks the GM's command; they are dropped, not held.
+            unfit = {key for key in held if f" for {key.casefold()} takes " in result.error.casefold()}
+            for key in unfit:
+                self.held.get(held[key][0], {}).pop(held[key][2], None)
+            left = {key: v for key, v in held.items() if key.casefold() not in unused and key not in unfit}
+            if result.ok or not held or left == held:
+                break
+            held = left
+        if result.ok:
+            for who, _, origin in held.values():
+                self.held.get(who, {}).pop(origin, None)
+        return result
+
+    def _player(self, who: str, request: r.Anything, branch: str, head: int, tap: str) -> Reply:
+        if self.links.get(who) is None:
+            return Reply(refused("this player's link was revoked: ask the GM for the new one"))
+        if isinstance(request, r.Faces):
+            keys = self.held.setdefault(who, {})
+            if request.key not in keys and len(keys) >= r.PLAYER_HELD:
+                return Reply(refused(f"{who}'s link holds {r.PLAYER_HELD} rolls already: the GM's next commands use them first"))
+            keys[request.key] = request.faces
+            shown = ",".join(str(f) for f in request.faces)
+            reply = Reply(Result(kind="held", lines=[f"{who}'s faces {shown} for {request.key} wait for the GM's next command that rolls them"]))
+            self._publish()
+            return reply
+        if isinstance(request, r.Propose):
+            mine = sum(1 for p in self.proposals.values() if p.who == who)
+            if mine >= r.PLAYER_PROPOSALS or len(self.proposals) >= r.PROPOSALS:
+                why = f"{who} has {mine} proposals waiting" if mine >= r.PLAYER_PROPOSALS \
+                    else f"{len(self.proposals)} proposals are waiting"
+                return Reply(refused(f"{why}: the GM answers those first"))
+            self._proposed += 1
+            proposal = Proposal(self._proposed, who, r.to_json(request.command), as_typed(request.command))
+            self.proposals[proposal.id] = proposal
+            self._publish()
+            return Reply(Result(kind="proposed", lines=[f"Proposed to the GM (#{proposal.id}): `{proposal.text}`"],
+                                data={"id": proposal.id}))
+        assert isinstance(request, c.AtTheTable)
+        hidden, foes = self._unseen()
+        target = getattr(request, "target", None)
+        if isinstance(target, str) and (target in hidden or target not in self._names()):
+            # One answer for a name nobody has and a hidden combatant's: a link cannot probe.
+            return Reply(refused(f"no combatant {target[:40]!r} is on the board"))
+        sources = {key: f"{PLAYER}{who}" for key in request.rolls}
+        # The table's branch: a player's link is told no branch's name (the players' policy),
+        # only the head its board showed, which must still be the head.
+        reply = self._run(request, self.session.where()[1], head, f"{who}\0{tap}", sources)
+        return self._told(reply, hidden | self._unseen()[0], foes)
+
+    def _names(self) -> set[str]:
+        return {fighter.name for fighter in self.session.encounter().view().combatants}
+
+    def _unseen(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The combatants hidden from the players now, and the foes (the players' policy)."""
+        from skirmish.projections.policy import Bands, Players, hidden_at
+
+        enc = self.session.encounter()
+        view = enc.view()
+        players = Players(self.party or Bands().party)
+        return hidden_at(enc, view.at), frozenset(f.name for f in view.combatants if players.foe(f.side))
+
+    @staticmethod
+    def _told(reply: Reply, hidden: frozenset[str], foes: frozenset[str]) -> Reply:
+        """A player's reply as the players' policy lets them read it: what was recorded by
+        its events' numbers (their read shows what it did, banded), a refusal as it is unless
+        it names a hidden combatant or a foe's figure."""
+        from skirmish.projections.policy import names_any
+
+        result = reply.result
+        lines = [f"Recorded #{result.events[0]} to #{result.events[-1]}: the board shows what it did"] \
+            if result.events else []
+        error = result.error
+        if names_any(error, hidden) or (names_any(error, foes) and any(ch.isdigit() for ch in error)):
+            error = "the rules refuse it as it stands: ask the GM"
+        return Reply(msgspec.structs.replace(result, lines=lines, error=error, data=None), None, reply.repeated)
+
+    def _answer(self, request: r.Anything, branch: str, head: int, tap: str) -> Reply:
+        """The GM's answer to the players' links: accept or decline a proposal, revoke a link."""
+        if isinstance(request, r.RevokeLink):
+            who = next((name for name in self.links if name.casefold() == request.who.casefold()), None)
+            if who is None:  # a character who joined the party since `serve` started: their first link
+                self._open_links(self.party)
+                who = next((name for name in self.links if name.casefold() == request.who.casefold()), None)
+            if who is None:
+                return Reply(refused(f"no player's link for {request.who[:40]!r}: links are {', '.join(self.links) or 'none'}"))
+            self.links[who] = secret()
+            self.say(f"{who}'s link was revoked: the new one is {PLAYER_PAGE}#{self.links[who]} on this server")
+            return Reply(Result(kind="revoked", lines=[f"{who}'s old link is refused from now on; the new one is on the "
+                                                       "server's terminal and here"],
+                                data={"who": who, "link": f"{PLAYER_PAGE}#{self.links[who]}"}))
+        assert isinstance(request, r.Accept | r.Decline)
+        proposal = self.proposals.get(request.id)
+        if proposal is None:
+            return Reply(refused(f"no proposal #{request.id} is waiting"))
+        if isinstance(request, r.Decline):
+            del self.proposals[request.id]
+            self._publish()
+            return Reply(Result(kind="declined", lines=[f"Declined {proposal.who}'s proposal: `{proposal.text}`"]))
+        command = r.from_json(msgspec.json.encode(proposal.command))
+        # The dice the player typed in it are theirs (the GM accepts what they proposed).
+        sources = {key: f"{PLAYER}{proposal.who}" for key in getattr(command, "rolls", {})}
+        reply = self._run(command, branch, head, tap, sources)
+        if not reply.result.ok or reply.repeated:
+            return reply
+        del self.proposals[request.id]
+        at = reply.result.events[0]  # the command's first event: `explain` of it names the command
+        note = c.AddNote(event=at, text=f"proposed by {proposal.who} on {proposal.who}'s link")
+        self.session.perform(note, as_typed(note))
+        lines = [*reply.result.lines, f"Proposed by {proposal.who} on {proposal.who}'s link (a note on #{at})"]
+        return Reply(msgspec.structs.replace(reply.result, lines=lines), self._publish())
+
+    def _open_links(self, party: Iterable[str]) -> dict[str, str]:
+        from skirmish.projections.policy import in_party
+
+        self.party = tuple(party)
+        enc = self.session.encounter()
+        # A ruleset's own mark of a character (srd-5.2's ``pc`` stat, default 1 on a side
+        # named party, players, pcs, characters or heroes): theirs too, whatever the side.
+        marked = {rec.event.name for rec in enc.events_of_kind(CombatantAdded)
+                  if isinstance(rec.event, CombatantAdded) and rec.event.stats.get("pc") == 1}
+        for fighter in enc.view().combatants:
+            if fighter.name not in self.links and (in_party(fighter.side, self.party) or fighter.name in marked):
+                self.links[fighter.name] = secret()
+        return dict(self.links)
+
+    def _player_view(self, who: str) -> bytes:
+        """What ``who``'s link reads: their character as the GM sees it, the rest as the
+        players' page does (projections/policy.py), the table's head (a write
+        names it), their held faces' keys and waiting proposals; no secret, no branch's name."""
+        from skirmish.projections.policy import Bands, Players, Sight, hidden_at
+
+        enc = self.session.encounter()
+        view = enc.view()
+        bands = Bands(self.party or Bands().party)
+        for rec in enc.events_of_kind(BandsChosen):
+            if enc.runs(view.at).depth_of(rec.id) is not None and isinstance(rec.event, BandsChosen):
+                bands = bands.chosen(rec.event)
+        sight = Sight(bands, hidden_at(enc, view.at))
+        players = Players(bands.party)
+        shown = players.view(view, sight)
+        me = next((fighter for fighter in view.combatants if fighter.name == who), None)
+        rest: list[dict[str, Any]] = []
+        for fighter in shown.combatants:
+            if fighter.name == who:
+                continue
+            if players.foe(fighter.side):
+                rest.append({"name": fighter.name, "side": fighter.side, "status": fighter.status, "acting": fighter.acting,
+                             "band": bands.band(fighter, None), "effects": [e.kind for e in fighter.effects]})
+            else:
+                rest.append(msgspec.to_builtins(fighter))
+        head = enc.head()
+        data = {"who": who, "me": msgspec.to_builtins(me) if me is not None else None, "rest": rest,
+                "clock": msgspec.to_builtins(shown.clock), "pending": msgspec.to_builtins(shown.pending),
+                "head": head.event_id, "held": sorted(self.held.get(who, {})),
+                "proposals": [{"id": p.id, "text": p.text} for p in self.proposals.values() if p.who == who]}
+        return msgspec.json.encode(data)
+
     # --- from the server's loop ---------------------------------------------------------------
 
     async def run(self, request: r.Anything, branch: str, head: int, tap: str) -> Reply:
@@ -265,7 +495,33 @@ class Desk:
             r.allowed(ROLE, request)
         except SkirmishError as exc:
             return Reply(refused(exc))
+        if isinstance(request, r.LINKS):
+            return await asyncio.wrap_future(self._pool.submit(self._answer, request, branch, head, tap))
         return await asyncio.wrap_future(self._pool.submit(self._run, request, branch, head, tap))
+
+    async def player_run(self, who: str, request: r.Anything, branch: str, head: int, tap: str) -> Reply:
+        try:
+            r.for_character(who, request)
+        except SkirmishError as exc:
+            return Reply(refused(exc))
+        return await asyncio.wrap_future(self._pool.submit(self._player, who, request, branch, head, tap))
+
+    async def player_view(self, who: str) -> bytes:
+        return await asyncio.wrap_future(self._pool.submit(self._player_view, who))
+
+    def open_links(self, party: Iterable[str]) -> dict[str, str]:
+        """A link's secret for each character of the party (``party``: its sides), made once."""
+        return self._pool.submit(self._open_links, party).result()
+
+    def player_of(self, given: str | None) -> str | None:
+        """The character whose link's secret is ``given``, or None."""
+        if not given:
+            return None
+        found = None
+        for who, kept in list(self.links.items()):
+            if secrets.compare_digest(given.encode(), kept.encode()):
+                found = who
+        return found
 
 
 def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
@@ -348,11 +604,47 @@ def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
         return StreamingResponse(frames(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
+    async def player_page(request: Request) -> Response:
+        # The shell alone, as the GM's: the data comes with the player's secret.
+        return Response(_PLAYER_SHELL, media_type="text/html; charset=utf-8",
+                        headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
+                                 "Content-Security-Policy": "default-src 'none'"})
+
+    async def player_state(request: Request) -> Response:
+        who = desk.player_of(request.headers.get(HEADER))
+        if who is None:
+            return forbidden("a player's page needs that player's link (serve printed it; the GM may have revoked it)")
+        return Response(await desk.player_view(who), media_type="application/json", headers={"Cache-Control": "no-store"})
+
+    async def player_run(request: Request) -> Response:
+        if not same_origin(request):
+            return forbidden("a write comes from the player's page only (same origin)")
+        who = desk.player_of(request.headers.get(HEADER))
+        if who is None:
+            return forbidden("a write needs the player's link (serve printed it; the GM may have revoked it)")
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return Response("a write is JSON\n", status_code=415, media_type="text/plain")
+        try:
+            asked = msgspec.json.decode(await request.body(), type=Asked)
+            command = r.from_json(asked.command)
+            if not asked.tap or len(asked.tap) > TAP_LIMIT:
+                raise BadInput(f"a write carries its tap's id, 1 to {TAP_LIMIT} characters")
+        except (msgspec.DecodeError, SkirmishError) as exc:
+            why = exc if isinstance(exc, SkirmishError) else BadInput(f"not a write of a player's page: {exc}")
+            return Response(msgspec.json.encode(Reply(refused(why))), status_code=400, media_type="application/json")
+        try:
+            reply = await desk.player_run(who, command, asked.branch, asked.head, asked.tap)
+        except SkirmishError as exc:
+            reply = Reply(refused(exc))
+        # A player reads no GM frame: the board comes from their own read.
+        return Response(msgspec.json.encode(msgspec.structs.replace(reply, frame=None)), media_type="application/json")
+
     async def no_icon(request: Request) -> Response:
         return Response(status_code=204)  # a browser asks; an empty answer, not a 404 in its console
 
     return [Route("/favicon.ico", no_icon), Route(PAGE, page), Route(STATE, state), Route(RUN, run, methods=["POST"]), Route(EVENTS, stream),
-            Route("/gm/{name}", asset)]
+            Route("/gm/{name}", asset), Route(PLAYER_PAGE, player_page), Route(PLAYER_STATE, player_state),
+            Route(PLAYER_RUN, player_run, methods=["POST"])]
 
 
 class Asked(msgspec.Struct, forbid_unknown_fields=True):
@@ -371,3 +663,27 @@ def _asset(name: str) -> str:
 
 def _shell() -> str:
     return _asset("gm.html")
+
+
+_PLAYER_SHELL = ("<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>"
+                 "<title>skirmish: a player's link</title><p>This is a player's link to the GM's table: its page "
+                 f"reads <code>{PLAYER_STATE}</code> and writes <code>{PLAYER_RUN}</code> with the secret after "
+                 "<code>#</code>.</p>")
+
+
+def tell_players(desk: Desk, party: Iterable[str], told: Any, qr: bool, ink: bool,
+                 echo: Callable[[str], None] | None = None, show: Callable[[str], None] | None = None) -> None:
+    """Print each party character's link (`serve`), with a QR code of it as of the GM's."""
+    from skirmish.cli import links
+
+    echo = echo or (lambda line: print(line, file=sys.stderr, flush=True))
+    show = show or (lambda line: print(line, flush=True))
+    base = told.gm_link.split(PAGE + "#", 1)[0]
+    for who, kept in desk.open_links(party).items():
+        link = f"{base}{PLAYER_PAGE}#{kept}"
+        echo(f"{who}'s link: {link} (theirs alone: it acts for {who}; `revoke-link {who}` on the GM's page replaces it)")
+        if qr and not told.no_qr:
+            try:
+                show("\n".join(links.qr_lines(link, ink=ink)))
+            except ImportError:
+                return

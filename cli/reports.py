@@ -198,6 +198,7 @@ def serve(
                 typer.echo("\n".join(links.qr_lines(told.gm_link, ink=terminal)))
             except ImportError as exc:  # an install from before the serve extra drew QR codes
                 typer.echo(f"No QR code: {exc.name} is missing (pip install 'skirmish-log[serve]')", err=True)
+    gm_server.tell_players(desk, bands.party, told, bool(qr if qr is not None else terminal), terminal, lambda line: typer.echo(line, err=True), typer.echo)
     desk.start()
     try:
         stopped_by_hand = server.run(live.app(follower, closing, gm_server.routes(desk, token, closing)), sock, closing)

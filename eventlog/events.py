@@ -19,6 +19,7 @@ never rewritten (the hash chain covers the stored bytes).
 # annotation written as a string, at every command's start (docs/performance.md).
 
 from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar
 from typing import Any, ClassVar, Literal, Union
 
 import msgspec
@@ -40,11 +41,14 @@ class Term(msgspec.Struct, frozen=True):
 
 
 class Roll(msgspec.Struct, frozen=True):
-    """Dice as faces, not just a total, and who rolled them: the GM's dice or the tool's."""
+    """Dice as faces, not just a total, and who rolled them: ``source`` is "gm" (faces the
+    GM typed), "tool" (rolled by skirmish) or "player:NAME" (faces typed on the player's
+    link of the character NAME, `serve`). Logs from before players' links hold "gm" and
+    "tool" only: the field's layout is the same string."""
 
     dice: str
     faces: tuple[int, ...]
-    source: Literal["gm", "tool"]
+    source: str
 
     @property
     def total(self) -> int:
@@ -52,8 +56,31 @@ class Roll(msgspec.Struct, frozen=True):
 
     def describe(self) -> str:
         faces = " + ".join(str(f) for f in self.faces)
-        who = "the GM's dice" if self.source == "gm" else "rolled by skirmish"
-        return f"{self.dice} = {faces} = {self.total} ({who})"
+        return f"{self.dice} = {faces} = {self.total} ({whose(self.source)})"
+
+
+PLAYER = "player:"  # the start of a Roll's source typed on a player's link: "player:Ann"
+
+
+def whose(source: str) -> str:
+    """Who rolled dice of ``source``, as `explain` says it."""
+    if source == "gm":
+        return "the GM's dice"
+    if source.startswith(PLAYER):
+        name = source[len(PLAYER):]
+        return f"{name}'s dice, from {name}'s link"
+    return "rolled by skirmish"
+
+
+# Whose the typed faces of the command being decided are, by their key (lowercased): a
+# surface that runs a command with a player's faces sets it around the decision (the GM's
+# page of `serve`, cli/gm_server.py); a key not in it is the GM's.
+TYPED_BY: ContextVar[Mapping[str, str]] = ContextVar("skirmish_typed_by", default={})
+
+
+def typed_source(key: str) -> str:
+    """The source of faces typed under ``key`` in the decision being made."""
+    return TYPED_BY.get().get(key.lower(), "gm")
 
 
 class Derivation(msgspec.Struct, frozen=True):

@@ -52,6 +52,7 @@ from skirmish.eventlog.events import (
     Roll,
     StatsSet,
     TraitsSet,
+    typed_source,
 )
 from skirmish.eventlog.text import check_label, check_note, quoted
 from skirmish.projections import gm
@@ -1139,4 +1140,4 @@ class Dice:
             shown = ",".join(str(f) for f in typed)
             because = f": {why}" if why and len(typed) != count else ""
             raise BadInput(f"{spec} for {who} takes {count} faces from 1 to {sides}, not {shown}{because}")
-        return Roll(dice=spec, faces=typed, source="gm")
+        return Roll(dice=spec, faces=typed, source=typed_source(who))

@@ -21,7 +21,7 @@ class Dice(msgspec.Struct, frozen=True):
     dice: str
     faces: tuple[int, ...]
     total: int
-    source: Literal["gm", "tool"]
+    source: str  # "gm", "tool" or "player:NAME" (eventlog/events.py Roll)
 
     @classmethod
     def of(cls, roll: Roll) -> Dice:

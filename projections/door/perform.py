@@ -137,6 +137,8 @@ def _read(log_file: LogFile, enc: Encounter, request: r.Anything) -> Result:
                             for h in heads.values()])
     from skirmish.eventlog.errors import BadInput
 
+    if isinstance(request, (*r.LINKS, *r.PLAYERS_OWN)):
+        raise BadInput(f"`{r.tag(request)}` is `serve`'s: a player's link, or the GM's answer to one on the GM's page")
     raise BadInput(f"`{r.tag(request)}` is the command line's")
 
 

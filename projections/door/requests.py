@@ -88,6 +88,47 @@ class Branches(Request, frozen=True, kw_only=True, tag="branches"):
     pass
 
 
+# --- the players' links and the GM's answers to them (`serve`: cli/gm_server.py) -------------
+
+
+class Faces(Request, frozen=True, kw_only=True, tag="faces"):
+    """Faces a player typed for one of their character's keys (their Initiative under its
+    name, taken by a ``round`` or ``next``; ``death:NAME``, ``con:NAME``...; ``save:NAME``,
+    taken by the GM's ``roll DICE --for NAME``), held by the server until the GM's next
+    command that rolls that key: they are decided as that player's (the Roll's source)."""
+
+    key: str
+    faces: tuple[int, ...]
+
+
+# What a player may propose: it waits for the GM, who runs it as the GM or declines it.
+Proposable = Union[c.Declare, c.Damage, c.ApplyEffect]
+
+
+class Propose(Request, frozen=True, kw_only=True, tag="propose"):
+    """A command a player proposes (an action to declare, damage dealt, a condition)."""
+
+    command: Proposable
+
+
+class Accept(Request, frozen=True, kw_only=True, tag="accept"):
+    """The GM runs the waiting proposal ``id`` as their own command; a note names its proposer."""
+
+    id: int
+
+
+class Decline(Request, frozen=True, kw_only=True, tag="decline"):
+    """The GM drops the waiting proposal ``id``: nothing is recorded."""
+
+    id: int
+
+
+class RevokeLink(Request, frozen=True, kw_only=True, tag="revoke-link"):
+    """A new secret for ``who``'s player link: the old link is refused from then on."""
+
+    who: str
+
+
 # The fight's commands a surface may send (eventlog/commands.py). Not here: ``carry``,
 # ``resume`` and ``move-head`` (recorded by `new --carry` and `new --from`, and by undo, redo,
 # branch and switch themselves).
@@ -113,7 +154,10 @@ def tag(request: Any) -> str:
     return str(request.__struct_config__.tag)
 
 
-_EVERY: tuple[type[Any], ...] = (*FIGHT, *TIME_TRAVEL, *READS, Replay)
+LINKS: tuple[type[Request], ...] = (Accept, Decline, RevokeLink)  # the GM's answers to the players' links
+PLAYERS_OWN: tuple[type[Request], ...] = (Faces, Propose)
+
+_EVERY: tuple[type[Any], ...] = (*FIGHT, *TIME_TRAVEL, *READS, *LINKS, *PLAYERS_OWN, Replay)
 TAGS: dict[str, type[Any]] = {tag(kind): kind for kind in _EVERY}
 
 # --- who may send which -----------------------------------------------------------------------
@@ -121,12 +165,19 @@ TAGS: dict[str, type[Any]] = {tag(kind): kind for kind in _EVERY}
 # Role -> the request tags it may send. "gm": the GM's link to one encounter (the fight, time
 # travel, notes and the read-only audits of that encounter, answered in the response; nothing
 # that opens a file, a server, another encounter or another database: import, export, roster,
-# serve, play, run, new and use are the command line's alone). "players": the players' page
-# sends nothing. A later role (a player's own link) is one more row.
+# serve, play, run, new and use are the command line's alone; and the answers to the players'
+# links). "players": the players' page sends nothing. "player": one character's own link:
+# their own action with their own dice, faces held for their next roll (initiative, a death
+# save, a concentration save, a save the GM asks), and proposals that wait for the GM; each
+# for that character only (:func:`for_character`).
 ROLES: Mapping[str, frozenset[str]] = {
-    "gm": frozenset(tag(kind) for kind in (*FIGHT, *TIME_TRAVEL, *READS)),
+    "gm": frozenset(tag(kind) for kind in (*FIGHT, *TIME_TRAVEL, *READS, *LINKS)),
     "players": frozenset(),
+    "player": frozenset(tag(kind) for kind in (c.Declare, Faces, Propose)),
 }
+PLAYER_HELD = 8  # keys of faces held for one character at once
+PLAYER_PROPOSALS = 4  # proposals waiting from one character at once
+PROPOSALS = 32  # proposals waiting at once, from every link
 
 # What the command line has that no page role may send, with why (said when a page tries).
 COMMAND_LINE_ALONE: Mapping[str, str] = {
@@ -153,11 +204,42 @@ def allowed(role: str, request: Anything) -> None:
         raise BadInput(refusal(role, name))
 
 
+def owns_key(who: str, key: str) -> bool:
+    """Whether dice typed under ``key`` are ``who``'s own: their name (initiative, attack),
+    or a ruleset's key for them (``dmg:NAME``, ``death:NAME``, ``con:NAME``...)."""
+    name = who.casefold()
+    key = key.casefold()
+    return key == name or (":" in key and key.split(":", 1)[1] == name)
+
+
+def for_character(who: str, request: Anything) -> None:
+    """Refuse, in one line, a player's request that is not for their character ``who``
+    alone: its own action (its ``--with`` figures are the character's: an attack's bonus
+    and damage), dice typed under its own keys only, faces for one of its keys, a proposal
+    with no dice but its own. Checked after :func:`allowed` ("player")."""
+    allowed("player", request)
+    if isinstance(request, Faces):
+        if not owns_key(who, request.key):
+            raise BadInput(f"{who}'s link types {who}'s dice only, not {request.key[:40]!r}")
+        if not request.faces:
+            raise BadInput("faces: type at least one die's face")
+        return
+    command: Anything = request.command if isinstance(request, Propose) else request
+    if isinstance(command, c.Declare) and command.who.casefold() != who.casefold():
+        raise BadInput(f"{who}'s link acts for {who} only, not {command.who[:40]!r}")
+    if isinstance(command, c.AtTheTable):
+        others = [k for k in command.rolls if not owns_key(who, k)]
+        if others:
+            raise BadInput(f"{who}'s link types {who}'s dice only, not {others[0][:40]!r}")
+
+
 def refusal(role: str, name: str) -> str:
     """Why ``role`` may not send the command ``name``, in one line."""
     why = COMMAND_LINE_ALONE.get(name)
     if role == "players":
         return "the players' page sends no commands: it shows the fight"
+    if role == "player":
+        return f"`{name}` is not for a player's link: its own action, its own dice, or a proposal to the GM"
     if why is not None:
         return f"`{name}` is not for the {role}'s page: {why}"
     return f"`{name}` is not a command the {role}'s page may send"
@@ -194,6 +276,8 @@ def _check(value: object, field: str, limit: int) -> None:
                 raise BadInput(f"{field} {str(key)[:40]}= has {len(item):,} dice: at most {FACES_LIMIT} are taken")
             if not isinstance(item, tuple):  # a stat's text may be a stat block's line (srd-5.2's actions)
                 _check(item, f"{field} {str(key)[:40]}=", TEXT_LIMIT if field == "stats" else NAME_LIMIT)
+    elif isinstance(value, c.Command):  # a proposal's command
+        check_bounds(value)
     elif isinstance(value, tuple | list):
         if len(value) > ITEMS_LIMIT:
             raise BadInput(f"{field} has {len(value):,} entries: at most {ITEMS_LIMIT} are taken")

@@ -300,7 +300,9 @@ def _dice_words(n: Derived | Rolled) -> str:
     if roll.dice != "2d20" or kept is None or kept not in roll.faces:
         return roll.describe()
     which = "both alike" if min(roll.faces) == max(roll.faces) else "the higher" if kept == max(roll.faces) else "the lower"
-    who = "the GM's dice" if roll.source == "gm" else "rolled by skirmish"
+    from skirmish.eventlog.events import whose
+
+    who = whose(roll.source)
     return f"2d20 = {', '.join(str(f) for f in roll.faces)}: {which} kept, {kept} ({who})"
 
 

@@ -182,12 +182,13 @@ def fresh(tmp_path: Path) -> Iterator[Served]:
 # players' page and stream, the GM's empty shell and its script and style, the icon), or only
 # with the GM's token: in the X-Skirmish-Token header, or (the stream, which a browser opens
 # without headers) in ?token=.
-PUBLIC = {"/": "GET", live.EVENTS: "GET", "/favicon.ico": "GET", gm_server.PAGE: "GET", "/gm/{name}": "GET"}
-GUARDED = {gm_server.STATE: ("GET", "header"), gm_server.RUN: ("POST", "header"), gm_server.EVENTS: ("GET", "query")}
+PUBLIC = {"/": "GET", live.EVENTS: "GET", "/favicon.ico": "GET", gm_server.PAGE: "GET", "/gm/{name}": "GET", gm_server.PLAYER_PAGE: "GET"}
+GUARDED = {gm_server.STATE: ("GET", "header"), gm_server.RUN: ("POST", "header"), gm_server.EVENTS: ("GET", "query"), gm_server.PLAYER_STATE: ("GET", "header"), gm_server.PLAYER_RUN: ("POST", "header")}
 REFUSED = {
     gm_server.STATE: b"the GM's page needs the GM's link (the token serve printed)\n",
     gm_server.RUN: b"a write needs the GM's token (the link serve printed)\n",
     gm_server.EVENTS: b"the GM's stream needs the GM's token\n",
+    gm_server.PLAYER_STATE: b"a player's page needs that player's link (serve printed it; the GM may have revoked it)\n", gm_server.PLAYER_RUN: b"a write needs the player's link (serve printed it; the GM may have revoked it)\n",
 }
 
 
@@ -299,7 +300,7 @@ def test_a_write_from_the_pages_own_origin_is_taken(fresh: Served) -> None:
 NEAR_HOSTS = [f"evil.localhost:{PORT}", f"localhost.evil:{PORT}", f"localhost..:{PORT}", f"evil.localhost.:{PORT}",
               f"127.0.0.1.evil:{PORT}", f"evil.127.0.0.1:{PORT}", f"localhostevil:{PORT}", f"my-localhost:{PORT}"]
 EVERY_ROUTE = [("GET", "/"), ("GET", live.EVENTS), ("GET", "/favicon.ico"), ("GET", gm_server.PAGE),
-               ("GET", "/gm/gm.js"), ("GET", gm_server.STATE), ("POST", gm_server.RUN), ("GET", gm_server.EVENTS)]
+               ("GET", "/gm/gm.js"), ("GET", gm_server.STATE), ("POST", gm_server.RUN), ("GET", gm_server.EVENTS), ("GET", gm_server.PLAYER_STATE), ("POST", gm_server.PLAYER_RUN), ("GET", gm_server.PLAYER_PAGE)]
 
 
 @pytest.mark.parametrize("host", NEAR_HOSTS)
