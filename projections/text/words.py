@@ -27,6 +27,7 @@ from skirmish.eventlog.events import (
     NoteAdded,
     StatsSet,
     TraitsSet,
+    whose as dice_owner,
 )
 from skirmish.eventlog.text import escape_controls
 
@@ -80,7 +81,7 @@ def describe(rules: Ruleset[Any], event: Event) -> str:
             faces = " + ".join(str(f) for f in roll.faces) if roll is not None else ""
             modifier = next((t.value for t in total.terms if t.name == "modifier"), 0)
             shown = faces + (f" {'+' if modifier > 0 else '-'} {abs(modifier)}" if modifier else "")
-            source = " (the GM's dice)" if roll is not None and roll.source == "gm" else ""
+            source = f" ({dice_owner(roll.source)})" if roll is not None and roll.source != "tool" else ""
             whose = f" for {who}" if who else ""
             reason = f" ({why})" if why else ""
             spec = total.formula.replace(" ", "")

@@ -540,6 +540,8 @@ def test_a_save_the_gm_asks_takes_the_players_faces(table: Cli) -> None:
     explained = table.ok("explain", str(result["events"][0]))
     assert "1d20+2 = 11 + 2 = 13" in explained.splitlines()[0], explained
     assert "1d20 = 11 = 11 (Ann's dice, from Ann's link)" in explained, explained
+    logged = table.ok("log").splitlines()[-1]  # the log's own line says whose dice, as for the GM's
+    assert logged.endswith("Roll for Ann (Dex save): 1d20+2 = 11 + 2 = 13 (Ann's dice, from Ann's link)"), logged
 
 
 def test_initiative_faces_held_are_no_attacks_d20(table: Cli) -> None:
