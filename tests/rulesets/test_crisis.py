@@ -322,7 +322,7 @@ def test_stated_ap_override_the_table_and_custom_needs_them(memory_store: Store)
     # crisis.md, Available Actions: "unless stated otherwise"
     enc = fight(memory_store)
     turn(enc)
-    taken = only(do(enc, Declare(who="Jack", action="use-item", ap=3, details={"what": "stim pack"})), ActionTaken)
+    taken = only(do(enc, Declare(who="Jack", action="use-item", details={"ap": "3", "what": "stim pack"})), ActionTaken)
     assert taken.paid == 3 and taken.what == "stim pack"
     refused(enc, Declare(who="Jack", action="custom"), BadInput, "custom needs --ap N, the AP it takes")
 
@@ -362,7 +362,7 @@ def test_reloading_a_flintlock_musket_example(memory_store: Store) -> None:
     enc = fight(memory_store)
     turn(enc)
     do(enc, Declare(who="Jack", action="draw"))
-    started = only(do(enc, Declare(who="Jack", action="custom", ap=10, details={"what": "reload"})), ActionTaken)
+    started = only(do(enc, Declare(who="Jack", action="custom", details={"ap": "10", "what": "reload"})), ActionTaken)
     assert started.spans and started.paid == 3
     assert pending(enc, "Jack") == Pending(
         who="Jack", action="custom", resolves="spans turns", own=CrisisPending(ap=10, progress=3)
@@ -382,7 +382,7 @@ def test_an_action_over_6_ap_is_cancelled_by_any_other_action(memory_store: Stor
     # crisis.md, Actions: executing any other action cancels it
     enc = fight(memory_store)
     turn(enc)
-    do(enc, Declare(who="Jack", action="custom", ap=8))
+    do(enc, Declare(who="Jack", action="custom", details={"ap": "8"}))
     end_turn(enc)
     turn(enc, {})
     events = do(enc, Declare(who="Jack", action="move"))
@@ -393,7 +393,7 @@ def test_an_action_over_6_ap_is_cancelled_by_any_other_action(memory_store: Stor
 def test_an_action_over_6_ap_is_carried_on_only_in_its_own_turn(memory_store: Store) -> None:
     enc = fight(memory_store)
     turn(enc)
-    do(enc, Declare(who="Jack", action="custom", ap=8))
+    do(enc, Declare(who="Jack", action="custom", details={"ap": "8"}))
     do(enc, Next())
     refused(enc, Resolve(who="Jack"), RuleViolation,
             "not Jack's turn: custom is carried on in its own turn (crisis.md, Turn Order)")
@@ -891,7 +891,7 @@ def test_deciding_leaves_the_state_as_it_was(memory_store: Store) -> None:
     enc = fight(memory_store)
     script: list[tuple[Command, bool]] = [
         (StartRound(rolls=DICE), True),
-        (Declare(who="Jack", action="custom", ap=12), True),  # spans turns: 4 AP in now
+        (Declare(who="Jack", action="custom", details={"ap": "12"}), True),  # spans turns: 4 AP in now
         (Declare(who="Jack", action="draw"), False),  # would cancel the custom, but 0 AP left
         (Next(), True),
         (Declare(who="Drone", action="attack", target="Jack", rolls={"Drone": (6, 6, 6)}), True),

@@ -524,7 +524,7 @@ def test_flags_the_ruleset_does_not_read_are_refused_in_one_message(memory_store
     enc = fight(memory_store)
     new_round(enc)
     do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"percent": "60"}))
-    refused(enc, Declare(who="Hauser", action="dodge", ap=2, amount=3), BadInput,
+    refused(enc, Declare(who="Hauser", action="dodge", amount=3, details={"ap": "2"}), BadInput,
             "percent-activity `declare` takes no --ap, --amount (it takes: --percent, --target, --trigger)")
     # ap-countdown's own flags (--pace, --charge, --orientation, --start) are no flags here:
     # sent as details (`--with`), they are refused as details this ruleset does not declare.
