@@ -28,6 +28,7 @@ from skirmish.eventlog.commands import (
     Resolve,
     StartRound,
     Upkeep,
+    command_decoder,
 )
 from skirmish.eventlog.errors import BadInput, SkirmishError
 from skirmish.projections.refusals import RuleViolation
@@ -231,6 +232,24 @@ def test_declaring_out_of_turn_is_refused_and_next_passes_the_turn(cli: Cli) -> 
     out = cli.ok("next")
     assert "Drone is done: everyone has acted" in out and "Turn 1 ends" in out
     assert cli.fails("next") == "Error: no turn under way: start one with `skirmish round` (crisis.md, Turn Order)"
+
+
+def test_ap_on_the_command_line_is_crisis_own_flag_and_travels_in_details(cli: Cli) -> None:
+    """crisis.md, Available Actions: a custom action takes the AP the GM gives (`--ap N`),
+    a flag crisis declares itself: stored in the declaration's details, as `--with ap=N`."""
+    cli_fight(cli)
+    cli.ok("round", "--roll", "Jack=5,5,5", "--roll", "Drone=2,2,2")
+    assert cli.fails("declare", "Jack", "custom") == "Error: custom needs --ap N, the AP it takes"
+    assert "--ap" in cli.fails("declare", "Jack", "custom", "--ap", "two")
+    cli.ok("declare", "Jack", "custom", "--ap", "2")
+    store = Store(cli.db)
+    try:
+        (body,) = store.conn.execute("SELECT body FROM commands ORDER BY id DESC LIMIT 1").fetchone()
+    finally:
+        store.close()
+    stored = body.encode() if isinstance(body, str) else bytes(body)
+    assert command_decoder.decode(stored) == Declare(who="Jack", action="custom", details={"ap": "2"})
+    assert b'"ap"' not in stored.replace(b'"details":{"ap":"2"}', b"")  # no field of its own
 
 
 def test_a_new_turn_waits_until_the_turn_is_over(cli: Cli) -> None:
