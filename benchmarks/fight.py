@@ -175,8 +175,9 @@ class Gm:
         if action == "parry":
             return Declare(who=f.name, action="parry", amount=rng.randint(5, 20), target=target)
         if action == "held":
-            return Declare(who=f.name, action="ranged-attack", ap=2, target=target, trigger="if the door opens")
-        return Declare(who=f.name, action=action, ap=rng.choice(aps), target=target)
+            return Declare(who=f.name, action="ranged-attack", target=target, trigger="if the door opens", details={"ap": "2"})
+        ap = rng.choice(aps)
+        return Declare(who=f.name, action=action, target=target, details={} if ap is None else {"ap": str(ap)})
 
 
 @dataclass
@@ -339,8 +340,8 @@ def declare_args(db: str) -> list[str] | None:
         if isinstance(command, Declare) and command.action in ("melee-attack", "ranged-attack", "dodge"):
             store.close()
             args = ["declare", command.who, command.action]
-            if command.ap is not None:
-                args += ["--ap", str(command.ap)]
+            if "ap" in command.details:
+                args += ["--ap", command.details["ap"]]
             if command.target is not None:
                 args += ["--target", command.target]
             return args

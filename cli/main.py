@@ -252,7 +252,7 @@ def next_(ctx: typer.Context, roll: RollOpt = None, with_: WithOpt = None) -> No
     _door(ctx)
 
 
-# The commands at the table take their command's shared flags (--ap, --target, --hits, ...:
+# The commands at the table take their command's shared flags (--target, --hits, --end, ...:
 # the struct's optional fields, eventlog/commands.py) as ``flags``, and the encounter's
 # ruleset's own flags as `--with` details (cli/app.py, ``command(table=...)``).
 Flags = dict[str, Any]

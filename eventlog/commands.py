@@ -4,19 +4,21 @@ Commands are the same for every ruleset; a ruleset reads the fields it needs and
 the ones it has no use for. Like events, tags are stored: never rename one, add fields
 only with defaults.
 
-The optional fields of the commands at the table (``ap``, ``target``, ``hits``, ...) are the
-shared flags: the command line gives each command its fields as options (`--ap N`), with
-the help written here (``Help``), and the engine refuses those the encounter's ruleset does
-not read. A field is shared when more than one ruleset reads it, or the engine does:
+The optional fields of the commands at the table (``target``, ``hits``, ...) are the
+shared flags: the command line gives each command its fields as options (`--target NAME`),
+with the help written here (``Help``), and the engine refuses those the encounter's ruleset
+does not read. A field is shared when more than one ruleset reads it, or the engine does:
 ``target`` (every ruleset), ``trigger``, ``outcome`` and ``rounds`` (four each), ``amount``
-(three), ``end`` (every one), ``ap`` (ap-countdown and crisis), ``hits`` (ap-countdown, crisis,
-percent-activity), ``per_round`` (ap-countdown and percent-activity, and the engine's carry: a carried combatant's lasting effect,
-``CarriedEffect``, puts it back on). A flag one ruleset alone reads is that ruleset's own
+(three), ``end`` (every one), ``hits`` (ap-countdown, crisis, percent-activity),
+``per_round`` (ap-countdown and percent-activity, and the engine's carry: a carried
+combatant's lasting effect, ``CarriedEffect``, puts it back on). A flag one ruleset alone
+reads, or one whose meaning differs from ruleset to ruleset, is that ruleset's own
 (projections/ruleset.py, ``Ruleset.flags``), declared beside its rules and travelling in
 ``details``: ap-countdown's ``--pace``, ``--penalty``, ``--charge``, ``--orientation`` and
-``--start``, percent-activity's ``--percent``. They were fields once, and stored commands
-hold them: ``AtTheTable.moved`` names each, and ``command_decoder`` upcasts them into
-``details`` as a stored command is read back.
+``--start``, percent-activity's ``--percent``, and ``--ap``, which ap-countdown and crisis
+each declare as their own (the AP a declaration spends, by each ruleset's own count). They
+were fields once, and stored commands hold them: ``AtTheTable.moved`` names each, and
+``command_decoder`` upcasts them into ``details`` as a stored command is read back.
 """
 
 from __future__ import annotations
@@ -74,12 +76,12 @@ class Next(AtTheTable, frozen=True, kw_only=True, tag="next"):
 class Declare(AtTheTable, frozen=True, kw_only=True, tag="declare"):
     who: str
     action: str
-    ap: Annotated[int | None, Help("Action points to spend.")] = None
     target: Annotated[str | None, Help("Whom the action is aimed at.")] = None
     trigger: Annotated[str | None, Help("Hold the action until this happens.")] = None
     amount: Annotated[int | None, Help("An amount, e.g. a parry's.")] = None
-    # ap-countdown's --pace and --penalty, percent-activity's --percent.
-    moved: ClassVar[Mapping[str, str]] = {"percent": "percent", "pace": "pace", "penalty": "penalty"}
+    # ap-countdown's --pace and --penalty, percent-activity's --percent, ap-countdown's and
+    # crisis's --ap (each ruleset declares its own).
+    moved: ClassVar[Mapping[str, str]] = {"percent": "percent", "pace": "pace", "penalty": "penalty", "ap": "ap"}
 
 
 class Resolve(AtTheTable, frozen=True, kw_only=True, tag="resolve"):

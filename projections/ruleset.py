@@ -171,7 +171,7 @@ class Detail(msgspec.Struct, frozen=True):
 class Flag(msgspec.Struct, frozen=True):
     """A `--NAME` a ruleset reads on some of its commands (`skirmish rules RULESET` lists it).
 
-    A NAME that is a field of the command (eventlog/commands.py: ``ap``, ``target``,
+    A NAME that is a field of the command (eventlog/commands.py: ``target``, ``amount``,
     ``hits``, ...) is that shared flag, which the command line parses whatever the ruleset
     and the engine refuses where the ruleset does not declare it. Any other NAME is the
     ruleset's own: the command line takes it only in the ruleset's encounters (`--NAME N`,
@@ -244,7 +244,7 @@ class Ruleset(Protocol[State]):
     @property
     def flags(self) -> Mapping[str, Flag]:
         """The `--NAME` flags it reads, by NAME (a command's field name for a shared one:
-        "ap", "target"), each with the commands it is read on. The engine refuses a
+        "target", "hits"), each with the commands it is read on. The engine refuses a
         command that sets a shared flag not declared here, naming them all in one message."""
         ...
 

@@ -9,7 +9,7 @@ which prints its usage (help, completion and its own wording of a usage error st
 Each command's parameters are written once, in :data:`SPECS`; the typer app's declarations
 of the same commands (their help and completion) are held to them by
 tests/cli/test_one_parser.py. A command at the table takes, besides its own, its command
-type's shared flags (the struct's optional fields: ``--ap``, ``--target``, ...) and the
+type's shared flags (the struct's optional fields: ``--target``, ``--hits``, ...) and the
 encounter's ruleset's own flags, which travel in ``details`` as ``--with NAME=VALUE`` would.
 
 Every parse here is linear in its input: :func:`split_line` reads a typed line with one
@@ -247,7 +247,7 @@ _SHARED: dict[type, dict[str, Opt]] = {}
 
 
 def shared_flags(table: type[c.AtTheTable]) -> dict[str, Opt]:
-    """The command type's shared flags (its optional fields: --ap, --target, --end, ...)."""
+    """The command type's shared flags (its optional fields: --target, --hits, --end, ...)."""
     found = _SHARED.get(table)
     if found is not None:
         return found

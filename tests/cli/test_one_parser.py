@@ -15,6 +15,7 @@ from skirmish.cli.app import app, command_name
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.errors import BadInput
 from skirmish.projections.door import requests as r
+from skirmish.projections.ruleset import get_ruleset
 from skirmish.projections.door.words import SPECS, Unparsed, as_typed, parse, shared_flags, split_line
 
 
@@ -46,8 +47,8 @@ LINES: list[tuple[str, Any]] = [
     ("damage Orc 7", c.Damage(who="Orc", amount=7)),
     ("damage Orc -5", c.Damage(who="Orc", amount=-5)),  # the ruleset's refusal names it, not the parser's
     ("heal 'Goblin 1' 3 --with kind=potion", c.Heal(who="Goblin 1", amount=3, details={"kind": "potion"})),
-    ('declare "Goblin 1" melee-attack --ap 3 --target Ann --roll "Goblin 1=12,4"',
-     c.Declare(who="Goblin 1", action="melee-attack", ap=3, target="Ann", rolls={"Goblin 1": (12, 4)})),
+    ('declare "Goblin 1" melee-attack --target Ann --roll "Goblin 1=12,4"',
+     c.Declare(who="Goblin 1", action="melee-attack", target="Ann", rolls={"Goblin 1": (12, 4)})),
     ("effect Orc poisoned --rounds 2 --end", c.ApplyEffect(who="Orc", kind="poisoned", rounds=2, end=True)),
     ("effect scene fog --custom --per-round 1", c.ApplyEffect(who="scene", kind="fog", custom=True, per_round=1)),
     ("add Orc --side foes --stat hp=7 --stat ac=13 --count 2", c.AddCombatant(name="Orc", side="foes",
@@ -78,6 +79,21 @@ def test_a_line_reads_as_the_request_it_stands_for(line: str, expected: Any) -> 
     parsed = parse(split_line(line))
     assert parsed.request == expected
     assert parse(split_line(as_typed(parsed.request))).request == expected  # as the log keeps a page's tap
+
+
+@pytest.mark.parametrize("ruleset_id", ["ap-countdown", "crisis"])
+def test_ap_is_the_rulesets_own_flag_and_travels_in_details(ruleset_id: str) -> None:
+    """--ap is no field of declare: ap-countdown and crisis each declare it, and it reads as
+    `--with ap=N` would; without the encounter's ruleset the parser does not know it."""
+    line = 'declare "Goblin 1" melee-attack --ap 3 --target Ann --roll "Goblin 1=12,4"'
+    expected = c.Declare(who="Goblin 1", action="melee-attack", target="Ann", rolls={"Goblin 1": (12, 4)},
+                         details={"ap": "3"})
+    ruleset = get_ruleset(ruleset_id)
+    parsed = parse(split_line(line), lambda: ruleset)
+    assert parsed.request == expected
+    assert parse(split_line(as_typed(parsed.request)), lambda: ruleset).request == expected
+    with pytest.raises(Unparsed, match="`declare` takes no option '--ap'"):
+        parse(split_line(line))
 
 
 @pytest.mark.parametrize(("line", "said"), [

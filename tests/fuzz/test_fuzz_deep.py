@@ -61,7 +61,7 @@ def typed(cmd: Command) -> list[str]:
         case c.Upkeep():
             words = ["upkeep"]
         case c.Declare():
-            words = ["declare", cmd.who, cmd.action, *opt("--ap", cmd.ap), *opt("--target", cmd.target),
+            words = ["declare", cmd.who, cmd.action, *opt("--target", cmd.target),
                      *opt("--trigger", cmd.trigger), *opt("--amount", cmd.amount)]
         case c.Resolve():
             words = ["resolve", cmd.who, *opt("--outcome", cmd.outcome), *opt("--hits", cmd.hits)]

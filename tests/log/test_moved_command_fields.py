@@ -1,5 +1,6 @@
 """Stored commands that hold a field since moved to a ruleset's own flags (ap-countdown's
-pace, penalty, charge_speed, orientation and start, percent-activity's percent:
+pace, penalty, charge_speed, orientation and start, percent-activity's percent, the ap
+ap-countdown and crisis each declare:
 eventlog/commands.py ``AtTheTable.moved``) read back as the command they meant, its flags
 in ``details``, and are decided again (`amend`) to the very events they were decided to."""
 
@@ -31,7 +32,7 @@ OLD = [
      c.Declare(who="Hauser", action="move", details={"pace": "run", "penalty": "-10"})),
     (b'{"type":"declare","rolls":{},"details":{},"who":"Hauser","action":"melee-attack","ap":3,"percent":null,'
      b'"target":"Orc","trigger":null,"pace":null,"penalty":null,"amount":null}',
-     c.Declare(who="Hauser", action="melee-attack", ap=3, target="Orc")),
+     c.Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "3"})),
     (b'{"type":"declare","rolls":{"Hauser":[4]},"details":{},"who":"Hauser","action":"dodge","ap":null,'
      b'"percent":60,"target":null,"trigger":null,"pace":null,"penalty":null,"amount":null}',
      c.Declare(who="Hauser", action="dodge", rolls={"Hauser": (4,)}, details={"percent": "60"})),
@@ -45,11 +46,14 @@ OLD = [
     (b'{"type":"effect","rolls":{},"details":{},"who":"Orc","kind":"stunned","per_round":null,"rounds":2,'
      b'"start":null,"end":false,"custom":false}',
      c.ApplyEffect(who="Orc", kind="stunned", rounds=2)),
+    (b'{"type":"declare","rolls":{},"details":{"what":"reload"},"who":"Vera","action":"custom","ap":10,'
+     b'"percent":null,"target":null,"trigger":null,"pace":null,"penalty":null,"amount":null}',
+     c.Declare(who="Vera", action="custom", details={"what": "reload", "ap": "10"})),
 ]
 
 
 @pytest.mark.parametrize(("body", "meant"), OLD, ids=[
-    "pace-penalty", "ap-shared", "percent", "charge_speed", "orientation", "start", "rounds-shared"])
+    "pace-penalty", "ap", "percent", "charge_speed", "orientation", "start", "rounds-shared", "ap-beside-details"])
 def test_an_old_stored_command_reads_as_the_command_it_meant(body: bytes, meant: c.Command) -> None:
     assert c.command_decoder.decode(body) == meant
     # and a command stored since reads back as itself
@@ -59,7 +63,7 @@ def test_an_old_stored_command_reads_as_the_command_it_meant(body: bytes, meant:
 def test_every_moved_field_is_upcast_and_gone_from_its_command() -> None:
     moved = {kind: dict(kind.moved) for kind in (c.Declare, c.Resolve, c.Cancel, c.ApplyEffect)}
     assert moved == {
-        c.Declare: {"percent": "percent", "pace": "pace", "penalty": "penalty"},
+        c.Declare: {"percent": "percent", "pace": "pace", "penalty": "penalty", "ap": "ap"},
         c.Resolve: {"charge_speed": "charge"},
         c.Cancel: {"orientation": "orientation"},
         c.ApplyEffect: {"start": "start"},
@@ -91,6 +95,7 @@ def test_old_ap_countdown_commands_decide_what_the_rules_say(memory_store: Store
 @pytest.mark.parametrize(("export", "field", "ruleset"), [
     ("bridge-ambush", b'\\"charge_speed\\":4', "ap-countdown"),
     ("gatehouse-percent", b'\\"percent\\":30', "percent-activity"),
+    ("hangar-breach", b'\\"ap\\":10', "crisis"),
 ])
 def test_an_old_log_is_decided_again_to_the_same_events(tmp_path: Path, export: str, field: bytes, ruleset: str) -> None:
     """The committed exports were recorded with the fields in the commands: amending the
@@ -107,7 +112,7 @@ def test_an_old_log_is_decided_again_to_the_same_events(tmp_path: Path, export: 
         ids = list(dict.fromkeys(r.command_id for r in path[1:]))  # the first is the encounter's start
         upcast = [c.command_decoder.decode(enc.command(cid).body) for cid in ids]
         moved = {key for cmd in upcast if isinstance(cmd, c.AtTheTable) for key in cmd.details}
-        assert moved & {"charge", "percent", "pace", "penalty"}
+        assert moved & {"charge", "percent", "pace", "penalty", "ap"}
         sizes = Counter(row.command_id for row in enc.event_rows())
         first = next(r for r in path[1:] if sizes[r.command_id] == sum(1 for p in path if p.command_id == r.command_id))
         command = c.command_decoder.decode(enc.command(first.command_id).body)

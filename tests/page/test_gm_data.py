@@ -86,6 +86,14 @@ def test_shared_flags_take_their_fields_kind() -> None:
     assert next(f for f in forms["resolve"].fields if f.key == "charge").label == "charge"  # `--charge`, a flag of its own
 
 
+@pytest.mark.parametrize("ruleset_id", ["ap-countdown", "crisis"])
+def test_ap_is_a_number_of_the_rulesets_own_that_travels_in_details(ruleset_id: str) -> None:
+    """--ap is no field of declare: each ruleset that reads it declares it, an int."""
+    ap = [f for f in forms_of(ruleset_id)["declare"].fields if f.key == "ap"]
+    assert [(f.goes, f.kind, f.label) for f in ap] == [("detail", "number", "ap")]
+    assert ap[0].doc == get_ruleset(ruleset_id).flags["ap"].doc
+
+
 def test_what_names_a_combatant_an_action_or_an_effect_is_picked() -> None:
     forms = forms_of("srd-5.2")
     pickers = {(form, f.key or f.goes): f.picker for form, spec in forms.items() for f in spec.fields if f.picker}

@@ -346,7 +346,7 @@ def test_a_refusal_is_shown_and_records_nothing(browser: Any, bridge: Cli) -> No
         # A number or dice that are not numbers are refused on the page, in one line, before
         # anything is sent (the server checks again what it is sent).
         declare = gm.page.locator("form[data-type='declare']")
-        declare.locator("[data-key='ap'][data-goes='field']").fill("three")
+        declare.locator("[data-key='ap'][data-goes='detail']").fill("three")
         declare.locator("button[type=submit]").click()
         assert gm.reply() == (True, 'ap takes a whole number, not "three"')
         round_ = gm.page.locator("form[data-type='round']")

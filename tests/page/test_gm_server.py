@@ -24,6 +24,7 @@ import pytest
 
 from skirmish.projections.door.requests import to_json
 from skirmish.projections.door.words import parse
+from skirmish.projections.ruleset import get_ruleset
 from support.cli import Cli
 from support.served import Served, serving
 
@@ -70,7 +71,7 @@ def typed(words: list[str] | dict[str, Any]) -> dict[str, Any]:
     parser is tested in tests/cli/test_one_parser.py; here, the server)."""
     if isinstance(words, dict):
         return words
-    return to_json(parse(words).request)
+    return to_json(parse(words, lambda: get_ruleset("ap-countdown")).request)  # the bridge's: its own --ap
 
 
 def asked(words: list[str] | dict[str, Any], head: int, branch: str = "main", tap: str | None = None) -> dict[str, Any]:
@@ -221,7 +222,7 @@ def test_a_forged_host_is_refused_on_the_gms_routes(bridge: Cli, path: str) -> N
 
 TURN = [
     ["round", "--roll", "Hauser=6,8", "--roll", "Orc=5,5"],
-    ["declare", "Hauser", "melee-attack", "--ap", "3", "--target", "Orc"],
+    ["declare", "Hauser", "melee-attack", "--with", "ap=3", "--target", "Orc"],  # a tap logs an own flag (--ap) as --with
     ["next"],
     ["damage", "Orc", "7"],
     ["effect", "Orc", "bleeding", "--per-round", "2"],

@@ -68,7 +68,7 @@ def new_round(enc: Encounter, rolls: dict[str, tuple[int, ...]] | None = None) -
 def hauser_melee_resolved(enc: Encounter) -> None:
     """Round 1: Hauser's 3 AP melee attack declared at 35 resolves at 20 (he has spent 3 AP)."""
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "3"}))
     do(enc, Next())
     do(enc, Next())
     do(enc, Resolve(who="Hauser"))
@@ -181,7 +181,7 @@ def test_actual_initiative_is_base_plus_5_per_ap_left(memory_store: Store) -> No
     hauser = next(i for i in started.initiatives if i.who == "Hauser")
     assert hauser.actual.value == 35
     assert hauser.actual.terms == (Term("base initiative", 15), Term("5 x AP left", 20))
-    do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "3"}))
     # Declared before the AP are spent: still 35 until the attack resolves.
     assert (who(enc, "Hauser").ap, who(enc, "Hauser").initiative) == (4, 35)
     do(enc, Next())
@@ -357,7 +357,7 @@ def test_declaring_while_an_action_is_pending_is_refused(memory_store: Store) ->
     """ap-countdown.md, Resolution: the next action is declared once the last one has resolved."""
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "3"}))
     refused(enc, Declare(who="Hauser", action="draw"), RuleViolation,
             "Hauser's melee-attack is still under way (resolves at 20): resolve or cancel it first "
             "(ap-countdown.md, Resolution)")
@@ -397,7 +397,8 @@ def test_faster_action_in_a_range_takes_minus_25_per_ap_under_the_maximum(
     """ap-countdown.md, Actions: "-25 for each AP less than the normal maximum", recorded on the declaration."""
     enc = fight(memory_store)
     new_round(enc)
-    declared = one(do(enc, Declare(who="Hauser", action=action, ap=ap, target="Orc")), ActionDeclared)
+    details = {} if ap is None else {"ap": str(ap)}
+    declared = one(do(enc, Declare(who="Hauser", action=action, target="Orc", details=details)), ActionDeclared)
     assert (declared.cost.value, declared.penalty.value, declared.at.value) == (cost, penalty, 35 - 5 * cost)
     assert declared.penalty.rule == "ap-countdown.md, Actions"
     row = pending(enc, "Hauser")
@@ -435,7 +436,7 @@ def test_fixed_cost_cannot_be_changed(memory_store: Store) -> None:
     """ap-countdown.md, Actions: Dodge costs 4 AP, not less."""
     enc = fight(memory_store)
     new_round(enc)
-    refused(enc, Declare(who="Hauser", action="dodge", ap=3), RuleViolation,
+    refused(enc, Declare(who="Hauser", action="dodge", details={"ap": "3"}), RuleViolation,
             "dodge costs 4 AP, not 3 (ap-countdown.md, Actions)")
 
 
@@ -443,9 +444,9 @@ def test_static_action_costs_8_or_more(memory_store: Store) -> None:
     """ap-countdown.md, Actions: Misc. Static Action, 8+ AP (no maximum, so no range penalty)."""
     enc = fight(memory_store)
     new_round(enc)
-    refused(enc, Declare(who="Hauser", action="static-action", ap=7), RuleViolation,
+    refused(enc, Declare(who="Hauser", action="static-action", details={"ap": "7"}), RuleViolation,
             "static-action costs 8+ AP, not 7 (ap-countdown.md, Actions)")
-    long = one(do(enc, Declare(who="Hauser", action="static-action", ap=12)), ActionDeclared)
+    long = one(do(enc, Declare(who="Hauser", action="static-action", details={"ap": "12"})), ActionDeclared)
     assert (long.cost.value, long.penalty.value, long.step, long.at.value) == (12, 0, "progresses", 15)
     do(enc, Next())
     least = one(do(enc, Declare(who="Orc", action="static-action")), ActionDeclared)
@@ -473,7 +474,7 @@ def test_first_instantaneous_action_is_free_and_resolves_on_the_same_count(memor
     resolved = one(do(enc, Resolve(who="Hauser")), ActionResolved)
     assert (resolved.paid, resolved.count) == (0, 35)
     assert (who(enc, "Hauser").ap, who(enc, "Hauser").initiative) == (4, 35)
-    refused(enc, Declare(who="Hauser", action="use-shield", ap=0), BadInput, "use-shield is instantaneous: no --ap")
+    refused(enc, Declare(who="Hauser", action="use-shield", details={"ap": "0"}), BadInput, "use-shield is instantaneous: no --ap")
 
 
 def test_further_instantaneous_actions_cost_1_ap_each(memory_store: Store) -> None:
@@ -608,8 +609,8 @@ def test_held_action_readies_at_its_count_and_is_held_across_rounds(memory_store
     """ap-countdown.md, Conditional Actions: ready (AP spent) when it would resolve; resolved when triggered."""
     enc = fight(memory_store)
     new_round(enc)
-    declared = one(do(enc, Declare(who="Hauser", action="ranged-attack", ap=3, target="Orc",
-                                   trigger="the orc steps onto the bridge")), ActionDeclared)
+    declared = one(do(enc, Declare(who="Hauser", action="ranged-attack", target="Orc",
+                                   trigger="the orc steps onto the bridge", details={"ap": "3"})), ActionDeclared)
     assert (declared.step, declared.at.value) == ("readies", 20)
     refused(enc, Resolve(who="Hauser"), RuleViolation,
             "Hauser's held ranged-attack is ready at count 20, not yet (ap-countdown.md, Conditional Actions)")
@@ -624,7 +625,7 @@ def test_held_action_readies_at_its_count_and_is_held_across_rounds(memory_store
     assert row is not None and (row.own.step, row.own.trigger, row.own.progress) == ("ready", "the orc steps onto the bridge", 3)  # type: ignore[attr-defined]
     assert row.resolves == "held until: the orc steps onto the bridge"
     do(enc, Next())
-    do(enc, Declare(who="Orc", action="melee-attack", ap=4, target="Hauser"))
+    do(enc, Declare(who="Orc", action="melee-attack", target="Hauser", details={"ap": "4"}))
     events = do(enc, Resolve(who="Hauser", hits=5))  # the trigger happens on the Orc's count
     resolved = one(events, ActionResolved)
     assert (resolved.paid, resolved.count, resolved.target) == (0, 30, "Orc")
@@ -645,7 +646,7 @@ def test_held_action_is_broken_by_declaring_another_action(memory_store: Store) 
     """ap-countdown.md, Conditional Actions: held only with unbroken concentration."""
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="ranged-attack", ap=1, target="Orc", trigger="the orc moves"))
+    do(enc, Declare(who="Hauser", action="ranged-attack", target="Orc", trigger="the orc moves", details={"ap": "1"}))
     assert one(do(enc, Next()), ActionReadied).paid == 1
     events = do(enc, Declare(who="Hauser", action="draw"))
     assert [type(e) for e in events] == [ActionCancelled, ActionDeclared]
@@ -667,7 +668,7 @@ def test_upkeep_readies_a_hold_and_loses_the_ap_left_over(memory_store: Store) -
     """ap-countdown.md, Conditional Actions; Action Points: a hold readied at the upkeep pays its AP, the rest are lost."""
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="ranged-attack", ap=1, target="Orc", trigger="the orc moves"))
+    do(enc, Declare(who="Hauser", action="ranged-attack", target="Orc", trigger="the orc moves", details={"ap": "1"}))
     events = do(enc, Upkeep())  # the GM ends the round at 35
     assert one(events, ActionReadied).paid == 1
     assert one(events, RoundEnded).ap_lost == {"Hauser": 3, "Orc": 4}
@@ -702,7 +703,7 @@ def test_cancel_with_orientation_delays_initiative(
     """ap-countdown.md, Actions (Orientation Maneuver): Partial -20, Near -10, Success 0 delay."""
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "3"}))
     cancelled = one(do(enc, Cancel(who="Hauser", details={"orientation": result} if result else {})), ActionCancelled)
     assert (cancelled.delay, cancelled.out) == (delay, False)
     assert (who(enc, "Hauser").delay, who(enc, "Hauser").initiative, who(enc, "Hauser").ap) == (delay, initiative, 4)
@@ -757,7 +758,7 @@ def test_pace_penalty_applies_to_later_actions(memory_store: Store) -> None:
     do(enc, Next())
     do(enc, Resolve(who="Hauser"))
     do(enc, Declare(who="Hauser", action="move", details={"pace": "run", "penalty": "-10"}))
-    declared = one(do(enc, Declare(who="Hauser", action="ranged-attack", ap=2, target="Orc")), ActionDeclared)
+    declared = one(do(enc, Declare(who="Hauser", action="ranged-attack", target="Orc", details={"ap": "2"})), ActionDeclared)
     assert declared.penalty.value == -35
     assert declared.penalty.terms == (Term("1 AP under the maximum", -25), Term("run pace", -10))
     assert pending(enc, "Hauser").own.penalty == -35  # type: ignore[index]
@@ -787,9 +788,9 @@ def test_used_parry_spends_the_pending_melee_attacks_ap_at_once(memory_store: St
     enc = fight(memory_store)
     new_round(enc)
     do(enc, Declare(who="Orc", action="parry", amount=10))
-    do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "3"}))
     do(enc, Next())
-    do(enc, Declare(who="Orc", action="melee-attack", ap=2, target="Hauser"))
+    do(enc, Declare(who="Orc", action="melee-attack", target="Hauser", details={"ap": "2"}))
     do(enc, Next())
     events = do(enc, Resolve(who="Hauser", hits=3))
     assert [type(e) for e in events] == [ParryUsed, ActionResolved, DamageTaken]
@@ -809,9 +810,9 @@ def test_used_parry_pays_a_held_melee_attack_once(memory_store: Store) -> None:
     enc = fight(memory_store)
     new_round(enc)
     do(enc, Declare(who="Orc", action="parry", amount=10))
-    do(enc, Declare(who="Hauser", action="melee-attack", ap=2, target="Orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "2"}))
     do(enc, Next())
-    do(enc, Declare(who="Orc", action="melee-attack", ap=2, target="Hauser", trigger="Hauser steps in"))
+    do(enc, Declare(who="Orc", action="melee-attack", target="Hauser", trigger="Hauser steps in", details={"ap": "2"}))
     do(enc, Next())
     assert one(do(enc, Resolve(who="Hauser")), ParryUsed).paid == 2
     assert one(do(enc, Next()), ActionReadied).paid == 0
@@ -824,13 +825,13 @@ def test_used_parry_with_no_melee_pending_makes_the_next_action_a_melee_attack(m
     enc = fight(memory_store)
     new_round(enc)
     do(enc, Declare(who="Orc", action="parry", amount=10))
-    do(enc, Declare(who="Hauser", action="melee-attack", ap=2, target="Orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "2"}))
     do(enc, Next())  # 30: the Orc waits
     do(enc, Next())  # 25: Hauser's attack
     assert one(do(enc, Resolve(who="Hauser")), ParryUsed).paid == 0
     refused(enc, Declare(who="Orc", action="draw"), RuleViolation,
             "Orc used a parry this round: the AP are spent on a melee attack (ap-countdown.md, Parry)")
-    assert one(do(enc, Declare(who="Orc", action="melee-attack", ap=2, target="Hauser")), ActionDeclared).at.value == 15
+    assert one(do(enc, Declare(who="Orc", action="melee-attack", target="Hauser", details={"ap": "2"})), ActionDeclared).at.value == 15
     assert one(do(enc, Next()), ClockAdvanced).count == 15
     do(enc, Resolve(who="Orc"))
     assert (who(enc, "Orc").ap, who(enc, "Orc").initiative) == (2, 20)
@@ -847,7 +848,7 @@ def test_used_parry_with_no_melee_pending_makes_the_next_action_a_melee_attack(m
 def test_charge_multiplies_hits_by_relative_speed(memory_store: Store, speed: int, multiplier: int, critical: int) -> None:
     """ap-countdown.md, Charging: 3 m/s x2 +1, 6 m/s x3 +2, 12 m/s x4 +3; under 3 m/s no bonus."""
     enc = fight(memory_store)
-    hauser_attack = Declare(who="Hauser", action="melee-attack", ap=3, target="Orc")
+    hauser_attack = Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "3"})
     new_round(enc)
     do(enc, hauser_attack)
     do(enc, Next())
@@ -893,9 +894,9 @@ def test_next_moves_to_the_next_count_where_someone_declares_or_resolves(memory_
     """ap-countdown.md, Resolution: the GM counts down; actions are declared and resolved on their counts."""
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "3"}))
     assert do(enc, Next()) == [ClockAdvanced(count=30, declaring=("Orc",))]
-    do(enc, Declare(who="Orc", action="ranged-attack", ap=1, target="Hauser"))
+    do(enc, Declare(who="Orc", action="ranged-attack", target="Hauser", details={"ap": "1"}))
     assert do(enc, Next()) == [ClockAdvanced(count=25, resolving=("Orc",))]
     do(enc, Resolve(who="Orc"))
     assert who(enc, "Orc").initiative == 25
@@ -921,7 +922,7 @@ def test_next_at_the_end_of_the_countdown_runs_the_upkeep(memory_store: Store) -
     enc = fight(memory_store)
     new_round(enc)
     do(enc, ApplyEffect(who="Hauser", kind="bleeding", per_round=2))
-    do(enc, Declare(who="Hauser", action="melee-attack", ap=4, target="Orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "4"}))
     do(enc, Next())
     do(enc, Declare(who="Orc", action="dodge"))
     assert one(do(enc, Next()), ClockAdvanced).count == 15
@@ -1020,9 +1021,9 @@ def test_stun_is_not_reduced_at_the_first_upkeep_after_2_ap_spent(memory_store: 
     """ap-countdown.md, Upkeep: stun is reduced "if the combatant had spent less than 2 AP before being stunned"."""
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="melee-attack", ap=2, target="Orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "2"}))
     do(enc, Next())
-    do(enc, Declare(who="Orc", action="ranged-attack", ap=1, target="Hauser"))
+    do(enc, Declare(who="Orc", action="ranged-attack", target="Hauser", details={"ap": "1"}))
     assert one(do(enc, Next()), ClockAdvanced) == ClockAdvanced(count=25, resolving=("Hauser", "Orc"))
     do(enc, Resolve(who="Orc"))  # the Orc has spent 1 AP
     do(enc, Resolve(who="Hauser"))  # Hauser has spent 2 AP: not "less than 2"
@@ -1165,7 +1166,7 @@ def test_the_clock_says_who_acts_at_each_count_and_who_is_next(memory_store: Sto
     assert (view.clock.moment, view.clock.now, view.clock.next) == ("count 35", ("Hauser",), ("Orc",))
     assert [(c.name, c.acting) for c in view.combatants] == [("Hauser", True), ("Orc", False)]
     assert (view.combatants[0].budget.left, view.combatants[0].budget.of) == (4, 4)
-    do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "3"}))
     view = enc.view()
     assert (view.clock.now, view.clock.next) == ((), ("Orc",))
     assert [(p.who, p.target, p.resolves) for p in view.pending] == [("Hauser", "Orc", "count 20")]
@@ -1184,7 +1185,7 @@ def test_the_clock_says_who_acts_at_each_count_and_who_is_next(memory_store: Sto
 def test_a_failed_orientation_maneuver_puts_the_combatant_out_for_the_round(memory_store: Store) -> None:
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "3"}))
     do(enc, Cancel(who="Hauser", details={"orientation": "failure"}))
     view = enc.view()
     assert view.combatant("Hauser").status == "out" and "Hauser" not in view.clock.now + view.clock.next
@@ -1196,10 +1197,10 @@ def test_a_parry_may_be_announced_as_soon_as_melee_ensues(memory_store: Store) -
     against the Orc, though he has acted this round."""
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="ranged-attack", ap=1, target="Orc"))  # resolves at 30
+    do(enc, Declare(who="Hauser", action="ranged-attack", target="Orc", details={"ap": "1"}))  # resolves at 30
     do(enc, Next())
     do(enc, Resolve(who="Hauser"))
-    do(enc, Declare(who="Orc", action="melee-attack", ap=4, target="Hauser"))  # resolves at 10
+    do(enc, Declare(who="Orc", action="melee-attack", target="Hauser", details={"ap": "4"}))  # resolves at 10
     parry = one(do(enc, Declare(who="Hauser", action="parry", amount=10)), ParryDeclared)
     assert (parry.amount, parry.against) == (10, "Orc")
 
@@ -1211,7 +1212,7 @@ def test_an_attack_resolved_at_a_harder_pace_takes_that_paces_penalty(memory_sto
     20 while running, is at -25 + -20 = -45."""
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "3"}))
     do(enc, Declare(who="Hauser", action="move", details={"pace": "run", "penalty": "-20"}))
     do(enc, Next())
     do(enc, Next())
@@ -1223,7 +1224,7 @@ def test_an_attack_resolved_at_a_harder_pace_takes_that_paces_penalty(memory_sto
 def test_the_declared_penalty_stands_under_pace_penalty_declared(memory_store: Store) -> None:
     enc = fight(memory_store, **{"pace-penalty": "declared"})
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "3"}))
     do(enc, Declare(who="Hauser", action="move", details={"pace": "run", "penalty": "-20"}))
     do(enc, Next())
     do(enc, Next())
@@ -1240,14 +1241,14 @@ def test_goes_down_at_0_by_default(memory_store: Store) -> None:
     enc = fight(memory_store)
     new_round(enc)
     do(enc, Next())  # count 30: the Orc declares
-    do(enc, Declare(who="Orc", action="melee-attack", ap=4, target="Hauser"))
+    do(enc, Declare(who="Orc", action="melee-attack", target="Hauser", details={"ap": "4"}))
     events = do(enc, Damage(who="Orc", amount=30))
     cancelled = one(events, ActionCancelled)
     assert cancelled.reason == "ends: Orc is down (0 hits left, option goes-down=at-0)"
     view = enc.view()
     assert view.combatant("Orc").status == "down" and [c.name for c in view.combatants] == ["Hauser", "Orc"]
     assert "Orc" not in view.clock.now + view.clock.next
-    refused(enc, Declare(who="Orc", action="dodge", ap=4), RuleViolation,
+    refused(enc, Declare(who="Orc", action="dodge", details={"ap": "4"}), RuleViolation,
             "Orc is down (0 hits left, option goes-down=at-0): it cannot act")
     healed = one(do(enc, Heal(who="Orc", amount=5)), HitsHealed)
     assert (healed.hits.value, healed.hits_left) == (5, 5)
@@ -1312,13 +1313,13 @@ def test_the_goes_down_option(memory_store: Store, rule: str, hits: int, down: b
 def test_leave_and_return(memory_store: Store) -> None:
     enc = fight(memory_store)
     new_round(enc)
-    do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "3"}))
     events = do(enc, Leave(who="Hauser", reason="flees over the bridge"))
     assert [type(e).__name__ for e in events] == ["CombatantLeft", "ActionCancelled"]
     view = enc.view()
     assert view.combatant("Hauser").status == "left" and view.pending == ()
     assert view.clock.now == () and view.clock.next == ("Orc",)
-    refused(enc, Declare(who="Hauser", action="dodge", ap=4), RuleViolation,
+    refused(enc, Declare(who="Hauser", action="dodge", details={"ap": "4"}), RuleViolation,
             "Hauser has left the fight: it cannot act until `skirmish return Hauser`")
     refused(enc, Leave(who="Hauser"), RuleViolation, "Hauser has already left the fight (`skirmish return Hauser`)")
     do(enc, Return(who="Hauser"))

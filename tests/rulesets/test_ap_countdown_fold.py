@@ -90,7 +90,7 @@ def test_a_view_before_an_event_is_unchanged_after_it_and_the_view_after_shows_i
     before = ruleset.view(state)
     as_it_was = msgspec.json.encode(before)
     # Resolution: Hauser's 3 AP melee attack declared at 35 resolves at 35 - 5 x 3 = 20.
-    applied(ruleset, state, decided(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc")))
+    applied(ruleset, state, decided(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "3"})))
     declared = ruleset.view(state)
     assert before.pending == ()
     assert [(p.who, p.action, p.resolves) for p in declared.pending] == [("Hauser", "melee-attack", "count 20")]
@@ -111,7 +111,7 @@ def test_the_view_before_a_command_at_the_table_is_not_the_view_after_it(memory_
     assert before.combatant("Orc").vital.value == 30
     assert after.combatant("Orc").vital.value == 23
     # Hauser's melee attack: 3 of his 4 AP paid when it resolves at 20 (Resolution), 1 left of 4.
-    do(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc"))
+    do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "3"}))
     declared = enc.view()
     do(enc, Next())
     do(enc, Next())
@@ -127,7 +127,7 @@ def test_a_glance_finds_the_row_an_event_changed_in_place_and_keeps_the_others(m
     ruleset = ApCountdown()
     state = at_head(enc)
     first = ruleset.glance(state)
-    applied(ruleset, state, decided(enc, Declare(who="Hauser", action="melee-attack", ap=3, target="Orc")))
+    applied(ruleset, state, decided(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"ap": "3"})))
     declared = ruleset.glance(state)
     # A declaration changes no figure of a row: the same rows, the same objects.
     assert declared.combatants is first.combatants

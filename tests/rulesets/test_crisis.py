@@ -28,6 +28,7 @@ from skirmish.eventlog.commands import (
     Resolve,
     StartRound,
     Upkeep,
+    command_decoder,
 )
 from skirmish.eventlog.errors import BadInput, SkirmishError
 from skirmish.projections.refusals import RuleViolation
@@ -233,6 +234,24 @@ def test_declaring_out_of_turn_is_refused_and_next_passes_the_turn(cli: Cli) -> 
     assert cli.fails("next") == "Error: no turn under way: start one with `skirmish round` (crisis.md, Turn Order)"
 
 
+def test_ap_on_the_command_line_is_crisis_own_flag_and_travels_in_details(cli: Cli) -> None:
+    """crisis.md, Available Actions: a custom action takes the AP the GM gives (`--ap N`),
+    a flag crisis declares itself: stored in the declaration's details, as `--with ap=N`."""
+    cli_fight(cli)
+    cli.ok("round", "--roll", "Jack=5,5,5", "--roll", "Drone=2,2,2")
+    assert cli.fails("declare", "Jack", "custom") == "Error: custom needs --ap N, the AP it takes"
+    assert "--ap" in cli.fails("declare", "Jack", "custom", "--ap", "two")
+    cli.ok("declare", "Jack", "custom", "--ap", "2")
+    store = Store(cli.db)
+    try:
+        (body,) = store.conn.execute("SELECT body FROM commands ORDER BY id DESC LIMIT 1").fetchone()
+    finally:
+        store.close()
+    stored = body.encode() if isinstance(body, str) else bytes(body)
+    assert command_decoder.decode(stored) == Declare(who="Jack", action="custom", details={"ap": "2"})
+    assert b'"ap"' not in stored.replace(b'"details":{"ap":"2"}', b"")  # no field of its own
+
+
 def test_a_new_turn_waits_until_the_turn_is_over(cli: Cli) -> None:
     cli_fight(cli)
     cli.ok("round")
@@ -322,7 +341,7 @@ def test_stated_ap_override_the_table_and_custom_needs_them(memory_store: Store)
     # crisis.md, Available Actions: "unless stated otherwise"
     enc = fight(memory_store)
     turn(enc)
-    taken = only(do(enc, Declare(who="Jack", action="use-item", ap=3, details={"what": "stim pack"})), ActionTaken)
+    taken = only(do(enc, Declare(who="Jack", action="use-item", details={"ap": "3", "what": "stim pack"})), ActionTaken)
     assert taken.paid == 3 and taken.what == "stim pack"
     refused(enc, Declare(who="Jack", action="custom"), BadInput, "custom needs --ap N, the AP it takes")
 
@@ -362,7 +381,7 @@ def test_reloading_a_flintlock_musket_example(memory_store: Store) -> None:
     enc = fight(memory_store)
     turn(enc)
     do(enc, Declare(who="Jack", action="draw"))
-    started = only(do(enc, Declare(who="Jack", action="custom", ap=10, details={"what": "reload"})), ActionTaken)
+    started = only(do(enc, Declare(who="Jack", action="custom", details={"ap": "10", "what": "reload"})), ActionTaken)
     assert started.spans and started.paid == 3
     assert pending(enc, "Jack") == Pending(
         who="Jack", action="custom", resolves="spans turns", own=CrisisPending(ap=10, progress=3)
@@ -382,7 +401,7 @@ def test_an_action_over_6_ap_is_cancelled_by_any_other_action(memory_store: Stor
     # crisis.md, Actions: executing any other action cancels it
     enc = fight(memory_store)
     turn(enc)
-    do(enc, Declare(who="Jack", action="custom", ap=8))
+    do(enc, Declare(who="Jack", action="custom", details={"ap": "8"}))
     end_turn(enc)
     turn(enc, {})
     events = do(enc, Declare(who="Jack", action="move"))
@@ -393,7 +412,7 @@ def test_an_action_over_6_ap_is_cancelled_by_any_other_action(memory_store: Stor
 def test_an_action_over_6_ap_is_carried_on_only_in_its_own_turn(memory_store: Store) -> None:
     enc = fight(memory_store)
     turn(enc)
-    do(enc, Declare(who="Jack", action="custom", ap=8))
+    do(enc, Declare(who="Jack", action="custom", details={"ap": "8"}))
     do(enc, Next())
     refused(enc, Resolve(who="Jack"), RuleViolation,
             "not Jack's turn: custom is carried on in its own turn (crisis.md, Turn Order)")
@@ -891,7 +910,7 @@ def test_deciding_leaves_the_state_as_it_was(memory_store: Store) -> None:
     enc = fight(memory_store)
     script: list[tuple[Command, bool]] = [
         (StartRound(rolls=DICE), True),
-        (Declare(who="Jack", action="custom", ap=12), True),  # spans turns: 4 AP in now
+        (Declare(who="Jack", action="custom", details={"ap": "12"}), True),  # spans turns: 4 AP in now
         (Declare(who="Jack", action="draw"), False),  # would cancel the custom, but 0 AP left
         (Next(), True),
         (Declare(who="Drone", action="attack", target="Jack", rolls={"Drone": (6, 6, 6)}), True),

@@ -318,8 +318,8 @@ def test_unknown_action_is_refused(memory_store: Store) -> None:
             "no action 'sprint' in modular (known: move, skill, dash, evade, ready, secondary-skill, five-foot-step, "
             "retrieve-item, stash-item, use-item, tertiary-skill, drop-item)")
     # Combat Rules, Turn: movement plus one primary, one secondary and one tertiary action: no AP.
-    refused(enc, Declare(who="Hauser", action="skill", ap=2), BadInput,
-            "modular `declare` takes no --ap (it takes: --target, --trigger, --amount)")
+    refused(enc, Declare(who="Hauser", action="skill", details={"ap": "2"}), BadInput,
+            "modular `declare` has no detail 'ap' (it takes: terrain, skill, then, else)")
     refused(enc, Resolve(who="Hauser", hits=4), BadInput,
             "modular `resolve` takes no --hits (it takes: --outcome)")
     refused(enc, ApplyEffect(who="Hauser", kind="prone", per_round=2), BadInput,

@@ -507,10 +507,13 @@ def test_unknown_action_and_flags_it_does_not_read_are_refused(cli: Cli) -> None
         "Error: no action 'meele-attack' in the activity table (did you mean melee-attack?)"
     )
     takes = "(it takes: --percent, --target, --trigger)"
-    assert cli.fails("declare", "Hauser", "dodge", "--ap", "2") == f"Error: percent-activity `declare` takes no --ap {takes}"
-    # ap-countdown's own flags are no options of a percent-activity encounter's commands.
+    assert cli.fails("declare", "Hauser", "dodge", "--amount", "2") == (
+        f"Error: percent-activity `declare` takes no --amount {takes}"
+    )
+    # ap-countdown's (and crisis's) own flags are no options of a percent-activity encounter's commands.
+    assert cli.fails("declare", "Hauser", "dodge", "--ap", "2").startswith("Error: No such option: --ap ")
     assert cli.fails("declare", "Hauser", "move", "--pace", "run") == (
-        "Error: No such option: --pace (Possible options: --ap, --percent) (see `skirmish --help`)"
+        "Error: No such option: --pace (Possible options: --percent) (see `skirmish --help`)"
     )
     assert cli.fails("declare", "Hauser", "dodge", "--penalty", "-10") == (
         "Error: Got unexpected extra argument(s) (--penalty -10) (see `skirmish --help`)"
@@ -524,10 +527,12 @@ def test_flags_the_ruleset_does_not_read_are_refused_in_one_message(memory_store
     enc = fight(memory_store)
     new_round(enc)
     do(enc, Declare(who="Hauser", action="melee-attack", target="Orc", details={"percent": "60"}))
-    refused(enc, Declare(who="Hauser", action="dodge", ap=2, amount=3), BadInput,
-            "percent-activity `declare` takes no --ap, --amount (it takes: --percent, --target, --trigger)")
-    # ap-countdown's own flags (--pace, --charge, --orientation, --start) are no flags here:
+    refused(enc, Declare(who="Hauser", action="dodge", amount=3, trigger="the door opens"), BadInput,
+            "percent-activity `declare` takes no --amount (it takes: --percent, --target, --trigger)")
+    # ap-countdown's own flags (--ap, --pace, --charge, --orientation, --start) are no flags here:
     # sent as details (`--with`), they are refused as details this ruleset does not declare.
+    refused(enc, Declare(who="Hauser", action="dodge", details={"ap": "2"}), BadInput,
+            "percent-activity `declare` has no detail 'ap' (it takes none)")
     refused(enc, Declare(who="Hauser", action="dodge", details={"pace": "run"}), BadInput,
             "percent-activity `declare` has no detail 'pace' (it takes none)")
     refused(enc, Resolve(who="Hauser", hits=4, details={"charge": "10"}), BadInput,

@@ -500,8 +500,8 @@ def test_unknown_action_and_foreign_flags_are_refused(memory_store: Store) -> No
     refused(enc, Declare(who="Gob", action="somersault"), BadInput,
             "no action 'somersault' in the phases list (known: fire, aim, reload, melee, ready, crawl, walk, "
             "trot, run, prone, stand, mount, dismount, talk)")
-    refused(enc, Declare(who="Gob", action="fire", ap=2), BadInput,
-            "phases `declare` takes no --ap (it takes: --target)")
+    refused(enc, Declare(who="Gob", action="fire", details={"ap": "2"}), BadInput,
+            "phases `declare` has no detail 'ap' (it takes: repeat, move, melee, talk, reloads, bulk, area, cover, auto)")
     refused(enc, Declare(who="Gob", action="aim"), BadInput,
             "aim takes --target NAME or --with area=TEXT (one of them)")
 
@@ -866,8 +866,8 @@ def test_shared_flags_phases_does_not_read_are_refused_in_one_message(memory_sto
     enc = duel(memory_store)
     do(enc, StartRound())
     do(enc, Next())
-    refused(enc, Declare(who="Gob", action="walk", ap=2), BadInput,
-            "phases `declare` takes no --ap (it takes: --target)")
+    refused(enc, Declare(who="Gob", action="walk", amount=2), BadInput,
+            "phases `declare` takes no --amount (it takes: --target)")
     refused(enc, Declare(who="Gob", action="walk", trigger="the door opens"), BadInput,
             "phases `declare` takes no --trigger (it takes: --target)")
     do(enc, Declare(who="Gob", action="fire", target="Ann"))

@@ -78,8 +78,8 @@ def test_played_through_the_cli_it_reads_as_duel_md_says(cli: Cli) -> None:
 
 def test_undeclared_flags_and_actions_are_refused_in_one_line(cli: Cli) -> None:
     play(cli)
-    assert cli.fails("declare", "Cid", "strike", "--target", "Ann", "--ap", "3") == (
-        "Error: duel `declare` takes no --ap (it takes: --target, --feint)"
+    assert cli.fails("declare", "Cid", "strike", "--target", "Ann", "--amount", "3") == (
+        "Error: duel `declare` takes no --amount (it takes: --target, --feint)"
     )
     assert "has no use for `upkeep`" in cli.fails("upkeep")
     assert "no action 'kick'" in cli.fails("declare", "Cid", "kick")

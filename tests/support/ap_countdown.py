@@ -104,15 +104,16 @@ class ApCountdownSupport:
             if in_round and not f["out_of_round"] and f["ap"] > 0 and not busy:
                 if f["initiative"] is not None and count is not None and f["initiative"] >= count:
                     for name, aps in AP_DECLARES:
-                        out += [Declare(who=who, action=name, ap=ap, target=target) for ap in aps]
+                        out += [Declare(who=who, action=name, target=target, details={} if ap is None else {"ap": str(ap)})
+                                for ap in aps]
                     out += [
-                        Declare(who=who, action="ranged-attack", ap=2, target=target, trigger="if the door opens"),
+                        Declare(who=who, action="ranged-attack", target=target, trigger="if the door opens", details={"ap": "2"}),
                         Declare(who=who, action="move", details={"pace": "run", "penalty": "-20"}),
                         Declare(who=who, action="move", details={"pace": "walk"}),
                         Declare(who=who.lower(), action="parry", amount=10, target=target),
                     ]
                 else:
-                    out.append(Declare(who=who, action="dodge", ap=4))  # out of turn, mostly
+                    out.append(Declare(who=who, action="dodge", details={"ap": "4"}))  # out of turn, mostly
             if action is not None:
                 due = action["step"] == "ready" or (
                     action["resolves_at"] is not None and count is not None and action["resolves_at"] >= count
@@ -179,7 +180,7 @@ class ApCountdownSupport:
             if in_round:
                 out += [Declare(who=who, action="move")]  # needs --pace
             else:
-                out += [Declare(who=who, action="dodge", ap=4)]  # no round under way
+                out += [Declare(who=who, action="dodge", details={"ap": "4"})]  # no round under way
             if who not in pending:
                 out += [Resolve(who=who), Cancel(who=who)]
         return out

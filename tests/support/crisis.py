@@ -83,8 +83,8 @@ class CrisisSupport:
                     Declare(who=who, action="move"), Declare(who=who, action="sneak"),
                     Declare(who=who, action="draw"), Declare(who=who, action="hide"),
                     Declare(who=who, action="stand-up"),
-                    Declare(who=who, action="custom", ap=10, details={"what": "reload the musket"}),
-                    Declare(who=who, action="use-item", ap=3),
+                    Declare(who=who, action="custom", details={"ap": "10", "what": "reload the musket"}),
+                    Declare(who=who, action="use-item", details={"ap": "3"}),
                 ]
             if action is not None:
                 resolves = [Resolve(who=who, hits=5), Resolve(who=who, hits=9, details={"critical": "yes"})] \
@@ -149,10 +149,10 @@ class CrisisSupport:
                     Declare(who=who, action="attack", target=who),
                     Declare(who=who, action="attack"),  # no target
                     Declare(who=who, action="draw", details={"skill": "2"}),
-                    Declare(who=who, action="hide", ap=7, details={"cover": "total"}),
+                    Declare(who=who, action="hide", details={"ap": "7", "cover": "total"}),
                 ]
             if f.budget.left < 6:
-                out += [Declare(who=who, action="use-item", ap=6)]
+                out += [Declare(who=who, action="use-item", details={"ap": "6"})]
             if who not in pending:
                 out += [Resolve(who=who), Cancel(who=who)]
             if f.status == "dead":

@@ -130,7 +130,7 @@ class ModularSupport:
                 Heal(who=who, amount=0),
                 Leave(who=who) if f.status == "left" else Return(who=who),
                 Declare(who=who, action="somersault"),
-                Declare(who=who, action="skill", ap=2),
+                Declare(who=who, action="skill", details={"ap": "2"}),
                 Declare(who=who, action="move"),  # no --amount
                 ApplyEffect(who=who, kind="prone"),  # needs --rounds
                 ApplyEffect(who=who, kind="evade", rounds=1),

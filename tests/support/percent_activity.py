@@ -136,7 +136,7 @@ class PercentActivitySupport:
                 Heal(who=who, amount=0),
                 ApplyEffect(who=who, kind="bleedng", per_round=1),  # a typo: did you mean bleeding?
                 Declare(who=who, action="somersault"),
-                Declare(who=who, action="melee-attack", ap=2),  # flags it does not read (check_flags)
+                Declare(who=who, action="melee-attack", details={"ap": "2"}),  # flags it does not read (check_flags)
                 Declare(who=who, action="move", details={"pace": "run"}),
                 Resolve(who=who, details={"charge": "3"}),
                 Cancel(who=who, details={"orientation": "left"}),

@@ -155,7 +155,7 @@ class PhasesSupport:
                 Heal(who=who, amount=2),  # nor hits to heal: a wound is taken off with effect --end
                 Leave(who=who) if c.status == "left" else Return(who=who),
                 Declare(who=who, action="somersault"),
-                Declare(who=who, action="walk", ap=2),
+                Declare(who=who, action="walk", details={"ap": "2"}),
                 Declare(who=who, action="aim"),  # needs a target or an area
                 Declare(who=who, action="fire", target=who),
                 Declare(who=who, action="reload", details={"move": "walk"}),

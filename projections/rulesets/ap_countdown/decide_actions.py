@@ -100,7 +100,7 @@ class ApActions(GoesDown, Rules[ApState]):
                     f"resolve or cancel it first", R_RES,
                 )
         low, high = ACTIONS[action]
-        cost = _cost(f, action, cmd.ap, low, high)
+        cost = _cost(f, action, flag_int(cmd, "ap"), low, high)
         if cmd.trigger is not None and cost.value > f.ap:
             raise RuleViolation(
                 f"{f.name} has {f.ap} AP left; a held {action} must be ready this round and needs {cost.value}",
@@ -143,7 +143,7 @@ class ApActions(GoesDown, Rules[ApState]):
         pace = cmd.details.get("pace")
         if pace is None:
             raise BadInput("move needs --pace PACE (e.g. walk, run), with --penalty N from the movement table")
-        if cmd.ap is not None:
+        if "ap" in cmd.details:
             raise BadInput("movement costs no AP here: its pace penalty applies to the round's other actions")
         if f.out:
             raise RuleViolation(f"{f.name} failed an Orientation Maneuver: no more actions this round", R_CANCEL)

@@ -79,7 +79,7 @@ class ApCountdown(ApRound, ApActions, ApFold, ApView):
     }
     details: dict[str, Detail] = {}  # every input has its own flag
     flags = {
-        "ap": Flag("AP to spend: fewer than the action's most resolve sooner, at -25 per AP (Actions)", ("declare",)),
+        "ap": Flag("AP to spend: fewer than the action's most resolve sooner, at -25 per AP (Actions)", ("declare",), int),
         "target": Flag("whom the action is aimed at", ("declare",)),
         "trigger": Flag("hold the action, ready at its count, until this happens (Conditional Actions)", ("declare",)),
         "pace": Flag("move: the new pace, e.g. walk or run (Movement)", ("declare",), str),

@@ -78,7 +78,7 @@ class CrisisActions(Rules[CrisisState]):
                 who=f.name, action=f.action.name,
                 reason=f"interrupted by {action}: an action over 6 AP ends when another is taken ({R_ACTIONS})",
             ))
-        cost = _cost(action, cmd.ap)
+        cost = _cost(action, detail_int(cmd, "ap") if "ap" in cmd.details else None)
         spans = cost.value > AP_MAX
         if spans and f.ap < 1:
             raise RuleViolation(f"{f.name} has no AP left to start {action}", R_ACTIONS)

@@ -62,7 +62,7 @@ class Crisis(CrisisTurns, CrisisActions, CrisisFold, CrisisView):
         "what": Detail("what a custom action or item use is, in the GM's words", ("declare",)),
     }
     flags = {
-        "ap": Flag("a custom action's AP: over 6 it goes on in later turns (Action Points)", ("declare",)),
+        "ap": Flag("a custom action's AP: over 6 it goes on in later turns (Action Points)", ("declare",), int),
         "target": Flag("whom the action is aimed at", ("declare",)),
         "hits": Flag("damage dealt to the target: Endurance, then Health (Damage)", ("resolve",)),
         "end": Flag("end the condition now (Conditions)", ("effect",)),
