@@ -249,10 +249,12 @@ def _line_by_line(
             continue
         try:
             record = _decoder.decode(line)
-        except msgspec.DecodeError as exc:  # its message may quote a field: cut it short
-            refused = BadInput(f"{source}:{number}: not a skirmish export line ({clip(str(exc), 200)})")
-        except UnicodeDecodeError:  # msgspec's, inside a string: find the byte in the line
-            refused = BadInput(f"{source}:{number}: not a skirmish export line ({_not_utf8(line)})")
+        except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+            # Bytes that are no UTF-8 inside a string: msgspec up to 0.22 raises Python's
+            # UnicodeDecodeError, 0.23 a DecodeError ("Invalid UTF-8 encoded string"); either
+            # way the line names the byte. Another DecodeError's message may quote a field: cut short.
+            why = _not_utf8(line) if isinstance(exc, UnicodeDecodeError) or not _is_utf8(line) else clip(str(exc), 200)
+            refused = BadInput(f"{source}:{number}: not a skirmish export line ({why})")
         else:
             numbers.append(number)
             records.append(record)
@@ -282,6 +284,14 @@ def _check_first_event(enc: EncounterRow, first: EventRow, source: str) -> None:
             f"{source}: its encounter row names ruleset {quoted(enc.ruleset)} but its first event "
             f"(#{first.id}) was recorded under {quoted(ruleset)}: the file was edited"
         )
+
+
+def _is_utf8(line: bytes) -> bool:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _not_utf8(line: bytes) -> str:
