@@ -15,6 +15,7 @@ import would write them: the hashes, head checks and snapshots are the real ones
 from __future__ import annotations
 
 import random
+import shlex
 import time
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -74,17 +75,24 @@ BATCH_COMMANDS = 2_000  # commands per transaction while generating
 
 
 def text_of(cmd: Command) -> str:
-    """The command line a GM would have typed (the log stores it beside the command)."""
+    """The command line a GM would have typed (the log stores it beside the command): the
+    names first, then each option, the ruleset's own inputs as ``--with KEY=VALUE``."""
     words = [str(cmd.__struct_config__.tag)]
+    options: list[str] = []
+    own: list[str] = []
     for field in cmd.__struct_fields__:
         value = getattr(cmd, field)
         if value in (None, {}, False):
             continue
         if field in ("who", "action", "name"):
-            words.append(repr(value) if " " in str(value) else str(value))
+            words.append(shlex.quote(str(value)))
+        elif field == "details":
+            own += [f"--with {shlex.quote(f'{key}={word}')}" for key, word in value.items()]
+        elif field == "rolls":
+            options += [f"--roll {shlex.quote(key + '=' + ','.join(map(str, faces)))}" for key, faces in value.items()]
         else:
-            words.append(f"--{field.replace('_', '-')} {value}")
-    return " ".join(words)
+            options.append(f"--{field.replace('_', '-')} {shlex.quote(str(value))}")
+    return " ".join([*words, *options, *own])
 
 
 class Gm:

@@ -12,7 +12,7 @@ console's (/gm/events), and makes ``--changes`` commands (`damage NAME 1`), then
 a redo, an undo past every head the server stood at and a redo back, a switch tapped on
 the GM's console to another branch and one back, an amend of the head's event, a switch
 tapped to its branch and one back (CHANGES), each from another connection. For each change and each page: the time from the
-change's commit (a tap's post) to the first frame read off the stream, and its bytes. Then,
+change's commit (the wall-clock stamp the store writes on its rows; a tap's post) to the first frame read off the stream, and its bytes. Then,
 with the players' page, taps: `damage` posted by the GM's console, to its answer. The
 console's frame carries the board and the new events; the pages' ``more`` frames the new
 events and what else moved, a ``state`` frame the whole page (cli/live.py); the GM's
@@ -69,7 +69,7 @@ class Reader:
             while line := self.answer.readline():
                 if line == b"\n":
                     if kind in self.events:
-                        self.frames.append((time.perf_counter(), size))
+                        self.frames.append((time.time(), size))  # the wall clock: commits are stamped in it
                     size, kind = 0, ""
                     continue
                 size += len(line)
@@ -86,13 +86,26 @@ def _free_port() -> int:
         return port
 
 
+def committed_at(db: str) -> float:
+    """When the last change was committed, on the wall clock: the stamp the store writes on
+    the rows of its transaction (a command's, its events', a head's move), read after it."""
+    import sqlite3
+    from datetime import datetime
+
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        stamp = conn.execute("SELECT max(at) FROM (SELECT max(recorded_at) AS at FROM commands UNION ALL "
+                             "SELECT max(recorded_at) FROM events UNION ALL SELECT max(recorded_at) FROM head_moves)"
+                             ).fetchone()[0]
+    return datetime.fromisoformat(stamp).timestamp()
+
+
 def _quiet(readers: list[Reader], seconds: float, most: float = 120) -> None:
     """Wait until no reader was sent a frame for ``seconds`` (the GM's version sends the
     verify digest a moment after a change: the next change is not measured against it)."""
     deadline = time.monotonic() + most
     while time.monotonic() < deadline:
         last = max((r.frames[-1][0] for r in readers if r.frames), default=0.0)
-        if time.perf_counter() - last >= seconds:
+        if time.time() - last >= seconds:
             return
         time.sleep(0.05)
 
@@ -145,7 +158,7 @@ def measure(db: str, changes: int, audience: str, script: str) -> dict[str, dict
                      for w in words]
             before = {page: len(r.frames) for page, r in readers.items()}
             if how == "tap":
-                started = time.perf_counter()
+                started = time.time()
                 reply = _call(port, token, "POST", "/gm/run", typed(words, on, head))
                 assert reply["result"]["kind"] != "refused", reply
                 if words[0] == "switch":
@@ -153,7 +166,7 @@ def measure(db: str, changes: int, audience: str, script: str) -> dict[str, dict
             else:
                 with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
                     assert run_cli(["--db", db, *words]) == 0, words
-                started = time.perf_counter()
+                started = committed_at(db)  # a page may be sent the change before the command's process is done
             for page, reader in readers.items():
                 if label == "amend" and page == pages["players"]:
                     continue  # the amend's branch is not the one the players' page is served (pinned) on
