@@ -215,6 +215,22 @@ def fields(struct: msgspec.Struct) -> dict[str, Any]:
     return out
 
 
+def _clean_descriptions(node: Any) -> None:
+    """Each docstring as inspect.cleandoc gives it, whichever msgspec made the schema (0.23
+    dedents a Struct's docstring, earlier releases kept its indent), so the file is the same."""
+    import inspect
+
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "description" and isinstance(value, str):
+                node[key] = inspect.cleandoc(value)
+            else:
+                _clean_descriptions(value)
+    elif isinstance(node, list):
+        for value in node:
+            _clean_descriptions(value)
+
+
 def schema() -> dict[str, Any]:
     """The JSON Schema of the wire (docs/wire-schema.json): the page's data, a ``more``
     frame, and the parts they hold; with the GM's page's own Structs (its forms, gm_data.py's
@@ -232,6 +248,7 @@ def schema() -> dict[str, Any]:
     defs["Harming"]["prefixItems"][-1] = {"anyOf": [_ref("Hit"), _ref("HitBy"), _ref("Healing")]}
     for kind, length in (("Entry", 6), ("Harming", 7), ("Hit", 2), ("HitBy", 3), ("Healing", 4)):
         defs[kind]["maxItems"] = length
+    _clean_descriptions(defs)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "skirmish: the replay page's data",
