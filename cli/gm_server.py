@@ -69,7 +69,7 @@ from skirmish.eventlog.events import PLAYER, TYPED_BY, BandsChosen, CombatantAdd
 from skirmish.projections.door import requests as r
 from skirmish.projections.door.perform import Result, refused
 from skirmish.projections.door.words import as_typed
-from skirmish.projections.page import gm_data
+from skirmish.projections.page import gm_data, player_data
 from skirmish.projections.page.gm_lines import BoardLines, board_lines
 from skirmish.projections.page.shell import json_for_script
 from skirmish.projections.ruleset import Move
@@ -77,6 +77,11 @@ from skirmish.projections.view import Shown
 
 PAGE, STATE, RUN, EVENTS = "/gm", "/gm/state", "/gm/run", "/gm/events"
 PLAYER_PAGE, PLAYER_STATE, PLAYER_RUN = "/player", "/player/state", "/player/run"
+PLAYER_ASSETS_AT = "/player/{name}"  # the player's page's script and style
+PLAYER_ASSETS = ("player.js", "player.css")
+# The player's shell: its own script and style only, its reads and writes to this server only.
+PLAYER_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
+              "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 UNUSED = "no roll of this command uses the dice typed for "  # the engine's refusal of typed dice no roll used
 HEADER = "x-skirmish-token"
 LOOK = 0.2  # seconds between looks at the file
@@ -486,6 +491,10 @@ class Desk:
                 "clock": msgspec.to_builtins(shown.clock), "pending": msgspec.to_builtins(shown.pending),
                 "head": head.event_id, "held": sorted(self.held.get(who, {})),
                 "proposals": [{"id": p.id, "text": p.text} for p in self.proposals.values() if p.who == who]}
+        # What the player's page shows and offers, made here (projections/page/player_data.py):
+        # its sentences, the dice the link may hold, its character's own actions (a stat
+        # block's, with their dice keys), the ruleset's actions and effects to propose.
+        data.update(player_data.offered(enc.ruleset, enc.held_at(view.at), me, shown.clock, self.seq))
         return msgspec.json.encode(data)
 
     # --- from the server's loop ---------------------------------------------------------------
@@ -606,14 +615,26 @@ def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
 
     async def player_page(request: Request) -> Response:
         # The shell alone, as the GM's: the data comes with the player's secret.
-        return Response(_PLAYER_SHELL, media_type="text/html; charset=utf-8",
+        return Response(_asset("player.html"), media_type="text/html; charset=utf-8",
                         headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
-                                 "Content-Security-Policy": "default-src 'none'"})
+                                 "Content-Security-Policy": PLAYER_CSP})
+
+    async def player_asset(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in PLAYER_ASSETS:
+            return Response("not found\n", status_code=404, media_type="text/plain")
+        kind = "text/javascript" if name.endswith((".js", ".mjs")) else "text/css"
+        return Response(_asset(name), media_type=f"{kind}; charset=utf-8")
 
     async def player_state(request: Request) -> Response:
         who = desk.player_of(request.headers.get(HEADER))
         if who is None:
             return forbidden("a player's page needs that player's link (serve printed it; the GM may have revoked it)")
+        # The page's poll names the read it holds (?seen=SEQ): nothing moved since, nothing is
+        # made or sent (204). Each poll is one short answer: nothing waits or queues for it.
+        seen = request.query_params.get("seen", "")
+        if seen.isdigit() and int(seen) == desk.seq:
+            return Response(status_code=204, headers={"Cache-Control": "no-store"})
         return Response(await desk.player_view(who), media_type="application/json", headers={"Cache-Control": "no-store"})
 
     async def player_run(request: Request) -> Response:
@@ -644,7 +665,7 @@ def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
 
     return [Route("/favicon.ico", no_icon), Route(PAGE, page), Route(STATE, state), Route(RUN, run, methods=["POST"]), Route(EVENTS, stream),
             Route("/gm/{name}", asset), Route(PLAYER_PAGE, player_page), Route(PLAYER_STATE, player_state),
-            Route(PLAYER_RUN, player_run, methods=["POST"])]
+            Route(PLAYER_RUN, player_run, methods=["POST"]), Route(PLAYER_ASSETS_AT, player_asset)]
 
 
 class Asked(msgspec.Struct, forbid_unknown_fields=True):
@@ -663,12 +684,6 @@ def _asset(name: str) -> str:
 
 def _shell() -> str:
     return _asset("gm.html")
-
-
-_PLAYER_SHELL = ("<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>"
-                 "<title>skirmish: a player's link</title><p>This is a player's link to the GM's table: its page "
-                 f"reads <code>{PLAYER_STATE}</code> and writes <code>{PLAYER_RUN}</code> with the secret after "
-                 "<code>#</code>.</p>")
 
 
 def tell_players(desk: Desk, party: Iterable[str], told: Any, qr: bool, ink: bool,
