@@ -19,7 +19,7 @@ from skirmish.projections.view import STATUSES, Clock, Combatant, figures
 
 # The words of a ruleset's own figure names on a player's sheet; a name not here is shown as it is.
 WORDS: dict[str, str] = {
-    "ac": "AC", "initiative": "Initiative", "move": "Movement left (ft)", "bonus": "Bonus Action",
+    "ac": "AC", "initiative": "Initiative", "move": "Feet to move", "bonus": "Bonus Action",
     "reaction": "Reaction", "legendary": "Legendary uses", "death": "Death saves", "concentration": "Concentration",
 }
 EXTRA = "temp"  # an own figure of points spent before the vital gauge's (srd-5.2's temporary HP)
@@ -93,12 +93,12 @@ def holds(me: Combatant) -> tuple[Hold, ...]:
     """The dice a player's link may type for the GM's next roll (cli/gm_server.py
     ``Desk._decide``): their Initiative (under their name), the save the GM asks (``save:``),
     and the saves the ruleset makes of its own figures: a death save where the character
-    keeps death saves, a Concentration save where it keeps Concentration."""
+    makes death saves now (at 0 HP), a Concentration save while it concentrates."""
     own = figures(me.own)
     found = [Hold(me.name, "Initiative d20")]
-    if TALLY in own:
+    if own.get(TALLY):
         found.append(Hold(f"death:{me.name}", "Death save d20"))
-    if "concentration" in own:
+    if own.get("concentration"):
         found.append(Hold(f"con:{me.name}", "Concentration save d20"))
     found.append(Hold(f"save:{me.name}", "A save the GM asks: d20"))
     return tuple(found)
