@@ -33,7 +33,9 @@ GM), and ``propose``, which waits in a bounded queue, in the GM's frame, until t
 proposer) or ``decline``. The GM's ``revoke-link WHO`` gives WHO a new secret and refuses
 the old one. No secret is in anything a player's link reads, nor a branch's name; a
 player's reply names the events recorded, not what they did to a foe, and a hidden
-combatant is answered as a name nobody has.
+combatant is answered as a name nobody has. The link opens the player's page
+(projections/page/player.html, .js, .css; its sentences made by player_data.py), which
+reads ``/player/state?seen=SEQ`` once a second: a read at the seq it holds is a 204.
 
 Live and incremental: a thread looks at the file five times a second (``data_version``);
 when it changed, the GM's pages get one frame: the board (the typed view, a few kB whatever

@@ -156,7 +156,7 @@ function open(spec) {
   if (panel && panel.kind === spec.kind && panel.title === spec.title) { close(); return; }
   panel = Object.assign({ active: 0, aim: "none", targets: [] }, spec);
   drawPanel(true);
-  $("panel").scrollIntoView({ block: "nearest" });
+  $("panel").scrollIntoView({ block: "end" });
 }
 
 function close() {

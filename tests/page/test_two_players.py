@@ -122,6 +122,7 @@ def test_two_players_play_a_round_from_their_own_links(table: Cli, browser: Any)
             waiting = ann_page.locator("#proposals li")
             assert waiting.inner_text() == "Waiting for the GM: damage Orc 3"
             SHOTS.mkdir(exist_ok=True)
+            ann_page.evaluate("window.scrollTo(0, 0)")
             ann_page.screenshot(path=str(SHOTS / "player-400x900.png"))
             ann_page.screenshot(path=str(SHOTS / "player-400x900-whole.png"), full_page=True)
             accepted = accept(served, table, int(waiting.get_attribute("data-id") or 0))
@@ -137,6 +138,7 @@ def test_two_players_play_a_round_from_their_own_links(table: Cli, browser: Any)
             assert bob_page.locator("#dying").inner_text() == "Death saves: 0 successes, 0 failures"
             assert bob_page.locator("#hp").inner_text() == "HP 0 of 8"
             bob.hold("death:Bob", "15")
+            bob_page.evaluate("window.scrollTo(0, 0)")
             bob_page.screenshot(path=str(SHOTS / "player-dying-400x900.png"))
 
             # The GM's damage to Ann asks her Concentration save: her held face decides it.
