@@ -65,7 +65,7 @@ from skirmish.cli.live import file_identity
 from skirmish.cli.session import Session
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.errors import BadInput, SkirmishError, StoreError
-from skirmish.eventlog.events import PLAYER, TYPED_BY, BandsChosen, CombatantAdded
+from skirmish.eventlog.events import PLAYER, BandsChosen, CombatantAdded
 from skirmish.projections.door import requests as r
 from skirmish.projections.door.perform import Result, refused
 from skirmish.projections.door.words import as_typed
@@ -303,7 +303,7 @@ class Desk:
         hold for keys it was not given (those no roll of it uses stay held), each decided as
         its player's. ``sources``: key -> source of the faces the request carries itself."""
         if not isinstance(request, c.AtTheTable):
-            return self.session.perform(request, as_typed(request))
+            return self.session.perform(request, as_typed(request, self.session.encounter().ruleset))
         given = {k.casefold() for k in request.rolls}
         # The key each held roll goes under in this command -> (whose, faces, its held key). A
         # save the GM asks with `roll DICE --for WHO` takes WHO's ``save:WHO`` as its "dice";
@@ -320,14 +320,11 @@ class Desk:
                     held[key] = who, faces, key
         while True:
             rolls = {**request.rolls, **{key: faces for key, (_, faces, _) in held.items()}}
-            typed_by = {k.lower(): v for k, v in sources.items()}
-            typed_by.update({key.lower(): f"{PLAYER}{who}" for key, (who, _, _) in held.items()})
-            command = msgspec.structs.replace(request, rolls=rolls) if held else request
-            mark = TYPED_BY.set(typed_by)
-            try:
-                result = self.session.perform(command, as_typed(command))
-            finally:
-                TYPED_BY.reset(mark)
+            # Whose each key's faces are, kept with the command (amend decides it again as theirs).
+            typed_by = {k: v for k, v in sources.items() if k in rolls}
+            typed_by.update({key: f"{PLAYER}{who}" for key, (who, _, _) in held.items()})
+            command = msgspec.structs.replace(request, rolls=rolls, typed_by=typed_by) if typed_by else request
+            result = self.session.perform(command, as_typed(command, self.session.encounter().ruleset))
             unused = {k.strip().casefold() for k in result.error.removeprefix(UNUSED).split(",")} \
                 if result.error.startswith(UNUSED) else set()
             # Faces that do not fit the roll ("1d20 for death:Ann takes 1 faces from 1 to 20"):
@@ -363,7 +360,7 @@ class Desk:
                     else f"{len(self.proposals)} proposals are waiting"
                 return Reply(refused(f"{why}: the GM answers those first"))
             self._proposed += 1
-            proposal = Proposal(self._proposed, who, r.to_json(request.command), as_typed(request.command))
+            proposal = Proposal(self._proposed, who, r.to_json(request.command), as_typed(request.command, self.session.encounter().ruleset))
             self.proposals[proposal.id] = proposal
             self._publish()
             return Reply(Result(kind="proposed", lines=[f"Proposed to the GM (#{proposal.id}): `{proposal.text}`"],
