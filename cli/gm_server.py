@@ -70,7 +70,7 @@ from skirmish.projections.door import requests as r
 from skirmish.projections.door.perform import Result, refused
 from skirmish.projections.door.words import as_typed
 from skirmish.projections.page import gm_data
-from skirmish.projections.page.gm_lines import BoardLines, board_lines
+from skirmish.projections.page.gm_lines import BoardLines, board_lines, held_lines
 from skirmish.projections.page.shell import json_for_script
 from skirmish.projections.ruleset import Move
 from skirmish.projections.view import Shown
@@ -109,6 +109,7 @@ class Frame(msgspec.Struct, frozen=True):
     moves: dict[str, tuple[Move, ...]] = {}
     proposals: list[Proposal] = []  # the players' proposals waiting for the GM, oldest first
     held: dict[str, list[str]] = {}  # the keys of faces the players' links hold, by character
+    holding: tuple[str, ...] = ()  # ``held`` in sentences (projections/page/gm_lines.py ``held_lines``)
 
 
 class Proposal(msgspec.Struct, frozen=True):
@@ -249,11 +250,12 @@ class Desk:
         moves = gm_data.moves(enc.ruleset, enc.held_at(board.at))
         waiting = list(self.proposals.values())
         held = {who: sorted(keys) for who, keys in self.held.items() if keys}
-        frame = Frame(self.seq, board, undo, redo, branches, timeline, said, moves, waiting, held)
+        holding = held_lines(held)
+        frame = Frame(self.seq, board, undo, redo, branches, timeline, said, moves, waiting, held, holding)
         self._head = board.head
         self.frames.append((self.seq, json_for_script(frame)))
         whole = Frame(self.seq, board, undo, redo, branches, Timeline(None, [(m.id, m.text) for m in moments[-SHOWN:]]), said, moves,
-                      waiting, held)
+                      waiting, held, holding)
         self.whole = json_for_script(whole)
         return frame
 
