@@ -67,12 +67,12 @@ from skirmish.cli.live import file_identity
 from skirmish.cli.session import Session
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.errors import BadInput, SkirmishError, StoreError
-from skirmish.eventlog.events import PLAYER, TYPED_BY, BandsChosen, CombatantAdded
+from skirmish.eventlog.events import PLAYER, BandsChosen, CombatantAdded
 from skirmish.projections.door import requests as r
 from skirmish.projections.door.perform import Result, refused
 from skirmish.projections.door.words import as_typed
 from skirmish.projections.page import gm_data, player_data
-from skirmish.projections.page.gm_lines import BoardLines, board_lines
+from skirmish.projections.page.gm_lines import BoardLines, board_lines, held_lines
 from skirmish.projections.page.shell import json_for_script
 from skirmish.projections.ruleset import Move
 from skirmish.projections.view import Shown
@@ -116,6 +116,7 @@ class Frame(msgspec.Struct, frozen=True):
     moves: dict[str, tuple[Move, ...]] = {}
     proposals: list[Proposal] = []  # the players' proposals waiting for the GM, oldest first
     held: dict[str, list[str]] = {}  # the keys of faces the players' links hold, by character
+    holding: tuple[str, ...] = ()  # ``held`` in sentences (projections/page/gm_lines.py ``held_lines``)
 
 
 class Proposal(msgspec.Struct, frozen=True):
@@ -256,11 +257,12 @@ class Desk:
         moves = gm_data.moves(enc.ruleset, enc.held_at(board.at))
         waiting = list(self.proposals.values())
         held = {who: sorted(keys) for who, keys in self.held.items() if keys}
-        frame = Frame(self.seq, board, undo, redo, branches, timeline, said, moves, waiting, held)
+        holding = held_lines(held)
+        frame = Frame(self.seq, board, undo, redo, branches, timeline, said, moves, waiting, held, holding)
         self._head = board.head
         self.frames.append((self.seq, json_for_script(frame)))
         whole = Frame(self.seq, board, undo, redo, branches, Timeline(None, [(m.id, m.text) for m in moments[-SHOWN:]]), said, moves,
-                      waiting, held)
+                      waiting, held, holding)
         self.whole = json_for_script(whole)
         return frame
 
@@ -310,7 +312,7 @@ class Desk:
         hold for keys it was not given (those no roll of it uses stay held), each decided as
         its player's. ``sources``: key -> source of the faces the request carries itself."""
         if not isinstance(request, c.AtTheTable):
-            return self.session.perform(request, as_typed(request))
+            return self.session.perform(request, as_typed(request, self.session.encounter().ruleset))
         given = {k.casefold() for k in request.rolls}
         # The key each held roll goes under in this command -> (whose, faces, its held key). A
         # save the GM asks with `roll DICE --for WHO` takes WHO's ``save:WHO`` as its "dice";
@@ -327,14 +329,11 @@ class Desk:
                     held[key] = who, faces, key
         while True:
             rolls = {**request.rolls, **{key: faces for key, (_, faces, _) in held.items()}}
-            typed_by = {k.lower(): v for k, v in sources.items()}
-            typed_by.update({key.lower(): f"{PLAYER}{who}" for key, (who, _, _) in held.items()})
-            command = msgspec.structs.replace(request, rolls=rolls) if held else request
-            mark = TYPED_BY.set(typed_by)
-            try:
-                result = self.session.perform(command, as_typed(command))
-            finally:
-                TYPED_BY.reset(mark)
+            # Whose each key's faces are, kept with the command (amend decides it again as theirs).
+            typed_by = {k: v for k, v in sources.items() if k in rolls}
+            typed_by.update({key: f"{PLAYER}{who}" for key, (who, _, _) in held.items()})
+            command = msgspec.structs.replace(request, rolls=rolls, typed_by=typed_by) if typed_by else request
+            result = self.session.perform(command, as_typed(command, self.session.encounter().ruleset))
             unused = {k.strip().casefold() for k in result.error.removeprefix(UNUSED).split(",")} \
                 if result.error.startswith(UNUSED) else set()
             # Faces that do not fit the roll ("1d20 for death:Ann takes 1 faces from 1 to 20"):
@@ -370,7 +369,7 @@ class Desk:
                     else f"{len(self.proposals)} proposals are waiting"
                 return Reply(refused(f"{why}: the GM answers those first"))
             self._proposed += 1
-            proposal = Proposal(self._proposed, who, r.to_json(request.command), as_typed(request.command))
+            proposal = Proposal(self._proposed, who, r.to_json(request.command), as_typed(request.command, self.session.encounter().ruleset))
             self.proposals[proposal.id] = proposal
             self._publish()
             return Reply(Result(kind="proposed", lines=[f"Proposed to the GM (#{proposal.id}): `{proposal.text}`"],

@@ -131,6 +131,7 @@ function render() {
     order.append(li);
   }
   drawMove();
+  drawAsks();
   const pending = $("pending");
   pending.replaceChildren(...said.pending.map((line) => el("li", line)));
   $("undo").textContent = frame.undo ? "Undo: " + frame.undo : "Undo";
@@ -314,6 +315,31 @@ async function declareMove(withFaces) {
     typedFaces = {};
     render();
   }
+}
+
+// The players' proposals waiting for the GM, each with Accept and Decline (the typed
+// accept/decline requests, through the one write path), and the dice their phones hold.
+let asksDrawn = "";
+function drawAsks() {
+  const waiting = frame.proposals || [], holding = frame.holding || [];
+  const key = JSON.stringify([waiting, holding]);
+  if (key === asksDrawn) return;
+  asksDrawn = key;
+  $("proposals-none").hidden = waiting.length > 0;
+  $("proposals").replaceChildren(...waiting.map((p) => {
+    const li = el("li", null, { "data-id": String(p.id) });
+    const words = el("p");
+    words.append(el("span", p.who, { class: "name" }), el("span", ": "), el("span", p.text, { class: "text" }));
+    const row = el("div", null, { class: "row" });
+    const yes = el("button", "Accept", { type: "button", class: "accept" });
+    const no = el("button", "Decline", { type: "button", class: "decline" });
+    yes.addEventListener("click", () => send({ type: "accept", id: p.id }));
+    no.addEventListener("click", () => send({ type: "decline", id: p.id }));
+    row.append(yes, no);
+    li.append(words, row);
+    return li;
+  }));
+  $("held").replaceChildren(...holding.map((line) => el("li", line)));
 }
 
 function choose(name) {

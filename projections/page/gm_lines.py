@@ -42,3 +42,11 @@ def board_lines(board: Shown) -> BoardLines:
         where=f"{board.encounter} ({board.ruleset}), branch {board.branch}, #{board.head}",
         pending=tuple(pending_line(p) for p in board.pending) or ("none",),
     )
+
+
+def held_lines(held: dict[str, list[str]]) -> tuple[str, ...]:
+    """What the players' links hold for the GM's next roll, a sentence a character: faces
+    held under the character's own name are their initiative (cli/gm_server.py decides them
+    so), the rest by the key typed: "Ann's phone holds: initiative, save:Ann"."""
+    return tuple(f"{who}'s phone holds: " + ", ".join("initiative" if key.casefold() == who.casefold() else key for key in keys)
+                 for who, keys in held.items() if keys)

@@ -1,0 +1,97 @@
+"""The GM's page made for a hand, in Debian's chromium at 400x900 (issue 41): the players'
+proposals listed live with Accept and Decline, and the dice their phones hold.
+
+A player's link writes over HTTP as tests/page/test_player_links.py does; what the GM's taps
+recorded is checked from outside with `skirmish state --json` and `log --all`, the figures
+worked by hand from the stats typed below (srd-5.2: damage takes hit points off,
+srd-5.2-combat.md "Damage and Healing")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.cli import Cli
+from support.served import serving
+from test_gm_page import Gm
+from test_player_links import links_of, player
+
+pytestmark = pytest.mark.slow  # Chromium and a live server
+
+pytest.importorskip("uvicorn")
+pytest.importorskip("playwright.sync_api")
+
+SHOTS = Path("/tmp/h/shots")
+
+
+@pytest.fixture(autouse=True)
+def unpinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SKIRMISH_ENCOUNTER", raising=False)
+    monkeypatch.delenv("SKIRMISH_BRANCH", raising=False)
+
+
+@pytest.fixture
+def table(cli: Cli) -> Cli:
+    """Ann and Bob of the party, an Orc of 15 HP among the foes."""
+    cli.ok("new", "Ford", "--rules", "srd-5.2", "--option", "ties=dex")
+    cli.ok("add", "Ann", "--side", "party", "--stat", "hp=20", "--stat", "ac=14", "--stat", "dex=2")
+    cli.ok("add", "Bob", "--side", "party", "--stat", "hp=18", "--stat", "ac=12", "--stat", "dex=1")
+    cli.ok("add", "Orc", "--side", "foes", "--stat", "hp=15", "--stat", "ac=13", "--stat", "dex=1")
+    return cli
+
+
+def hp(cli: Cli, who: str) -> int:
+    board = json.loads(cli.ok("state", "--json"))
+    value: int = next(c for c in board["combatants"] if c["name"] == who)["vital"]["value"]
+    return value
+
+
+def test_a_players_proposal_is_listed_live_and_accepted_or_declined_by_a_tap(browser: Any, table: Cli) -> None:
+    with serving(table.db) as served:
+        gm = Gm(browser, served, ruleset="srd-5.2")
+        page = gm.page
+        assert page.locator("#proposals-none").is_visible()  # none waiting: said in words
+        assert page.locator("#proposals li").count() == 0
+        links = links_of(served)
+        status, reply = player(served, links["Ann"], {"type": "propose", "command": {"type": "damage", "who": "Orc", "amount": 4}})
+        assert status == 200 and isinstance(reply, dict) and reply["result"]["kind"] == "proposed", reply
+        first = reply["result"]["data"]["id"]
+        item = page.locator(f"#proposals li[data-id='{first}']")
+        item.wait_for()  # live: the stream brought it, no reload
+        assert item.locator(".name").inner_text() == "Ann"
+        assert item.locator(".text").inner_text() == "damage Orc 4"
+        assert not page.locator("#proposals-none").is_visible()
+        for button in (item.locator("button.accept"), item.locator("button.decline")):
+            box = button.bounding_box()
+            assert box and box["height"] >= 44 and box["width"] >= 44
+        item.locator("button.accept").click()
+        gm.settle()
+        refused, said = gm.reply()
+        assert not refused and "Proposed by Ann" in said, said
+        page.locator(f"#proposals li[data-id='{first}']").wait_for(state="detached")
+        assert hp(table, "Orc") == 11  # 15 - 4
+
+        before = table.ok("log", "--all")
+        _, reply = player(served, links["Bob"], {"type": "propose", "command": {"type": "damage", "who": "Orc", "amount": 5}})
+        assert isinstance(reply, dict) and reply["result"]["kind"] == "proposed", reply
+        second = reply["result"]["data"]["id"]
+        item = page.locator(f"#proposals li[data-id='{second}']")
+        item.wait_for()
+        assert item.locator(".name").inner_text() == "Bob"
+        item.locator("button.decline").click()
+        gm.settle()
+        refused, said = gm.reply()
+        assert not refused and "Declined Bob's proposal" in said, said
+        item.wait_for(state="detached")
+        assert page.locator("#proposals-none").is_visible()
+        assert table.ok("log", "--all") == before  # nothing recorded
+        assert hp(table, "Orc") == 11
+
+        # Faces Ann's phone holds for her initiative (under her own name) are shown to the GM.
+        status, reply = player(served, links["Ann"], {"type": "faces", "key": "Ann", "faces": [17]})
+        assert status == 200, reply
+        page.locator("#held li", has_text="Ann's phone holds: initiative").wait_for()
+        assert not gm.errors, gm.errors
