@@ -1,7 +1,7 @@
 """Issue 41's "Done means": a round of srd-5.2 in which two players, each on their own link
 in their own page at 400x900 in Debian's chromium, roll their Initiative, attack and damage
 with their own faces typed on the number pad, make a death save and a Concentration save,
-and propose damage that the GM accepts; checked from outside with `skirmish state --json`
+and propose damage that the GM accepts with a tap on the GM's page; checked from outside with `skirmish state --json`
 and `skirmish explain`: each roll's source, and every HP worked by hand.
 
 The figures, from srd-5.2-combat.md: Initiative is a d20 plus the Dexterity modifier (§2); an
@@ -14,7 +14,7 @@ The fight (stats given here, faces typed by the players and the GM):
 - Initiative: Ann 15 + 2 = 17, Bob 12 + 1 = 13, the Orc (the GM's die) 5 + 1 = 6: Ann, Bob, Orc.
 - Ann's Longsword at the Orc: 12 + 5 = 17 against AC 13, a hit; 6 + 3 = 9 slashing: 30 -> 21.
 - Bob's Shortbow at the Orc: 9 + 4 = 13 against AC 13, a hit; 2 + 2 = 4 piercing: 21 -> 17.
-- Ann proposes 3 damage to the Orc; the GM accepts: 17 -> 14.
+- Ann proposes 3 damage to the Orc; the GM accepts it on the GM's page: 17 -> 14.
 - The Orc's Greataxe at Bob (the GM's dice): 15 + 5 = 20 against AC 12, a hit; 7 + 3 = 10:
   Bob 8 -> 0, dying (10 - 8 = 2 left over, short of his 8 HP maximum: no instant death, §9).
 - The GM's 6 damage to Ann, concentrating on Bless: DC max(10, 3) = 10; her face 14 + Con 2
@@ -32,8 +32,9 @@ from typing import Any
 import pytest
 
 from support.cli import Cli
-from support.served import Served, serving
+from support.served import serving
 from test_player_links import gm, head_of, links_of
+from test_gm_page import Gm
 from test_player_page import WAIT, Player, opened
 
 pytestmark = pytest.mark.slow  # Chromium and a live server
@@ -83,10 +84,20 @@ def my_turn(player: Player) -> None:
     player.page.wait_for_selector("#yours", state="visible", timeout=WAIT)
 
 
-def accept(served: Served, table: Cli, number: int) -> dict[str, Any]:
-    """The GM accepts the waiting proposal ``number`` (the GM's page's list is not on main
-    yet: the GM's write it posts)."""
-    return gm(served, {"type": "accept", "id": number}, head_of(table))
+def accept(gm_page: Gm, number: int) -> int:
+    """The GM accepts the waiting proposal ``number`` by a tap on the GM's page: its list
+    shows it live; the reply names the note on the command recorded, whose number is
+    returned (the command's first event)."""
+    item = gm_page.page.locator(f"#proposals li[data-id='{number}']")
+    item.wait_for(timeout=WAIT)
+    item.locator("button.accept").click()
+    gm_page.settle()
+    refused, said = gm_page.reply()
+    assert not refused, said
+    found = re.search(r"Proposed by Ann on Ann's link \(a note on #(\d+)\)", said)
+    assert found, said
+    item.wait_for(state="detached", timeout=WAIT)
+    return int(found.group(1))
 
 
 def test_two_players_play_a_round_from_their_own_links(table: Cli, browser: Any) -> None:
@@ -95,6 +106,7 @@ def test_two_players_play_a_round_from_their_own_links(table: Cli, browser: Any)
         assert set(found) == {"Ann", "Bob"}
         ann_context, ann_page, ann = opened(browser, served, found["Ann"])
         bob_context, bob_page, bob = opened(browser, served, found["Bob"])
+        gm_page = Gm(browser, served, ruleset="srd-5.2")  # the GM's own link, a third page
         try:
             # Initiative, each on their own page; Ann's Concentration save held in advance.
             ann.hold("Ann", "15")
@@ -125,8 +137,7 @@ def test_two_players_play_a_round_from_their_own_links(table: Cli, browser: Any)
             ann_page.evaluate("window.scrollTo(0, 0)")
             ann_page.screenshot(path=str(SHOTS / "player-400x900.png"))
             ann_page.screenshot(path=str(SHOTS / "player-400x900-whole.png"), full_page=True)
-            accepted = accept(served, table, int(waiting.get_attribute("data-id") or 0))
-            assert accepted["kind"] == "recorded", accepted
+            accepted = accept(gm_page, int(waiting.get_attribute("data-id") or 0))
             ann_page.wait_for_selector("#proposals li", state="detached", timeout=WAIT)
 
             # The Orc's turn: the GM's Greataxe drops Bob; Bob holds his death save.
@@ -157,9 +168,11 @@ def test_two_players_play_a_round_from_their_own_links(table: Cli, browser: Any)
             for page in (ann_page, bob_page):
                 assert page.errors == []  # type: ignore[attr-defined]
                 assert page.evaluate("document.documentElement.scrollWidth") <= 400  # nothing wider than the phone
+            assert gm_page.errors == [], gm_page.errors
         finally:
             ann_context.close()
             bob_context.close()
+            gm_page.page.close()
 
     # --- from outside: the state, and whose dice each roll was --------------------------
     state = {c["name"]: c for c in json.loads(table.ok("state", "--json"))["combatants"]}
@@ -187,7 +200,7 @@ def test_two_players_play_a_round_from_their_own_links(table: Cli, browser: Any)
     pierced = explained_with(table, bob_attack, "4 piercing damage")
     assert "1d6 = 2 = 2 (Bob's dice, from Bob's link)" in pierced, pierced
 
-    proposed = table.ok("explain", str(accepted["events"][0]))
+    proposed = table.ok("explain", str(accepted))
     assert "proposed by Ann on Ann's link" in proposed and "3" in proposed.splitlines()[0], proposed
 
     kept = next(n for n, line in zip(hurt["events"], hurt["lines"]) if "DC 10" in line)
