@@ -294,7 +294,11 @@ async function send(withDice) {
   const reply = json ? await answer.json() : null;
   if (!reply || !reply.result) { say(json ? "The server's answer is not one this page reads" : (await answer.text()).trim(), true); return; }
   const r = reply.result;
-  if (r.kind === "refused") { say(r.error, true); return; }
+  if (r.kind === "refused") {
+    say(r.error, true);
+    if (r.code === 3) await read();  // decided on a board that has moved since: read it again
+    return;
+  }
   say((r.lines || []).join("\n"), false);
   close();
   await read();
