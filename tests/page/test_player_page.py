@@ -194,3 +194,28 @@ def test_the_poll_is_answered_unchanged_when_nothing_moved(table: Cli) -> None:
         gm(served, {"type": "damage", "who": "Orc", "amount": 1}, head_of(table))
         status, body = call(served, "GET", f"/player/state?seen={seq}", ann)
         assert status == 200 and json.loads(body)["seq"] > seq
+
+
+def test_the_shell_loads_its_own_script_and_style_only(table: Cli) -> None:
+    """The player's shell: no data of the fight, no inline script or style, a policy that
+    lets the browser run and style from this server alone; its files served as such."""
+    import http.client
+
+    with serving(table.db) as served:
+        conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=30)
+        conn.request("GET", "/player")
+        answer = conn.getresponse()
+        html = answer.read().decode()
+        policy = answer.getheader("Content-Security-Policy") or ""
+        conn.close()
+        assert answer.status == 200 and "Ann" not in html and "Orc" not in html
+        assert "script-src 'self'" in policy and "style-src 'self'" in policy and "unsafe" not in policy
+        assert "default-src 'none'" in policy
+        assert not re.search(r"<script(?![^>]*\bsrc=)", html) and "<style" not in html and " style=" not in html
+        for name, kind in (("player.js", "text/javascript"), ("player.css", "text/css")):
+            conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=30)
+            conn.request("GET", f"/player/{name}")
+            answer = conn.getresponse()
+            assert answer.status == 200 and answer.read() and (answer.getheader("Content-Type") or "").startswith(kind)
+            conn.close()
+        assert call(served, "GET", "/player/gm.js", None)[0] == 404  # the player's files only
