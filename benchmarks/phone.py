@@ -154,36 +154,48 @@ def tap(page: Any, selector: str, watch: list[str], asked: list[float] | None = 
 
 
 def gm_taps(page: Any, count: int) -> dict[str, list[float]]:
-    """Next, damage by the pad and Undo, ``count`` times each, on the GM's page."""
+    """Next, damage by the pad and Undo, ``count`` times each, on the GM's page.
+
+    A round of taps: a damage (not measured) moves the head on, so the Next after it is a new
+    tap, not the same command from the same board (which the server answers as a double tap,
+    doing nothing); Next; damage by the pad (a card, a digit, Damage); Undo of that damage;
+    then an Undo (not measured) of the Next, so every round plays the same turn of the fight."""
     out: dict[str, list[float]] = {"Next": [], "card tapped": [], "pad digit": [], "Damage": [], "Undo": [],
                                    "Next: its post": [], "Damage: its post": [], "Undo: its post": []}
     board = ["#clock", "#order", "#undo", "#reply", "#problem"]
-    for _ in range(count):
-        out["Next"].append(tap(page, "#next", board, out["Next: its post"]))
-        refused(page, "Next")
-        page.wait_for_timeout(200)
-        card = "#order li:last-child > button"
+    card = "#order li:last-child > button"
+
+    def damage(taken: dict[str, list[float]]) -> None:
         if page.is_visible("#who"):  # still chosen from the last damage: a tap puts it down first
             page.click(card)
             page.wait_for_timeout(200)
-        out["card tapped"].append(tap(page, card, ["#who-name"]))
-        out["pad digit"].append(tap(page, "#pad button[aria-label='1']", ["#amount"]))
-        out["Damage"].append(tap(page, "#damage", board, out["Damage: its post"]))
-        refused(page, "Damage")
+        taken["card tapped"].append(tap(page, card, ["#who-name"]))
+        taken["pad digit"].append(tap(page, "#pad button[aria-label='1']", ["#amount"]))
+        taken["Damage"].append(tap(page, "#damage", board, taken["Damage: its post"]))
+        done(page, "Damage")
+
+    for _ in range(count):
+        damage({key: [] for key in out})
+        page.wait_for_timeout(200)
+        out["Next"].append(tap(page, "#next", board, out["Next: its post"]))
+        done(page, "Next")
+        page.wait_for_timeout(200)
+        damage(out)
         page.wait_for_timeout(200)
         out["Undo"].append(tap(page, "#undo", board, out["Undo: its post"]))  # the damage undone
-        refused(page, "Undo")
+        done(page, "Undo")
         page.wait_for_timeout(200)
-        tap(page, "#undo", board)  # and the Next: each round of taps starts from the same board
-        refused(page, "Undo")
+        tap(page, "#undo", board)  # and the Next
+        done(page, "Undo")
         page.wait_for_timeout(200)
     return out
 
 
-def refused(page: Any, what: str) -> None:
-    """A tap the server refused is no figure of a tap done: the benchmark stops, saying why."""
-    if page.evaluate("() => document.getElementById('reply').classList.contains('refused')"):
-        raise SystemExit(f"{what} was refused on the GM's page: {page.text_content('#reply')}")
+def done(page: Any, what: str) -> None:
+    """A tap the server refused, or answered as one it had done already, is no figure of a
+    tap done: the benchmark stops, saying why."""
+    if page.evaluate("() => ['refused', 'repeated'].some((c) => document.getElementById('reply').classList.contains(c))"):
+        raise SystemExit(f"{what} was not done on the GM's page: {page.text_content('#reply')}")
 
 
 def player_page_exists(serving: Serving) -> bool:
