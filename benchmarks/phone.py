@@ -206,12 +206,29 @@ def player_page_exists(serving: Serving) -> bool:
         return b"<script" in answer.read()
 
 
+def under_way(db: Path, script: str) -> None:
+    """Next needs a round under way: on the copy, one started when the generated log ends
+    between rounds, after healing everyone when the fight ended with every combatant down
+    (as the 100k log does)."""
+    from skirmish.projections.write.engine import LogFile
+
+    def run(*words: str) -> bool:
+        return subprocess.run([script, "--db", str(db), *words], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL).returncode == 0
+
+    if run("round"):
+        return
+    with LogFile(str(db)) as log_file:
+        fighters = log_file.open().view().combatants
+    if all(c.status != "fighting" for c in fighters) and all(run("heal", c.name, "1000") for c in fighters):
+        run("round")
+
+
 def measure(db: Path, taps: int, script: str, executable: tuple[str, list[str]]) -> list[tuple[str, str, list[float], float]]:
     """Rows of (what, unit, figures, bar) for one served copy of a log."""
     from playwright.sync_api import sync_playwright
 
-    # Next needs a round under way: one started on the copy when the generated log ends between rounds.
-    subprocess.run([script, "--db", str(db), "round"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    under_way(db, script)
     serving = Serving(db, script)
     rows: list[tuple[str, str, list[float], float]] = []
     try:

@@ -142,3 +142,25 @@ def test_a_phone_shows_what_it_showed(browser: Any, fight: str) -> None:
             finally:
                 page.close()
         assert seen[0] == seen[1]
+
+
+def test_the_screen_is_sent_compressed_to_a_browser_that_takes_it(fight: str) -> None:
+    """A TV's browser (or a phone's) says it takes gzip: the page comes compressed, the same
+    page once unpacked; a client that says nothing gets it as it is."""
+    import gzip
+    import http.client
+
+    with serving(fight) as served:
+        pages = []
+        for asked in ({}, {"Accept-Encoding": "gzip, deflate"}):
+            conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=30)
+            conn.request("GET", "/", headers=asked)
+            answer = conn.getresponse()
+            body = answer.read()
+            assert answer.status == 200 and answer.getheader("Vary") == "Accept-Encoding"
+            assert answer.getheader("Content-Encoding") == ("gzip" if asked else None)
+            pages.append(gzip.decompress(body) if asked else body)
+            if asked:
+                assert len(body) < len(pages[0]) / 3
+            conn.close()
+        assert pages[0] == pages[1] and pages[0].startswith(b"<!DOCTYPE html>")
