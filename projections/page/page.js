@@ -437,6 +437,14 @@ function live() {
   source.onopen = () => { connection = "open"; liveStatus(); };
 }
 
+// The table's TV (page.css): `#tv` or `?tv` in the address hides the replay controls.
+function tvSwitch() {
+  const on = location.hash === "#tv" || new URLSearchParams(location.search).has("tv");
+  document.documentElement.classList.toggle("tv", on);
+}
+
+tvSwitch();
+window.addEventListener("hashchange", tvSwitch);
 wire();
 const first = JSON.parse($("replay-data").textContent);
 start(first, first.live ? null : 0); // a live page follows the head; a file starts at the start
