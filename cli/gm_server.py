@@ -79,6 +79,7 @@ from skirmish.projections.view import Shown
 
 PAGE, STATE, RUN, EVENTS = "/gm", "/gm/state", "/gm/run", "/gm/events"
 PLAYER_PAGE, PLAYER_STATE, PLAYER_RUN = "/player", "/player/state", "/player/run"
+PLAYER_DICE = "/player/dice"  # the dice keys a player's own declare would roll, recording nothing
 PLAYER_ASSETS_AT = "/player/{name}"  # the player's page's script and style
 PLAYER_ASSETS = ("player.js", "player.css")
 # The player's shell: its own script and style only, its reads and writes to this server only.
@@ -376,15 +377,43 @@ class Desk:
                                 data={"id": proposal.id}))
         assert isinstance(request, c.AtTheTable)
         hidden, foes = self._unseen()
-        target = getattr(request, "target", None)
-        if isinstance(target, str) and (target in hidden or target not in self._names()):
-            # One answer for a name nobody has and a hidden combatant's: a link cannot probe.
-            return Reply(refused(f"no combatant {target[:40]!r} is on the board"))
+        unknown = self._unknown_target(request, hidden)
+        if unknown is not None:
+            return Reply(refused(unknown))
         sources = {key: f"{PLAYER}{who}" for key in request.rolls}
         # The table's branch: a player's link is told no branch's name (the players' policy),
         # only the head its board showed, which must still be the head.
         reply = self._run(request, self.session.where()[1], head, f"{who}\0{tap}", sources)
         return self._told(reply, hidden | self._unseen()[0], foes)
+
+    def _unknown_target(self, request: Any, hidden: frozenset[str]) -> str | None:
+        """The refusal of a target (several joined by +) hidden or nobody's name: one answer
+        for both, so a link cannot probe; None when each is on the board for the players."""
+        target = getattr(request, "target", None)
+        if not isinstance(target, str):
+            return None
+        names = self._names()
+        for one in target.split("+"):
+            if one in hidden or one not in names:
+                return f"no combatant {one[:40]!r} is on the board"
+        return None
+
+    def _player_dice(self, who: str, request: r.Anything) -> bytes:
+        """The dice keys ``who``'s own declare ``request`` would roll now, as the ruleset
+        decides it (projections/page/player_data.py :func:`rolled`), nothing recorded; or why
+        the ruleset refuses it, as the players' policy lets the link read it."""
+        if self.links.get(who) is None:
+            return msgspec.json.encode({"rolls": [], "error": "this player's link was revoked: ask the GM for the new one"})
+        hidden, foes = self._unseen()
+        error = self._unknown_target(request, hidden) or ""
+        found: tuple[player_data.Rolled, ...] = ()
+        if not error:
+            enc = self.session.encounter()
+            try:
+                found = player_data.rolled(enc.ruleset, enc.held_at(enc.view().at), enc.started, request)
+            except SkirmishError as exc:
+                error = self._told(Reply(refused(exc)), hidden, foes).result.error
+        return msgspec.json.encode({"rolls": msgspec.to_builtins(found), "error": error})
 
     def _names(self) -> set[str]:
         return {fighter.name for fighter in self.session.encounter().view().combatants}
@@ -518,6 +547,16 @@ class Desk:
 
     async def player_view(self, who: str) -> bytes:
         return await asyncio.wrap_future(self._pool.submit(self._player_view, who))
+
+    async def player_dice(self, who: str, request: r.Anything) -> bytes:
+        """The keys ``who``'s declare would roll; refused as a write is outside its role."""
+        if not isinstance(request, c.Declare):
+            return msgspec.json.encode({"rolls": [], "error": "the dice of a player's own declare only"})
+        try:
+            r.for_character(who, request)
+        except SkirmishError as exc:
+            return msgspec.json.encode({"rolls": [], "error": str(exc)})
+        return await asyncio.wrap_future(self._pool.submit(self._player_dice, who, request))
 
     def open_links(self, party: Iterable[str]) -> dict[str, str]:
         """A link's secret for each character of the party (``party``: its sides), made once."""
@@ -661,12 +700,29 @@ def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
         # A player reads no GM frame: the board comes from their own read.
         return Response(msgspec.json.encode(msgspec.structs.replace(reply, frame=None)), media_type="application/json")
 
+    async def player_dice(request: Request) -> Response:
+        # A read made of a write's shape (the declare the page would send): asked as one is.
+        if not same_origin(request):
+            return forbidden("a player's page asks from its own origin only")
+        who = desk.player_of(request.headers.get(HEADER))
+        if who is None:
+            return forbidden("a player's page needs that player's link (serve printed it; the GM may have revoked it)")
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return Response("a question is JSON\n", status_code=415, media_type="text/plain")
+        try:
+            command = r.from_json(msgspec.json.decode(await request.body(), type=DiceAsked).command)
+        except (msgspec.DecodeError, SkirmishError) as exc:
+            why = str(exc) if isinstance(exc, SkirmishError) else f"not a question of a player's page: {exc}"
+            return Response(msgspec.json.encode({"rolls": [], "error": why}), status_code=400, media_type="application/json")
+        return Response(await desk.player_dice(who, command), media_type="application/json", headers={"Cache-Control": "no-store"})
+
     async def no_icon(request: Request) -> Response:
         return Response(status_code=204)  # a browser asks; an empty answer, not a 404 in its console
 
     return [Route("/favicon.ico", no_icon), Route(PAGE, page), Route(STATE, state), Route(RUN, run, methods=["POST"]), Route(EVENTS, stream),
             Route("/gm/{name}", asset), Route(PLAYER_PAGE, player_page), Route(PLAYER_STATE, player_state),
-            Route(PLAYER_RUN, player_run, methods=["POST"]), Route(PLAYER_ASSETS_AT, player_asset)]
+            Route(PLAYER_RUN, player_run, methods=["POST"]), Route(PLAYER_DICE, player_dice, methods=["POST"]),
+            Route(PLAYER_ASSETS_AT, player_asset)]
 
 
 class Asked(msgspec.Struct, forbid_unknown_fields=True):
@@ -677,6 +733,12 @@ class Asked(msgspec.Struct, forbid_unknown_fields=True):
     branch: str
     head: int
     tap: str
+
+
+class DiceAsked(msgspec.Struct, forbid_unknown_fields=True):
+    """The player's page's question: the declare it would send (its JSON form)."""
+
+    command: msgspec.Raw
 
 
 def _asset(name: str) -> str:

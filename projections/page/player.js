@@ -154,7 +154,7 @@ function drawRest() {
 
 function open(spec) {
   if (panel && panel.kind === spec.kind && panel.title === spec.title) { close(); return; }
-  panel = Object.assign({ active: 0, aim: "none", targets: [] }, spec);
+  panel = Object.assign({ active: 0, aim: "none", targets: [], values: {} }, spec);
   drawPanel(true);
   $("panel").scrollIntoView({ block: "end" });
 }
@@ -181,10 +181,18 @@ function drawPanel(fresh) {
   $("panel").hidden = false;
   $("panel-title").textContent = p.title;
   $("panel-what").textContent = p.what;
-  $("pick-action").hidden = p.kind !== "declare";
+  $("pick-action").hidden = p.kind !== "declare" && p.kind !== "own";
   $("pick-effect").hidden = p.kind !== "effect";
   $("pick-target").hidden = p.aim === "none";
-  if (p.kind === "declare") fill($("action"), data.actions.map((a) => ({ value: a.name, text: a.name + (a.cost ? " (" + a.cost + ")" : "") })));
+  if (p.kind === "declare" || p.kind === "own") fill($("action"), data.actions.map((a) => ({ value: a.name, text: a.name + (a.cost ? " (" + a.cost + ")" : "") })));
+  if (p.kind === "own") {
+    p.aim = takes(p).includes("target") ? "optional" : "none";
+    $("pick-target").hidden = p.aim === "none";
+    if (fresh || p.built !== $("action").value) drawDetails();
+  } else {
+    $("details").replaceChildren();
+    $("panel-why").hidden = true;
+  }
   if (p.kind === "effect") fill($("effect"), data.effects.map((e) => e.name));
   if (p.aim !== "none") {
     const others = names().filter((n) => n !== data.who);
@@ -203,8 +211,100 @@ function drawPanel(fresh) {
   $("pad").hidden = !p.fields.length;
   const active = p.fields[p.active];
   document.querySelector("[data-pad=',']").disabled = !(active && active.many);
-  $("panel-roll").hidden = p.kind !== "move";
-  $("panel-send").textContent = p.kind === "hold" ? "Hold for the GM" : p.kind === "move" ? "Declare with my dice" : "Propose to the GM";
+  $("panel-roll").hidden = p.kind !== "move" && p.kind !== "own";
+  $("panel-send").textContent = p.kind === "hold" ? "Hold for the GM" : p.kind === "move" || p.kind === "own" ? "Declare with my dice" : "Propose to the GM";
+}
+
+// --- an action of the rules: its inputs as the ruleset declares them, its dice as it rolls them
+
+// The declare inputs the action picked reads (the ruleset's ``takes``; null: every one), in
+// the order it names them; the rest of the ruleset's are not asked.
+function takes(p) {
+  const action = data.actions.find((a) => a.name === $("action").value);
+  const all = data.details.map((d) => d.key).concat(["target"]);
+  return action && action.takes ? action.takes.filter((k) => all.includes(k)) : all;
+}
+
+const SHOWN_FIRST = 3;  // inputs shown before "More": the action's first (an attack's bonus, damage, type)
+
+function drawDetails() {
+  const p = panel;
+  p.built = $("action").value;
+  const box = $("details");
+  box.replaceChildren();
+  const asked = takes(p).filter((k) => k !== "target").map((k) => data.details.find((d) => d.key === k)).filter(Boolean);
+  let into = box;
+  asked.forEach((d, i) => {
+    if (i === SHOWN_FIRST) {
+      const more = el("details");
+      more.append(el("summary", "More (" + asked.slice(SHOWN_FIRST).map((x) => x.label).join(", ") + ")"));
+      box.append(more);
+      into = more;
+    }
+    const label = el("label", null, { class: "detail" });
+    label.append(el("span", d.label, { class: "what" }), el("span", d.doc, { class: "doc" }));
+    let control;
+    if (d.kind === "choice") {
+      control = el("select", null, { "data-detail": d.key });
+      control.append(el("option", "(none)", { value: "" }), ...d.choices.map((c) => el("option", c, { value: c })));
+    } else if (d.kind === "switch") {
+      control = el("select", null, { "data-detail": d.key });
+      control.append(el("option", "no", { value: "" }), el("option", d.choices[0] || "yes", { value: d.choices[0] || "yes" }));
+    } else {
+      control = el("input", null, { "data-detail": d.key, autocomplete: "off", inputmode: d.kind === "number" ? "numeric" : "text" });
+    }
+    control.value = p.values[d.key] || "";
+    control.addEventListener(control.tagName === "SELECT" ? "change" : "input", () => { p.values[d.key] = control.value; askDice(); });
+    label.append(control);
+    into.append(label);
+  });
+  askDice();
+}
+
+// The declare as it would be sent, without dice: what the server is asked the dice of.
+function ownCommand() {
+  const p = panel;
+  const command = { type: "declare", who: data.who, action: $("action").value };
+  const target = p.aim === "none" ? "" : $("target").value;
+  if (target) command.target = target;
+  for (const key of takes(p)) {
+    const d = data.details.find((x) => x.key === key);
+    const value = (p.values[key] || "").trim();
+    if (!d || !value) continue;
+    if (d.goes === "detail") (command.details = command.details || {})[key] = value;
+    else command[key] = d.kind === "number" && /^-?\d+$/.test(value) ? Number(value) : value;
+  }
+  return command;
+}
+
+// Which dice keys the declare rolls, as the ruleset decides it (the server's /player/dice,
+// nothing recorded): each a field for the pad, the faces typed kept by key.
+let asking = 0;
+function askDice() {
+  const mine = ++asking;
+  setTimeout(async () => {
+    if (mine !== asking || !panel || panel.kind !== "own") return;
+    const p = panel;
+    let reply;
+    try {
+      const answer = await fetch("/player/dice", {
+        method: "POST", cache: "no-store",
+        headers: { "Content-Type": "application/json", "X-Skirmish-Token": token },
+        body: JSON.stringify({ command: ownCommand() }),
+      });
+      if (answer.status === 403) { gone((await answer.text()).trim()); return; }
+      reply = await answer.json();
+    } catch (e) {
+      reply = { rolls: [], error: "The server cannot be reached (" + e + ")" };
+    }
+    if (mine !== asking || panel !== p) return;
+    const typed = Object.fromEntries(p.fields.map((f) => [f.key, f.value]));
+    p.fields = reply.rolls.map((k) => ({ key: k.key, what: k.what + " (" + k.key + ")", value: typed[k.key] || "", many: true }));
+    p.active = Math.min(p.active, Math.max(0, p.fields.length - 1));
+    $("panel-why").hidden = !reply.error;
+    $("panel-why").textContent = reply.error;
+    drawPanel(false);
+  }, 200);
 }
 
 function typeKey(key) {
@@ -226,9 +326,9 @@ function request(withDice) {
     if (!f.value) return say("Type the face first", true);
     return { type: "faces", key: f.key, faces: facesOf(f.value) };
   }
-  if (p.kind === "move") {
-    const command = { type: "declare", who: data.who, action: p.move };
-    if (p.aim !== "none") {
+  if (p.kind === "move" || p.kind === "own") {
+    const command = p.kind === "own" ? ownCommand() : { type: "declare", who: data.who, action: p.move };
+    if (p.kind === "move" && p.aim !== "none") {
       if (!target) return say("Pick the target first", true);
       command.target = target;
     }
@@ -315,6 +415,11 @@ function wire() {
   $("panel-send").addEventListener("click", () => send(true));
   $("panel-roll").addEventListener("click", () => send(false));
   for (const b of document.querySelectorAll("[data-propose]")) b.addEventListener("click", () => proposal(b.dataset.propose));
+  $("own-action").addEventListener("click", () => open({
+    kind: "own", title: "An action of the rules", what: "The action, what it reads, its target; then your dice on the pad.", fields: [],
+  }));
+  $("action").addEventListener("change", () => { if (panel && panel.kind === "own") drawPanel(false); });
+  $("target").addEventListener("change", () => { if (panel && panel.kind === "own") askDice(); });
   if (!token) { gone("This page needs a player's link, with its secret, as serve printed it."); return; }
   read();
   setInterval(read, POLL);

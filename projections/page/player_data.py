@@ -108,12 +108,76 @@ def clock(shown: Clock) -> str:
     return clock_line(shown)
 
 
+# The declare form's fields a player's own action does not ask: the actor is their character,
+# the action is picked, the dice come from :func:`rolled`, the target has its own picker.
+_NOT_DETAILS = frozenset({"who", "action", "target"})
+
+
+_DETAILS: dict[str, list[dict[str, Any]]] = {}  # by ruleset id: made once
+
+
+def details(ruleset: Any) -> list[dict[str, Any]]:
+    """The inputs the ruleset declares for `declare` (projections/page/gm_data.py ``form``:
+    its flags and details), each with its key, where it goes, its kind, label, words and
+    choices; the page shows an action's own (its ``takes``) and names none itself."""
+    from skirmish.eventlog import commands as c
+    from skirmish.projections.page.gm_data import form
+
+    made = _DETAILS.get(ruleset.id)
+    if made is None:
+        made = _DETAILS[ruleset.id] = [
+            {"key": f.key, "goes": f.goes, "kind": f.kind, "label": f.label, "doc": f.doc, "choices": list(f.choices)}
+            for f in form(ruleset, "declare", c.Declare).fields if f.goes in ("field", "detail") and f.key not in _NOT_DETAILS]
+    return made
+
+
+class Rolled(msgspec.Struct, frozen=True):
+    key: str  # the dice key, as `--roll KEY=FACES` types it
+    what: str  # "1d20", "1d8", with the ruleset's why where it gives one
+
+
+def rolled(ruleset: Any, state: Any, started: Any, command: Any) -> tuple[Rolled, ...]:
+    """The dice keys ``command`` (a declare) may roll at ``state``, in the order it rolls
+    them: the ruleset decides it on recording dice and nothing is kept (``decide`` leaves
+    the state as it was). What a die shows decides what is rolled next (a miss rolls no
+    damage), so it is decided twice, every die one under its highest face, then every die
+    on its highest (a hit however high the AC), and the keys of both are given, each with
+    its dice as first rolled. A refusal is raised as the ruleset words it."""
+    from skirmish.eventlog.errors import SkirmishError
+    from skirmish.eventlog.events import Roll
+    from skirmish.projections.ruleset import Dice, check_details, check_flags
+
+    keys: dict[str, Rolled] = {}
+
+    class Recording(Dice):
+        under = 1
+
+        def roll(self, who: str, count: int, sides: int, why: str = "") -> Roll:
+            keys.setdefault(who.casefold(), Rolled(who, f"{count}d{sides}" + (f" ({why})" if why else "")))
+            return Roll(dice=f"{count}d{sides}", faces=(max(1, sides - self.under),) * count, source="tool")
+
+    check_details(ruleset, command)
+    check_flags(ruleset, command)
+    high = Recording.of(started, "0")
+    assert isinstance(high, Recording)
+    ruleset.decide(state, command, high)
+    high.under = 0
+    try:
+        ruleset.decide(state, command, high)
+    except SkirmishError:  # the first decision stands; a second on other faces adds keys only
+        pass
+    return tuple(keys.values())
+
+
 def offered(ruleset: Any, state: Any, me: Combatant | None, shown_clock: Clock, seq: int) -> dict[str, Any]:
     """The player's read's parts made for the page: ``seq`` (a read at the same one is the
     same: the page's poll is answered "unchanged"), the clock's sentence, the character's
-    sheet, the dice the link may hold, its own actions, the ruleset's actions and effects."""
+    sheet, the dice the link may hold, its own actions, the ruleset's actions (each with
+    the declare inputs it ``takes``: None, any) and effects, and those inputs (:func:`details`)."""
     out: dict[str, Any] = {"seq": seq, "said": clock(shown_clock),
-                           "actions": [{"name": name, "cost": info.cost, "doc": info.doc} for name, info in ruleset.actions.items()],
+                           "actions": [{"name": name, "cost": info.cost, "doc": info.doc, "takes": info.takes}
+                                       for name, info in ruleset.actions.items()],
+                           "details": details(ruleset),
                            "effects": [{"name": name, "doc": doc} for name, doc in ruleset.effects.items()],
                            "sheet": None, "holds": [], "moves": []}
     if me is not None:
