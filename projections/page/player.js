@@ -194,7 +194,11 @@ function drawPanel(fresh) {
     $("panel-why").hidden = true;
   }
   if (p.kind === "effect") fill($("effect"), data.effects.map((e) => e.name));
-  if (p.aim !== "none") {
+  $("pick-targets").hidden = p.aim !== "several";
+  if (p.aim === "several") {
+    $("pick-target").hidden = true;
+    drawTargets();
+  } else if (p.aim !== "none") {
     const others = names().filter((n) => n !== data.who);
     const values = p.kind === "move" || p.kind === "damage" ? others : names();
     fill($("target"), values, p.aim === "optional" ? ["", "(no target)"] : null);
@@ -307,6 +311,22 @@ function askDice() {
   }, 200);
 }
 
+// Several targets (a breath, a spell): a button each, tapped on and off, in the board's order.
+function drawTargets() {
+  const p = panel;
+  const others = names().filter((n) => n !== data.who);
+  p.targets = p.targets.filter((n) => others.includes(n));
+  $("targets").replaceChildren(...others.map((n) => {
+    const on = p.targets.includes(n);
+    const b = el("button", n, { type: "button", "data-target": n, "aria-pressed": String(on) });
+    b.addEventListener("click", () => {
+      p.targets = on ? p.targets.filter((x) => x !== n) : others.filter((x) => x === n || p.targets.includes(x));
+      drawPanel(false);
+    });
+    return b;
+  }));
+}
+
 function typeKey(key) {
   if (!panel || !panel.fields.length) return;
   const f = panel.fields[panel.active];
@@ -328,7 +348,10 @@ function request(withDice) {
   }
   if (p.kind === "move" || p.kind === "own") {
     const command = p.kind === "own" ? ownCommand() : { type: "declare", who: data.who, action: p.move };
-    if (p.kind === "move" && p.aim !== "none") {
+    if (p.kind === "move" && p.aim === "several") {
+      if (!p.targets.length) return say("Tap its targets first", true);
+      command.target = p.targets.join("+");
+    } else if (p.kind === "move" && p.aim !== "none") {
       if (!target) return say("Pick the target first", true);
       command.target = target;
     }
