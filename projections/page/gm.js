@@ -134,10 +134,12 @@ function render() {
   drawAsks();
   const pending = $("pending");
   pending.replaceChildren(...said.pending.map((line) => el("li", line)));
-  $("undo").textContent = frame.undo ? "Undo: " + frame.undo : "Undo";
-  $("undo").disabled = !frame.undo;
-  $("redo").textContent = frame.redo ? "Redo: " + frame.redo : "Redo";
-  $("redo").disabled = !frame.redo;
+  for (const [id, word, what] of [["undo", "Undo", frame.undo], ["redo", "Redo", frame.redo]]) {
+    const text = what ? word + ": " + what : word;
+    const button = $(id);
+    if (button.textContent !== text) button.replaceChildren(el("span", text, { class: "clamp" }));
+    button.disabled = !what;
+  }
   const branches = $("branches");
   branches.replaceChildren();
   for (const [name, head] of frame.branches) {
@@ -679,5 +681,15 @@ function wire() {
   });
 }
 
+// The bar at the bottom of a phone's screen: the page's end padded by its height, so
+// nothing hides behind it (CSSOM, which the page's policy allows; no inline style).
+function padForBar() {
+  const bar = $("actions");
+  const fixed = getComputedStyle(bar).position === "fixed";
+  document.documentElement.style.setProperty("--bar", fixed ? Math.ceil(bar.getBoundingClientRect().height) + 8 + "px" : "0px");
+}
+
 wire();
+new ResizeObserver(padForBar).observe($("actions"));
+addEventListener("resize", padForBar);
 load();

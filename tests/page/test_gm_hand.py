@@ -43,6 +43,73 @@ def table(cli: Cli) -> Cli:
     return cli
 
 
+# Six combatants of srd-5.2 (issue 41's fight): three characters, the bundled bestiary's
+# Goblin Warrior (AC 15, 10 HP), a legendary Drake and a hidden Shade. Initiative is the d20
+# typed plus the Dexterity modifier (srd-5.2-combat.md §2): Ann 15+2 = 17, Goblin Warrior
+# 14+2 = 16, Bob 12+1 = 13, Drake 10+0 = 10, Cleo 9+0 = 9, Shade 4+3 = 7. Ann takes 20 of her
+# 20 HP: 0 HP, dying (§9); Bob concentrates on Bless; the Goblin Warrior is prone for two
+# rounds; the Drake has a private note.
+SIX = [
+    ["new", "Ford", "--rules", "srd-5.2", "--option", "ties=dex"],
+    ["add", "Ann", "--side", "party", "--stat", "hp=20", "--stat", "ac=14", "--stat", "dex=2"],
+    ["add", "Bob", "--side", "party", "--stat", "hp=18", "--stat", "ac=12", "--stat", "dex=1"],
+    ["add", "Cleo", "--side", "party", "--stat", "hp=16", "--stat", "ac=16", "--stat", "dex=0"],
+    ["add", "Goblin Warrior", "--side", "foes"],
+    ["add", "Drake", "--side", "foes", "--stat", "hp=30", "--stat", "ac=15", "--stat", "legendary=2", "--stat", "dex=0"],
+    ["add", "Shade", "--side", "foes", "--hidden", "--stat", "hp=9", "--stat", "ac=12", "--stat", "dex=3"],
+    ["round", "--roll", "Ann=15", "--roll", "Bob=12", "--roll", "Cleo=9", "--roll", "Goblin Warrior=14",
+     "--roll", "Drake=10", "--roll", "Shade=4"],
+    ["damage", "Ann", "20"],
+    ["effect", "Bob", "concentration", "--with", "spell=Bless"],
+    ["effect", "Goblin Warrior", "prone", "--rounds", "2"],
+    ["note", "--on", "Drake", "--private", "flees at 10 HP"],
+]
+
+
+@pytest.fixture
+def six(cli: Cli) -> Cli:
+    for line in SIX:
+        cli.ok(*line)
+    return cli
+
+
+def inside(page: Any, selector: str) -> bool:
+    """Whether the element is wholly inside the viewport, as the page is scrolled now."""
+    box = page.locator(selector).bounding_box()
+    size = page.viewport_size
+    return bool(box) and box["y"] >= 0 and box["y"] + box["height"] <= size["height"] and box["x"] >= 0 \
+        and box["x"] + box["width"] <= size["width"]
+
+
+def test_next_undo_and_redo_stay_under_the_thumb_on_a_phone(browser: Any, six: Cli) -> None:
+    with serving(six.db) as served:
+        gm = Gm(browser, served, ruleset="srd-5.2")
+        page = gm.page
+        assert page.locator("#order > li").count() == 6
+        tall = page.evaluate("document.documentElement.scrollHeight")
+        assert tall > 900  # the board and the forms scroll under the bar
+        for where in (0, tall):
+            page.evaluate(f"window.scrollTo(0, {where})")
+            for button in ("#next", "#undo", "#redo"):
+                assert inside(page, button), (where, button)
+        # Scrolled to the end, the page's last control is above the bar, not behind it.
+        bar = page.locator("#actions").bounding_box()
+        last = page.locator("#history summary").bounding_box()
+        assert bar and last and last["y"] + last["height"] <= bar["y"]
+        # The last answer is in the bar, readable: Next tapped, its lines above the keys.
+        page.click("#next")
+        gm.settle()
+        refused, said = gm.reply()
+        assert not refused and said, said
+        assert inside(page, "#reply") and page.locator("#reply").bounding_box()["y"] < page.locator("#next").bounding_box()["y"]
+        gm.fits()
+        # At 900 px and wider the controls stay beside the board.
+        wide = Gm(browser, served, 1280, 800, ruleset="srd-5.2")
+        board, controls = wide.boxes()
+        assert board["x"] + board["width"] <= controls["x"]
+        assert not gm.errors and not wide.errors, gm.errors + wide.errors
+
+
 def hp(cli: Cli, who: str) -> int:
     board = json.loads(cli.ok("state", "--json"))
     value: int = next(c for c in board["combatants"] if c["name"] == who)["vital"]["value"]
