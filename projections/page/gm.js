@@ -104,32 +104,7 @@ function render() {
   const said = frame.said || { clock: "", where: "", pending: [] };
   $("where").textContent = said.where;
   $("clock").textContent = said.clock;
-  const order = $("order");
-  order.replaceChildren();
-  for (const f of b.combatants) {
-    const li = el("li", null, { class: f.status + (f.acting ? " acting" : "") + (f.name === chosen ? " chosen" : "") });
-    const button = el("button", null, { type: "button", "aria-pressed": String(f.name === chosen) });
-    const head = el("div");
-    head.append(el("span", (f.acting ? "> " : "") + f.name, { class: "name" }), el("span", " (" + f.side + ", " + f.status + ")"));
-    button.append(head);
-    if (f.vital) {
-      button.append(el("div", f.vital.name + ": " + bar(f.vital), { class: "bar" }));
-      if (typeof f.vital.maximum === "number" && f.vital.maximum > 0) {
-        const p = el("progress", null, { max: String(f.vital.maximum), value: String(Math.max(0, f.vital.value)), "aria-hidden": "true" });
-        button.append(p);
-      }
-    }
-    if (f.budget) button.append(el("div", f.budget.name + ": " + f.budget.left + (f.budget.of !== null ? " of " + f.budget.of : "")));
-    if (f.effects && f.effects.length) {
-      button.append(el("div", "Effects: " + f.effects.map((e) => e.kind + (e.custom ? " (GM's own)" : "") +
-        (e.left !== null && e.left !== undefined ? " " + e.left : "") + (e.detail ? " " + e.detail : "")).join("; ")));
-    }
-    button.addEventListener("click", () => choose(f.name));
-    li.append(button);
-    const own = (frame.moves || {})[f.name] || [];
-    if (own.length) li.append(movesOf(f.name, own));
-    order.append(li);
-  }
+  drawOrder();
   drawMove();
   drawAsks();
   const pending = $("pending");
@@ -190,6 +165,104 @@ function render() {
   $("who").hidden = !chosen || !names.includes(chosen);
   const picked = b.combatants.find((f) => f.name === chosen);
   $("who-name").textContent = picked && picked.vital ? chosen + ": " + picked.vital.name + " " + bar(picked.vital) : chosen;
+}
+
+// --- the cards: one per combatant, drawn again only when what it shows has changed -------
+// A card: the button that chooses it (name, status in words and mark, gauge, the ruleset's
+// figures and effects as the server words them: frame.cards), its tools (hide or reveal),
+// its stat block's actions, and under it the panels of the chosen card and of the action
+// tapped (#who: the number pad; #move), so they open under the thumb, not down the page.
+const drawnCards = new Map();  // name -> {li, pick, tools, moves, key}
+
+function vitalOf(f) {
+  const out = [];
+  for (const g of [f.vital, f.vital2]) {
+    if (!g || typeof g !== "object") continue;
+    const line = el("div", null, { class: "gauge" });
+    line.append(el("span", g.name + " ", { class: "label" }), el("span", g.value + (typeof g.maximum === "number" ? "/" + g.maximum : ""), { class: "value" }));
+    if (typeof g.maximum === "number" && g.maximum > 0) {
+      line.append(el("progress", null, { max: String(g.maximum), value: String(Math.max(0, g.value)), "aria-hidden": "true" }));
+    }
+    out.push(line);
+  }
+  return out;
+}
+
+function drawCard(slot, f, card, own) {
+  const li = slot.li;
+  li.className = f.status + (f.acting ? " acting" : "") + (f.name === chosen ? " chosen" : "") + (card && card.hidden ? " hidden-foe" : "");
+  li.dataset.name = f.name;
+  const pick = slot.pick;
+  pick.setAttribute("aria-pressed", String(f.name === chosen));
+  const head = el("div", null, { class: "head" });
+  head.append(el("span", (f.acting ? "> " : "") + f.name, { class: "name" }), el("span", " " + f.side, { class: "side" }),
+    el("span", card ? card.status : f.status, { class: "status s-" + f.status }));
+  const parts = [head, ...vitalOf(f)];
+  const figures = el("div", null, { class: "figures" });
+  for (const text of card ? card.figures : []) figures.append(el("span", text, { class: "figure" }));
+  if (f.budget) figures.append(el("span", f.budget.name + " " + f.budget.left + (f.budget.of !== null ? "/" + f.budget.of : ""), { class: "figure" }));
+  if (figures.childNodes.length) parts.push(figures);
+  const chips = card ? card.chips : (f.effects || []).map((e) => ({ mark: "", words: e.kind, kind: e.kind }));
+  if (chips.length) {
+    const box = el("div", null, { class: "chips" });
+    for (const c of chips) {
+      const chip = el("span", null, { class: "chip" });
+      if (c.mark) chip.append(el("span", c.mark, { class: "mark", "aria-hidden": "true" }));
+      chip.append(el("span", c.words));
+      box.append(chip);
+    }
+    parts.push(box);
+  }
+  if (card && card.tags.length) {
+    const tags = el("div", null, { class: "tags" });
+    for (const t of card.tags) tags.append(el("span", t, { class: "tag" }));
+    parts.push(tags);
+  }
+  pick.replaceChildren(...parts);
+  // One tap hides it from the players' screens, or shows it again.
+  const hidden = Boolean(card && card.hidden);
+  const toggle = el("button", hidden ? "Reveal" : "Hide", { type: "button", class: "hide", "data-who": f.name,
+    "aria-label": (hidden ? "Reveal " : "Hide ") + f.name + (hidden ? " to the players" : " from the players") });
+  toggle.addEventListener("click", () => send({ type: hidden ? "reveal" : "hide", who: f.name }));
+  slot.tools.replaceChildren(toggle);
+  if (own.length) slot.moves.replaceWith(slot.moves = movesOf(f.name, own));
+  else slot.moves.replaceChildren();
+  slot.moves.hidden = !own.length;
+}
+
+function drawOrder() {
+  const order = $("order"), cards = frame.cards || {}, moves = frame.moves || {};
+  const seen = new Set();
+  let before = order.firstChild;
+  for (const f of frame.board.combatants) {
+    seen.add(f.name);
+    let slot = drawnCards.get(f.name);
+    if (!slot) {
+      slot = { li: el("li"), pick: el("button", null, { type: "button", class: "pick" }), tools: el("div", null, { class: "tools" }),
+        moves: el("div", null, { class: "moves" }), key: "" };
+      const name = f.name;
+      slot.pick.addEventListener("click", () => choose(name));
+      slot.li.append(slot.pick, slot.tools, slot.moves);
+      drawnCards.set(f.name, slot);
+    }
+    const card = cards[f.name] || null, own = moves[f.name] || [];
+    const key = JSON.stringify([f, card, own, f.name === chosen, tapped && tapped.who === f.name ? tapped.name : ""]);
+    if (slot.key !== key) { drawCard(slot, f, card, own); slot.key = key; }
+    if (slot.li !== before) order.insertBefore(slot.li, before);
+    before = slot.li.nextSibling;
+  }
+  for (const [name, slot] of drawnCards) if (!seen.has(name)) { slot.li.remove(); drawnCards.delete(name); }
+  // The panels under their cards: the action tapped, then the chosen one's pad.
+  const home = $("panels");
+  const place = (panel, who) => {
+    const slot = who ? drawnCards.get(who) : null;
+    const there = slot ? slot.li : home;
+    if (panel.parentNode !== there) there.append(panel);
+  };
+  place($("move"), tapped ? tapped.who : "");
+  place($("who"), chosen && drawnCards.has(chosen) ? chosen : "");
+  if (chosen && $("who").parentNode === drawnCards.get(chosen).li && $("move").parentNode === $("who").parentNode &&
+      $("move").nextSibling !== $("who")) $("who").before($("move"));
 }
 
 // --- a stat block's actions: tap one, tap its target(s), then Roll or the dice typed -------
@@ -264,7 +337,7 @@ function drawMove() {
     for (const c of others) {
       const on = aimed.includes(c.name);
       const b = el("button", null, { type: "button", "data-target": c.name, "aria-pressed": String(on) });
-      b.append(el("span", c.name, { class: "name" }), el("span", " (" + c.side + (c.vital ? ", " + c.vital.name + " " + c.vital.value : "") + ")"));
+      b.append(el("span", c.name, { class: "who" }), el("span", " (" + c.side + (c.vital ? ", " + c.vital.name + " " + c.vital.value : "") + ")"));
       b.addEventListener("click", () => {
         if (m.aim === "one") aimed = on ? [] : [c.name];
         else aimed = on ? aimed.filter((n) => n !== c.name) : aimed.concat([c.name]);

@@ -162,3 +162,63 @@ def test_a_players_proposal_is_listed_live_and_accepted_or_declined_by_a_tap(bro
         assert status == 200, reply
         page.locator("#held li", has_text="Ann's phone holds: initiative").wait_for()
         assert not gm.errors, gm.errors
+
+
+def card_text(gm: Gm, name: str) -> str:
+    text: str = gm.card(name).locator(":scope > button.pick").text_content()
+    return text
+
+
+def chips(gm: Gm, name: str) -> list[str]:
+    """A card's effects, each its mark and its words."""
+    found: list[str] = gm.card(name).locator(".chip").evaluate_all(
+        "cs => cs.map(c => [...c.children].map(s => s.textContent).join(' '))")
+    return found
+
+
+def test_a_card_shows_the_figures_that_matter_in_srd_5_2(browser: Any, six: Cli) -> None:
+    with serving(six.db) as served:
+        gm = Gm(browser, served, ruleset="srd-5.2")
+        page = gm.page
+        # The order: initiative worked by hand above, highest first.
+        names = page.locator("#order > li .name").all_inner_texts()
+        assert names == ["> Ann", "Goblin Warrior", "Bob", "Drake", "Cleo", "Shade"]
+        ann = card_text(gm, "Ann")
+        assert "HP 0/20" in ann and "AC 14" in ann and "init 17" in ann
+        assert gm.card("Ann").locator(".status").inner_text() == "\u25bc down"  # dying, in words
+        assert "\u271a death saves (0S 0F)" in chips(gm, "Ann")  # no save made yet: 0 successes, 0 failures
+        goblin = card_text(gm, "Goblin Warrior")  # the bestiary's block: AC 15, 10 HP; 14 + 2 = 16
+        assert "HP 10/10" in goblin and "AC 15" in goblin and "init 16" in goblin
+        assert "\u21e9 prone (start Ann, 2 left)" in chips(gm, "Goblin Warrior")  # a mark beside the word, rounds left
+        assert "\u25ce concentration (Bless)" in chips(gm, "Bob")
+        assert "legendary uses 2/2" in card_text(gm, "Drake")
+        assert gm.card("Drake").locator(".tag").all_inner_texts() == ["private note"]
+        assert gm.card("Shade").locator(".tag").all_inner_texts() == ["hidden"]
+        assert gm.card("Cleo").locator(".tag").count() == 0
+        # Hide and reveal in one tap each, recorded as the typed requests.
+        toggle = gm.card("Shade").locator(".tools button")
+        assert toggle.inner_text() == "Reveal"
+        toggle.click()
+        gm.settle()
+        assert gm.reply()[0] is False, gm.reply()
+        assert "hidden from the players" not in six.ok("state")
+        gm.card("Shade").locator(".tag").wait_for(state="detached")
+        assert gm.card("Shade").locator(".tools button").inner_text() == "Hide"
+        gm.card("Shade").locator(".tools button").click()
+        gm.settle()
+        assert "hidden from the players: Shade" in six.ok("state")
+        page.locator("#order > li[data-name='Shade'] .tag", has_text="hidden").wait_for()
+        # A dead foe reads apart from the dying character: 10 damage on the Goblin Warrior's
+        # 10 HP, a monster, dies at 0 (option monster-death=instant, srd-5.2-combat.md §9).
+        gm.choose("Goblin Warrior")
+        for digit in "10":
+            page.click(f"#pad button[aria-label='{digit}']")
+        page.click("#damage")
+        gm.settle()
+        assert gm.reply()[0] is False, gm.reply()
+        page.locator("#order > li[data-name='Goblin Warrior'] .status", has_text="dead").wait_for()
+        assert gm.card("Goblin Warrior").locator(".status").inner_text() == "\u2020 dead"
+        assert gm.card("Ann").locator(".status").inner_text() == "\u25bc down"
+        gm.fits()
+        assert not gm.small_targets(), gm.small_targets()
+        assert not gm.errors, gm.errors
