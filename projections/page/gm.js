@@ -164,7 +164,7 @@ function render() {
   }
   $("who").hidden = !chosen || !names.includes(chosen);
   const picked = b.combatants.find((f) => f.name === chosen);
-  $("who-name").textContent = picked && picked.vital ? chosen + ": " + picked.vital.name + " " + bar(picked.vital) : chosen;
+  $("who-name").textContent = picked && picked.vital ? chosen + ": " + picked.vital.name + " " + bar(picked.vital).replace(/^[#.]+ /, "") : chosen;
 }
 
 // --- the cards: one per combatant, drawn again only when what it shows has changed -------
@@ -225,9 +225,10 @@ function drawCard(slot, f, card, own) {
     "aria-label": (hidden ? "Reveal " : "Hide ") + f.name + (hidden ? " to the players" : " from the players") });
   toggle.addEventListener("click", () => send({ type: hidden ? "reveal" : "hide", who: f.name }));
   slot.tools.replaceChildren(toggle);
-  if (own.length) slot.moves.replaceWith(slot.moves = movesOf(f.name, own));
-  else slot.moves.replaceChildren();
-  slot.moves.hidden = !own.length;
+  // Its stat block's actions; a card without any has none (an empty place kept for them).
+  const moves = own.length ? movesOf(f.name, own) : el("div", null, { class: "no-moves", hidden: "" });
+  slot.moves.replaceWith(moves);
+  slot.moves = moves;
 }
 
 function drawOrder() {
@@ -239,7 +240,7 @@ function drawOrder() {
     let slot = drawnCards.get(f.name);
     if (!slot) {
       slot = { li: el("li"), pick: el("button", null, { type: "button", class: "pick" }), tools: el("div", null, { class: "tools" }),
-        moves: el("div", null, { class: "moves" }), key: "" };
+        moves: el("div", null, { class: "no-moves", hidden: "" }), key: "" };
       const name = f.name;
       slot.pick.addEventListener("click", () => choose(name));
       slot.li.append(slot.pick, slot.tools, slot.moves);
@@ -423,8 +424,12 @@ function choose(name) {
   $("amount").textContent = "0";
   for (const select of document.querySelectorAll("select[data-picker='combatant'][data-required='true']")) if (chosen) select.value = chosen;
   render();
-  // On a phone the pad is under the board: bring it to the thumb (on a laptop it is in view).
-  if (chosen) $("who").scrollIntoView({ block: "nearest" });
+  // The pad opens under the card: the card and its pad brought into view when they are not.
+  if (chosen) {
+    const pad = $("damage").getBoundingClientRect(), bar = $("actions").getBoundingClientRect();
+    const bottom = getComputedStyle($("actions")).position === "fixed" ? bar.top : innerHeight;
+    if (pad.bottom > bottom || $("pad").getBoundingClientRect().top < 0) drawnCards.get(chosen).li.scrollIntoView({ block: "start" });
+  }
 }
 
 // --- a tap: one typed request, its tap id, its answer -----------------------------------

@@ -222,3 +222,42 @@ def test_a_card_shows_the_figures_that_matter_in_srd_5_2(browser: Any, six: Cli)
         gm.fits()
         assert not gm.small_targets(), gm.small_targets()
         assert not gm.errors, gm.errors
+
+
+def above_the_bar(page: Any, selector: str) -> bool:
+    """Whether the element is in the viewport and not behind the bar of Next, Undo and Redo."""
+    box = page.locator(selector).bounding_box()
+    bar = page.locator("#actions").bounding_box()
+    return bool(box and bar) and box["y"] >= 0 and box["y"] + box["height"] <= bar["y"]
+
+
+def test_a_card_tapped_opens_its_pad_and_actions_right_under_it(browser: Any, six: Cli) -> None:
+    with serving(six.db) as served:
+        gm = Gm(browser, served, ruleset="srd-5.2")
+        page = gm.page
+        page.evaluate("window.scrollTo(0, 0)")
+        gm.choose("Cleo")  # the fifth card, low on the first screen
+        card = gm.card("Cleo")
+        assert card.locator("#who").count() == 1  # the pad is in the card, under its figures
+        pick, pad = card.locator(":scope > button.pick").bounding_box(), page.locator("#pad").bounding_box()
+        assert pick and pad and 0 <= pad["y"] - (pick["y"] + pick["height"]) < 120
+        for selector in ("#amount", "#pad", "#damage", "#heal"):
+            assert above_the_bar(page, selector), selector
+        for digit in "7":
+            page.click(f"#pad button[aria-label='{digit}']")
+        page.click("#damage")
+        gm.settle()
+        assert gm.reply()[0] is False, gm.reply()
+        assert hp(six, "Cleo") == 9  # 16 - 7
+        page.locator("#order > li[data-name='Cleo'] .gauge .value", has_text="9/16").wait_for()
+        card.locator(":scope > button.pick").click()  # a second tap puts it down
+        assert page.locator("#who").is_hidden() and card.locator("#who").count() == 0
+        # A stat block's action tapped: its panel under the Goblin Warrior's card.
+        gm.card("Goblin Warrior").locator(".moves button[data-move='Scimitar']").click()
+        goblin = gm.card("Goblin Warrior")
+        assert goblin.locator("#move").is_visible()
+        moves, panel = goblin.locator(".moves").bounding_box(), page.locator("#move").bounding_box()
+        assert moves and panel and 0 <= panel["y"] - (moves["y"] + moves["height"]) < 40
+        assert page.locator("#move-name").inner_text() == "Goblin Warrior: Scimitar"
+        gm.fits()
+        assert not gm.errors, gm.errors
