@@ -107,6 +107,7 @@ function render() {
   drawOrder();
   drawMove();
   drawAsks();
+  drawConditions();
   const pending = $("pending");
   pending.replaceChildren(...said.pending.map((line) => el("li", line)));
   for (const [id, word, what] of [["undo", "Undo", frame.undo], ["redo", "Redo", frame.redo]]) {
@@ -416,6 +417,48 @@ function drawAsks() {
     return li;
   }));
   $("held").replaceChildren(...holding.map((line) => el("li", line)));
+}
+
+// --- a condition in one tap: the ruleset's effects as buttons on the chosen card, with how
+// long it lasts (the effect form's rounds, where the ruleset reads them) --------------------
+let lasts = 0;  // rounds; 0: until ended
+const LASTS = [0, 1, 2, 3, 5, 10];
+let kindsDrawn = "";
+
+function drawConditions() {
+  const box = $("conditions");
+  const form = inputs.forms.find((x) => x.type === "effect");
+  box.hidden = !chosen || !form || !inputs.effects.length;
+  if (box.hidden) return;
+  const rounds = form.fields.find((x) => x.key === "rounds" && x.goes === "field");
+  const card = (frame.cards || {})[chosen];
+  const on = new Set(card ? card.chips.filter((c) => c.kind).map((c) => c.kind) : []);
+  const key = JSON.stringify([chosen, [...on], lasts, Boolean(rounds)]);
+  if (key === kindsDrawn) return;
+  kindsDrawn = key;
+  const row = $("lasts");
+  row.hidden = !rounds;
+  row.replaceChildren(...(rounds ? [el("span", "Lasts (" + rounds.label + "):", { class: "caption" })] : []),
+    ...(rounds ? LASTS : []).map((n) => {
+      const b = el("button", n === 0 ? "until ended" : String(n), { type: "button", "data-lasts": String(n), "aria-pressed": String(n === lasts),
+        "aria-label": n === 0 ? "until ended" : n + " " + rounds.label });
+      b.addEventListener("click", () => { lasts = n; drawConditions(); });
+      return b;
+    }));
+  $("kinds").replaceChildren(...inputs.effects.map((e) => {
+    const active = on.has(e.name);
+    const b = el("button", null, { type: "button", "data-kind": e.name, "aria-pressed": String(active) });
+    if (e.mark) b.append(el("span", e.mark, { class: "mark", "aria-hidden": "true" }));
+    b.append(el("span", e.name, { class: "word" }));
+    if (active) b.append(el("span", "on: tap to end", { class: "on" }));
+    b.addEventListener("click", async () => {
+      const command = { type: "effect", who: chosen, kind: e.name };
+      if (active) command.end = true;
+      else if (lasts && rounds) command.rounds = lasts;
+      await send(command);
+    });
+    return b;
+  }));
 }
 
 function choose(name) {

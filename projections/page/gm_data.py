@@ -40,6 +40,7 @@ class Choice(msgspec.Struct, frozen=True, kw_only=True):
     cost: str = ""
     doc: str
     takes: tuple[str, ...] | None = None
+    mark: str = ""  # an effect's mark beside its word (the ruleset's ``marks``), "" without one
 
 
 class Field(msgspec.Struct, frozen=True, kw_only=True):
@@ -198,7 +199,8 @@ def inputs(ruleset: Ruleset[Any]) -> Inputs:
         ruleset=ruleset.id, rules_file=ruleset.rules_file,
         actions=tuple(Choice(name=name, cost=info.cost, doc=info.doc, takes=info.takes)
                       for name, info in ruleset.actions.items()),
-        effects=tuple(Choice(name=name, doc=doc) for name, doc in ruleset.effects.items()),
+        effects=tuple(Choice(name=name, doc=doc, mark=getattr(ruleset, "marks", {}).get(name, ""))
+                      for name, doc in ruleset.effects.items()),
         forms=tuple(form(ruleset, tag, types[tag]) for tag in FORMS),
         reads=tuple(r.tag(kind) for kind in r.READS),
     )

@@ -261,3 +261,41 @@ def test_a_card_tapped_opens_its_pad_and_actions_right_under_it(browser: Any, si
         assert page.locator("#move-name").inner_text() == "Goblin Warrior: Scimitar"
         gm.fits()
         assert not gm.errors, gm.errors
+
+
+def effects_of(cli: Cli, who: str) -> dict[str, Any]:
+    board = json.loads(cli.ok("state", "--json"))
+    return {e["kind"]: e["left"] for e in next(c for c in board["combatants"] if c["name"] == who)["effects"]}
+
+
+def test_a_condition_in_one_tap_with_how_long_it_lasts(browser: Any, six: Cli) -> None:
+    with serving(six.db) as served:
+        gm = Gm(browser, served, ruleset="srd-5.2")
+        page = gm.page
+        gm.choose("Cleo")
+        kinds = page.locator("#kinds button")
+        # The ruleset's conditions and effects, each its word with its mark (srd-5.2-combat.md §13).
+        assert page.locator("#kinds button[data-kind='poisoned']").text_content() == "\u2623poisoned"
+        assert kinds.count() == 16  # the fifteen conditions of §13 and Concentration (§11)
+        page.click("#lasts button[data-lasts='2']")
+        assert page.locator("#lasts button[data-lasts='2']").get_attribute("aria-pressed") == "true"
+        page.click("#kinds button[data-kind='poisoned']")
+        gm.settle()
+        assert gm.reply()[0] is False, gm.reply()
+        assert effects_of(six, "Cleo") == {"poisoned": 2}  # two rounds left, as tapped
+        active = page.locator("#kinds button[data-kind='poisoned'][aria-pressed='true']")
+        active.wait_for()
+        assert "on" in active.inner_text()
+        assert "\u2623 poisoned (start Ann, 2 left)" in chips(gm, "Cleo")
+        active.click()  # tapped again: it ends
+        gm.settle()
+        assert gm.reply()[0] is False, gm.reply()
+        assert effects_of(six, "Cleo") == {}
+        page.locator("#kinds button[data-kind='poisoned'][aria-pressed='false']").wait_for()
+        # Until ended: no rounds sent, no rounds left.
+        page.click("#lasts button[data-lasts='0']")
+        page.click("#kinds button[data-kind='restrained']")
+        gm.settle()
+        assert effects_of(six, "Cleo") == {"restrained": None}
+        assert not gm.small_targets(), gm.small_targets()
+        assert not gm.errors, gm.errors

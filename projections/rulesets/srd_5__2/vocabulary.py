@@ -41,7 +41,7 @@ EFFECTS: dict[str, str] = {
 # the word, never instead of it.
 MARKS: dict[str, str] = {
     "blinded": "\u2298", "charmed": "\u2665", "deafened": "\u266a", "exhaustion": "\u2639", "frightened": "\u26a1",
-    "grappled": "\u270a", "incapacitated": "\u2716", "invisible": "\u25cc", "paralyzed": "\u2744",
+    "grappled": "\u2297", "incapacitated": "\u2716", "invisible": "\u25cc", "paralyzed": "\u2744",
     "petrified": "\u25c6", "poisoned": "\u2623", "prone": "\u21e9", "restrained": "\u229e", "stunned": "\u2737",
     "unconscious": "\u263e", "concentration": "\u25ce",
     "death saves": "\u271a", "stable": "\u2713", "bloodied": "\u25bc", "ready": "\u25b6", "ready fired": "\u25b6",
