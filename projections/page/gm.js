@@ -203,13 +203,13 @@ function drawCard(slot, f, card, own) {
   for (const text of card ? card.figures : []) figures.append(el("span", text, { class: "figure" }));
   if (f.budget) figures.append(el("span", f.budget.name + " " + f.budget.left + (f.budget.of !== null ? "/" + f.budget.of : ""), { class: "figure" }));
   if (figures.childNodes.length) parts.push(figures);
-  const chips = card ? card.chips : (f.effects || []).map((e) => ({ mark: "", words: e.kind, kind: e.kind }));
+  const chips = card ? card.chips : (f.effects || []).map((e) => ({ mark: "", said: e.kind, kind: e.kind }));
   if (chips.length) {
     const box = el("div", null, { class: "chips" });
     for (const c of chips) {
       const chip = el("span", null, { class: "chip" });
       if (c.mark) chip.append(el("span", c.mark, { class: "mark", "aria-hidden": "true" }));
-      chip.append(el("span", c.words));
+      chip.append(el("span", c.said));
       box.append(chip);
     }
     parts.push(box);
@@ -807,7 +807,9 @@ function wire() {
 function padForBar() {
   const bar = $("actions");
   const fixed = getComputedStyle(bar).position === "fixed";
-  document.documentElement.style.setProperty("--bar", fixed ? Math.ceil(bar.getBoundingClientRect().height) + 8 + "px" : "0px");
+  const room = fixed ? Math.ceil(bar.getBoundingClientRect().height) + 8 + "px" : "";
+  document.body.style.paddingBottom = room;
+  document.documentElement.style.scrollPaddingBottom = room;
 }
 
 wire();

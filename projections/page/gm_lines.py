@@ -66,7 +66,7 @@ class Chip(msgspec.Struct, frozen=True, kw_only=True):
     of the ruleset's or the GM's: death saves, temporary HP, ...)."""
 
     mark: str
-    words: str
+    said: str
     kind: str = ""
 
 
@@ -104,7 +104,7 @@ def cards(board: Shown, ruleset: Any, hidden: frozenset[str]) -> dict[str, Card]
         chips = []
         for e in f.effects:
             kind = e.kind if e.custom or e.kind in known else next((k for k in known if e.kind.startswith(k + " ")), "")
-            chips.append(Chip(mark="" if e.custom else _marked(marks, e.kind), words=effect_text(e), kind=kind))
+            chips.append(Chip(mark="" if e.custom else _marked(marks, e.kind), said=effect_text(e), kind=kind))
         notes = board.notes.get(f.name, ())
         private = sum(1 for n in notes if n.private)
         tags = ["hidden"] if f.name in hidden else []
