@@ -631,6 +631,17 @@ function input(f, tag) {
   }
   if (node.type === "checkbox") label.prepend(node); else label.append(node);
   if (other) label.append(other);
+  if (f.picker === "action" || f.picker === "effect") {
+    // What the action or effect picked does, in the ruleset's words, under the list.
+    const help = el("span", "", { class: "help picked" });
+    const said = () => {
+      const found = (f.picker === "action" ? inputs.actions : inputs.effects).find((x) => x.name === node.value);
+      help.textContent = found ? found.doc : "";
+    };
+    node.addEventListener("change", said);
+    label.append(help);
+    queueMicrotask(said);
+  }
   const read = () => {
     if (node.type === "checkbox") {
       if (!node.checked) return undefined;
@@ -699,6 +710,20 @@ function follow(parts) {
   }
 }
 
+// A form's help, by tap: each field's label and what it means (the command's and the
+// ruleset's words), under a "?" that opens on a tap, never in a tooltip alone.
+function helpOf(fields) {
+  const box = el("details", null, { class: "qhelp wide" });
+  box.append(el("summary", "? What these mean"));
+  const list = el("dl");
+  for (const f of fields) {
+    if (!f.doc) continue;
+    list.append(el("dt", f.label), el("dd", f.doc));
+  }
+  box.append(list);
+  return list.childNodes.length ? box : null;
+}
+
 const padOptions = {};
 
 function makeForms() {
@@ -710,13 +735,14 @@ function makeForms() {
       padOptions[spec.type] = parts;
       if (!parts.length) continue;
       const set = el("fieldset", null, { "data-pad": spec.type });
-      set.append(el("legend", spec.type + " options"), ...parts.map((p) => p.node));
+      set.append(el("legend", spec.type + " options"), ...[helpOf(spec.fields.filter((f) => f.key !== "who" && f.key !== "amount"))].filter(Boolean),
+        ...parts.map((p) => p.node));
       pad.append(set);
       continue;
     }
     const form = el("form", null, { "data-type": spec.type });
     const set = el("fieldset");
-    set.append(el("legend", spec.type));
+    set.append(el("legend", spec.type), ...[helpOf(spec.fields)].filter(Boolean));
     const parts = spec.fields.map((f) => input(f, spec.type));
     set.append(...parts.map((p) => p.node));
     set.append(el("button", spec.type, { type: "submit", class: "wide" }));

@@ -177,11 +177,13 @@ def form(ruleset: Ruleset[Any], tag: str, kind: type[Any]) -> Form:
             asked = "switch" if mine.kind is bool else "number" if mine.kind is int else "text"
             fields.append(Field(key=name, goes="detail", kind=asked, label=name, doc=mine.doc,
                                 choices=("yes",) if mine.kind is bool else ()))
+        picks = getattr(ruleset, "picks", {})  # the details its ruleset says name a combatant
         for key, detail in ruleset.details.items():
             if tag in detail.commands:
                 asked = "switch" if len(detail.choices) == 1 else "choice" if detail.choices else "text"
+                names: Picker = "combatant" if picks.get((tag, key)) == "combatant" else ""
                 fields.append(Field(key=key, goes="detail", kind=asked, label=key, doc=detail.doc,
-                                    choices=detail.choices))
+                                    choices=detail.choices, picker=names))
     spec = SPECS.get(tag)
     if tag == "roll":  # the GM's own faces of the roll, under its one key
         fields.append(Field(key=DICE_KEY, goes="roll", kind="number", label="faces",

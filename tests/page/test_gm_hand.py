@@ -299,3 +299,41 @@ def test_a_condition_in_one_tap_with_how_long_it_lasts(browser: Any, six: Cli) -
         assert effects_of(six, "Cleo") == {"restrained": None}
         assert not gm.small_targets(), gm.small_targets()
         assert not gm.errors, gm.errors
+
+
+def test_fields_that_name_a_combatant_are_pickers_and_help_is_text(browser: Any, six: Cli) -> None:
+    with serving(six.db) as served:
+        gm = Gm(browser, served, ruleset="srd-5.2")
+        page = gm.page
+        # Every field of a form or the pad's options that names a combatant or an effect is a
+        # list: the shared ones (who, target, on) and those the ruleset says name one
+        # (srd-5.2: an effect's by and of).
+        tags = page.locator("#forms [data-goes='field'][data-key='who'], #forms [data-goes='field'][data-key='target'], "
+                            "#more-forms [data-goes='field'][data-key='on'], [data-goes='detail'][data-key='by'], "
+                            "[data-goes='detail'][data-key='of'], [data-goes='field'][data-key='kind']")
+        found = tags.evaluate_all("es => es.map(e => [e.closest('form') ? e.closest('form').dataset.type : '', e.dataset.key, e.tagName])")
+        assert ["effect", "by", "SELECT"] in found and ["effect", "of", "SELECT"] in found
+        assert all(tag == "SELECT" for form, key, tag in found if not (form == "declare" and key == "by")), found
+        form = page.locator("form[data-type='effect']")
+        assert form.locator("select[data-key='of'] option").all_inner_texts() == \
+            ["(none)", "Ann", "Goblin Warrior", "Bob", "Drake", "Cleo", "Shade"]
+        # Help by tap: the form's "?" opens the fields' meanings (the ruleset's words, from
+        # `skirmish rules srd-5.2`), and the effect picked says what it does.
+        help_box = form.locator(".qhelp")
+        assert not help_box.locator("dl").is_visible()
+        help_box.locator("summary").click()
+        assert "whose turn it is anchored to" in help_box.locator("dl").inner_text()
+        form.locator("select[data-key='kind']").select_option("charmed")
+        assert "can't attack the charmer" in form.locator(".help.picked").first.inner_text()
+        form.locator("select[data-key='who']").select_option("Drake")
+        form.locator("[data-key='rounds'][data-goes='field']").fill("1")
+        form.locator("select[data-key='by']").select_option("Bob")
+        form.locator("select[data-key='of']").select_option("Bob")
+        form.locator("button[type=submit]").click()
+        gm.settle()
+        assert gm.reply()[0] is False, gm.reply()
+        board = json.loads(six.ok("state", "--json"))
+        drake = next(c for c in board["combatants"] if c["name"] == "Drake")
+        charmed = next(e for e in drake["effects"] if e["kind"] == "charmed")
+        assert charmed["left"] == 1 and "by Bob" in charmed["detail"], charmed  # one of Bob's turns, by Bob
+        assert not gm.errors, gm.errors

@@ -146,7 +146,7 @@ class Gm:
             if tag == "add-hidden":
                 form.locator("[data-key='hidden'][data-goes='type']").check()
             if form.locator("xpath=ancestor::details").count() and not page.locator("#more").evaluate("e => e.open"):
-                page.locator("#more summary").click()  # the forms under "More commands"
+                page.locator("#more > summary").click()  # the forms under "More commands"
             fill(form, fields)
             form.locator("button[type=submit]").click()
         self.settle()
@@ -165,7 +165,7 @@ class Gm:
 
     def small_targets(self) -> list[str]:
         """Controls under 44 px either way, with the branches, the timeline and more open."""
-        for summary in ("#branching summary", "#history summary", "#more summary"):
+        for summary in ("#branching > summary", "#history > summary", "#more > summary"):
             if self.page.locator(summary).evaluate("e => !e.parentElement.open"):
                 self.page.locator(summary).click()
         found: list[str] = self.page.evaluate("""() => [...document.querySelectorAll('button, select, input, summary')]

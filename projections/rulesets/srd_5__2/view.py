@@ -65,6 +65,10 @@ class Narration(SrdRules):
     """The view of the state, the moves of a stat block, the harm and the words of each event."""
 
     marks: ClassVar[Mapping[str, str]] = MARKS  # a mark beside each condition's word (the GM's page)
+    # The details that name a combatant, by command: the GM's page picks them from the board
+    # (projections/page/gm_data.py): an effect's source (the charmer, the grappler) and the
+    # one whose turn it is anchored to.
+    picks: ClassVar[Mapping[tuple[str, str], str]] = {("effect", "by"): "combatant", ("effect", "of"): "combatant"}
 
     def _status(self, state: SrdState, f: Fighter) -> Status:
         if f.left:
