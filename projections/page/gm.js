@@ -817,7 +817,11 @@ function wire() {
       refuse(err.message);
       return;
     }
-    if (await send(command)) form.reset();
+    // The page moves onto the new branch: forked, then switched to (the board names it).
+    if (await send(command)) {
+      form.reset();
+      await send({ type: "switch", name: command.name });
+    }
   });
   document.addEventListener("keydown", (e) => {
     const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement ? document.activeElement.tagName : "");

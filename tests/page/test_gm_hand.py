@@ -337,3 +337,30 @@ def test_fields_that_name_a_combatant_are_pickers_and_help_is_text(browser: Any,
         charmed = next(e for e in drake["effects"] if e["kind"] == "charmed")
         assert charmed["left"] == 1 and "by Bob" in charmed["detail"], charmed  # one of Bob's turns, by Bob
         assert not gm.errors, gm.errors
+
+
+def test_branch_here_moves_the_page_onto_the_new_branch(browser: Any, six: Cli) -> None:
+    with serving(six.db) as served:
+        gm = Gm(browser, served, ruleset="srd-5.2")
+        page = gm.page
+        page.locator("#history > summary").click()
+        # #10 is Ann's turn starting, before the 20 damage of #11 (SIX above).
+        page.get_by_role("button", name="Branch from event 10").click()
+        assert page.input_value("#fork input[name=at]") == "10"
+        page.keyboard.type("lucky")
+        page.click("#fork button")
+        gm.settle()
+        assert gm.reply() == (False, "On branch 'lucky', at #10")
+        page.locator("#where", has_text="branch lucky").wait_for()
+        # The board is the branch's: Ann has her 20 HP there, and a tap is recorded on it.
+        page.locator("#order > li[data-name='Ann'] .gauge .value", has_text="20/20").wait_for()
+        assert gm.card("Ann").locator(".status").count() == 0 or gm.card("Ann").locator(".status").is_hidden()
+        gm.choose("Ann")
+        page.click("#pad button[aria-label='3']")
+        page.click("#damage")
+        gm.settle()
+        assert gm.reply()[0] is False, gm.reply()
+        branches = {b["name"]: b["head"] for b in json.loads(six.ok("branches", "--json"))}
+        assert branches["main"] == 15 and branches["lucky"] > 15  # main as it was; lucky took the new events
+        assert page.get_by_role("button", name="Switch to lucky").is_disabled()
+        assert not gm.errors, gm.errors
