@@ -108,14 +108,32 @@ function render() {
   drawMove();
   drawAsks();
   drawConditions();
-  const pending = $("pending");
-  pending.replaceChildren(...said.pending.map((line) => el("li", line)));
+  // Each part drawn again only when what it shows has changed: a tap's frame redraws little.
+  const pendingKey = JSON.stringify(said.pending);
+  if (pendingKey !== keys.pending) {
+    keys.pending = pendingKey;
+    $("pending").replaceChildren(...said.pending.map((line) => el("li", line)));
+  }
   for (const [id, word, what] of [["undo", "Undo", frame.undo], ["redo", "Redo", frame.redo]]) {
     const text = what ? word + ": " + what : word;
     const button = $(id);
     if (button.textContent !== text) button.replaceChildren(el("span", text, { class: "clamp" }));
     button.disabled = !what;
   }
+  const branchesKey = JSON.stringify([frame.branches, b.branch]);
+  if (branchesKey !== keys.branches) { keys.branches = branchesKey; drawBranches(b); }
+  drawTimeline();
+  selects(b);
+  const names = b.combatants.map((f) => f.name);
+  $("who").hidden = !chosen || !names.includes(chosen);
+  const picked = b.combatants.find((f) => f.name === chosen);
+  $("who-name").textContent = picked && picked.vital ? chosen + ": " + picked.vital.name + " " + bar(picked.vital).replace(/^[#.]+ /, "") : chosen;
+}
+
+const keys = { pending: "", branches: "", names: "", effects: "" };
+let drawnEvents = [];  // the ids of the timeline's events drawn, oldest first
+
+function drawBranches(b) {
   const branches = $("branches");
   branches.replaceChildren();
   for (const [name, head] of frame.branches) {
@@ -127,9 +145,9 @@ function render() {
     li.append(go);
     branches.append(li);
   }
-  const list = $("timeline");
-  list.replaceChildren();
-  for (const [id, text] of timeline.slice().reverse()) {
+}
+
+function eventItem(id, text) {
     const li = el("li");
     const explain = el("button", "#" + id, { type: "button", "aria-label": "Explain event " + id });
     explain.addEventListener("click", () => send({ type: "explain", event: id }));
@@ -141,31 +159,52 @@ function render() {
       $("fork").elements.name.focus();
     });
     li.append(explain, el("span", text), fork);
-    list.append(li);
-  }
-  // The lists that name a combatant or an effect follow the board.
+    return li;
+}
+
+// The timeline, newest first: the events after those drawn are put on top; anything else
+// (an undo, a switch) draws it again.
+function drawTimeline() {
+  const list = $("timeline");
+  const ids = timeline.map((e) => e[0]);
+  const kept = drawnEvents.length <= ids.length && drawnEvents.every((id, i) => ids[i] === id);
+  if (kept && drawnEvents.length === ids.length) return;
+  const fresh = kept ? timeline.slice(drawnEvents.length) : timeline;
+  const items = fresh.slice().reverse().map(([id, text]) => eventItem(id, text));
+  if (kept) list.prepend(...items); else list.replaceChildren(...items);
+  drawnEvents = ids;
+}
+
+// The lists that name a combatant or an effect follow the board (filled again only when
+// the names or the effects on the board change).
+function selects(b) {
   const names = b.combatants.map((f) => f.name);
   // Who a form is for: the card tapped, else who acts now, picked again when the turn moves on.
   const first = chosen || b.clock.now.find((n) => names.includes(n));
   const moved = acting !== b.clock.now.join("\n");
   acting = b.clock.now.join("\n");
+  const namesKey = JSON.stringify(names);
+  const changed = namesKey !== keys.names;
+  keys.names = namesKey;
   for (const select of document.querySelectorAll("select[data-picker='combatant']")) {
     const optional = select.dataset.required !== "true";
-    if ((!fill(select, names, optional ? ["", "(none)"] : null) || moved) && !optional && first) select.value = first;
+    const kept = changed || !select.options.length ? fill(select, names, optional ? ["", "(none)"] : null) : true;
+    if ((!kept || moved) && !optional && first) select.value = first;
   }
-  for (const select of document.querySelectorAll("select[data-roll='key']")) {
-    fill(select, names, null, [OTHER, "another key..."]);
+  if (changed) {
+    for (const select of document.querySelectorAll("select[data-roll='key']")) fill(select, names, null, [OTHER, "another key..."]);
   }
   const own = inputs.effects.map((e) => e.name);
   const onBoard = [];
   for (const f of b.combatants) for (const e of f.effects || []) if (!own.includes(e.kind) && !onBoard.includes(e.kind)) onBoard.push(e.kind);
-  for (const select of document.querySelectorAll("select[data-picker='effect']")) {
-    fill(select, own.concat(onBoard), null, [OTHER, "the GM's own..."]);
-    select.dispatchEvent(new Event("change"));
+  const effectsKey = JSON.stringify(onBoard);
+  if (effectsKey !== keys.effects) {
+    keys.effects = effectsKey;
+    for (const select of document.querySelectorAll("select[data-picker='effect']")) {
+      fill(select, own.concat(onBoard), null, [OTHER, "the GM's own..."]);
+      select.dispatchEvent(new Event("change"));
+    }
   }
-  $("who").hidden = !chosen || !names.includes(chosen);
-  const picked = b.combatants.find((f) => f.name === chosen);
-  $("who-name").textContent = picked && picked.vital ? chosen + ": " + picked.vital.name + " " + bar(picked.vital).replace(/^[#.]+ /, "") : chosen;
 }
 
 // --- the cards: one per combatant, drawn again only when what it shows has changed -------
@@ -640,6 +679,7 @@ function input(f, tag) {
     };
     node.addEventListener("change", said);
     label.append(help);
+    label.classList.add("wide");  // a row of its own: the list, and its words under it
     queueMicrotask(said);
   }
   const read = () => {
@@ -727,6 +767,7 @@ function helpOf(fields) {
 const padOptions = {};
 
 function makeForms() {
+  keys.names = keys.effects = "";  // the new lists are filled at the next draw
   const main = $("forms"), more = $("more-forms"), pad = $("pad-options");
   for (const box of [main, more, pad]) box.replaceChildren();
   for (const spec of inputs.forms) {

@@ -364,3 +364,30 @@ def test_branch_here_moves_the_page_onto_the_new_branch(browser: Any, six: Cli) 
         assert branches["main"] == 15 and branches["lucky"] > 15  # main as it was; lucky took the new events
         assert page.get_by_role("button", name="Switch to lucky").is_disabled()
         assert not gm.errors, gm.errors
+
+
+def test_the_six_combatant_fight_on_a_phone(browser: Any, six: Cli) -> None:
+    """Issue 41's fight at 400x900: a dying character, a hidden foe, a concentrating caster,
+    a condition and a player's proposal waiting. Screenshots: /tmp/h/shots/gm-400x900.png
+    (the first screen) and gm-400x900-full.png (the whole page, the bar at its foot)."""
+    with serving(six.db) as served:
+        links = links_of(served)
+        status, reply = player(served, links["Cleo"], {"type": "propose", "command": {"type": "damage", "who": "Goblin Warrior", "amount": 4}})
+        assert status == 200, reply
+        player(served, links["Bob"], {"type": "faces", "key": "Bob", "faces": [11]})
+        gm = Gm(browser, served, ruleset="srd-5.2")
+        page = gm.page
+        page.locator("#proposals li").wait_for()
+        page.locator("#held li").wait_for()
+        page.evaluate("window.scrollTo(0, 0)")
+        # The first screen: the proposal, the acting (dying) character and the bar.
+        for selector in ("#proposals li button.accept", "#order > li[data-name='Ann']", "#next", "#undo", "#redo"):
+            assert inside(page, selector), selector
+        gm.fits()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "gm-400x900.png"))
+        tall = page.evaluate("document.documentElement.scrollHeight")
+        page.set_viewport_size({"width": 400, "height": tall})
+        page.screenshot(path=str(SHOTS / "gm-400x900-full.png"))
+        page.set_viewport_size({"width": 400, "height": 900})
+        assert not gm.errors, gm.errors
