@@ -768,6 +768,8 @@ const padOptions = {};
 
 function makeForms() {
   keys.names = keys.effects = "";  // the new lists are filled at the next draw
+  // What each of the ruleset's conditions does, in its words, under the one-tap buttons.
+  $("kinds-said").replaceChildren(...inputs.effects.flatMap((e) => [el("dt", (e.mark ? e.mark + " " : "") + e.name), el("dd", e.doc)]));
   const main = $("forms"), more = $("more-forms"), pad = $("pad-options");
   for (const box of [main, more, pad]) box.replaceChildren();
   for (const spec of inputs.forms) {

@@ -277,6 +277,8 @@ def test_a_condition_in_one_tap_with_how_long_it_lasts(browser: Any, six: Cli) -
         # The ruleset's conditions and effects, each its word with its mark (srd-5.2-combat.md §13).
         assert page.locator("#kinds button[data-kind='poisoned']").text_content() == "\u2623poisoned"
         assert kinds.count() == 16  # the fifteen conditions of §13 and Concentration (§11)
+        page.locator("#kinds-help > summary").click()  # what each does, by a tap
+        assert "Disadvantage on its attacks (§13)" in page.locator("#kinds-said").inner_text()
         page.click("#lasts button[data-lasts='2']")
         assert page.locator("#lasts button[data-lasts='2']").get_attribute("aria-pressed") == "true"
         page.click("#kinds button[data-kind='poisoned']")
