@@ -392,4 +392,6 @@ def test_the_six_combatant_fight_on_a_phone(browser: Any, six: Cli) -> None:
         page.set_viewport_size({"width": 400, "height": tall})
         page.screenshot(path=str(SHOTS / "gm-400x900-full.png"))
         page.set_viewport_size({"width": 400, "height": 900})
+        gm.choose("Goblin Warrior")  # its pad and its conditions, under its card
+        page.screenshot(path=str(SHOTS / "gm-400x900-card.png"))
         assert not gm.errors, gm.errors
