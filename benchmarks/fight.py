@@ -22,6 +22,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, cast
 
+import msgspec
+
 from skirmish.eventlog.commands import (
     AddCombatant,
     ApplyEffect,
@@ -82,7 +84,7 @@ def text_of(cmd: Command) -> str:
     own: list[str] = []
     for field in cmd.__struct_fields__:
         value = getattr(cmd, field)
-        if value in (None, {}, False):
+        if value in (None, {}, False) or value is msgspec.UNSET:  # UNSET: whose dice (typed_by), the server's
             continue
         if field in ("who", "action", "name"):
             words.append(shlex.quote(str(value)))

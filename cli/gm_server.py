@@ -33,7 +33,9 @@ GM), and ``propose``, which waits in a bounded queue, in the GM's frame, until t
 proposer) or ``decline``. The GM's ``revoke-link WHO`` gives WHO a new secret and refuses
 the old one. No secret is in anything a player's link reads, nor a branch's name; a
 player's reply names the events recorded, not what they did to a foe, and a hidden
-combatant is answered as a name nobody has.
+combatant is answered as a name nobody has. The link opens the player's page
+(projections/page/player.html, .js, .css; its sentences made by player_data.py), which
+reads ``/player/state?seen=SEQ`` once a second: a read at the seq it holds is a 204.
 
 Live and incremental: a thread looks at the file five times a second (``data_version``);
 when it changed, the GM's pages get one frame: the board (the typed view, a few kB whatever
@@ -65,11 +67,11 @@ from skirmish.cli.live import file_identity
 from skirmish.cli.session import Session
 from skirmish.eventlog import commands as c
 from skirmish.eventlog.errors import BadInput, SkirmishError, StoreError
-from skirmish.eventlog.events import PLAYER, TYPED_BY, BandsChosen, CombatantAdded
+from skirmish.eventlog.events import PLAYER, BandsChosen, CombatantAdded
 from skirmish.projections.door import requests as r
 from skirmish.projections.door.perform import Result, refused
 from skirmish.projections.door.words import as_typed
-from skirmish.projections.page import gm_data
+from skirmish.projections.page import gm_data, player_data
 from skirmish.projections.page.gm_lines import BoardLines, Card, board_lines, cards, held_lines
 from skirmish.projections.page.shell import json_for_script
 from skirmish.projections.ruleset import Move
@@ -77,6 +79,11 @@ from skirmish.projections.view import Shown
 
 PAGE, STATE, RUN, EVENTS = "/gm", "/gm/state", "/gm/run", "/gm/events"
 PLAYER_PAGE, PLAYER_STATE, PLAYER_RUN = "/player", "/player/state", "/player/run"
+PLAYER_ASSETS_AT = "/player/{name}"  # the player's page's script and style
+PLAYER_ASSETS = ("player.js", "player.css")
+# The player's shell: its own script and style only, its reads and writes to this server only.
+PLAYER_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
+              "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 UNUSED = "no roll of this command uses the dice typed for "  # the engine's refusal of typed dice no roll used
 HEADER = "x-skirmish-token"
 LOOK = 0.2  # seconds between looks at the file
@@ -309,7 +316,7 @@ class Desk:
         hold for keys it was not given (those no roll of it uses stay held), each decided as
         its player's. ``sources``: key -> source of the faces the request carries itself."""
         if not isinstance(request, c.AtTheTable):
-            return self.session.perform(request, as_typed(request))
+            return self.session.perform(request, as_typed(request, self.session.encounter().ruleset))
         given = {k.casefold() for k in request.rolls}
         # The key each held roll goes under in this command -> (whose, faces, its held key). A
         # save the GM asks with `roll DICE --for WHO` takes WHO's ``save:WHO`` as its "dice";
@@ -326,14 +333,11 @@ class Desk:
                     held[key] = who, faces, key
         while True:
             rolls = {**request.rolls, **{key: faces for key, (_, faces, _) in held.items()}}
-            typed_by = {k.lower(): v for k, v in sources.items()}
-            typed_by.update({key.lower(): f"{PLAYER}{who}" for key, (who, _, _) in held.items()})
-            command = msgspec.structs.replace(request, rolls=rolls) if held else request
-            mark = TYPED_BY.set(typed_by)
-            try:
-                result = self.session.perform(command, as_typed(command))
-            finally:
-                TYPED_BY.reset(mark)
+            # Whose each key's faces are, kept with the command (amend decides it again as theirs).
+            typed_by = {k: v for k, v in sources.items() if k in rolls}
+            typed_by.update({key: f"{PLAYER}{who}" for key, (who, _, _) in held.items()})
+            command = msgspec.structs.replace(request, rolls=rolls, typed_by=typed_by) if typed_by else request
+            result = self.session.perform(command, as_typed(command, self.session.encounter().ruleset))
             unused = {k.strip().casefold() for k in result.error.removeprefix(UNUSED).split(",")} \
                 if result.error.startswith(UNUSED) else set()
             # Faces that do not fit the roll ("1d20 for death:Ann takes 1 faces from 1 to 20"):
@@ -369,7 +373,7 @@ class Desk:
                     else f"{len(self.proposals)} proposals are waiting"
                 return Reply(refused(f"{why}: the GM answers those first"))
             self._proposed += 1
-            proposal = Proposal(self._proposed, who, r.to_json(request.command), as_typed(request.command))
+            proposal = Proposal(self._proposed, who, r.to_json(request.command), as_typed(request.command, self.session.encounter().ruleset))
             self.proposals[proposal.id] = proposal
             self._publish()
             return Reply(Result(kind="proposed", lines=[f"Proposed to the GM (#{proposal.id}): `{proposal.text}`"],
@@ -492,6 +496,10 @@ class Desk:
                 "clock": msgspec.to_builtins(shown.clock), "pending": msgspec.to_builtins(shown.pending),
                 "head": head.event_id, "held": sorted(self.held.get(who, {})),
                 "proposals": [{"id": p.id, "text": p.text} for p in self.proposals.values() if p.who == who]}
+        # What the player's page shows and offers, made here (projections/page/player_data.py):
+        # its sentences, the dice the link may hold, its character's own actions (a stat
+        # block's, with their dice keys), the ruleset's actions and effects to propose.
+        data.update(player_data.offered(enc.ruleset, enc.held_at(view.at), me, shown.clock, self.seq))
         return msgspec.json.encode(data)
 
     # --- from the server's loop ---------------------------------------------------------------
@@ -612,14 +620,26 @@ def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
 
     async def player_page(request: Request) -> Response:
         # The shell alone, as the GM's: the data comes with the player's secret.
-        return Response(_PLAYER_SHELL, media_type="text/html; charset=utf-8",
+        return Response(_asset("player.html"), media_type="text/html; charset=utf-8",
                         headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
-                                 "Content-Security-Policy": "default-src 'none'"})
+                                 "Content-Security-Policy": PLAYER_CSP})
+
+    async def player_asset(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in PLAYER_ASSETS:
+            return Response("not found\n", status_code=404, media_type="text/plain")
+        kind = "text/javascript" if name.endswith((".js", ".mjs")) else "text/css"
+        return Response(_asset(name), media_type=f"{kind}; charset=utf-8")
 
     async def player_state(request: Request) -> Response:
         who = desk.player_of(request.headers.get(HEADER))
         if who is None:
             return forbidden("a player's page needs that player's link (serve printed it; the GM may have revoked it)")
+        # The page's poll names the read it holds (?seen=SEQ): nothing moved since, nothing is
+        # made or sent (204). Each poll is one short answer: nothing waits or queues for it.
+        seen = request.query_params.get("seen", "")
+        if seen.isdigit() and int(seen) == desk.seq:
+            return Response(status_code=204, headers={"Cache-Control": "no-store"})
         return Response(await desk.player_view(who), media_type="application/json", headers={"Cache-Control": "no-store"})
 
     async def player_run(request: Request) -> Response:
@@ -650,7 +670,7 @@ def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
 
     return [Route("/favicon.ico", no_icon), Route(PAGE, page), Route(STATE, state), Route(RUN, run, methods=["POST"]), Route(EVENTS, stream),
             Route("/gm/{name}", asset), Route(PLAYER_PAGE, player_page), Route(PLAYER_STATE, player_state),
-            Route(PLAYER_RUN, player_run, methods=["POST"])]
+            Route(PLAYER_RUN, player_run, methods=["POST"]), Route(PLAYER_ASSETS_AT, player_asset)]
 
 
 class Asked(msgspec.Struct, forbid_unknown_fields=True):
@@ -669,12 +689,6 @@ def _asset(name: str) -> str:
 
 def _shell() -> str:
     return _asset("gm.html")
-
-
-_PLAYER_SHELL = ("<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>"
-                 "<title>skirmish: a player's link</title><p>This is a player's link to the GM's table: its page "
-                 f"reads <code>{PLAYER_STATE}</code> and writes <code>{PLAYER_RUN}</code> with the secret after "
-                 "<code>#</code>.</p>")
 
 
 def tell_players(desk: Desk, party: Iterable[str], told: Any, qr: bool, ink: bool,

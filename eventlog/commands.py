@@ -50,6 +50,12 @@ class AtTheTable(Command, frozen=True, kw_only=True):
 
     rolls: dict[str, tuple[int, ...]] = {}
     details: dict[str, str] = {}
+    # Whose the faces typed under a key of ``rolls`` are, where they are not the GM's: key ->
+    # a Roll's source, "player:NAME" (faces typed on NAME's player link, `serve`). Set by the
+    # server that ran the command, never by a client (projections/door/requests.py refuses it
+    # in a request); stored with the command, so a command decided again (amend) keeps whose
+    # dice they were. Absent from a stored body that has none: logs from before it read the same.
+    typed_by: dict[str, str] | msgspec.UnsetType = msgspec.UNSET
     # The fields a command of this type once carried and a ruleset now reads as flags of its
     # own: stored name -> its key in ``details`` (the upcast, ``CommandDecoder``). A stored
     # field is never dropped silently: its name stays here for as long as logs hold it.

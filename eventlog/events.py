@@ -19,7 +19,6 @@ never rewritten (the hash chain covers the stored bytes).
 # annotation written as a string, at every command's start (docs/performance.md).
 
 from collections.abc import Callable, Iterable, Mapping
-from contextvars import ContextVar
 from typing import Any, ClassVar, Literal, Union
 
 import msgspec
@@ -70,17 +69,6 @@ def whose(source: str) -> str:
         name = source[len(PLAYER):]
         return f"{name}'s dice, from {name}'s link"
     return "rolled by skirmish"
-
-
-# Whose the typed faces of the command being decided are, by their key (lowercased): a
-# surface that runs a command with a player's faces sets it around the decision (the GM's
-# page of `serve`, cli/gm_server.py); a key not in it is the GM's.
-TYPED_BY: ContextVar[Mapping[str, str]] = ContextVar("skirmish_typed_by", default={})
-
-
-def typed_source(key: str) -> str:
-    """The source of faces typed under ``key`` in the decision being made."""
-    return TYPED_BY.get().get(key.lower(), "gm")
 
 
 class Derivation(msgspec.Struct, frozen=True):

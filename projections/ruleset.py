@@ -52,7 +52,6 @@ from skirmish.eventlog.events import (
     Roll,
     StatsSet,
     TraitsSet,
-    typed_source,
 )
 from skirmish.eventlog.text import check_label, check_note, quoted
 from skirmish.projections import gm
@@ -802,7 +801,7 @@ def check_details(ruleset: Ruleset[Any], command: Command) -> None:
 
 # The CLI's spelling of a command field where it is not the field's own name.
 FLAG_NAMES: dict[str, str] = {}  # none today (ap-countdown's --charge, once the field charge_speed, is its own flag)
-_NOT_FLAGS = frozenset({"rolls", "details", "custom", "reason", "who", "why"})  # the engine's own, for every ruleset
+_NOT_FLAGS = frozenset({"rolls", "details", "typed_by", "custom", "reason", "who", "why"})  # the engine's own, for every ruleset
 
 
 def flag_name(field: str) -> str:
@@ -1108,7 +1107,7 @@ class Dice:
     """
 
     def __init__(self, seed: int | str, place: str, typed: Mapping[str, Sequence[int]] | None = None,
-                 derivation: int = 1) -> None:
+                 derivation: int = 1, typed_by: Mapping[str, str] | None = None) -> None:
         # Imported here: only a command that decides rolls dice (OpenSSL's load is felt in
         # every read-only command's start-up).
         from skirmish.projections.dice import draws
@@ -1117,11 +1116,14 @@ class Dice:
         self._typed = {k.lower(): tuple(v) for k, v in (typed or {}).items()}
         self._names = {k.lower(): k for k in typed or {}}
         self._used: set[str] = set()
+        # Whose the faces typed under a key are (a command's ``typed_by``); a key not in it: the GM's.
+        self._by = {k.lower(): v for k, v in (typed_by or {}).items()}
 
     @classmethod
-    def of(cls, started: EncounterStarted, place: str, typed: Mapping[str, Sequence[int]] | None = None) -> Dice:
+    def of(cls, started: EncounterStarted, place: str, typed: Mapping[str, Sequence[int]] | None = None,
+           typed_by: Mapping[str, str] | None = None) -> Dice:
         """The dice of a decision at ``place`` in the encounter ``started`` begins."""
-        return cls(started.key if started.dice >= 2 else started.seed, place, typed, started.dice)
+        return cls(started.key if started.dice >= 2 else started.seed, place, typed, started.dice, typed_by)
 
     def unused(self) -> list[str]:
         """Typed dice no roll of the decision asked for (the engine refuses them)."""
@@ -1140,4 +1142,4 @@ class Dice:
             shown = ",".join(str(f) for f in typed)
             because = f": {why}" if why and len(typed) != count else ""
             raise BadInput(f"{spec} for {who} takes {count} faces from 1 to {sides}, not {shown}{because}")
-        return Roll(dice=spec, faces=typed, source=typed_source(who))
+        return Roll(dice=spec, faces=typed, source=self._by.get(who.lower(), "gm"))

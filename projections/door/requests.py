@@ -308,6 +308,10 @@ def from_json(body: bytes | str) -> Anything:
     except msgspec.ValidationError as exc:
         raise BadInput(f"`{data['type']}`: {exc}") from None
     check_bounds(request)
+    inner = request.command if isinstance(request, Propose) else request
+    if isinstance(inner, c.AtTheTable) and inner.typed_by is not msgspec.UNSET:
+        # Whose dice they are is the server's to record (the link they came by), never a client's word.
+        raise BadInput(f"`{data['type']}`: typed_by is set by the server from the link the dice come by, not sent")
     return request
 
 

@@ -356,7 +356,7 @@ def _add(a: dict[str, Any], v: dict[str, Any]) -> r.Anything:
 def _table(kind: type[c.AtTheTable], *keys: str, dice: bool = True) -> Callable[[dict[str, Any], dict[str, Any]], r.Anything]:
     def build(a: dict[str, Any], v: dict[str, Any]) -> r.Anything:
         # rolls before details, as the command line always built them: the same first refusal
-        found = {"rolls": rolls(v["roll"])} if dice else {}
+        found: dict[str, Any] = {"rolls": rolls(v["roll"])} if dice else {}
         return kind(**{k: a[k] for k in keys}, **found, details=details(v["with_"]), **v["_shared"])
     return build
 
@@ -443,9 +443,11 @@ def _unquote(match: re.Match[str]) -> str:
 _FIELD = {"new": "to", "stat": "stats", "band": "bands", "for_": "who"}
 
 
-def as_typed(request: r.Anything) -> str:
+def as_typed(request: r.Anything, ruleset: Any = None) -> str:
     """The command line a request stands for, as the log keeps a command's text (a typed
-    request from the GM's page is logged as if typed): parsed again, it is the request."""
+    request from the GM's page is logged as if typed): parsed again, it is the request.
+    ``ruleset``: the encounter's, whose own flags (ap-countdown's ``--ap``) travel in
+    ``details``; given, they are written as those flags, else as ``--with KEY=VALUE``."""
     import shlex
 
     name = "add" if isinstance(request, c.AddHidden) else r.tag(request)
@@ -477,8 +479,15 @@ def as_typed(request: r.Anything) -> str:
             for key, faces in getattr(request, "rolls", {}).items():
                 out += [flag, f"{key}={','.join(map(str, faces))}"]
         elif option.dest == "with_":
+            own = ruleset_flags(ruleset, spec.table) if ruleset is not None and spec.table is not None else {}
             for key, value in getattr(request, "details", {}).items():
-                out += [flag, f"{key}={value}"]
+                mine = own.get("--" + key)
+                if mine is None:
+                    out += [flag, f"{key}={value}"]
+                elif mine.kind is bool:
+                    out += ["--" + key] if value == "yes" else []
+                else:
+                    out += ["--" + key, value]
         elif option.dest == "faces":
             from skirmish.projections.gm import DICE_KEY
 

@@ -92,7 +92,7 @@ FORMS: dict[str, Place] = {
     "hide": "more", "reveal": "more", "end": "more",
 }
 COMBATANT = frozenset({"who", "target", "on"})  # fields naming a combatant
-_NOT_ASKED = frozenset({"rolls", "details", "stats"})  # made from the ruleset's declarations
+_NOT_ASKED = frozenset({"rolls", "details", "stats", "typed_by"})  # made from the ruleset's declarations
 # The words of fields that are no shared flag (those have their Help in eventlog/commands.py).
 DOCS: dict[str, str] = {
     "who": "the combatant", "action": "an action of the ruleset's table", "kind": "the effect",

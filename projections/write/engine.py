@@ -1031,7 +1031,8 @@ class Encounter:
             # Seeded by the event decided on: the same script rolls the same dice, and two
             # what-if branches from one moment share their next rolls.
             place = at if dice_from is None else dice_from
-            dice = Dice.of(self.started, str(place), getattr(command, "rolls", None))
+            by = getattr(command, "typed_by", None)
+            dice = Dice.of(self.started, str(place), getattr(command, "rolls", None), by or None)
             if isinstance(command, AddHidden):
                 events = joining_hidden(command, self.ruleset.decide(state, command.added(), dice))
             elif isinstance(command, Carry):  # the party between fights: the same in every ruleset

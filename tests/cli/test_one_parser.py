@@ -92,6 +92,10 @@ def test_ap_is_the_rulesets_own_flag_and_travels_in_details(ruleset_id: str) -> 
     parsed = parse(split_line(line), lambda: ruleset)
     assert parsed.request == expected
     assert parse(split_line(as_typed(parsed.request)), lambda: ruleset).request == expected
+    # Knowing the ruleset (as the GM's page does), the log keeps the flag as the GM types it.
+    typed = as_typed(parsed.request, ruleset)
+    assert "--ap 3" in typed and "--with" not in typed, typed
+    assert parse(split_line(typed), lambda: ruleset).request == expected
     with pytest.raises(Unparsed, match="`declare` takes no option '--ap'"):
         parse(split_line(line))
 

@@ -222,7 +222,7 @@ def test_a_forged_host_is_refused_on_the_gms_routes(bridge: Cli, path: str) -> N
 
 TURN = [
     ["round", "--roll", "Hauser=6,8", "--roll", "Orc=5,5"],
-    ["declare", "Hauser", "melee-attack", "--with", "ap=3", "--target", "Orc"],  # a tap logs an own flag (--ap) as --with
+    ["declare", "Hauser", "melee-attack", "--ap", "3", "--target", "Orc"],  # a tap logs the ruleset's own flag as the GM types it
     ["next"],
     ["damage", "Orc", "7"],
     ["effect", "Orc", "bleeding", "--per-round", "2"],

@@ -199,6 +199,52 @@ def test_a_players_own_attack_faces_are_recorded_as_theirs(table: Cli) -> None:
     assert json.loads(other.ok("state", "--json"))["combatants"] == json.loads(table.ok("state", "--json"))["combatants"]
 
 
+def test_a_players_dice_stay_theirs_when_the_past_is_amended(table: Cli) -> None:
+    """Ann's attack from her link (d20 15 + 5 = 20 against AC 13 hits, 4 + 2 = 6 damage,
+    as above); the GM then amends Bob's earlier damage to the Orc, so Ann's attack is
+    decided again on the amended branch: the same faces, still her link's, the Orc at
+    15 - 1 - 6 = 8 where the original branch has 15 - 3 - 6 = 6."""
+    table.ok("round", "--roll", "Ann=20", "--roll", "Bob=2", "--roll", "Orc=1", "--roll", "Shade=1")
+    table.ok("damage", "Orc", "3")
+    hurt = head_of(table)
+    attack = {"type": "declare", "who": "Ann", "action": "attack", "target": "Orc",
+              "rolls": {"Ann": [15], "dmg:Ann": [4]}, "details": {"hit": "+5", "damage": "1d6+2"}}
+    with serving(table.db) as served:
+        status, reply = player(served, links_of(served)["Ann"], attack, hurt)
+        assert status == 200 and isinstance(reply, dict) and reply["result"]["kind"] == "recorded", reply
+    orc = {c["name"]: c for c in json.loads(table.ok("state", "--json"))["combatants"]}["Orc"]
+    assert orc["vital"]["value"] == 6
+    amended = json.loads(table.ok("amend", str(hurt), "--json", "--", "damage", "Orc", "1"))
+    redone = amended["commands"][1]
+    assert not redone["skipped"] and len(redone["new"]) == 2, amended
+    table.ok("switch", amended["branch"])
+    orc = {c["name"]: c for c in json.loads(table.ok("state", "--json"))["combatants"]}["Orc"]
+    assert orc["vital"]["value"] == 8
+    explained = table.ok("explain", str(redone["new"][0]))
+    assert "Ann attacks Orc: 20" in explained.splitlines()[0], explained
+    assert "1d20 = 15 = 15 (Ann's dice, from Ann's link)" in explained and "the GM's dice" not in explained, explained
+    damage = table.ok("explain", str(redone["new"][1]))
+    assert "(Ann's dice, from Ann's link)" in damage, damage
+
+
+def test_no_client_says_whose_dice_they_are(table: Cli) -> None:
+    """Whose dice a command's faces are is recorded by the server from the link they came
+    by: a request that carries ``typed_by`` is refused on the GM's link and a player's, as
+    is a proposal carrying it, and nothing is recorded."""
+    table.ok("round", "--roll", "Ann=20", "--roll", "Bob=2", "--roll", "Orc=1", "--roll", "Shade=1")
+    at = head_of(table)
+    forged = {"type": "declare", "who": "Ann", "action": "attack", "target": "Orc", "rolls": {"Ann": [20]},
+              "typed_by": {"Ann": "player:Bob"}}
+    with serving(table.db) as served:
+        ann = links_of(served)["Ann"]
+        for status, reply in (write(served, "/gm/run", gm_token(served), forged, at),
+                              player(served, ann, forged, at),
+                              player(served, ann, {"type": "propose", "command": forged}, at)):
+            assert status == 400 and isinstance(reply, dict), reply
+            assert "typed_by is set by the server" in reply["result"]["error"], reply
+    assert head_of(table) == at
+
+
 def test_a_link_acts_for_its_character_only(table: Cli) -> None:
     """Ann's link: Bob's action, Bob's dice, a foe's, a key of Bob's in her own action: each
     refused in one line, nothing recorded."""

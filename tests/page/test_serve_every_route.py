@@ -182,7 +182,7 @@ def fresh(tmp_path: Path) -> Iterator[Served]:
 # players' page and stream, the GM's empty shell and its script and style, the icon), or only
 # with the GM's token: in the X-Skirmish-Token header, or (the stream, which a browser opens
 # without headers) in ?token=.
-PUBLIC = {"/": "GET", live.EVENTS: "GET", "/favicon.ico": "GET", gm_server.PAGE: "GET", "/gm/{name}": "GET", gm_server.PLAYER_PAGE: "GET"}
+PUBLIC = {"/": "GET", live.EVENTS: "GET", "/favicon.ico": "GET", gm_server.PAGE: "GET", "/gm/{name}": "GET", gm_server.PLAYER_PAGE: "GET", gm_server.PLAYER_ASSETS_AT: "GET"}
 GUARDED = {gm_server.STATE: ("GET", "header"), gm_server.RUN: ("POST", "header"), gm_server.EVENTS: ("GET", "query"), gm_server.PLAYER_STATE: ("GET", "header"), gm_server.PLAYER_RUN: ("POST", "header")}
 REFUSED = {
     gm_server.STATE: b"the GM's page needs the GM's link (the token serve printed)\n",
