@@ -72,7 +72,7 @@ from skirmish.projections.door import requests as r
 from skirmish.projections.door.perform import Result, refused
 from skirmish.projections.door.words import as_typed
 from skirmish.projections.page import gm_data, player_data
-from skirmish.projections.page.gm_lines import BoardLines, board_lines, held_lines
+from skirmish.projections.page.gm_lines import BoardLines, Card, board_lines, cards, held_lines
 from skirmish.projections.page.shell import json_for_script
 from skirmish.projections.ruleset import Move
 from skirmish.projections.view import Shown
@@ -118,6 +118,7 @@ class Frame(msgspec.Struct, frozen=True):
     proposals: list[Proposal] = []  # the players' proposals waiting for the GM, oldest first
     held: dict[str, list[str]] = {}  # the keys of faces the players' links hold, by character
     holding: tuple[str, ...] = ()  # ``held`` in sentences (projections/page/gm_lines.py ``held_lines``)
+    cards: dict[str, Card] = {}  # what each card says beside its name and gauge (gm_lines.py ``cards``)
 
 
 class Proposal(msgspec.Struct, frozen=True):
@@ -259,11 +260,14 @@ class Desk:
         waiting = list(self.proposals.values())
         held = {who: sorted(keys) for who, keys in self.held.items() if keys}
         holding = held_lines(held)
-        frame = Frame(self.seq, board, undo, redo, branches, timeline, said, moves, waiting, held, holding)
+        from skirmish.projections.policy import hidden_at
+
+        shown = cards(board, enc.ruleset, hidden_at(enc, board.at))
+        frame = Frame(self.seq, board, undo, redo, branches, timeline, said, moves, waiting, held, holding, shown)
         self._head = board.head
         self.frames.append((self.seq, json_for_script(frame)))
         whole = Frame(self.seq, board, undo, redo, branches, Timeline(None, [(m.id, m.text) for m in moments[-SHOWN:]]), said, moves,
-                      waiting, held, holding)
+                      waiting, held, holding, shown)
         self.whole = json_for_script(whole)
         return frame
 

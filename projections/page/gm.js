@@ -104,40 +104,36 @@ function render() {
   const said = frame.said || { clock: "", where: "", pending: [] };
   $("where").textContent = said.where;
   $("clock").textContent = said.clock;
-  const order = $("order");
-  order.replaceChildren();
-  for (const f of b.combatants) {
-    const li = el("li", null, { class: f.status + (f.acting ? " acting" : "") + (f.name === chosen ? " chosen" : "") });
-    const button = el("button", null, { type: "button", "aria-pressed": String(f.name === chosen) });
-    const head = el("div");
-    head.append(el("span", (f.acting ? "> " : "") + f.name, { class: "name" }), el("span", " (" + f.side + ", " + f.status + ")"));
-    button.append(head);
-    if (f.vital) {
-      button.append(el("div", f.vital.name + ": " + bar(f.vital), { class: "bar" }));
-      if (typeof f.vital.maximum === "number" && f.vital.maximum > 0) {
-        const p = el("progress", null, { max: String(f.vital.maximum), value: String(Math.max(0, f.vital.value)), "aria-hidden": "true" });
-        button.append(p);
-      }
-    }
-    if (f.budget) button.append(el("div", f.budget.name + ": " + f.budget.left + (f.budget.of !== null ? " of " + f.budget.of : "")));
-    if (f.effects && f.effects.length) {
-      button.append(el("div", "Effects: " + f.effects.map((e) => e.kind + (e.custom ? " (GM's own)" : "") +
-        (e.left !== null && e.left !== undefined ? " " + e.left : "") + (e.detail ? " " + e.detail : "")).join("; ")));
-    }
-    button.addEventListener("click", () => choose(f.name));
-    li.append(button);
-    const own = (frame.moves || {})[f.name] || [];
-    if (own.length) li.append(movesOf(f.name, own));
-    order.append(li);
-  }
+  drawOrder();
   drawMove();
   drawAsks();
-  const pending = $("pending");
-  pending.replaceChildren(...said.pending.map((line) => el("li", line)));
-  $("undo").textContent = frame.undo ? "Undo: " + frame.undo : "Undo";
-  $("undo").disabled = !frame.undo;
-  $("redo").textContent = frame.redo ? "Redo: " + frame.redo : "Redo";
-  $("redo").disabled = !frame.redo;
+  drawConditions();
+  // Each part drawn again only when what it shows has changed: a tap's frame redraws little.
+  const pendingKey = JSON.stringify(said.pending);
+  if (pendingKey !== keys.pending) {
+    keys.pending = pendingKey;
+    $("pending").replaceChildren(...said.pending.map((line) => el("li", line)));
+  }
+  for (const [id, word, what] of [["undo", "Undo", frame.undo], ["redo", "Redo", frame.redo]]) {
+    const text = what ? word + ": " + what : word;
+    const button = $(id);
+    if (button.textContent !== text) button.replaceChildren(el("span", text, { class: "clamp" }));
+    button.disabled = !what;
+  }
+  const branchesKey = JSON.stringify([frame.branches, b.branch]);
+  if (branchesKey !== keys.branches) { keys.branches = branchesKey; drawBranches(b); }
+  drawTimeline();
+  selects(b);
+  const names = b.combatants.map((f) => f.name);
+  $("who").hidden = !chosen || !names.includes(chosen);
+  const picked = b.combatants.find((f) => f.name === chosen);
+  $("who-name").textContent = picked && picked.vital ? chosen + ": " + picked.vital.name + " " + bar(picked.vital).replace(/^[#.]+ /, "") : chosen;
+}
+
+const keys = { pending: "", branches: "", names: "", effects: "" };
+let drawnEvents = [];  // the ids of the timeline's events drawn, oldest first
+
+function drawBranches(b) {
   const branches = $("branches");
   branches.replaceChildren();
   for (const [name, head] of frame.branches) {
@@ -149,9 +145,9 @@ function render() {
     li.append(go);
     branches.append(li);
   }
-  const list = $("timeline");
-  list.replaceChildren();
-  for (const [id, text] of timeline.slice().reverse()) {
+}
+
+function eventItem(id, text) {
     const li = el("li");
     const explain = el("button", "#" + id, { type: "button", "aria-label": "Explain event " + id });
     explain.addEventListener("click", () => send({ type: "explain", event: id }));
@@ -163,31 +159,151 @@ function render() {
       $("fork").elements.name.focus();
     });
     li.append(explain, el("span", text), fork);
-    list.append(li);
-  }
-  // The lists that name a combatant or an effect follow the board.
+    return li;
+}
+
+// The timeline, newest first: the events after those drawn are put on top; anything else
+// (an undo, a switch) draws it again.
+function drawTimeline() {
+  const list = $("timeline");
+  const ids = timeline.map((e) => e[0]);
+  const kept = drawnEvents.length <= ids.length && drawnEvents.every((id, i) => ids[i] === id);
+  if (kept && drawnEvents.length === ids.length) return;
+  const fresh = kept ? timeline.slice(drawnEvents.length) : timeline;
+  const items = fresh.slice().reverse().map(([id, text]) => eventItem(id, text));
+  if (kept) list.prepend(...items); else list.replaceChildren(...items);
+  drawnEvents = ids;
+}
+
+// The lists that name a combatant or an effect follow the board (filled again only when
+// the names or the effects on the board change).
+function selects(b) {
   const names = b.combatants.map((f) => f.name);
   // Who a form is for: the card tapped, else who acts now, picked again when the turn moves on.
   const first = chosen || b.clock.now.find((n) => names.includes(n));
   const moved = acting !== b.clock.now.join("\n");
   acting = b.clock.now.join("\n");
+  const namesKey = JSON.stringify(names);
+  const changed = namesKey !== keys.names;
+  keys.names = namesKey;
   for (const select of document.querySelectorAll("select[data-picker='combatant']")) {
     const optional = select.dataset.required !== "true";
-    if ((!fill(select, names, optional ? ["", "(none)"] : null) || moved) && !optional && first) select.value = first;
+    const kept = changed || !select.options.length ? fill(select, names, optional ? ["", "(none)"] : null) : true;
+    if ((!kept || moved) && !optional && first) select.value = first;
   }
-  for (const select of document.querySelectorAll("select[data-roll='key']")) {
-    fill(select, names, null, [OTHER, "another key..."]);
+  if (changed) {
+    for (const select of document.querySelectorAll("select[data-roll='key']")) fill(select, names, null, [OTHER, "another key..."]);
   }
   const own = inputs.effects.map((e) => e.name);
   const onBoard = [];
   for (const f of b.combatants) for (const e of f.effects || []) if (!own.includes(e.kind) && !onBoard.includes(e.kind)) onBoard.push(e.kind);
-  for (const select of document.querySelectorAll("select[data-picker='effect']")) {
-    fill(select, own.concat(onBoard), null, [OTHER, "the GM's own..."]);
-    select.dispatchEvent(new Event("change"));
+  const effectsKey = JSON.stringify(onBoard);
+  if (effectsKey !== keys.effects) {
+    keys.effects = effectsKey;
+    for (const select of document.querySelectorAll("select[data-picker='effect']")) {
+      fill(select, own.concat(onBoard), null, [OTHER, "the GM's own..."]);
+      select.dispatchEvent(new Event("change"));
+    }
   }
-  $("who").hidden = !chosen || !names.includes(chosen);
-  const picked = b.combatants.find((f) => f.name === chosen);
-  $("who-name").textContent = picked && picked.vital ? chosen + ": " + picked.vital.name + " " + bar(picked.vital) : chosen;
+}
+
+// --- the cards: one per combatant, drawn again only when what it shows has changed -------
+// A card: the button that chooses it (name, status in words and mark, gauge, the ruleset's
+// figures and effects as the server words them: frame.cards), its tools (hide or reveal),
+// its stat block's actions, and under it the panels of the chosen card and of the action
+// tapped (#who: the number pad; #move), so they open under the thumb, not down the page.
+const drawnCards = new Map();  // name -> {li, pick, tools, moves, key}
+
+function vitalOf(f) {
+  const out = [];
+  for (const g of [f.vital, f.vital2]) {
+    if (!g || typeof g !== "object") continue;
+    const line = el("div", null, { class: "gauge" });
+    line.append(el("span", g.name + " ", { class: "label" }), el("span", g.value + (typeof g.maximum === "number" ? "/" + g.maximum : ""), { class: "value" }));
+    if (typeof g.maximum === "number" && g.maximum > 0) {
+      line.append(el("progress", null, { max: String(g.maximum), value: String(Math.max(0, g.value)), "aria-hidden": "true" }));
+    }
+    out.push(line);
+  }
+  return out;
+}
+
+function drawCard(slot, f, card, own) {
+  const li = slot.li;
+  li.className = f.status + (f.acting ? " acting" : "") + (f.name === chosen ? " chosen" : "") + (card && card.hidden ? " hidden-foe" : "");
+  li.dataset.name = f.name;
+  const pick = slot.pick;
+  pick.setAttribute("aria-pressed", String(f.name === chosen));
+  const head = el("div", null, { class: "head" });
+  head.append(el("span", (f.acting ? "> " : "") + f.name, { class: "name" }), el("span", " " + f.side, { class: "side" }),
+    el("span", card ? card.status : f.status, { class: "status s-" + f.status }));
+  const parts = [head, ...vitalOf(f)];
+  const figures = el("div", null, { class: "figures" });
+  for (const text of card ? card.figures : []) figures.append(el("span", text, { class: "figure" }));
+  if (f.budget) figures.append(el("span", f.budget.name + " " + f.budget.left + (f.budget.of !== null ? "/" + f.budget.of : ""), { class: "figure" }));
+  if (figures.childNodes.length) parts.push(figures);
+  const chips = card ? card.chips : (f.effects || []).map((e) => ({ mark: "", said: e.kind, kind: e.kind }));
+  if (chips.length) {
+    const box = el("div", null, { class: "chips" });
+    for (const c of chips) {
+      const chip = el("span", null, { class: "chip" });
+      if (c.mark) chip.append(el("span", c.mark, { class: "mark", "aria-hidden": "true" }));
+      chip.append(el("span", c.said));
+      box.append(chip);
+    }
+    parts.push(box);
+  }
+  if (card && card.tags.length) {
+    const tags = el("div", null, { class: "tags" });
+    for (const t of card.tags) tags.append(el("span", t, { class: "tag" }));
+    parts.push(tags);
+  }
+  pick.replaceChildren(...parts);
+  // One tap hides it from the players' screens, or shows it again.
+  const hidden = Boolean(card && card.hidden);
+  const toggle = el("button", hidden ? "Reveal" : "Hide", { type: "button", class: "hide", "data-who": f.name,
+    "aria-label": (hidden ? "Reveal " : "Hide ") + f.name + (hidden ? " to the players" : " from the players") });
+  toggle.addEventListener("click", () => send({ type: hidden ? "reveal" : "hide", who: f.name }));
+  slot.tools.replaceChildren(toggle);
+  // Its stat block's actions; a card without any has none (an empty place kept for them).
+  const moves = own.length ? movesOf(f.name, own) : el("div", null, { class: "no-moves", hidden: "" });
+  slot.moves.replaceWith(moves);
+  slot.moves = moves;
+}
+
+function drawOrder() {
+  const order = $("order"), cards = frame.cards || {}, moves = frame.moves || {};
+  const seen = new Set();
+  let before = order.firstChild;
+  for (const f of frame.board.combatants) {
+    seen.add(f.name);
+    let slot = drawnCards.get(f.name);
+    if (!slot) {
+      slot = { li: el("li"), pick: el("button", null, { type: "button", class: "pick" }), tools: el("div", null, { class: "tools" }),
+        moves: el("div", null, { class: "no-moves", hidden: "" }), key: "" };
+      const name = f.name;
+      slot.pick.addEventListener("click", () => choose(name));
+      slot.li.append(slot.pick, slot.tools, slot.moves);
+      drawnCards.set(f.name, slot);
+    }
+    const card = cards[f.name] || null, own = moves[f.name] || [];
+    const key = JSON.stringify([f, card, own, f.name === chosen, tapped && tapped.who === f.name ? tapped.name : ""]);
+    if (slot.key !== key) { drawCard(slot, f, card, own); slot.key = key; }
+    if (slot.li !== before) order.insertBefore(slot.li, before);
+    before = slot.li.nextSibling;
+  }
+  for (const [name, slot] of drawnCards) if (!seen.has(name)) { slot.li.remove(); drawnCards.delete(name); }
+  // The panels under their cards: the action tapped, then the chosen one's pad.
+  const home = $("panels");
+  const place = (panel, who) => {
+    const slot = who ? drawnCards.get(who) : null;
+    const there = slot ? slot.li : home;
+    if (panel.parentNode !== there) there.append(panel);
+  };
+  place($("move"), tapped ? tapped.who : "");
+  place($("who"), chosen && drawnCards.has(chosen) ? chosen : "");
+  if (chosen && $("who").parentNode === drawnCards.get(chosen).li && $("move").parentNode === $("who").parentNode &&
+      $("move").nextSibling !== $("who")) $("who").before($("move"));
 }
 
 // --- a stat block's actions: tap one, tap its target(s), then Roll or the dice typed -------
@@ -262,7 +378,7 @@ function drawMove() {
     for (const c of others) {
       const on = aimed.includes(c.name);
       const b = el("button", null, { type: "button", "data-target": c.name, "aria-pressed": String(on) });
-      b.append(el("span", c.name, { class: "name" }), el("span", " (" + c.side + (c.vital ? ", " + c.vital.name + " " + c.vital.value : "") + ")"));
+      b.append(el("span", c.name, { class: "who" }), el("span", " (" + c.side + (c.vital ? ", " + c.vital.name + " " + c.vital.value : "") + ")"));
       b.addEventListener("click", () => {
         if (m.aim === "one") aimed = on ? [] : [c.name];
         else aimed = on ? aimed.filter((n) => n !== c.name) : aimed.concat([c.name]);
@@ -342,14 +458,60 @@ function drawAsks() {
   $("held").replaceChildren(...holding.map((line) => el("li", line)));
 }
 
+// --- a condition in one tap: the ruleset's effects as buttons on the chosen card, with how
+// long it lasts (the effect form's rounds, where the ruleset reads them) --------------------
+let lasts = 0;  // rounds; 0: until ended
+const LASTS = [0, 1, 2, 3, 5, 10];
+let kindsDrawn = "";
+
+function drawConditions() {
+  const box = $("conditions");
+  const form = inputs.forms.find((x) => x.type === "effect");
+  box.hidden = !chosen || !form || !inputs.effects.length;
+  if (box.hidden) return;
+  const rounds = form.fields.find((x) => x.key === "rounds" && x.goes === "field");
+  const card = (frame.cards || {})[chosen];
+  const on = new Set(card ? card.chips.filter((c) => c.kind).map((c) => c.kind) : []);
+  const key = JSON.stringify([chosen, [...on], lasts, Boolean(rounds)]);
+  if (key === kindsDrawn) return;
+  kindsDrawn = key;
+  const row = $("lasts");
+  row.hidden = !rounds;
+  row.replaceChildren(...(rounds ? [el("span", "Lasts (" + rounds.label + "):", { class: "caption" })] : []),
+    ...(rounds ? LASTS : []).map((n) => {
+      const b = el("button", n === 0 ? "until ended" : String(n), { type: "button", "data-lasts": String(n), "aria-pressed": String(n === lasts),
+        "aria-label": n === 0 ? "until ended" : n + " " + rounds.label });
+      b.addEventListener("click", () => { lasts = n; drawConditions(); });
+      return b;
+    }));
+  $("kinds").replaceChildren(...inputs.effects.map((e) => {
+    const active = on.has(e.name);
+    const b = el("button", null, { type: "button", "data-kind": e.name, "aria-pressed": String(active) });
+    if (e.mark) b.append(el("span", e.mark, { class: "mark", "aria-hidden": "true" }));
+    b.append(el("span", e.name, { class: "word" }));
+    if (active) b.append(el("span", "on: tap to end", { class: "on" }));
+    b.addEventListener("click", async () => {
+      const command = { type: "effect", who: chosen, kind: e.name };
+      if (active) command.end = true;
+      else if (lasts && rounds) command.rounds = lasts;
+      await send(command);
+    });
+    return b;
+  }));
+}
+
 function choose(name) {
   chosen = chosen === name ? "" : name;
   amount = "";
   $("amount").textContent = "0";
   for (const select of document.querySelectorAll("select[data-picker='combatant'][data-required='true']")) if (chosen) select.value = chosen;
   render();
-  // On a phone the pad is under the board: bring it to the thumb (on a laptop it is in view).
-  if (chosen) $("who").scrollIntoView({ block: "nearest" });
+  // The pad opens under the card: the card and its pad brought into view when they are not.
+  if (chosen) {
+    const pad = $("damage").getBoundingClientRect(), bar = $("actions").getBoundingClientRect();
+    const bottom = getComputedStyle($("actions")).position === "fixed" ? bar.top : innerHeight;
+    if (pad.bottom > bottom || $("pad").getBoundingClientRect().top < 0) drawnCards.get(chosen).li.scrollIntoView({ block: "start" });
+  }
 }
 
 // --- a tap: one typed request, its tap id, its answer -----------------------------------
@@ -508,6 +670,18 @@ function input(f, tag) {
   }
   if (node.type === "checkbox") label.prepend(node); else label.append(node);
   if (other) label.append(other);
+  if (f.picker === "action" || f.picker === "effect") {
+    // What the action or effect picked does, in the ruleset's words, under the list.
+    const help = el("span", "", { class: "help picked" });
+    const said = () => {
+      const found = (f.picker === "action" ? inputs.actions : inputs.effects).find((x) => x.name === node.value);
+      help.textContent = found ? found.doc : "";
+    };
+    node.addEventListener("change", said);
+    label.append(help);
+    label.classList.add("wide");  // a row of its own: the list, and its words under it
+    queueMicrotask(said);
+  }
   const read = () => {
     if (node.type === "checkbox") {
       if (!node.checked) return undefined;
@@ -576,9 +750,26 @@ function follow(parts) {
   }
 }
 
+// A form's help, by tap: each field's label and what it means (the command's and the
+// ruleset's words), under a "?" that opens on a tap, never in a tooltip alone.
+function helpOf(fields) {
+  const box = el("details", null, { class: "qhelp wide" });
+  box.append(el("summary", "? What these mean"));
+  const list = el("dl");
+  for (const f of fields) {
+    if (!f.doc) continue;
+    list.append(el("dt", f.label), el("dd", f.doc));
+  }
+  box.append(list);
+  return list.childNodes.length ? box : null;
+}
+
 const padOptions = {};
 
 function makeForms() {
+  keys.names = keys.effects = "";  // the new lists are filled at the next draw
+  // What each of the ruleset's conditions does, in its words, under the one-tap buttons.
+  $("kinds-said").replaceChildren(...inputs.effects.flatMap((e) => [el("dt", (e.mark ? e.mark + " " : "") + e.name), el("dd", e.doc)]));
   const main = $("forms"), more = $("more-forms"), pad = $("pad-options");
   for (const box of [main, more, pad]) box.replaceChildren();
   for (const spec of inputs.forms) {
@@ -587,13 +778,14 @@ function makeForms() {
       padOptions[spec.type] = parts;
       if (!parts.length) continue;
       const set = el("fieldset", null, { "data-pad": spec.type });
-      set.append(el("legend", spec.type + " options"), ...parts.map((p) => p.node));
+      set.append(el("legend", spec.type + " options"), ...[helpOf(spec.fields.filter((f) => f.key !== "who" && f.key !== "amount"))].filter(Boolean),
+        ...parts.map((p) => p.node));
       pad.append(set);
       continue;
     }
     const form = el("form", null, { "data-type": spec.type });
     const set = el("fieldset");
-    set.append(el("legend", spec.type));
+    set.append(el("legend", spec.type), ...[helpOf(spec.fields)].filter(Boolean));
     const parts = spec.fields.map((f) => input(f, spec.type));
     set.append(...parts.map((p) => p.node));
     set.append(el("button", spec.type, { type: "submit", class: "wide" }));
@@ -668,7 +860,11 @@ function wire() {
       refuse(err.message);
       return;
     }
-    if (await send(command)) form.reset();
+    // The page moves onto the new branch: forked, then switched to (the board names it).
+    if (await send(command)) {
+      form.reset();
+      await send({ type: "switch", name: command.name });
+    }
   });
   document.addEventListener("keydown", (e) => {
     const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement ? document.activeElement.tagName : "");
@@ -679,5 +875,17 @@ function wire() {
   });
 }
 
+// The bar at the bottom of a phone's screen: the page's end padded by its height, so
+// nothing hides behind it (CSSOM, which the page's policy allows; no inline style).
+function padForBar() {
+  const bar = $("actions");
+  const fixed = getComputedStyle(bar).position === "fixed";
+  const room = fixed ? Math.ceil(bar.getBoundingClientRect().height) + 8 + "px" : "";
+  document.body.style.paddingBottom = room;
+  document.documentElement.style.scrollPaddingBottom = room;
+}
+
 wire();
+new ResizeObserver(padForBar).observe($("actions"));
+addEventListener("resize", padForBar);
 load();

@@ -40,6 +40,7 @@ class Choice(msgspec.Struct, frozen=True, kw_only=True):
     cost: str = ""
     doc: str
     takes: tuple[str, ...] | None = None
+    mark: str = ""  # an effect's mark beside its word (the ruleset's ``marks``), "" without one
 
 
 class Field(msgspec.Struct, frozen=True, kw_only=True):
@@ -176,11 +177,13 @@ def form(ruleset: Ruleset[Any], tag: str, kind: type[Any]) -> Form:
             asked = "switch" if mine.kind is bool else "number" if mine.kind is int else "text"
             fields.append(Field(key=name, goes="detail", kind=asked, label=name, doc=mine.doc,
                                 choices=("yes",) if mine.kind is bool else ()))
+        picks = getattr(ruleset, "picks", {})  # the details its ruleset says name a combatant
         for key, detail in ruleset.details.items():
             if tag in detail.commands:
                 asked = "switch" if len(detail.choices) == 1 else "choice" if detail.choices else "text"
+                names: Picker = "combatant" if picks.get((tag, key)) == "combatant" else ""
                 fields.append(Field(key=key, goes="detail", kind=asked, label=key, doc=detail.doc,
-                                    choices=detail.choices))
+                                    choices=detail.choices, picker=names))
     spec = SPECS.get(tag)
     if tag == "roll":  # the GM's own faces of the roll, under its one key
         fields.append(Field(key=DICE_KEY, goes="roll", kind="number", label="faces",
@@ -198,7 +201,8 @@ def inputs(ruleset: Ruleset[Any]) -> Inputs:
         ruleset=ruleset.id, rules_file=ruleset.rules_file,
         actions=tuple(Choice(name=name, cost=info.cost, doc=info.doc, takes=info.takes)
                       for name, info in ruleset.actions.items()),
-        effects=tuple(Choice(name=name, doc=doc) for name, doc in ruleset.effects.items()),
+        effects=tuple(Choice(name=name, doc=doc, mark=getattr(ruleset, "marks", {}).get(name, ""))
+                      for name, doc in ruleset.effects.items()),
         forms=tuple(form(ruleset, tag, types[tag]) for tag in FORMS),
         reads=tuple(r.tag(kind) for kind in r.READS),
     )

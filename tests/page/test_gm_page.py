@@ -146,7 +146,7 @@ class Gm:
             if tag == "add-hidden":
                 form.locator("[data-key='hidden'][data-goes='type']").check()
             if form.locator("xpath=ancestor::details").count() and not page.locator("#more").evaluate("e => e.open"):
-                page.locator("#more summary").click()  # the forms under "More commands"
+                page.locator("#more > summary").click()  # the forms under "More commands"
             fill(form, fields)
             form.locator("button[type=submit]").click()
         self.settle()
@@ -165,7 +165,7 @@ class Gm:
 
     def small_targets(self) -> list[str]:
         """Controls under 44 px either way, with the branches, the timeline and more open."""
-        for summary in ("#branching summary", "#history summary", "#more summary"):
+        for summary in ("#branching > summary", "#history > summary", "#more > summary"):
             if self.page.locator(summary).evaluate("e => !e.parentElement.open"):
                 self.page.locator(summary).click()
         found: list[str] = self.page.evaluate("""() => [...document.querySelectorAll('button, select, input, summary')]
@@ -297,11 +297,10 @@ def test_undo_redo_and_a_branch_by_taps(browser: Any, bridge: Cli) -> None:
         gm.page.get_by_role("button", name="Branch from event 3").click()
         assert gm.page.input_value("#fork input[name=at]") == "3"
         gm.page.keyboard.type("what-if")  # the name field has the focus
-        gm.page.click("#fork button")
-        gm.settle()
-        gm.page.get_by_role("button", name="Switch to what-if").click()
+        gm.page.click("#fork button")  # forked, and the page switched onto it
         gm.settle()
         assert gm.reply() == (False, "On branch 'what-if', at #3")
+        assert gm.page.get_by_role("button", name="Switch to what-if").is_disabled()  # playing it
         assert gm.tap(["damage", "Orc", "5"]) == (False, "#5 Orc takes 5 hits (25 left)")  # 30 - 5 on what-if
         assert "branch what-if" in gm.page.locator("#where").inner_text()
         branches = {b["name"]: b["head"] for b in json.loads(bridge.ok("branches", "--json"))}

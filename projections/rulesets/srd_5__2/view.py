@@ -34,7 +34,7 @@ from skirmish.projections.rulesets.srd_5__2.events import (
     TurnStarted,
 )
 from skirmish.projections.rulesets.srd_5__2.state import Fighter, SrdRules, SrdState, can_take_turn, hp_max_of, speed_of
-from skirmish.projections.rulesets.srd_5__2.vocabulary import LAIR, part_key
+from skirmish.projections.rulesets.srd_5__2.vocabulary import LAIR, MARKS, part_key
 from skirmish.projections.view import Budget, Clock, Combatant, Effect, Gauge, Own, Pending, Status, View
 
 
@@ -50,6 +50,11 @@ class SrdFigures(Own, frozen=True, kw_only=True):
     concentration: str
 
     none_made: ClassVar[Mapping[str, tuple[str, str]]] = {"death": ("0/0", "no death save made")}
+    # The figures a card of the GM's page shows, by their label there, in this order (those
+    # the effects say already, temp HP, death saves and concentration, are the effects' words;
+    # one empty, "", or false is left out): projections/page/gm_lines.py.
+    card: ClassVar[Mapping[str, str]] = {"ac": "AC", "initiative": "init", "legendary": "legendary uses",
+                                         "bonus": "bonus action used"}
 
 
 class ReadyFigures(Own, frozen=True, kw_only=True):
@@ -58,6 +63,12 @@ class ReadyFigures(Own, frozen=True, kw_only=True):
 
 class Narration(SrdRules):
     """The view of the state, the moves of a stat block, the harm and the words of each event."""
+
+    marks: ClassVar[Mapping[str, str]] = MARKS  # a mark beside each condition's word (the GM's page)
+    # The details that name a combatant, by command: the GM's page picks them from the board
+    # (projections/page/gm_data.py): an effect's source (the charmer, the grappler) and the
+    # one whose turn it is anchored to.
+    picks: ClassVar[Mapping[tuple[str, str], str]] = {("effect", "by"): "combatant", ("effect", "of"): "combatant"}
 
     def _status(self, state: SrdState, f: Fighter) -> Status:
         if f.left:

@@ -36,6 +36,17 @@ EFFECTS: dict[str, str] = {
     **CONDITIONS,
     "concentration": "--with spell=NAME: one at a time; --end drops it (§11)",
 }
+# A mark beside each condition's word on the GM's page (projections/page/gm_lines.py), and
+# beside the words the view says of a combatant (death saves, stable, ...): read as well as
+# the word, never instead of it.
+MARKS: dict[str, str] = {
+    "blinded": "\u2298", "charmed": "\u2665", "deafened": "\u266a", "exhaustion": "\u2639", "frightened": "\u26a1",
+    "grappled": "\u2297", "incapacitated": "\u2716", "invisible": "\u25cc", "paralyzed": "\u2744",
+    "petrified": "\u25c6", "poisoned": "\u2623", "prone": "\u21e9", "restrained": "\u229e", "stunned": "\u2737",
+    "unconscious": "\u263e", "concentration": "\u25ce",
+    "death saves": "\u271a", "stable": "\u2713", "bloodied": "\u25bc", "ready": "\u25b6", "ready fired": "\u25b6",
+    "reaction used": "\u21ba", "temp": "+",
+}
 USES = ("action", "bonus", "reaction", "legendary", "ready")
 # What `declare` reads for each action (ActionInfo.takes), as _declare and the helpers it
 # calls read them: how the action is taken (`as`; a legendary use's `cost`, a Bonus
