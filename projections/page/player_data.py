@@ -1,7 +1,7 @@
 """What a player's page shows of their own character, made here from the typed view so the
 page's script composes no sentence and names no ruleset's figure: the vital gauge with the
 temporary points beside it where the ruleset keeps them, each of the ruleset's own figures
-as a label and its words, each effect with what is left of it, and the dice the player's
+the GM's cards show by their labels (the ruleset's own), each effect with what is left of it, and the dice the player's
 link may hold for the GM's next roll (cli/gm_server.py ``Desk._player_view`` puts
 :func:`sheet` and :func:`holds` in the player's read).
 
@@ -17,13 +17,9 @@ import msgspec
 from skirmish.projections.page.gm_lines import clock_line
 from skirmish.projections.view import STATUSES, Clock, Combatant, figures
 
-# The words of a ruleset's own figure names on a player's sheet; a name not here is shown as it is.
-WORDS: dict[str, str] = {
-    "ac": "AC", "initiative": "Initiative", "move": "Feet to move", "bonus": "Bonus Action",
-    "reaction": "Reaction", "legendary": "Legendary uses", "death": "Death saves", "concentration": "Concentration",
-}
 EXTRA = "temp"  # an own figure of points spent before the vital gauge's (srd-5.2's temporary HP)
 TALLY = "death"  # an own figure "S/F": successes and failures of the saves made at 0
+TALLIED = "Death saves"  # what the sheet calls those saves
 
 
 class Line(msgspec.Struct, frozen=True):
@@ -62,19 +58,27 @@ def sheet(me: Combatant, unit: str = "round") -> Sheet:
     line = f"{gauge.name} {gauge.value}" + (f" of {gauge.maximum}" if gauge.maximum is not None else "")
     if extra:
         line += f", {extra} temporary"
+    # The figures a card of the GM's page shows, by the ruleset's own labels for them (its
+    # figures' ``card``: projections/page/gm_lines.py ``cards``), so the two pages say the same
+    # words: one empty or false is left out, one true is its label with a tick. Then its other
+    # numbers by their own names (srd-5.2's feet left to move); the rest the effects say.
+    labels: dict[str, str] = dict(getattr(type(me.own), "card", {}))
     lines: list[Line] = []
-    dying = ""
-    for key, value in own.items():
-        if key == EXTRA or key in me.own.repeats or value is None or value == "":
+    for key, label in labels.items():
+        value = own.get(key)
+        if value is None or value == "" or value is False or key in me.own.repeats:
             continue
-        label = WORDS.get(key, key)
-        if key == TALLY and isinstance(value, str) and "/" in value:
-            s, f = value.split("/", 1)
-            if s.isdigit() and f.isdigit():
-                dying = f"{label}: {_plural(int(s), 'success', 'successes')}, {_plural(int(f), 'failure', 'failures')}"
-                continue
-        text = ("used" if value else "not used") if isinstance(value, bool) else str(value)
-        lines.append(Line(label, text))
+        lines.append(Line(label, "\u2713" if value is True else str(value)))
+    for key, value in own.items():
+        if key not in labels and key != EXTRA and key not in me.own.repeats and isinstance(value, int) \
+                and not isinstance(value, bool):
+            lines.append(Line(key, str(value)))
+    dying = ""
+    tally = own.get(TALLY)
+    if isinstance(tally, str) and "/" in tally:
+        s, f = tally.split("/", 1)
+        if s.isdigit() and f.isdigit():
+            dying = f"{TALLIED}: {_plural(int(s), 'success', 'successes')}, {_plural(int(f), 'failure', 'failures')}"
     effects = tuple(e.kind + (": " + _plural(e.left, unit + " left", unit + "s left") if e.left is not None else "")
                     + (f" ({e.detail})" if e.detail else "") + (" (the GM's own)" if e.custom else "") for e in me.effects)
     b = me.budget

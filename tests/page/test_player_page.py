@@ -97,7 +97,7 @@ def test_the_page_shows_the_character_exactly_and_the_rest_as_the_players_policy
             assert page.locator("#name").inner_text() == "Ann"
             assert page.locator("#hp").inner_text() == "HP 17 of 20, 5 temporary"
             figures = dict(zip(page.locator("#figures dt").all_inner_texts(), page.locator("#figures dd").all_inner_texts()))
-            assert figures["AC"] == "14" and figures["Initiative"] == "12"
+            assert figures["AC"] == "14" and figures["init"] == "12"  # the labels of the GM's cards (srd-5.2 card)
             effects = page.locator("#effects li").all_inner_texts()
             assert any(e.startswith("poisoned: 2 rounds left") for e in effects), effects
             assert page.locator("#yours").is_visible() and "Now: Ann." in page.locator("#clock").inner_text()
@@ -141,7 +141,7 @@ def test_initiative_faces_typed_on_the_pad_are_the_players(table: Cli, browser: 
             assert result["kind"] == "recorded", result
             page.wait_for_selector("#held li", state="detached", timeout=WAIT)
             figures = dict(zip(page.locator("#figures dt").all_inner_texts(), page.locator("#figures dd").all_inner_texts()))
-            assert figures["Initiative"] == "19"
+            assert figures["init"] == "19"
         finally:
             context.close()
     explained = table.ok("explain", str(result["events"][0]))
