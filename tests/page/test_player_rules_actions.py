@@ -63,12 +63,15 @@ def test_a_character_with_no_stat_block_attacks_with_the_rulesets_attack_and_her
             assert shown == ["hit", "damage", "type"], shown
             assert page.locator("#details details [data-detail='range']").count() == 1  # the rest under More
             assert page.locator("#details [data-detail='spell']").count() == 0  # not the attack's
+            # Asked before its target is picked: the ruleset's refusal as it stands, in its words.
+            page.wait_for_selector("#panel-why:has-text('--target')", timeout=WAIT)
             page.locator("#target").select_option("Orc")
             page.fill("[data-detail='hit']", "5")
             page.fill("[data-detail='damage']", "1d8+3")
             page.locator("[data-detail='type']").select_option("slashing")
             # Her dice, under the keys the ruleset rolls them: her d20 under her name, the damage under dmg:Ann.
             page.wait_for_selector("#fields [data-field='dmg:Ann']", timeout=WAIT)
+            assert page.locator("#panel-why").is_hidden()
             assert page.locator("#fields button").evaluate_all("(bs) => bs.map((b) => b.dataset.field)") == ["Ann", "dmg:Ann"]
             assert "1d20" in page.locator("#fields [data-field='Ann'] .what").inner_text()
             assert "1d8" in page.locator("#fields [data-field='dmg:Ann'] .what").inner_text()
