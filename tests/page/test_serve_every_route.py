@@ -183,12 +183,14 @@ def fresh(tmp_path: Path) -> Iterator[Served]:
 # with the GM's token: in the X-Skirmish-Token header, or (the stream, which a browser opens
 # without headers) in ?token=.
 PUBLIC = {"/": "GET", live.EVENTS: "GET", "/favicon.ico": "GET", gm_server.PAGE: "GET", "/gm/{name}": "GET", gm_server.PLAYER_PAGE: "GET", gm_server.PLAYER_ASSETS_AT: "GET"}
-GUARDED = {gm_server.STATE: ("GET", "header"), gm_server.RUN: ("POST", "header"), gm_server.EVENTS: ("GET", "query"), gm_server.PLAYER_STATE: ("GET", "header"), gm_server.PLAYER_RUN: ("POST", "header")}
+GUARDED = {gm_server.STATE: ("GET", "header"), gm_server.RUN: ("POST", "header"), gm_server.EVENTS: ("GET", "query"), gm_server.PLAYER_STATE: ("GET", "header"), gm_server.PLAYER_RUN: ("POST", "header"),
+           gm_server.PLAYER_DICE: ("POST", "header")}
 REFUSED = {
     gm_server.STATE: b"the GM's page needs the GM's link (the token serve printed)\n",
     gm_server.RUN: b"a write needs the GM's token (the link serve printed)\n",
     gm_server.EVENTS: b"the GM's stream needs the GM's token\n",
     gm_server.PLAYER_STATE: b"a player's page needs that player's link (serve printed it; the GM may have revoked it)\n", gm_server.PLAYER_RUN: b"a write needs the player's link (serve printed it; the GM may have revoked it)\n",
+    gm_server.PLAYER_DICE: b"a player's page needs that player's link (serve printed it; the GM may have revoked it)\n",
 }
 
 
