@@ -9,7 +9,6 @@ srd-5.2-combat.md "Damage and Healing")."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,7 +23,7 @@ pytestmark = pytest.mark.slow  # Chromium and a live server
 pytest.importorskip("uvicorn")
 pytest.importorskip("playwright.sync_api")
 
-SHOTS = Path("/tmp/h/shots")
+from support.browser import SHOTS
 
 
 @pytest.fixture(autouse=True)
@@ -370,7 +369,7 @@ def test_branch_here_moves_the_page_onto_the_new_branch(browser: Any, six: Cli) 
 
 def test_the_six_combatant_fight_on_a_phone(browser: Any, six: Cli) -> None:
     """Issue 41's fight at 400x900: a dying character, a hidden foe, a concentrating caster,
-    a condition and a player's proposal waiting. Screenshots: /tmp/h/shots/gm-400x900.png
+    a condition and a player's proposal waiting. Screenshots: $SKIRMISH_SHOTS/gm-400x900.png
     (the first screen) and gm-400x900-full.png (the whole page, the bar at its foot)."""
     with serving(six.db) as served:
         links = links_of(served)

@@ -7,7 +7,7 @@ The taps stand for the sample's lines: :meth:`Gm.tap` reads each line with the o
 (projections/door/words.py) into the typed request the page should post, and does on the
 page what a GM's thumb does for it (a card, the number pad, a form's fields picked, ticked
 or typed, Next), reading nothing but the page. Screenshots of the page go to
-/tmp/shots/gm-*.png."""
+$SKIRMISH_SHOTS/gm-*.png."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ pytest.importorskip("uvicorn")
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = Path("/tmp/shots")
+from support.browser import SHOTS
 BAGS = {"details": "detail", "stats": "stat"}  # a request's dicts of KEY=VALUE, and where the page's fields put them
 
 
@@ -236,7 +236,7 @@ def test_a_whole_round_by_taps_records_what_the_cli_records(browser: Any, tmp_pa
             assert not refused, f"{shlex.join(line)}: {said}"
         gm.fits()
         if sample == "bridge-ambush":
-            SHOTS.mkdir(exist_ok=True)
+            SHOTS.mkdir(parents=True, exist_ok=True)
             gm.page.evaluate("() => window.scrollTo(0, 0)")  # the board, as the GM sees it between taps
             gm.page.screenshot(path=str(SHOTS / "gm-400x900.png"))
             wide = Gm(browser, served, 1280, 800)
@@ -248,7 +248,7 @@ def test_a_whole_round_by_taps_records_what_the_cli_records(browser: Any, tmp_pa
             assert board["y"] + board["height"] <= controls["y"]
             assert not wide.errors, wide.errors
         if sample == "chapel-drake":  # the number pad open, with the pad's options srd-5.2 declares
-            SHOTS.mkdir(exist_ok=True)
+            SHOTS.mkdir(parents=True, exist_ok=True)
             gm.page.evaluate("() => window.scrollTo(0, 0)")
             gm.choose("Drake")  # a card on the board, above the pad on a phone
             pad = gm.page.locator("#pad").bounding_box()

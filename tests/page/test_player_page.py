@@ -6,13 +6,12 @@ whose dice); a revoked link's page saying so in one line.
 
 What is expected comes from the rules text (srd-5.2-combat.md §2: Initiative is a d20 plus
 the Dexterity modifier; §8: temporary HP are a pool of their own beside HP) and the numbers
-typed. Screenshots go to /tmp/shots/player-*.png."""
+typed. Screenshots go to $SKIRMISH_SHOTS/player-*.png."""
 
 from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,7 +25,7 @@ pytestmark = pytest.mark.slow  # Chromium and a live server
 pytest.importorskip("uvicorn")
 pytest.importorskip("playwright.sync_api")
 
-SHOTS = Path("/tmp/shots")
+from support.browser import SHOTS
 WAIT = 10_000  # ms: the page reads the table once a second
 
 
@@ -120,7 +119,7 @@ def test_the_page_shows_the_character_exactly_and_the_rest_as_the_players_policy
                 assert secret not in html and secret not in page.url
             assert "#" not in page.url  # the secret taken off the address bar
             assert page.errors == []  # type: ignore[attr-defined]
-            SHOTS.mkdir(exist_ok=True)
+            SHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SHOTS / "player-sheet.png"), full_page=True)
         finally:
             context.close()

@@ -7,7 +7,7 @@ rolls them (the server decides the declare on recording dice to say which), sent
 What is expected comes from the rules text (srd-5.2-combat.md §6 "Making an Attack": an
 attack roll is a d20 plus the attack bonus, a hit when it equals or exceeds the target's AC;
 §7 "Damage Rolls": the damage dice plus the modifier) and the faces typed. Screenshots go to
-/tmp/h/shots/."""
+$SKIRMISH_SHOTS/."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow  # Chromium and a live server
 pytest.importorskip("uvicorn")
 pytest.importorskip("playwright.sync_api")
 
-SHOTS = Path("/tmp/h/shots")
+from support.browser import SHOTS
 
 
 @pytest.fixture(autouse=True)

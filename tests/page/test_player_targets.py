@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow  # Chromium and a live server
 pytest.importorskip("uvicorn")
 pytest.importorskip("playwright.sync_api")
 
-SHOTS = Path("/tmp/h/shots")
+from support.browser import SHOTS
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ the replay controls; a phone at 400x900 shows what it showed, the board first.
 The size: at least 1/36 of the screen's height (20 px at 720 lines, 30 at 1080), as TV
 interfaces size their body text for a sofa three metres away (tvOS's body style is 29 pt
 at 1920x1080); six cards in two columns, the round and the turn line still fit one screen
-at that size. Screenshots go to /tmp/h/shots/tv-*.png."""
+at that size. Screenshots go to $SKIRMISH_SHOTS/tv-*.png."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow  # Chromium and a live server
 pytest.importorskip("uvicorn")
 pytest.importorskip("playwright.sync_api")
 
-SHOTS = Path("/tmp/h/shots")
+from support.browser import SHOTS
 ROOM = 36  # the screen's height over the smallest type of the board
 
 # Six combatants of srd-5.2 (shared/rules/srd-5.2-combat.md), a round begun: a card down

@@ -42,7 +42,7 @@ pytestmark = pytest.mark.slow  # Chromium and a live server
 pytest.importorskip("uvicorn")
 pytest.importorskip("playwright.sync_api")
 
-SHOTS = Path("/tmp/shots")
+from support.browser import SHOTS
 
 
 @pytest.fixture(autouse=True)
@@ -133,7 +133,7 @@ def test_two_players_play_a_round_from_their_own_links(table: Cli, browser: Any)
             ann_page.wait_for_selector("#proposals li", timeout=WAIT)
             waiting = ann_page.locator("#proposals li")
             assert waiting.inner_text() == "Waiting for the GM: damage Orc 3"
-            SHOTS.mkdir(exist_ok=True)
+            SHOTS.mkdir(parents=True, exist_ok=True)
             ann_page.evaluate("window.scrollTo(0, 0)")
             ann_page.screenshot(path=str(SHOTS / "player-400x900.png"))
             ann_page.screenshot(path=str(SHOTS / "player-400x900-whole.png"), full_page=True)

@@ -7,9 +7,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
+
+# Where the page tests save the screenshots they take for a person to look at (a test
+# asserts on the page, never on the picture): $SKIRMISH_SHOTS, or skirmish-shots in the
+# system's temporary directory.
+SHOTS = Path(os.environ.get("SKIRMISH_SHOTS") or Path(tempfile.gettempdir()) / "skirmish-shots")
 
 VARIABLE = "SKIRMISH_CHROMIUM"
 NAMES = ("chromium", "chromium-browser")  # Debian's package, Ubuntu's
