@@ -7,16 +7,17 @@ For each size it serves a copy of the generated fight (benchmarks/fight.py; the 
 --dir is never written) and measures, each in a fresh page:
 
 - the first load of the GM's page (``/gm#SECRET``), of a player's page (``/player#SECRET``,
-  when the page exists) and of the players' screen (``/``): from the navigation's start to
-  the board drawn (its first card in the DOM, then the next animation frame), and the bytes
-  transferred (the sum of CDP ``Network.loadingFinished``'s ``encodedDataLength``; the
+  the first character `serve` prints a link for; drawn: its sheet and its dice buttons) and
+  of the players' screen (``/``): from the navigation's start to the board drawn (its first
+  card in the DOM, then the next animation frame), and the bytes transferred (the sum of CDP ``Network.loadingFinished``'s ``encodedDataLength``; the
   stream a page opens never finishes, and is not counted);
 - tap to screen on the GM's page, ``--taps`` times each: Next; damage by the pad (a card
   tapped, a digit, Damage); Undo. A tap is Playwright's click (the input as a thumb's); its
   clock starts at the ``pointerdown`` the page is sent (the event's own time stamp) and
   stops, inside the page, at the animation frame after the DOM shows the tap's effect
   (a MutationObserver: the clock line, the cards, the amount or the Undo label changed).
-  For a tap that writes, "its post" is the part of it from the post to its answer read
+  On a player's page, a die sent, ``--taps`` times: the character's Initiative die tapped,
+  a pad digit, Send (the face held for the GM's next roll). For a tap that writes, "its post" is the part of it from the post to its answer read
   (Resource Timing): the server's work and the network's; the rest is the page's.
 
 It prints the median and the 90th percentile of each against the issue's bars: a tap at
@@ -125,21 +126,29 @@ class Serving:
         self.process.wait(30)
 
 
-def opened(browser: Any, address: str, board: str) -> tuple[Any, float, int]:
-    """A fresh phone page at ``address``, slowed: the seconds to its board drawn and the bytes it took."""
+def opened(browser: Any, address: str, board: str, apart: str = "") -> tuple[Any, float, int]:
+    """A fresh phone page at ``address``, slowed: the seconds to its board drawn and the bytes it
+    took (but those of requests whose address ends with ``apart``: ``page.apart_bytes``)."""
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     cdp = context.new_cdp_session(page)
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": THROTTLE})
     cdp.send("Network.enable")
     sizes: dict[str, float] = {}
+    urls: dict[str, str] = {}
+    cdp.on("Network.requestWillBeSent", lambda e: urls.__setitem__(e["requestId"], e["request"]["url"]))
     cdp.on("Network.loadingFinished", lambda e: sizes.__setitem__(e["requestId"], e["encodedDataLength"]))
     page.add_init_script(f"window.__boardSelector = {board!r};" + DRAWN + TAP)
     page.goto(address, wait_until="commit", timeout=300_000)
     drawn = page.evaluate("() => window.__drawn") / 1000  # a promise: no polling that would load the page
     page.wait_for_load_state("load", timeout=300_000)
     page.wait_for_timeout(300)  # what the page fetches once drawn (the GM's forms' data) is counted too
-    return page, drawn, int(sum(sizes.values()))
+
+    def part(request: str) -> bool:
+        return bool(apart) and urls.get(request, "").split("?")[0].endswith(apart)
+
+    page.apart_sizes = lambda: int(sum(v for k, v in sizes.items() if part(k)))
+    return page, drawn, int(sum(v for k, v in sizes.items() if not part(k)))
 
 
 def tap(page: Any, selector: str, watch: list[str], asked: list[float] | None = None) -> float:
@@ -188,6 +197,27 @@ def gm_taps(page: Any, count: int) -> dict[str, list[float]]:
         tap(page, "#undo", board)  # and the Next
         done(page, "Undo")
         page.wait_for_timeout(200)
+    return out
+
+
+def die_taps(page: Any, count: int, who: str) -> dict[str, list[float]]:
+    """A die sent from a player's page, ``count`` times: the character's Initiative die tapped
+    (its panel opens), a pad digit (the face shown), Send (held for the GM's next roll: the
+    answer's line said). The panel's title and the reply are emptied before each tap (not
+    timed): the same die opened again, a face held again, is a change to see."""
+    out: dict[str, list[float]] = {"die button": [], "pad digit": [], "send": [], "send: its post": []}
+    die = f"#holds [data-key='{who}']"
+    for i in range(count):
+        page.evaluate("() => { document.getElementById('panel-title').textContent = ''; }")  # the last tap's
+        out["die button"].append(tap(page, die, ["#panel-title", "#panel-what"]))
+        out["pad digit"].append(tap(page, f"#pad [data-pad='{i % 9 + 1}']", ["#fields"]))
+        page.evaluate("() => { document.getElementById('reply').textContent = ''; }")
+        out["send"].append(tap(page, "#panel-send", ["#reply", "#held"], out["send: its post"]))
+        if page.evaluate("() => document.getElementById('reply').classList.contains('refused')"):
+            raise SystemExit(f"the die was not held on the player's page: {page.text_content('#reply')}")
+        page.wait_for_timeout(200)
+        if page.is_visible("#panel"):  # still open: the tap after needs the die button
+            page.click("#panel-off")
     return out
 
 
@@ -242,16 +272,25 @@ def measure(db: Path, taps: int, script: str, executable: tuple[str, list[str]])
             page.context.close()
             if serving.players and player_page_exists(serving):
                 who, secret = serving.players[0]
-                page, drawn, size = opened(browser, f"{serving.base}/player#{secret}", "#order li, #board li, main li")
-                rows += [(f"{who}'s page: first load", "s", [drawn], LOAD_BAR),
-                         (f"{who}'s page: first load", "bytes", [size], BYTES_BAR)]
+                # Drawn: the character's sheet and the dice it may send (one render of the page's read).
+                page, drawn, size = opened(browser, f"{serving.base}/player#{secret}", "#holds button")
+                rows += [("a player's page: first load", "s", [drawn], LOAD_BAR),
+                         ("a player's page: first load", "bytes", [size], BYTES_BAR)]
+                for what, took in die_taps(page, taps, who).items():
+                    rows.append((f"a player's page: {what}", "ms", [t * 1000 for t in took],
+                                 0 if "post" in what else TAP_BAR * 1000))
                 page.context.close()
-                rows.append(("a player's die sent", "absent", [], TAP_BAR * 1000))  # its controls: not named yet
             else:
                 rows.append(("a player's page", "absent", [], LOAD_BAR))
-            page, drawn, size = opened(browser, serving.base + "/", "#board li")
+            # The players' screen draws the board at the head first and fetches its history
+            # (/history) after it: the board's bytes and time, then the history's apart.
+            page, drawn, size = opened(browser, serving.base + "/", "#board li", apart="/history")
             rows += [("players' screen (/): first load", "s", [drawn], LOAD_BAR),
                      ("players' screen (/): first load", "bytes", [size], BYTES_BAR)]
+            page.wait_for_function("() => !document.getElementById('back').disabled", timeout=600_000, polling=50)
+            ready = page.evaluate("() => performance.now()") / 1000
+            rows += [("players' screen (/): replay ready", "s", [ready], 0),
+                     ("players' screen (/): its history", "bytes", [page.apart_sizes()], 0)]
             page.context.close()
             browser.close()
     finally:
