@@ -19,6 +19,13 @@ that reconnects (a phone that slept) sends the last it had (``Last-Event-ID``, o
 ``?since=`` for the first connection, the id its page was built at) and is sent the frames
 it missed, or the whole data when one of them was whole or they are no longer kept.
 
+A browser opening the players' page (it asks for HTML) is sent the board first
+(:meth:`Follower.head`): the data without its events, with the board at the head from the
+fold kept, drawn at once; the page then fetches ``/history`` (:data:`HISTORY`), the whole
+data, the same bytes for every page at a version. Every answer is one copy a version,
+shared by every client (and gzipped once a version). Any other client gets the whole data
+inline, as the exported file holds it.
+
 The GM's version (``serve --for gm``, every branch) is live and incremental too
 (:class:`~skirmish.projections.page.data.GMLive`): its data never loses an event, so a
 command, a note, a rename, a new branch or an amend is a ``more`` frame of the new events
