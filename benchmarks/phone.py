@@ -7,17 +7,24 @@ For each size it serves a copy of the generated fight (benchmarks/fight.py; the 
 --dir is never written) and measures, each in a fresh page:
 
 - the first load of the GM's page (``/gm#SECRET``), of a player's page (``/player#SECRET``,
-  when the page exists) and of the players' screen (``/``): from the navigation's start to
-  the board drawn (its first card in the DOM, then the next animation frame), and the bytes
-  transferred (the sum of CDP ``Network.loadingFinished``'s ``encodedDataLength``; the
+  the first character `serve` prints a link for; drawn: its sheet and its dice buttons) and
+  of the players' screen (``/``): from the navigation's start to the board drawn (its first
+  card in the DOM, then the next animation frame), and the bytes transferred (the sum of CDP ``Network.loadingFinished``'s ``encodedDataLength``; the
   stream a page opens never finishes, and is not counted);
 - tap to screen on the GM's page, ``--taps`` times each: Next; damage by the pad (a card
   tapped, a digit, Damage); Undo. A tap is Playwright's click (the input as a thumb's); its
   clock starts at the ``pointerdown`` the page is sent (the event's own time stamp) and
   stops, inside the page, at the animation frame after the DOM shows the tap's effect
   (a MutationObserver: the clock line, the cards, the amount or the Undo label changed).
-  For a tap that writes, "its post" is the part of it from the post to its answer read
+  On a player's page, a die sent, ``--taps`` times: the character's Initiative die tapped,
+  a pad digit, Send (the face held for the GM's next roll). For a tap that writes, "its post" is the part of it from the post to its answer read
   (Resource Timing): the server's work and the network's; the rest is the page's.
+
+Each first load after the GM's taps is measured once the server settled (SETTLE seconds:
+the log's verify digest, worked out again after each change on the other core, is done).
+The players' screen draws the board at the head first and fetches its history after it:
+its first load counts the page's bytes to the board drawn; the history's bytes, and the
+seconds to the replay ready (its controls enabled), are printed apart.
 
 It prints the median and the 90th percentile of each against the issue's bars: a tap at
 most 100 ms at the median, a first load at most 1.5 s and 500 KB.
@@ -43,6 +50,10 @@ from benchmarks.run import _count
 THROTTLE = 4  # the CPU slowed four times, as the issue's phone
 VIEWPORT = {"width": 400, "height": 900}
 TAP_BAR, LOAD_BAR, BYTES_BAR = 0.100, 1.5, 500_000  # seconds at the median; seconds; bytes
+# Seconds let pass after the GM's taps before a first load is measured: the server works out
+# the log's verify digest again after each change, in a process on the other core (seconds
+# at 100k), which a first load would otherwise share the 2 cores with.
+SETTLE = 10.0
 
 # Installed before any script of the page: the time (ms from the navigation's start) its
 # board first has a card, taken at the animation frame after the card came.
@@ -125,21 +136,29 @@ class Serving:
         self.process.wait(30)
 
 
-def opened(browser: Any, address: str, board: str) -> tuple[Any, float, int]:
-    """A fresh phone page at ``address``, slowed: the seconds to its board drawn and the bytes it took."""
+def opened(browser: Any, address: str, board: str, apart: str = "") -> tuple[Any, float, int]:
+    """A fresh phone page at ``address``, slowed: the seconds to its board drawn and the bytes it
+    took (but those of requests whose address ends with ``apart``: ``page.apart_bytes``)."""
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     cdp = context.new_cdp_session(page)
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": THROTTLE})
     cdp.send("Network.enable")
     sizes: dict[str, float] = {}
+    urls: dict[str, str] = {}
+    cdp.on("Network.requestWillBeSent", lambda e: urls.__setitem__(e["requestId"], e["request"]["url"]))
     cdp.on("Network.loadingFinished", lambda e: sizes.__setitem__(e["requestId"], e["encodedDataLength"]))
     page.add_init_script(f"window.__boardSelector = {board!r};" + DRAWN + TAP)
     page.goto(address, wait_until="commit", timeout=300_000)
     drawn = page.evaluate("() => window.__drawn") / 1000  # a promise: no polling that would load the page
     page.wait_for_load_state("load", timeout=300_000)
     page.wait_for_timeout(300)  # what the page fetches once drawn (the GM's forms' data) is counted too
-    return page, drawn, int(sum(sizes.values()))
+
+    def part(request: str) -> bool:
+        return bool(apart) and urls.get(request, "").split("?")[0].endswith(apart)
+
+    page.apart_sizes = lambda: int(sum(v for k, v in sizes.items() if part(k)))
+    return page, drawn, int(sum(v for k, v in sizes.items() if not part(k)))
 
 
 def tap(page: Any, selector: str, watch: list[str], asked: list[float] | None = None) -> float:
@@ -188,6 +207,27 @@ def gm_taps(page: Any, count: int) -> dict[str, list[float]]:
         tap(page, "#undo", board)  # and the Next
         done(page, "Undo")
         page.wait_for_timeout(200)
+    return out
+
+
+def die_taps(page: Any, count: int, who: str) -> dict[str, list[float]]:
+    """A die sent from a player's page, ``count`` times: the character's Initiative die tapped
+    (its panel opens), a pad digit (the face shown), Send (held for the GM's next roll: the
+    answer's line said). The panel's title and the reply are emptied before each tap (not
+    timed): the same die opened again, a face held again, is a change to see."""
+    out: dict[str, list[float]] = {"die button": [], "pad digit": [], "send": [], "send: its post": []}
+    die = f"#holds [data-key='{who}']"
+    for i in range(count):
+        page.evaluate("() => { document.getElementById('panel-title').textContent = ''; }")  # the last tap's
+        out["die button"].append(tap(page, die, ["#panel-title", "#panel-what"]))
+        out["pad digit"].append(tap(page, f"#pad [data-pad='{i % 9 + 1}']", ["#fields"]))
+        page.evaluate("() => { document.getElementById('reply').textContent = ''; }")
+        out["send"].append(tap(page, "#panel-send", ["#reply", "#held"], out["send: its post"]))
+        if page.evaluate("() => document.getElementById('reply').classList.contains('refused')"):
+            raise SystemExit(f"the die was not held on the player's page: {page.text_content('#reply')}")
+        page.wait_for_timeout(200)
+        if page.is_visible("#panel"):  # still open: the tap after needs the die button
+            page.click("#panel-off")
     return out
 
 
@@ -240,18 +280,29 @@ def measure(db: Path, taps: int, script: str, executable: tuple[str, list[str]])
                 # a write's post to its answer: the part of the tap the server and the network take
                 rows.append((f"GM's page: {what}", "ms", [t * 1000 for t in took], 0 if "post" in what else TAP_BAR * 1000))
             page.context.close()
+            time.sleep(SETTLE)
             if serving.players and player_page_exists(serving):
                 who, secret = serving.players[0]
-                page, drawn, size = opened(browser, f"{serving.base}/player#{secret}", "#order li, #board li, main li")
-                rows += [(f"{who}'s page: first load", "s", [drawn], LOAD_BAR),
-                         (f"{who}'s page: first load", "bytes", [size], BYTES_BAR)]
+                # Drawn: the character's sheet and the dice it may send (one render of the page's read).
+                page, drawn, size = opened(browser, f"{serving.base}/player#{secret}", "#holds button")
+                rows += [("a player's page: first load", "s", [drawn], LOAD_BAR),
+                         ("a player's page: first load", "bytes", [size], BYTES_BAR)]
+                for what, took in die_taps(page, taps, who).items():
+                    rows.append((f"a player's page: {what}", "ms", [t * 1000 for t in took],
+                                 0 if "post" in what else TAP_BAR * 1000))
                 page.context.close()
-                rows.append(("a player's die sent", "absent", [], TAP_BAR * 1000))  # its controls: not named yet
             else:
                 rows.append(("a player's page", "absent", [], LOAD_BAR))
-            page, drawn, size = opened(browser, serving.base + "/", "#board li")
+            time.sleep(SETTLE)
+            # The players' screen draws the board at the head first and fetches its history
+            # (/history) after it: the board's bytes and time, then the history's apart.
+            page, drawn, size = opened(browser, serving.base + "/", "#board li", apart="/history")
             rows += [("players' screen (/): first load", "s", [drawn], LOAD_BAR),
                      ("players' screen (/): first load", "bytes", [size], BYTES_BAR)]
+            page.wait_for_function("() => !document.getElementById('back').disabled", timeout=600_000, polling=50)
+            ready = page.evaluate("() => performance.now()") / 1000
+            rows += [("players' screen (/): replay ready", "s", [ready], 0),
+                     ("players' screen (/): its history", "bytes", [page.apart_sizes()], 0)]
             page.context.close()
             browser.close()
     finally:

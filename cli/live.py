@@ -19,6 +19,13 @@ that reconnects (a phone that slept) sends the last it had (``Last-Event-ID``, o
 ``?since=`` for the first connection, the id its page was built at) and is sent the frames
 it missed, or the whole data when one of them was whole or they are no longer kept.
 
+A browser opening the players' page (it asks for HTML) is sent the board first
+(:meth:`Follower.head`): the data without its events, with the board at the head from the
+fold kept, drawn at once; the page then fetches ``/history`` (:data:`HISTORY`), the whole
+data, the same bytes for every page at a version. Every answer is one copy a version,
+shared by every client (and gzipped once a version). Any other client gets the whole data
+inline, as the exported file holds it.
+
 The GM's version (``serve --for gm``, every branch) is live and incremental too
 (:class:`~skirmish.projections.page.data.GMLive`): its data never loses an event, so a
 command, a note, a rename, a new branch or an amend is a ``more`` frame of the new events
@@ -63,6 +70,7 @@ POLL = 0.2  # seconds between looks at the file
 TICK = 0.05  # seconds between looks at a stream's frames (a change reaches a page within 300 ms)
 HEARTBEAT = 15.0  # seconds between comments on an idle stream (proxies close silent ones)
 EVENTS = "/events"
+HISTORY = "/history"  # the players' screen's whole data, which its page fetches after its board
 KEPT = 256  # frames kept for a page that reconnects
 
 
@@ -94,6 +102,7 @@ class Follower:
         self._data: dict[str, Any] | None = None
         self._live: page_data.PlayersLive | None = None
         self._whole: tuple[int, bytes] = (0, b"")  # the whole data as JSON at a version, made when asked
+        self._head: tuple[int, bytes] = (0, b"")  # the players' board first (:meth:`head`), made when asked
         self._gm: page_data.GMLive | None = None  # the GM's version, kept between changes
         self._digest_asked: int | None = None  # the encounter whose verify digest is to be worked out again
         self._digesting: subprocess.Popen[bytes] | None = None
@@ -118,6 +127,35 @@ class Follower:
                 data = {**self._data, "live": f"{EVENTS}?since={self.run}.{self.version}"}
                 self._whole = (self.version, page_shell.json_for_script(data))
             return self._whole
+
+    def head(self) -> tuple[int, bytes] | None:
+        """The players' screen's first data (its board first): the whole data's fields but
+        its events and strings, with the board at the head as the page's fold of them draws
+        it (the fold kept at the last event the players are told of, the same view the
+        events' deltas fold to), that event's id, line and place, and where the history is
+        (:data:`HISTORY`: the whole data). Encoded once a version; None for the GM's
+        version, whose page is the whole data at once."""
+        with self._lock:
+            live = self._live
+            if self._data is None or live is None or self.audience != "players":
+                return None
+            if self._head[0] != self.version or not self._head[1]:
+                data = self._data
+                events = data["events"]
+                last = events[-1] if events else None
+                told = live.told
+                ended = next((reason for about, reason in (data.get("ended") or {}).items() if int(about) in told), None)
+                first = {
+                    **{key: value for key, value in data.items() if key not in ("events", "strings")},
+                    "events": [], "strings": [],
+                    "head": {"board": live.fold.view if last is not None else None, "id": live.last_id,
+                             "count": len(events), "narration": data["strings"][last.narration] if last else "",
+                             "ended": ended},
+                    "history": HISTORY,
+                    "live": "",  # the stream is followed once the history is read (its own link)
+                }
+                self._head = (self.version, page_shell.json_for_script(first))
+            return self._head
 
     def _build(self, log_file: LogFile) -> None:
         encounter, branch = self.pins
@@ -314,26 +352,60 @@ def app(follower: Follower, closing: threading.Event | None = None, more: Sequen
     stop = closing or threading.Event()
     rendered: list[tuple[int, bytes]] = []
     squeezed: list[tuple[int, bytes]] = []  # the page of that version, gzipped
+    quick: list[tuple[int, bytes]] = []  # the players' board-first page of a version
+    quick_squeezed: list[tuple[int, bytes]] = []
+    history_squeezed: list[tuple[int, bytes]] = []  # the whole data of a version, gzipped
 
-    async def page(request: Request) -> Response:
-        await asyncio.to_thread(follower.ready.wait, 30)
-        version, payload = await asyncio.to_thread(follower.whole)
-        if not payload or follower.gone:
-            return Response(f"skirmish cannot read the log: {follower.error}\n", status_code=503,
-                            media_type="text/plain")
-        # One page a version, shared by every request: a client that reads slowly holds
-        # the server to this copy, not one of its own.
-        if not rendered or rendered[0][0] != version:
-            rendered[:] = [(version, page_shell.page(payload, follower.encounter))]
-        version, body = rendered[0]
+    def shared(kept: list[tuple[int, bytes]], version: int, make: Callable[[], bytes]) -> bytes:
+        # One copy a version, shared by every request: a client that reads slowly holds the
+        # server to this copy, not one of its own.
+        if not kept or kept[0][0] != version:
+            kept[:] = [(version, make())]
+        return kept[0][1]
+
+    async def sent(request: Request, body: bytes, version: int, squeezed: list[tuple[int, bytes]],
+                   media: str, vary: str) -> Response:
         # A browser takes it compressed (gzip: a page of 10,000 events, 850 KB, is sent in
         # 113 KB), compressed once a version too (docs/performance.md, Phones).
         if "gzip" in request.headers.get("accept-encoding", "").lower():
             if not squeezed or squeezed[0][0] != version:
                 squeezed[:] = [(version, await asyncio.to_thread(gzip.compress, body, 6))]
-            return Response(squeezed[0][1], media_type="text/html; charset=utf-8",
-                            headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
-        return Response(body, media_type="text/html; charset=utf-8", headers={"Vary": "Accept-Encoding"})
+            return Response(squeezed[0][1], media_type=media, headers={"Content-Encoding": "gzip", "Vary": vary})
+        return Response(body, media_type=media, headers={"Vary": vary})
+
+    def unreadable() -> Response:
+        return Response(f"skirmish cannot read the log: {follower.error}\n", status_code=503, media_type="text/plain")
+
+    async def page(request: Request) -> Response:
+        await asyncio.to_thread(follower.ready.wait, 30)
+        # A browser (it asks for HTML) is sent the players' board first: the page draws it
+        # at once and fetches the history (HISTORY) after, for the replay, the chart and
+        # the damage table. Any other client (a script, curl), and the GM's version, gets
+        # the whole data inline: one file, as the export.
+        first = None
+        if "text/html" in request.headers.get("accept", "").lower():
+            first = await asyncio.to_thread(follower.head)
+        if first is not None:
+            version, payload = first
+            if not payload or follower.gone:
+                return unreadable()
+            body = shared(quick, version, lambda: page_shell.page(payload, follower.encounter))
+            return await sent(request, body, version, quick_squeezed, "text/html; charset=utf-8",
+                              "Accept, Accept-Encoding")
+        version, payload = await asyncio.to_thread(follower.whole)
+        if not payload or follower.gone:
+            return unreadable()
+        body = shared(rendered, version, lambda: page_shell.page(payload, follower.encounter))
+        return await sent(request, body, version, squeezed, "text/html; charset=utf-8", "Accept, Accept-Encoding")
+
+    async def history(request: Request) -> Response:
+        """The whole data (every event of the branch) as JSON: the same bytes for every
+        page at a version, the ones a page embeds whole."""
+        await asyncio.to_thread(follower.ready.wait, 30)
+        version, payload = await asyncio.to_thread(follower.whole)
+        if not payload or follower.gone:
+            return unreadable()
+        return await sent(request, payload, version, history_squeezed, "application/json", "Accept-Encoding")
 
     async def stream(request: Request) -> StreamingResponse:
         last = request.headers.get("last-event-id") or request.query_params.get("since")
@@ -384,5 +456,5 @@ def app(follower: Follower, closing: threading.Event | None = None, more: Sequen
         finally:
             follower.stop()
 
-    return Starlette(routes=[Route("/", page), Route(EVENTS, stream), *more], lifespan=lifespan,
+    return Starlette(routes=[Route("/", page), Route(EVENTS, stream), Route(HISTORY, history), *more], lifespan=lifespan,
                      middleware=[Middleware(HostCheck)])

@@ -99,6 +99,7 @@ function stateAt(i) {
 function row(st, key) { return st.c[key] || {}; }
 
 function show(i) {
+  if (!path) return; // the board first: the replay waits for the history
   at = Math.max(0, Math.min(i, path.length - 1));
   let ev = path[at], st = stateAt(at);
   $("scrub").value = String(at);
@@ -320,6 +321,7 @@ function choose(name, eventId) {
 
 // --- playing ---------------------------------------------------------------------------------
 function play(on) {
+  if (!path) return;
   if (timer) { clearInterval(timer); timer = null; }
   if (on) {
     if (at >= path.length - 1) show(0);
@@ -398,7 +400,7 @@ function wire() {
 // shows the head; scrubbed back, where it is and how to follow again.
 let connection = ""; // "open" or "reconnecting" once the live link was tried
 function liveStatus() {
-  if (!connection) return;
+  if (!connection || !path) return;
   $("live").textContent = connection === "reconnecting" ? "live: reconnecting…" :
     at >= path.length - 1 ? "live: following the branch head" :
     "live: showing #" + path[at].id + ", back from the head (Last » follows it again)";
@@ -443,9 +445,60 @@ function tvSwitch() {
   document.documentElement.classList.toggle("tv", on);
 }
 
+// --- the board first (a served page: cli/live.py's head) ------------------------------------
+// The board at the head as the server holds it (the view the events' deltas fold to), drawn
+// before any event is read; the history (the whole data: every event of the branch) is
+// fetched after it, and the replay, the chart, the damage table and Explain wait for it.
+const REPLAY = ["scrub", "first", "back", "play", "forward", "last", "speed", "explain"];
+
+function boardFirst(data) {
+  D = data; S = D.strings;
+  const h = D.head, b = h.board || {};
+  header();
+  $("branches").hidden = $("branch-pick").hidden = D.audience === "players";
+  const st = { k: b.k || {}, o: b.o || [], c: b.c || {}, p: b.p || [], w: b.w || {},
+               dealt: {}, taken: {}, start: {}, start2: {} };
+  REPLAY.forEach((id) => { $(id).disabled = true; });
+  const range = $("scrub");
+  range.max = range.value = String(Math.max(0, h.count - 1));
+  $("position").textContent = h.count ? "#" + h.id + " (" + h.count + " of " + h.count + ")" : "";
+  $("clock").textContent = clockText(st.k, h.ended);
+  $("acts").textContent = actsText(st.k);
+  $("narration").textContent = h.narration;
+  $("explanation").hidden = true;
+  showNotes({ id: h.id });
+  showBoard(st);
+  showPending(st);
+  const body = clear($("summary")), tr = el("tr"), td = el("td", "muted", "the fight's history is loading…");
+  td.colSpan = 5;
+  tr.appendChild(td);
+  body.appendChild(tr);
+  $("live").textContent = "live: loading the fight's history…";
+}
+
+function history(address, tries) {
+  fetch(address, { headers: { Accept: "application/json" } }).then((answer) => {
+    if (!answer.ok) throw new Error("HTTP " + answer.status);
+    return answer.json();
+  }).then((whole) => {
+    REPLAY.forEach((id) => { $(id).disabled = false; });
+    start(whole, null);
+    live();
+  }).catch(() => {
+    $("live").textContent = "live: the fight's history did not load; trying again…";
+    setTimeout(() => history(address, tries + 1), Math.min(10000, 1000 * (tries + 1)));
+  });
+}
+
 tvSwitch();
 window.addEventListener("hashchange", tvSwitch);
 wire();
 const first = JSON.parse($("replay-data").textContent);
-start(first, first.live ? null : 0); // a live page follows the head; a file starts at the start
-live();
+if (first.head) {
+  boardFirst(first);
+  // After the board is on the screen: the history's reading and fold never hold it back.
+  requestAnimationFrame(() => setTimeout(() => history(first.history, 0), 0));
+} else {
+  start(first, first.live ? null : 0); // a live page follows the head; a file starts at the start
+  live();
+}

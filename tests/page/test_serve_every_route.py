@@ -182,8 +182,10 @@ def fresh(tmp_path: Path) -> Iterator[Served]:
 # players' page and stream, the GM's empty shell and its script and style, the icon), or only
 # with the GM's token: in the X-Skirmish-Token header, or (the stream, which a browser opens
 # without headers) in ?token=.
-PUBLIC = {"/": "GET", live.EVENTS: "GET", "/favicon.ico": "GET", gm_server.PAGE: "GET", "/gm/{name}": "GET", gm_server.PLAYER_PAGE: "GET", gm_server.PLAYER_ASSETS_AT: "GET"}
-GUARDED = {gm_server.STATE: ("GET", "header"), gm_server.RUN: ("POST", "header"), gm_server.EVENTS: ("GET", "query"), gm_server.PLAYER_STATE: ("GET", "header"), gm_server.PLAYER_RUN: ("POST", "header"),
+PUBLIC = {"/": "GET", live.EVENTS: "GET", live.HISTORY: "GET", "/favicon.ico": "GET", gm_server.PAGE: "GET", "/gm/{name}": "GET",
+          gm_server.PLAYER_PAGE: "GET", gm_server.PLAYER_ASSETS_AT: "GET"}
+GUARDED = {gm_server.STATE: ("GET", "header"), gm_server.RUN: ("POST", "header"), gm_server.EVENTS: ("GET", "query"),
+           gm_server.PLAYER_STATE: ("GET", "header"), gm_server.PLAYER_RUN: ("POST", "header"),
            gm_server.PLAYER_DICE: ("POST", "header")}
 REFUSED = {
     gm_server.STATE: b"the GM's page needs the GM's link (the token serve printed)\n",
@@ -301,8 +303,9 @@ def test_a_write_from_the_pages_own_origin_is_taken(fresh: Served) -> None:
 # each a near miss of localhost or an address.
 NEAR_HOSTS = [f"evil.localhost:{PORT}", f"localhost.evil:{PORT}", f"localhost..:{PORT}", f"evil.localhost.:{PORT}",
               f"127.0.0.1.evil:{PORT}", f"evil.127.0.0.1:{PORT}", f"localhostevil:{PORT}", f"my-localhost:{PORT}"]
-EVERY_ROUTE = [("GET", "/"), ("GET", live.EVENTS), ("GET", "/favicon.ico"), ("GET", gm_server.PAGE),
-               ("GET", "/gm/gm.js"), ("GET", gm_server.STATE), ("POST", gm_server.RUN), ("GET", gm_server.EVENTS), ("GET", gm_server.PLAYER_STATE), ("POST", gm_server.PLAYER_RUN), ("GET", gm_server.PLAYER_PAGE)]
+EVERY_ROUTE = [("GET", "/"), ("GET", live.EVENTS), ("GET", live.HISTORY), ("GET", "/favicon.ico"), ("GET", gm_server.PAGE),
+               ("GET", "/gm/gm.js"), ("GET", gm_server.STATE), ("POST", gm_server.RUN), ("GET", gm_server.EVENTS), ("GET", gm_server.PLAYER_STATE), ("POST", gm_server.PLAYER_RUN), ("GET", gm_server.PLAYER_PAGE),
+               ("POST", gm_server.PLAYER_DICE), ("GET", "/player/player.js")]
 
 
 @pytest.mark.parametrize("host", NEAR_HOSTS)

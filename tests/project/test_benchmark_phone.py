@@ -18,7 +18,8 @@ pytest.importorskip("uvicorn")
 pytest.importorskip("playwright.sync_api")
 
 ROWS = ["GM's page: first load", "GM's page: Next", "GM's page: card tapped", "GM's page: pad digit",
-        "GM's page: Damage", "GM's page: Undo", "players' screen (/): first load"]
+        "GM's page: Damage", "GM's page: Undo", "a player's page: first load", "a player's page: die button",
+        "a player's page: pad digit", "a player's page: send", "players' screen (/): first load"]
 
 
 def test_the_phone_benchmark_prints_every_figure_and_leaves_its_log(tmp_path: Path,
