@@ -12,7 +12,6 @@ $SKIRMISH_SHOTS/."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest

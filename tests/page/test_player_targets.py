@@ -10,7 +10,6 @@ of at least 1 + 1 = 2 always succeeds."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
