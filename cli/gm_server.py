@@ -577,6 +577,22 @@ class Desk:
         return found
 
 
+async def written(request: Request, page: str) -> tuple[Asked, r.Anything] | Response:
+    """A write's body as ``page`` posts it (JSON: the typed command, its board, its tap's id),
+    or the answer refusing it: 415 when it is not JSON, 400 naming what is wrong."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        return Response("a write is JSON\n", status_code=415, media_type="text/plain")
+    try:
+        asked = msgspec.json.decode(await request.body(), type=Asked)
+        command = r.from_json(asked.command)
+        if not asked.tap or len(asked.tap) > TAP_LIMIT:
+            raise BadInput(f"a write carries its tap's id, 1 to {TAP_LIMIT} characters")
+    except (msgspec.DecodeError, SkirmishError) as exc:
+        why = exc if isinstance(exc, SkirmishError) else BadInput(f"not a write of {page}: {exc}")
+        return Response(msgspec.json.encode(Reply(refused(why))), status_code=400, media_type="application/json")
+    return asked, command
+
+
 def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
     def allowed(request: Request, given: str | None) -> bool:
         return given is not None and secrets.compare_digest(given.encode(), token.encode())
@@ -608,16 +624,10 @@ def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
             return forbidden("a write comes from the GM's page only (same origin)")
         if not allowed(request, request.headers.get(HEADER)):
             return forbidden("a write needs the GM's token (the link serve printed)")
-        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-            return Response("a write is JSON\n", status_code=415, media_type="text/plain")
-        try:
-            asked = msgspec.json.decode(await request.body(), type=Asked)
-            command = r.from_json(asked.command)
-            if not asked.tap or len(asked.tap) > TAP_LIMIT:
-                raise BadInput(f"a write carries its tap's id, 1 to {TAP_LIMIT} characters")
-        except (msgspec.DecodeError, SkirmishError) as exc:
-            why = exc if isinstance(exc, SkirmishError) else BadInput(f"not a write of the GM's page: {exc}")
-            return Response(msgspec.json.encode(Reply(refused(why))), status_code=400, media_type="application/json")
+        read = await written(request, "the GM's page")
+        if isinstance(read, Response):
+            return read
+        asked, command = read
         try:
             reply = await desk.run(command, asked.branch, asked.head, asked.tap)
         except SkirmishError as exc:
@@ -687,16 +697,10 @@ def routes(desk: Desk, token: str, closing: threading.Event) -> list[BaseRoute]:
         who = desk.player_of(request.headers.get(HEADER))
         if who is None:
             return forbidden("a write needs the player's link (serve printed it; the GM may have revoked it)")
-        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-            return Response("a write is JSON\n", status_code=415, media_type="text/plain")
-        try:
-            asked = msgspec.json.decode(await request.body(), type=Asked)
-            command = r.from_json(asked.command)
-            if not asked.tap or len(asked.tap) > TAP_LIMIT:
-                raise BadInput(f"a write carries its tap's id, 1 to {TAP_LIMIT} characters")
-        except (msgspec.DecodeError, SkirmishError) as exc:
-            why = exc if isinstance(exc, SkirmishError) else BadInput(f"not a write of a player's page: {exc}")
-            return Response(msgspec.json.encode(Reply(refused(why))), status_code=400, media_type="application/json")
+        read = await written(request, "a player's page")
+        if isinstance(read, Response):
+            return read
+        asked, command = read
         try:
             reply = await desk.player_run(who, command, asked.branch, asked.head, asked.tap)
         except SkirmishError as exc:
